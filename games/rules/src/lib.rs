@@ -1,0 +1,273 @@
+//! The contract between a game's rules and the services that host it.
+//!
+//! Every game of Ludus (Caro, Quoridor, Backgammon, Mancala, Flip Junqi) lives in its own
+//! crate and implements [`Game`]. The rules are pure: no I/O, no async, no clock, no global
+//! randomness. Randomness comes in through [`RandomSource`], so the server can hand in a
+//! CSPRNG and tests can hand in scripted dice.
+//!
+//! # Layout
+//! - [`Game`]: setup, whose turn, legal actions, apply, timeout and resignation policies,
+//!   outcome, and the view of one viewer.
+//! - [`Outcome`], [`GameResult`]: how a game ended, with per-seat ranks and points.
+//! - [`RuleViolation`]: every rules error names the rule id it enforces (`C3`, `Q15`, …).
+//! - [`RandomSource`]: the only way randomness enters a game.
+#![forbid(unsafe_code)]
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// A seat at the table, 0-based in seat order. In team games every member has its own seat;
+/// the game maps seats to sides.
+pub type Seat = usize;
+
+/// Who is looking at a game.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub enum Viewer {
+    /// A player in this seat.
+    Seat(Seat),
+    /// Anybody who is not seated: they see only public information.
+    Spectator,
+}
+
+/// How a finished game ended.
+#[derive(Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
+pub enum GameResult {
+    /// These seats won (several in a team game).
+    Win { winners: Vec<Seat> },
+    /// Nobody won.
+    Draw,
+    /// The game did not count: no winner, no rating change (e.g. Caro C15).
+    Cancelled,
+}
+
+/// The end of a game, as ratings and clients need it.
+#[derive(Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
+pub struct Outcome {
+    pub result: GameResult,
+    /// Final placing of every seat, 0 = best; equal numbers are ties. Empty when cancelled.
+    pub ranks: Vec<u32>,
+    /// Game points of every seat (Backgammon stakes, Quoridor score, Mancala seeds…).
+    /// Empty when the game has no points of its own.
+    pub points: Vec<i64>,
+    /// The rule that ended the game, e.g. `"C7"` or `"C12"`.
+    pub rule: String,
+    /// A lowercase human sentence, e.g. `"five in a row from H4 to H8"`.
+    pub reason: String,
+}
+
+impl Outcome {
+    /// A win for `winners`; every other seat of `seats` ranks second.
+    pub fn win(seats: usize, winners: &[Seat], rule: &str, reason: impl Into<String>) -> Self {
+        let ranks = (0..seats)
+            .map(|s| u32::from(!winners.contains(&s)))
+            .collect();
+        Outcome {
+            result: GameResult::Win {
+                winners: winners.to_vec(),
+            },
+            ranks,
+            points: Vec::new(),
+            rule: rule.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A draw: every seat ranks equal.
+    pub fn draw(seats: usize, rule: &str, reason: impl Into<String>) -> Self {
+        Outcome {
+            result: GameResult::Draw,
+            ranks: vec![0; seats],
+            points: Vec::new(),
+            rule: rule.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A cancelled game: nothing counts.
+    pub fn cancelled(rule: &str, reason: impl Into<String>) -> Self {
+        Outcome {
+            result: GameResult::Cancelled,
+            ranks: Vec::new(),
+            points: Vec::new(),
+            rule: rule.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The same outcome with game points per seat.
+    pub fn with_points(mut self, points: Vec<i64>) -> Self {
+        self.points = points;
+        self
+    }
+}
+
+/// A rules error names the rule it enforces. Its `Display` is a lowercase sentence that
+/// starts with the rule id, e.g. `"C3: H8 is already taken"`, and never reveals hidden
+/// information.
+pub trait RuleViolation: std::error::Error + Send + Sync + 'static {
+    /// The rule id, e.g. `"C3"`.
+    fn rule(&self) -> &'static str;
+}
+
+/// The only way randomness enters a game. The server passes a CSPRNG; tests pass scripted
+/// values.
+pub trait RandomSource {
+    /// A uniformly distributed number in `0..bound`. `bound` is at least 1.
+    fn below(&mut self, bound: u32) -> u32;
+}
+
+/// Plays back a fixed list of values (taken modulo the bound), then repeats it. For tests and
+/// for replaying recorded dice; never for live games.
+#[derive(Clone, Debug)]
+pub struct ScriptedRandom {
+    values: Vec<u32>,
+    next: usize,
+}
+
+impl ScriptedRandom {
+    /// A source that returns `values` in order, cycling. An empty list always returns 0.
+    pub fn new(values: impl Into<Vec<u32>>) -> Self {
+        ScriptedRandom {
+            values: values.into(),
+            next: 0,
+        }
+    }
+}
+
+impl RandomSource for ScriptedRandom {
+    fn below(&mut self, bound: u32) -> u32 {
+        let bound = bound.max(1);
+        if self.values.is_empty() {
+            return 0;
+        }
+        let v = self.values[self.next % self.values.len()];
+        self.next += 1;
+        v % bound
+    }
+}
+
+/// A small, fast, non-cryptographic generator (SplitMix64) for property tests, playouts and
+/// bots. Never for anything a player could exploit: the server uses a CSPRNG for dice and
+/// shuffles.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl RandomSource for SplitMix64 {
+    fn below(&mut self, bound: u32) -> u32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        // Multiply-shift keeps the bias below 2^-32, which is fine for tests and bots.
+        ((u64::from(z as u32) * u64::from(bound.max(1))) >> 32) as u32
+    }
+}
+
+/// An error in the options or seat count a game is set up with.
+#[derive(Clone, Eq, PartialEq, Debug)]
+pub struct SetupError {
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl SetupError {
+    pub fn new(rule: &'static str, message: impl Into<String>) -> Self {
+        SetupError {
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.rule, self.message)
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+impl RuleViolation for SetupError {
+    fn rule(&self) -> &'static str {
+        self.rule
+    }
+}
+
+/// The rules of one game. A value of the type is a valid position plus everything the rules
+/// need to go on (clocks excepted: the services own time).
+///
+/// Methods that change the game take `self` and hand back a game; `apply` hands back the
+/// unchanged game with the error, so a refused action never loses a position.
+pub trait Game:
+    Sized + Clone + fmt::Debug + Send + Sync + Serialize + DeserializeOwned + 'static
+{
+    /// The host's choices (board size, optional rules…), already validated.
+    type Options: Clone + fmt::Debug + Default + Send + Sync + Serialize + DeserializeOwned;
+    /// One action of one player. `Display` (and [`Game::parse_action`]) use the standard notation
+    /// (`H8`, `e3h`, `24/18 13/11`, …), which is what every client-facing text uses.
+    type Action: Clone
+        + fmt::Debug
+        + PartialEq
+        + fmt::Display
+        + Send
+        + Sync
+        + Serialize
+        + DeserializeOwned;
+    /// What one viewer may see. A spectator's view holds only public information.
+    type View: Clone + fmt::Debug;
+    /// Why an action was refused.
+    type Error: RuleViolation;
+
+    /// A new game for `seats` players. Randomness (who moves first, shuffles, the opening
+    /// roll) comes from `rng`.
+    fn setup(
+        options: Self::Options,
+        seats: usize,
+        rng: &mut dyn RandomSource,
+    ) -> Result<Self, SetupError>;
+
+    /// Reads an action in the game's standard notation, as it applies to this game (board
+    /// size matters). The error names the notation rule (`C1`, …).
+    fn parse_action(&self, text: &str) -> Result<Self::Action, Self::Error>;
+
+    /// How many seats the game was set up with.
+    fn seats(&self) -> usize;
+
+    /// The seat that must act now; `None` once the game is over.
+    fn to_move(&self) -> Option<Seat>;
+
+    /// Every action `seat` may take now (empty when it is not their turn). Games whose list
+    /// would be huge may return a representative subset and say so in their docs.
+    fn legal_actions(&self, seat: Seat) -> Vec<Self::Action>;
+
+    /// `seat` takes `action`. On error the game comes back unchanged with the rule broken.
+    fn apply(
+        self,
+        seat: Seat,
+        action: &Self::Action,
+        rng: &mut dyn RandomSource,
+    ) -> Result<Self, (Self, Self::Error)>;
+
+    /// The turn clock of `seat` ran out: the game's clock policy (Caro C12/C15 loses or
+    /// cancels, Quoridor Q19/Q21 passes or steps aside, …).
+    fn timeout(self, seat: Seat, rng: &mut dyn RandomSource) -> Self;
+
+    /// `seat` resigns or leaves the game.
+    fn resign(self, seat: Seat) -> Self;
+
+    /// Both sides agreed to a draw. Games without draws by agreement refuse with their rule.
+    fn agree_draw(self) -> Result<Self, (Self, Self::Error)>;
+
+    /// How the game ended, once it has.
+    fn outcome(&self) -> Option<&Outcome>;
+
+    /// What `viewer` may see.
+    fn view(&self, viewer: Viewer) -> Self::View;
+
+    /// How many actions have been applied (every accepted action, including automatic ones
+    /// played on timeout).
+    fn ply(&self) -> u32;
+}

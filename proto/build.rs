@@ -1,0 +1,29 @@
+//! Compiles `proto/ludus/v1/*.proto` with protox (no system `protoc` needed) and writes the
+//! descriptor set next to the generated code for gRPC reflection.
+use std::{env, fs, path::PathBuf};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let proto_dir = PathBuf::from("ludus/v1");
+    let mut files: Vec<PathBuf> = fs::read_dir(&proto_dir)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "proto"))
+        .collect();
+    files.sort();
+    // compile_fds does not emit these itself.
+    println!("cargo:rerun-if-changed=ludus/v1");
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
+
+    let fds = protox::compile(&files, ["."])?;
+    let out_dir = PathBuf::from(env::var("OUT_DIR")?);
+    fs::write(
+        out_dir.join("ludus_descriptor.bin"),
+        prost::Message::encode_to_vec(&fds),
+    )?;
+    tonic_prost_build::configure()
+        .build_server(true)
+        .build_client(true)
+        .compile_fds(fds)?;
+    Ok(())
+}

@@ -1,0 +1,19 @@
+//! The Ludus gRPC contract: every message and service of `proto/ludus/v1`, generated at build
+//! time with protox and tonic-prost-build (no system `protoc`).
+//!
+//! # Layout
+//! - [`pb`]: the generated messages, clients and servers (package `ludus.v1`).
+//! - [`FILE_DESCRIPTOR_SET`]: the encoded descriptors, for gRPC reflection.
+//!
+//! Prost types stop at service boundaries: each service converts them to its own domain types
+//! on receipt.
+#![forbid(unsafe_code)]
+
+/// Generated code for package `ludus.v1`.
+#[allow(missing_docs, clippy::all, missing_debug_implementations)]
+pub mod pb {
+    tonic::include_proto!("ludus.v1");
+}
+
+/// The encoded `FileDescriptorSet` of every Ludus proto file, for tonic-reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("ludus_descriptor");
