@@ -333,7 +333,7 @@ impl Caro {
     pub fn stone_to_move(&self) -> Option<Stone> {
         if self.outcome.is_some() {
             None
-        } else if self.moves.len() % 2 == 0 {
+        } else if self.moves.len().is_multiple_of(2) {
             Some(Stone::X)
         } else {
             Some(Stone::O)

@@ -374,9 +374,9 @@ fn c8_a_full_board_without_a_winning_line_is_a_draw() {
         assert_eq!(x.len(), o.len() + 1);
         let mut game = new_game(options);
         let mut rng = ScriptedRandom::new([]);
-        for i in 0..x.len() {
+        for (i, x_cell) in x.iter().enumerate() {
             game = game
-                .apply(0, &CaroAction { cell: x[i] }, &mut rng)
+                .apply(0, &CaroAction { cell: *x_cell }, &mut rng)
                 .map_err(|(_, e)| e)
                 .unwrap();
             if let Some(cell) = o.get(i) {
@@ -527,6 +527,6 @@ trait BelowUsize {
 impl BelowUsize for SplitMix64 {
     fn below_usize(&mut self, n: usize) -> usize {
         use ludus_rules::RandomSource;
-        self.below(u32::try_from(n).unwrap()) as usize
+        self.below(u32::try_from(n).expect("few legal actions")) as usize
     }
 }
