@@ -249,7 +249,11 @@ pub fn railway_segments() -> Vec<(Point, Point)> {
 
 fn links(adj: &[u64; POINTS]) -> Vec<(Point, Point)> {
     Point::all()
-        .flat_map(|a| points_of(adj[a.index()]).filter(move |&b| a < b).map(move |b| (a, b)))
+        .flat_map(|a| {
+            points_of(adj[a.index()])
+                .filter(move |&b| a < b)
+                .map(move |b| (a, b))
+        })
         .collect()
 }
 

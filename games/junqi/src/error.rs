@@ -72,7 +72,10 @@ impl fmt::Display for JunqiError {
                 "{from}-{to} is neither a road step nor a clear railway path for that piece"
             ),
             AttackFaceDown { point } => {
-                write!(f, "the piece on {point} is face down and cannot be attacked")
+                write!(
+                    f,
+                    "the piece on {point} is face down and cannot be attacked"
+                )
             }
             AttackOwn { point } => write!(f, "{point} holds your own piece"),
             AttackCamp { point } => {
@@ -82,7 +85,10 @@ impl fmt::Display for JunqiError {
                 write!(f, "a {attacker} may not attack a higher {defender}")
             }
             MineNeedsEngineer { attacker } => {
-                write!(f, "only an engineer or a bomb may attack a mine, not a {attacker}")
+                write!(
+                    f,
+                    "only an engineer or a bomb may attack a mine, not a {attacker}"
+                )
             }
             FlagProtected { colour } => write!(
                 f,

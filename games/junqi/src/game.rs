@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::action::Action;
 use crate::board::{DIRECTIONS, POINTS, Point, RAIL, ROAD, points_of};
 use crate::error::JunqiError;
-use crate::piece::{CombatRefusal, CombatResult, Colour, Piece, Rank, combat};
+use crate::piece::{Colour, CombatRefusal, CombatResult, Piece, Rank, combat};
 use crate::setup::JunqiSetup;
 use crate::view::{Event, JunqiView, LastAction, PieceStats, PointView};
 
@@ -85,12 +85,17 @@ impl TryFrom<String> for Board {
     fn try_from(s: String) -> Result<Board, String> {
         let chars: Vec<char> = s.chars().collect();
         if chars.len() != POINTS * 2 {
-            return Err(format!("a board has {} characters, not {}", POINTS * 2, chars.len()));
+            return Err(format!(
+                "a board has {} characters, not {}",
+                POINTS * 2,
+                chars.len()
+            ));
         }
         let mut cells = [None; POINTS];
         for (i, pair) in chars.chunks(2).enumerate() {
             let token: String = pair.iter().collect();
-            cells[i] = Board::decode_cell(&token).ok_or_else(|| format!("bad board cell {token:?}"))?;
+            cells[i] =
+                Board::decode_cell(&token).ok_or_else(|| format!("bad board cell {token:?}"))?;
         }
         Ok(Board(cells))
     }
@@ -209,7 +214,10 @@ impl Junqi {
     /// outcome is set at once.
     pub fn from_setup(setup: &JunqiSetup) -> Result<Junqi, SetupError> {
         if setup.to_move > 1 {
-            return Err(SetupError::new("J7", "the player to move is seat 0 or seat 1"));
+            return Err(SetupError::new(
+                "J7",
+                "the player to move is seat 0 or seat 1",
+            ));
         }
         if setup.quiet >= DRAW_LIMIT {
             return Err(SetupError::new(
@@ -234,7 +242,12 @@ impl Junqi {
             if *n > piece.rank.count() {
                 return Err(SetupError::new(
                     "J1",
-                    format!("{} has only {} {}", piece.colour, piece.rank.count(), piece.rank),
+                    format!(
+                        "{} has only {} {}",
+                        piece.colour,
+                        piece.rank.count(),
+                        piece.rank
+                    ),
                 ));
             }
             cells[point.index()] = Some(Cell { piece, face_up });
@@ -339,9 +352,10 @@ impl Junqi {
             return 0;
         }
         match self.cell(from) {
-            Some(Cell { piece, face_up: true })
-                if piece.colour == colour && piece.rank.is_movable() =>
-            {
+            Some(Cell {
+                piece,
+                face_up: true,
+            }) if piece.colour == colour && piece.rank.is_movable() => {
                 let occ = self.occupied();
                 let mut out = 0;
                 for to in points_of(self.reach(from, piece.rank, occ)) {
@@ -376,7 +390,11 @@ impl Junqi {
                 )
             })
             .collect();
-        let pool = if captures.is_empty() { actions } else { captures };
+        let pool = if captures.is_empty() {
+            actions
+        } else {
+            captures
+        };
         if pool.is_empty() {
             return None;
         }
@@ -387,12 +405,12 @@ impl Junqi {
     /// Plays one automatic action for the player to move if autoplay is on for them (J19),
     /// keeping autoplay on. Otherwise the game comes back unchanged.
     pub fn autoplay_turn(mut self, rng: &mut dyn RandomSource) -> Junqi {
-        if self.outcome.is_none() && self.autoplay[self.to_move] {
-            if let Some(action) = self.choose_auto_action(rng)
-                && let Ok(plan) = self.plan(self.to_move, action)
-            {
-                self.commit(self.to_move, action, plan, true);
-            }
+        if self.outcome.is_none()
+            && self.autoplay[self.to_move]
+            && let Some(action) = self.choose_auto_action(rng)
+            && let Ok(plan) = self.plan(self.to_move, action)
+        {
+            self.commit(self.to_move, action, plan, true);
         }
         self
     }
@@ -493,9 +511,9 @@ impl Junqi {
                 attacker: mover.rank,
                 defender: defender.rank,
             }),
-            Err(CombatRefusal::MineNeedsEngineer) => {
-                Err(JunqiError::MineNeedsEngineer { attacker: mover.rank })
-            }
+            Err(CombatRefusal::MineNeedsEngineer) => Err(JunqiError::MineNeedsEngineer {
+                attacker: mover.rank,
+            }),
             Err(CombatRefusal::FlagProtected) => Err(JunqiError::FlagProtected {
                 colour: defender.colour,
             }),
@@ -522,7 +540,9 @@ impl Junqi {
             },
             Action::Move { from, to } => {
                 let colour = self.colour_of(seat).ok_or(JunqiError::ColoursUnsettled)?;
-                let cell = self.cell(from).ok_or(JunqiError::NothingToMove { point: from })?;
+                let cell = self
+                    .cell(from)
+                    .ok_or(JunqiError::NothingToMove { point: from })?;
                 if !cell.face_up {
                     return Err(JunqiError::MoveFaceDown { point: from });
                 }
@@ -594,7 +614,10 @@ impl Junqi {
                                 2,
                                 &[seat],
                                 "J15",
-                                format!("{} captured the {} flag on {to}", mover.colour, defender.colour),
+                                format!(
+                                    "{} captured the {} flag on {to}",
+                                    mover.colour, defender.colour
+                                ),
                             ));
                         }
                         Event::Combat {
@@ -718,7 +741,10 @@ impl Game for Junqi {
         rng: &mut dyn RandomSource,
     ) -> Result<Junqi, SetupError> {
         if seats != 2 {
-            return Err(SetupError::new("J1", "junqi is played by exactly two players"));
+            return Err(SetupError::new(
+                "J1",
+                "junqi is played by exactly two players",
+            ));
         }
         let mut pieces: Vec<Piece> = Colour::ALL
             .into_iter()
@@ -820,7 +846,12 @@ impl Game for Junqi {
     fn resign(mut self, seat: Seat) -> Junqi {
         if self.outcome.is_none() && seat < 2 {
             let name = self.name(seat);
-            self.outcome = Some(Outcome::win(2, &[1 - seat], "J18", format!("{name} resigned")));
+            self.outcome = Some(Outcome::win(
+                2,
+                &[1 - seat],
+                "J18",
+                format!("{name} resigned"),
+            ));
         }
         self
     }

@@ -205,7 +205,11 @@ pub fn combat(
         }
         // [decided] a Bomb that takes an open Flag is removed with it (J13); the Flag is
         // captured either way.
-        return Ok(if attacker == Rank::Bomb { BothRemoved } else { AttackerWins });
+        return Ok(if attacker == Rank::Bomb {
+            BothRemoved
+        } else {
+            AttackerWins
+        });
     }
     // J13: a Bomb and whatever it meets, the Mine included.
     if attacker == Rank::Bomb || defender == Rank::Bomb {

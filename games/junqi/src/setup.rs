@@ -66,7 +66,10 @@ impl JunqiSetup {
         for (r, line) in rows.iter().enumerate() {
             let tokens: Vec<&str> = line.split_whitespace().collect();
             if tokens.len() != COLS as usize {
-                return Err(SetupError::new("J2", format!("diagram row {r} needs 5 points")));
+                return Err(SetupError::new(
+                    "J2",
+                    format!("diagram row {r} needs 5 points"),
+                ));
             }
             for (c, token) in tokens.iter().enumerate() {
                 let cell = Board::decode_cell(token)

@@ -1,4 +1,6 @@
 //! The board graph, J2-J5: counts and every special link.
+// Helpers outside #[test] fns unwrap too: a failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
 
 use ludus_junqi::Point;
 use ludus_junqi::board::{railway_segments, road_links};
@@ -21,7 +23,9 @@ fn j2_sixty_points_and_notation() {
     for q in Point::all() {
         assert_eq!(p(&q.to_string()), q);
     }
-    for bad in ["", "f1", "a0", "a13", "c06", "c", "6", "cc6", "a1x", "é1", "a-1"] {
+    for bad in [
+        "", "f1", "a0", "a13", "c06", "c", "6", "cc6", "a1x", "é1", "a-1",
+    ] {
         assert!(bad.parse::<Point>().is_err(), "{bad}");
     }
     assert_eq!(p("C6"), p("c6"));
@@ -29,10 +33,18 @@ fn j2_sixty_points_and_notation() {
 
 #[test]
 fn j3_ten_camps_four_headquarters_fifty_posts() {
-    let camps: Vec<String> = Point::all().filter(|q| q.is_camp()).map(|q| q.to_string()).collect();
-    assert_eq!(camps, ["b10", "d10", "c9", "b8", "d8", "b5", "d5", "c4", "b3", "d3"]);
-    let hqs: Vec<String> =
-        Point::all().filter(|q| q.is_headquarters()).map(|q| q.to_string()).collect();
+    let camps: Vec<String> = Point::all()
+        .filter(|q| q.is_camp())
+        .map(|q| q.to_string())
+        .collect();
+    assert_eq!(
+        camps,
+        ["b10", "d10", "c9", "b8", "d8", "b5", "d5", "c4", "b3", "d3"]
+    );
+    let hqs: Vec<String> = Point::all()
+        .filter(|q| q.is_headquarters())
+        .map(|q| q.to_string())
+        .collect();
     assert_eq!(hqs, ["b12", "d12", "b1", "d1"]);
     assert_eq!(Point::all().filter(|q| !q.is_camp()).count(), 50);
 }
@@ -49,9 +61,16 @@ fn j4_road_links_101_orthogonal_32_diagonal() {
     assert!(!has("d7", "d6") && !has("d6", "d7"));
     assert!(has("a7", "a6") && has("c7", "c6") && has("e7", "e6"));
     // Every diagonal link touches a camp; each camp has exactly four.
-    assert!(links.iter().filter(|l| diagonal(l)).all(|(a, b)| a.is_camp() || b.is_camp()));
+    assert!(
+        links
+            .iter()
+            .filter(|l| diagonal(l))
+            .all(|(a, b)| a.is_camp() || b.is_camp())
+    );
     for camp in Point::all().filter(|q| q.is_camp()) {
-        let diag = camp.road_neighbours().filter(|q| q.row() != camp.row() && q.col() != camp.col());
+        let diag = camp
+            .road_neighbours()
+            .filter(|q| q.row() != camp.row() && q.col() != camp.col());
         assert_eq!(diag.count(), 4, "{camp}");
     }
     // Camp-to-camp diagonals are single links: b10-c9 exists once.

@@ -1,4 +1,6 @@
 //! Combat, J11-J15: a table test over every rank pair, played on hand-built positions.
+// Helpers outside #[test] fns unwrap too: a failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
@@ -63,7 +65,10 @@ fn duel(attacker: Rank, defender: Rank, hidden: bool) -> char {
             let v = after.view(Viewer::Spectator);
             let at = |s: &str| v.points[p(s).index()];
             assert_eq!(at("c6"), PointView::Empty);
-            assert_eq!(after.removed(Colour::Blue, defender), game.removed(Colour::Blue, defender) + 1);
+            assert_eq!(
+                after.removed(Colour::Blue, defender),
+                game.removed(Colour::Blue, defender) + 1
+            );
             assert_eq!(after.quiet_actions(), 0, "J17: combat resets the counter");
             match at("c7") {
                 PointView::FaceUp(piece) => {
@@ -131,8 +136,15 @@ fn j15_flag_closed_by_a_mine_left_or_a_face_down_piece() {
     // A blue mine still on the board, even face up: closed.
     let g = Junqi::from_setup(&base().with(p("a12"), Colour::Blue, Rank::Mine, true)).unwrap();
     assert!(!g.flag_open(Colour::Blue));
-    let e = g.clone().apply(0, &g.parse_action("c6-c7").unwrap(), &mut rng()).unwrap_err().1;
-    assert_eq!(e.to_string(), "J15: the blue flag cannot be attacked while blue mines or face-down pieces remain");
+    let e = g
+        .clone()
+        .apply(0, &g.parse_action("c6-c7").unwrap(), &mut rng())
+        .unwrap_err()
+        .1;
+    assert_eq!(
+        e.to_string(),
+        "J15: the blue flag cannot be attacked while blue mines or face-down pieces remain"
+    );
     // All blue mines gone but a face-down piece of either colour left: closed.
     let g = Junqi::from_setup(&base().with(p("a12"), Colour::Red, Rank::Mine, false)).unwrap();
     assert!(!g.flag_open(Colour::Blue));
@@ -146,20 +158,33 @@ fn j15_flag_closed_by_a_mine_left_or_a_face_down_piece() {
 #[test]
 fn j11_face_down_pieces_cannot_be_attacked_and_the_error_reveals_nothing() {
     let mut messages = Vec::new();
-    for (colour, rank) in [(Colour::Blue, Rank::Flag), (Colour::Red, Rank::Bomb), (Colour::Blue, Rank::Engineer)] {
+    for (colour, rank) in [
+        (Colour::Blue, Rank::Flag),
+        (Colour::Red, Rank::Bomb),
+        (Colour::Blue, Rank::Engineer),
+    ] {
         let setup = JunqiSetup::new()
             .settled(Colour::Red)
             .with(p("c6"), Colour::Red, Rank::Commander, true)
             .with(p("c7"), colour, rank, false)
             .with(p("e12"), Colour::Blue, Rank::Platoon, true);
         let g = Junqi::from_setup(&setup).unwrap();
-        let (_, e) = g.clone().apply(0, &g.parse_action("c6-c7").unwrap(), &mut rng()).unwrap_err();
+        let (_, e) = g
+            .clone()
+            .apply(0, &g.parse_action("c6-c7").unwrap(), &mut rng())
+            .unwrap_err();
         assert_eq!(e.rule(), "J11");
         assert!(!g.destinations(0, p("c6")).contains(&p("c7")));
         messages.push(e.to_string());
     }
-    assert_eq!(messages[0], "J11: the piece on c7 is face down and cannot be attacked");
-    assert!(messages.iter().all(|m| *m == messages[0]), "same text whatever is hidden");
+    assert_eq!(
+        messages[0],
+        "J11: the piece on c7 is face down and cannot be attacked"
+    );
+    assert!(
+        messages.iter().all(|m| *m == messages[0]),
+        "same text whatever is hidden"
+    );
 }
 
 #[test]
@@ -171,8 +196,14 @@ fn j11_a_camp_protects_its_occupant() {
         .with(p("a10"), Colour::Red, Rank::Commander, true)
         .with(p("a1"), Colour::Red, Rank::Engineer, true);
     let g = Junqi::from_setup(&setup).unwrap();
-    let (_, e) = g.clone().apply(0, &g.parse_action("a10-b10").unwrap(), &mut rng()).unwrap_err();
-    assert_eq!(e.to_string(), "J11: b10 is a camp; its occupant cannot be attacked");
+    let (_, e) = g
+        .clone()
+        .apply(0, &g.parse_action("a10-b10").unwrap(), &mut rng())
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "J11: b10 is a camp; its occupant cannot be attacked"
+    );
     assert!(!g.destinations(0, p("a10")).contains(&p("b10")));
     // Once it leaves the camp it can be taken: blue to move, steps b10-b11 (diagonal camp
     // link b10-a11 also exists).
@@ -199,6 +230,9 @@ fn j11_own_pieces_cannot_be_attacked() {
         .with(p("c7"), Colour::Blue, Rank::Platoon, true)
         .with(p("e12"), Colour::Red, Rank::Platoon, true);
     let g = Junqi::from_setup(&setup).unwrap();
-    let (_, e) = g.clone().apply(0, &g.parse_action("c6-c7").unwrap(), &mut rng()).unwrap_err();
+    let (_, e) = g
+        .clone()
+        .apply(0, &g.parse_action("c6-c7").unwrap(), &mut rng())
+        .unwrap_err();
     assert_eq!(e.to_string(), "J11: c7 holds your own piece");
 }

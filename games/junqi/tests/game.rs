@@ -1,4 +1,6 @@
 //! Setup, turns, colours and the end of the game: J6-J8, J16-J19.
+// Helpers outside #[test] fns unwrap too: a failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
@@ -36,7 +38,12 @@ fn j6_the_shuffle_is_fisher_yates_drawing_from_the_source() {
     // piece of the sorted list (red corps commander) lands on the first post (a12) and the
     // first (red commander) on the last post (e1); blue's flag, last in the list, lands on
     // the post before (d1). The last draw (0) puts seat 0 first.
-    let g = Junqi::setup(JunqiOptions::default(), 2, &mut ScriptedRandom::new(vec![0])).unwrap();
+    let g = Junqi::setup(
+        JunqiOptions::default(),
+        2,
+        &mut ScriptedRandom::new(vec![0]),
+    )
+    .unwrap();
     let at = |s: &str| g.cell(p(s)).unwrap().piece;
     assert_eq!(at("a12"), Piece::new(Colour::Red, Rank::CorpsCommander));
     assert_eq!(at("e1"), Piece::new(Colour::Red, Rank::Commander));
@@ -44,13 +51,20 @@ fn j6_the_shuffle_is_fisher_yates_drawing_from_the_source() {
     assert_eq!(g.to_move(), Some(0));
     // J6: who moves first is random: both seats happen.
     let firsts: std::collections::HashSet<_> = (0..16)
-        .map(|s| Junqi::setup(JunqiOptions::default(), 2, &mut SplitMix64(s)).unwrap().to_move())
+        .map(|s| {
+            Junqi::setup(JunqiOptions::default(), 2, &mut SplitMix64(s))
+                .unwrap()
+                .to_move()
+        })
         .collect();
     assert_eq!(firsts.len(), 2);
     // Different sources, different layouts.
     let a = Junqi::setup(JunqiOptions::default(), 2, &mut SplitMix64(1)).unwrap();
     let b = Junqi::setup(JunqiOptions::default(), 2, &mut SplitMix64(2)).unwrap();
-    assert_ne!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+    assert_ne!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
 }
 
 #[test]
@@ -80,7 +94,10 @@ fn j8_two_consecutive_flips_of_one_colour_settle_colours() {
     let g = play(g, 1, "e6"); // blue
     assert_eq!(g.colour_of(0), None);
     // J8: before settlement, only flips.
-    assert_eq!(refuse(&g, 0, "a6-b6"), "J8: colours are not settled yet, so you can only flip");
+    assert_eq!(
+        refuse(&g, 0, "a6-b6"),
+        "J8: colours are not settled yet, so you can only flip"
+    );
     let g = play(g, 0, "a7"); // red again: seat 0 takes red
     assert_eq!(g.colour_of(0), Some(Colour::Red));
     assert_eq!(g.colour_of(1), Some(Colour::Blue));
@@ -119,7 +136,10 @@ fn j8_all_face_up_and_unsettled_the_player_to_move_takes_their_last_flip() {
     assert_eq!(g.colour_of(0), Some(Colour::Blue));
     assert_eq!(g.to_move(), Some(0));
     let g = play(g, 0, "e6-d6");
-    assert_eq!(g.last_action_event(), Some(Event::Moved(Piece::new(Colour::Blue, Rank::Brigade))));
+    assert_eq!(
+        g.last_action_event(),
+        Some(Event::Moved(Piece::new(Colour::Blue, Rank::Brigade)))
+    );
 }
 
 trait LastEvent {
@@ -148,13 +168,22 @@ fn from_setup_checks_its_description() {
         .settled(Colour::Red);
     assert_eq!(Junqi::from_setup(&two_commanders).unwrap_err().rule, "J1");
     let face_down_in_camp = JunqiSetup::new().with(p("b10"), Colour::Red, Rank::Mine, false);
-    assert_eq!(Junqi::from_setup(&face_down_in_camp).unwrap_err().rule, "J6");
+    assert_eq!(
+        Junqi::from_setup(&face_down_in_camp).unwrap_err().rule,
+        "J6"
+    );
     let twice = JunqiSetup::new()
         .with(p("a6"), Colour::Red, Rank::Company, false)
         .with(p("a6"), Colour::Blue, Rank::Company, false);
     assert_eq!(Junqi::from_setup(&twice).unwrap_err().rule, "J2");
-    assert_eq!(Junqi::from_setup(&unsettled().quiet(60)).unwrap_err().rule, "J17");
-    assert_eq!(Junqi::from_setup(&unsettled().to_move(2)).unwrap_err().rule, "J7");
+    assert_eq!(
+        Junqi::from_setup(&unsettled().quiet(60)).unwrap_err().rule,
+        "J17"
+    );
+    assert_eq!(
+        Junqi::from_setup(&unsettled().to_move(2)).unwrap_err().rule,
+        "J7"
+    );
     assert!(JunqiSetup::from_diagram("..").is_err());
 }
 
@@ -186,7 +215,11 @@ fn j17_sixty_quiet_actions_draw() {
     for i in 0..60 {
         assert!(g.outcome().is_none(), "not drawn after {i}");
         let seat = i % 2;
-        let mv = if seat == 0 { red[(i / 2) % 2] } else { blue[(i / 2) % 2] };
+        let mv = if seat == 0 {
+            red[(i / 2) % 2]
+        } else {
+            blue[(i / 2) % 2]
+        };
         g = play(g, seat, mv);
         assert_eq!(g.quiet_actions() as usize, i + 1);
     }
@@ -199,13 +232,17 @@ fn j17_sixty_quiet_actions_draw() {
 #[test]
 fn j17_a_flip_or_a_combat_resets_the_counter() {
     // A flip.
-    let setup = quiet_board().with(p("c6"), Colour::Blue, Rank::Mine, false).quiet(59);
+    let setup = quiet_board()
+        .with(p("c6"), Colour::Blue, Rank::Mine, false)
+        .quiet(59);
     let g = Junqi::from_setup(&setup).unwrap();
     let g = play(g, 0, "c6");
     assert_eq!(g.quiet_actions(), 0);
     assert!(g.outcome().is_none());
     // A combat: the red commander takes a blue platoon on b1.
-    let setup = quiet_board().with(p("b1"), Colour::Blue, Rank::Platoon, true).quiet(59);
+    let setup = quiet_board()
+        .with(p("b1"), Colour::Blue, Rank::Platoon, true)
+        .quiet(59);
     let g = Junqi::from_setup(&setup).unwrap();
     let g = play(g, 0, "a1-b1");
     assert_eq!(g.quiet_actions(), 0);
@@ -256,7 +293,11 @@ fn j16_no_movable_piece_left_loses_and_both_none_draws() {
     .settled(Colour::Red);
     let g = play(Junqi::from_setup(&setup).unwrap(), 0, "c6-c7");
     let o = g.outcome().unwrap();
-    assert_eq!(o.ranks, vec![1, 0], "blue's hidden engineer is movable; red has none");
+    assert_eq!(
+        o.ranks,
+        vec![1, 0],
+        "blue's hidden engineer is movable; red has none"
+    );
     assert_eq!(o.reason, "red has no movable piece left");
 }
 
@@ -294,7 +335,11 @@ fn j18_resigning_loses_at_any_time_and_draws_may_be_agreed() {
     let o = r.outcome().unwrap();
     assert_eq!((o.rule.as_str(), o.ranks.clone()), ("J18", vec![0, 1]));
     assert_eq!(o.reason, "blue resigned");
-    assert_eq!(r.clone().resign(0).outcome(), r.outcome(), "nothing changes once over");
+    assert_eq!(
+        r.clone().resign(0).outcome(),
+        r.outcome(),
+        "nothing changes once over"
+    );
     assert_eq!(r.to_move(), None);
     assert!(r.legal_actions(0).is_empty());
     // Before colours are settled the seat is named.
@@ -315,7 +360,11 @@ fn j19_timeout_plays_a_capture_and_turns_autoplay_on() {
         let before = g.clone();
         let chosen = g.choose_auto_action(&mut SplitMix64(seed));
         assert_eq!(g, before, "choosing is pure");
-        assert_eq!(chosen, Some(g.parse_action("a1-b1").unwrap()), "J19: a capture first");
+        assert_eq!(
+            chosen,
+            Some(g.parse_action("a1-b1").unwrap()),
+            "J19: a capture first"
+        );
     }
     // Timing out the wrong seat changes nothing.
     assert_eq!(g.clone().timeout(1, &mut SplitMix64(0)), g);
@@ -346,7 +395,10 @@ fn j19_timeout_before_settlement_flips() {
     let g = Junqi::setup(JunqiOptions::default(), 2, &mut SplitMix64(9)).unwrap();
     let seat = g.to_move().unwrap();
     let t = g.timeout(seat, &mut SplitMix64(4));
-    assert!(matches!(t.view(Viewer::Spectator).last_action.unwrap().action, Action::Flip(_)));
+    assert!(matches!(
+        t.view(Viewer::Spectator).last_action.unwrap().action,
+        Action::Flip(_)
+    ));
     assert_eq!(t.face_down_count(), 49);
     assert!(t.autoplay(seat));
 }
@@ -358,7 +410,9 @@ fn notation_round_trips_and_never_panics() {
         assert_eq!(g.parse_action(&a.to_string()).unwrap(), a);
     }
     assert_eq!(g.parse_action(" c6 - c7 ").unwrap().to_string(), "c6-c7");
-    for bad in ["", "-", "c6-", "-c7", "c6-c7-c8", "z9", "c13", "c6c7", "🎲", "c6--c7"] {
+    for bad in [
+        "", "-", "c6-", "-c7", "c6-c7-c8", "z9", "c13", "c6c7", "🎲", "c6--c7",
+    ] {
         let e = g.parse_action(bad).unwrap_err();
         assert_eq!(e.rule(), "J2", "{bad}");
     }
@@ -375,7 +429,9 @@ fn state_round_trips_through_json_and_rejects_corrupt_records() {
     assert!(json.len() < 600, "compact: {} bytes", json.len());
     let back: Junqi = serde_json::from_str(&json).unwrap();
     assert_eq!(back, g);
-    let bad_seat = json.replace("\"to_move\":0", "\"to_move\":7").replace("\"to_move\":1", "\"to_move\":7");
+    let bad_seat = json
+        .replace("\"to_move\":0", "\"to_move\":7")
+        .replace("\"to_move\":1", "\"to_move\":7");
     assert!(serde_json::from_str::<Junqi>(&bad_seat).is_err());
     let bad_board = json.replacen("\"board\":\"", "\"board\":\"..", 1);
     assert!(serde_json::from_str::<Junqi>(&bad_board).is_err());

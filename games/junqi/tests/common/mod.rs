@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use ludus_junqi::{Colour, Junqi, JunqiSetup, Point};
 use ludus_rules::ScriptedRandom;
@@ -14,13 +14,19 @@ pub fn rng() -> ScriptedRandom {
 
 /// A game from a diagram, seat 0 plays red and moves first.
 pub fn red_to_move(diagram: &str) -> Junqi {
-    let setup = JunqiSetup::from_diagram(diagram).unwrap().settled(Colour::Red);
+    let setup = JunqiSetup::from_diagram(diagram)
+        .unwrap()
+        .settled(Colour::Red);
     Junqi::from_setup(&setup).unwrap()
 }
 
 /// Names of the destinations, sorted.
 pub fn dests(g: &Junqi, seat: usize, from: &str) -> Vec<String> {
-    let mut v: Vec<String> = g.destinations(seat, p(from)).iter().map(|q| q.to_string()).collect();
+    let mut v: Vec<String> = g
+        .destinations(seat, p(from))
+        .iter()
+        .map(|q| q.to_string())
+        .collect();
     v.sort();
     v
 }

@@ -1,0 +1,173 @@
+//! Views and statistics, J21-J22: nothing about a face-down piece reaches any viewer.
+// Helpers outside #[test] fns unwrap too: a failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{p, play};
+use ludus_junqi::{Colour, Junqi, JunqiOptions, JunqiSetup, Piece, Point, PointView, Rank};
+use ludus_rules::{Game, RandomSource, SplitMix64, Viewer};
+
+/// A full 50-piece position: c6 holds a red brigade, c7 a blue company and a6 a red
+/// platoon, all face down; the other 47 pieces are shuffled onto the other posts with
+/// `seed`, so two seeds give two hidden layouts that agree on everything public.
+fn layout(seed: u64) -> Junqi {
+    let known = [
+        ("c6", Piece::new(Colour::Red, Rank::Brigade)),
+        ("c7", Piece::new(Colour::Blue, Rank::Company)),
+        ("a6", Piece::new(Colour::Red, Rank::Platoon)),
+    ];
+    let mut rest: Vec<Piece> = Colour::ALL
+        .into_iter()
+        .flat_map(|c| {
+            Rank::ALL
+                .into_iter()
+                .flat_map(move |r| vec![Piece::new(c, r); r.count() as usize])
+        })
+        .collect();
+    for (_, k) in known {
+        let i = rest.iter().position(|&x| x == k).unwrap();
+        rest.remove(i);
+    }
+    let mut rng = SplitMix64(seed);
+    for i in (1..rest.len()).rev() {
+        let j = rng.below(i as u32 + 1) as usize;
+        rest.swap(i, j);
+    }
+    let mut s = JunqiSetup::new();
+    for (q, k) in known {
+        s = s.with(p(q), k.colour, k.rank, false);
+    }
+    let posts = Point::all().filter(|q| !q.is_camp() && !known.iter().any(|(k, _)| p(k) == *q));
+    for (q, k) in posts.zip(rest) {
+        s = s.with(q, k.colour, k.rank, false);
+    }
+    Junqi::from_setup(&s).unwrap()
+}
+
+fn history(g: Junqi) -> Junqi {
+    let g = play(g, 0, "c6"); // red brigade
+    let g = play(g, 1, "c7"); // blue company
+    let g = play(g, 0, "a6"); // red platoon: seat 0 takes red
+    let g = play(g, 1, "c7-b8"); // blue company steps diagonally into the camp b8
+    play(g, 0, "c6-c7")
+}
+
+#[test]
+fn j22_same_public_history_gives_byte_identical_views() {
+    let a = history(layout(1));
+    let b = history(layout(2));
+    assert_ne!(a, b, "the hidden layouts differ");
+    assert_eq!(a.colour_of(0), Some(Colour::Red));
+    for viewer in [Viewer::Spectator, Viewer::Seat(0), Viewer::Seat(1)] {
+        let (va, vb) = (a.view(viewer), b.view(viewer));
+        assert_eq!(va, vb);
+        assert_eq!(
+            serde_json::to_string(&va).unwrap(),
+            serde_json::to_string(&vb).unwrap()
+        );
+    }
+    // Debug (which could end up in a log line) shows no difference either.
+    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    // Errors about the hidden points say the same thing.
+    let refuse = |g: &Junqi| {
+        let act = g.parse_action("e6-e5").unwrap();
+        g.clone()
+            .apply(1, &act, &mut SplitMix64(0))
+            .unwrap_err()
+            .1
+            .to_string()
+    };
+    assert_eq!(refuse(&a), refuse(&b));
+}
+
+#[test]
+fn j22_players_and_spectators_see_the_same_points_and_statistics() {
+    let g = history(layout(1));
+    let s = g.view(Viewer::Spectator);
+    let v0 = g.view(Viewer::Seat(0));
+    let v1 = g.view(Viewer::Seat(1));
+    for v in [&v0, &v1] {
+        assert_eq!(v.points, s.points);
+        assert_eq!(v.statistics, s.statistics);
+        assert_eq!(v.seat_colours, s.seat_colours);
+    }
+    assert_eq!(
+        (s.viewer, s.viewer_colour, s.opponent_colour),
+        (None, None, None)
+    );
+    assert_eq!(
+        (v0.viewer_colour, v0.opponent_colour),
+        (Some(Colour::Red), Some(Colour::Blue))
+    );
+    assert_eq!(
+        (v1.viewer_colour, v1.opponent_colour),
+        (Some(Colour::Blue), Some(Colour::Red))
+    );
+    assert_eq!(s.points.len(), 60);
+    assert_eq!(s.points[p("e6").index()], PointView::FaceDown);
+    assert_eq!(
+        s.points[p("c7").index()],
+        PointView::FaceUp(Piece::new(Colour::Red, Rank::Brigade))
+    );
+    assert_eq!(s.points[p("c6").index()], PointView::Empty);
+    // Nothing in the JSON of the view names a rank that is not face up.
+    let json = serde_json::to_string(&s).unwrap();
+    for hidden in ["Flag", "Mine", "Bomb", "Commander"] {
+        assert!(
+            !json.contains(&format!("\"rank\":\"{hidden}\"")),
+            "{hidden}"
+        );
+    }
+    // J21 for a fresh game: everything not face up is face down, nothing removed.
+    assert_eq!(s.statistics.removed, [[0; 12]; 2]);
+    assert_eq!(s.statistics.face_down[0][Rank::Brigade.index()], 1);
+    assert_eq!(s.statistics.face_down[0][Rank::Platoon.index()], 2);
+    assert_eq!(s.statistics.face_down[1][Rank::Company.index()], 2);
+}
+
+#[test]
+fn j21_statistics_come_from_the_totals() {
+    let g = Junqi::setup(JunqiOptions::default(), 2, &mut SplitMix64(3)).unwrap();
+    let v = g.view(Viewer::Spectator);
+    for c in Colour::ALL {
+        for r in Rank::ALL {
+            assert_eq!(v.statistics.face_down[c.index()][r.index()], r.count());
+            assert_eq!(v.statistics.removed[c.index()][r.index()], 0);
+        }
+    }
+    // A combat: red commander on c6 takes a blue brigade on c7.
+    let setup = JunqiSetup::new()
+        .settled(Colour::Red)
+        .with(p("c6"), Colour::Red, Rank::Commander, true)
+        .with(p("c7"), Colour::Blue, Rank::Brigade, true)
+        .with(p("e12"), Colour::Blue, Rank::Brigade, false)
+        .with(p("a1"), Colour::Red, Rank::Bomb, false);
+    let g = play(Junqi::from_setup(&setup).unwrap(), 0, "c6-c7");
+    let st = g.view(Viewer::Seat(1)).statistics;
+    let (red, blue) = (Colour::Red.index(), Colour::Blue.index());
+    // Blue: both brigades accounted for: one removed now, one face down (unknown where).
+    assert_eq!(st.removed[blue][Rank::Brigade.index()], 1);
+    assert_eq!(st.face_down[blue][Rank::Brigade.index()], 1);
+    // Red's face-down bomb: 1 of 2 face down (the other counts as removed in this setup).
+    assert_eq!(st.face_down[red][Rank::Bomb.index()], 1);
+    assert_eq!(
+        st.face_down[red][Rank::Commander.index()],
+        0,
+        "the commander is face up"
+    );
+    let total: u32 = st.face_down.iter().flatten().map(|&n| u32::from(n)).sum();
+    assert_eq!(total as usize, g.face_down_count());
+    let ev = g.view(Viewer::Spectator).last_action.unwrap();
+    assert_eq!(ev.to_string_action(), "c6-c7");
+}
+
+trait ActionText {
+    fn to_string_action(&self) -> String;
+}
+
+impl ActionText for ludus_junqi::LastAction {
+    fn to_string_action(&self) -> String {
+        self.action.to_string()
+    }
+}
