@@ -1,0 +1,197 @@
+//! The backend every store is built on, key naming and error mapping.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use redis::aio::ConnectionManager;
+
+use crate::feed::{FeedHub, RedisFeed};
+
+/// Why a store operation failed. Expected conditions (a missing game, a stale seq) are values,
+/// never errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// Redis could not be reached or did not answer; retrying later may succeed.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// A stored value could not be read (or a value cannot be stored as given).
+    #[error("corrupt stored value: {0}")]
+    Corrupt(String),
+}
+
+impl From<redis::RedisError> for StoreError {
+    fn from(e: redis::RedisError) -> Self {
+        match e.kind() {
+            // A reply we could not convert means the stored data is not what we wrote.
+            redis::ErrorKind::Parse | redis::ErrorKind::UnexpectedReturnType => {
+                StoreError::Corrupt(e.to_string())
+            }
+            _ => StoreError::Unavailable(e.to_string()),
+        }
+    }
+}
+
+/// Where the stores keep their state: Redis, or memory inside this process.
+///
+/// Cheap to clone; clones share the same connection (Redis) or the same state (memory).
+#[derive(Clone)]
+pub struct Backend {
+    pub(crate) kind: Kind,
+}
+
+#[derive(Clone)]
+pub(crate) enum Kind {
+    Redis(Arc<RedisBackend>),
+    Memory(Arc<MemoryState>),
+}
+
+impl fmt::Debug for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Kind::Redis(r) => f
+                .debug_struct("Backend::Redis")
+                .field("prefix", &r.keys.prefix)
+                .finish_non_exhaustive(),
+            Kind::Memory(_) => f.write_str("Backend::Memory"),
+        }
+    }
+}
+
+impl Backend {
+    /// An empty in-memory backend: state lives as long as some clone of it.
+    pub fn memory() -> Self {
+        Backend {
+            kind: Kind::Memory(Arc::new(MemoryState::default())),
+        }
+    }
+
+    /// Connects to Redis at `url` (`redis://host:port/db`). The connection reconnects by
+    /// itself; an operation attempted while Redis is down fails with
+    /// [`StoreError::Unavailable`].
+    pub async fn redis(url: &str) -> Result<Self, StoreError> {
+        Self::redis_with_prefix(url, "").await
+    }
+
+    /// Like [`Backend::redis`], with `prefix` in front of every key and channel, so several
+    /// deployments or test suites can share one Redis. The prefix must not contain `{` or `}`
+    /// (they would change the cluster hash tags).
+    pub async fn redis_with_prefix(url: &str, prefix: &str) -> Result<Self, StoreError> {
+        if prefix.contains(['{', '}']) {
+            return Err(StoreError::Unavailable(format!(
+                "key prefix {prefix:?} must not contain braces"
+            )));
+        }
+        let client = redis::Client::open(url)?;
+        let conn = ConnectionManager::new(client.clone()).await?;
+        Ok(Backend {
+            kind: Kind::Redis(Arc::new(RedisBackend {
+                conn,
+                keys: Keys {
+                    prefix: prefix.to_owned(),
+                },
+                feed: Arc::new(RedisFeed::new(client)),
+            })),
+        })
+    }
+
+    /// True for the Redis backend.
+    pub fn is_redis(&self) -> bool {
+        matches!(self.kind, Kind::Redis(_))
+    }
+}
+
+pub(crate) struct RedisBackend {
+    /// Commands share this one multiplexed connection; clone it per call.
+    pub(crate) conn: ConnectionManager,
+    pub(crate) keys: Keys,
+    /// The process's pub/sub connection, opened on the first subscription.
+    pub(crate) feed: Arc<RedisFeed>,
+}
+
+/// Memory backend state. One lock per store family: each operation holds its family's lock
+/// for its whole duration, which makes it as atomic as the matching Redis script.
+#[allow(dead_code)] // STUB until queues and ratings land
+#[derive(Default)]
+pub(crate) struct MemoryState {
+    pub(crate) games: Mutex<crate::game::GamesMem>,
+    pub(crate) timers: Mutex<crate::timer::TimersMem>,
+    pub(crate) queues: Mutex<crate::queue::QueuesMem>,
+    pub(crate) ratings: Mutex<crate::rating::RatingsMem>,
+    pub(crate) hub: Arc<FeedHub>,
+}
+
+/// Locks a memory-backend mutex. A panic while holding the lock cannot leave the state half
+/// written (operations validate before they mutate), so poisoning is ignored.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Key and channel names (see the crate docs for the layout).
+pub(crate) struct Keys {
+    pub(crate) prefix: String,
+}
+
+#[allow(dead_code)] // STUB until queues and ratings land
+impl Keys {
+    pub(crate) fn game_state(&self, id: &str) -> String {
+        format!("{}ludus:game:{{{id}}}:state", self.prefix)
+    }
+    pub(crate) fn game_events(&self, id: &str) -> String {
+        format!("{}ludus:game:{{{id}}}:events", self.prefix)
+    }
+    pub(crate) fn game_actions(&self, id: &str) -> String {
+        format!("{}ludus:game:{{{id}}}:actions", self.prefix)
+    }
+    pub(crate) fn game_live(&self, id: &str) -> String {
+        format!("{}ludus:game:{{{id}}}:live", self.prefix)
+    }
+    pub(crate) fn games_live(&self) -> String {
+        format!("{}ludus:games:live", self.prefix)
+    }
+    pub(crate) fn timers_due(&self) -> String {
+        format!("{}ludus:{{timers}}:due", self.prefix)
+    }
+    pub(crate) fn timers_payload(&self) -> String {
+        format!("{}ludus:{{timers}}:payload", self.prefix)
+    }
+    pub(crate) fn mm_queues(&self) -> String {
+        format!("{}ludus:{{mm}}:queues", self.prefix)
+    }
+    pub(crate) fn mm_queue(&self, queue: &str) -> String {
+        format!("{}ludus:{{mm}}:{queue}:queue", self.prefix)
+    }
+    pub(crate) fn mm_ticket(&self, queue: &str, id: &str) -> String {
+        format!("{}ludus:{{mm}}:{queue}:ticket:{id}", self.prefix)
+    }
+    pub(crate) fn mm_player(&self, player: &str) -> String {
+        format!("{}ludus:{{mm}}:player:{player}", self.prefix)
+    }
+    pub(crate) fn rating_board(&self, ruleset: &str) -> String {
+        format!("{}ludus:{{rating}}:{ruleset}:board", self.prefix)
+    }
+    pub(crate) fn rating_player(&self, ruleset: &str, player: &str) -> String {
+        format!("{}ludus:{{rating}}:{ruleset}:player:{player}", self.prefix)
+    }
+    pub(crate) fn rating_game(&self, game_id: &str) -> String {
+        format!("{}ludus:{{rating}}:game:{game_id}", self.prefix)
+    }
+}
+
+/// Parses a decimal integer Redis returned.
+pub(crate) fn parse_u64(what: &str, bytes: &[u8]) -> Result<u64, StoreError> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| StoreError::Corrupt(format!("{what} is not an integer")))
+}
+
+/// Parses a Redis score or float field into whole milliseconds.
+pub(crate) fn parse_score(what: &str, bytes: &[u8]) -> Result<u64, StoreError> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|f| f.is_finite() && *f >= 0.0)
+        // Scores are whole milliseconds below 2^53, so the cast is exact.
+        .map(|f| f as u64)
+        .ok_or_else(|| StoreError::Corrupt(format!("{what} is not a score")))
+}

@@ -1,0 +1,407 @@
+//! [`GameStore`]: each game's current state, its append-only event log and the table of
+//! committed action ids that makes a retried action idempotent.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::LazyLock;
+
+use redis::Script;
+
+use crate::backend::{Backend, Kind, StoreError, lock, parse_u64};
+
+/// One event of a game's log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The game's seq right after this event (the first event has seq 1).
+    pub seq: u64,
+    /// The encoded event.
+    pub payload: Vec<u8>,
+}
+
+/// A game as stored: its seq, state and immutable metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The seq of the last event; the next commit must expect it.
+    pub seq: u64,
+    /// The encoded game state after event `seq`.
+    pub state: Vec<u8>,
+    /// The metadata given at creation.
+    pub meta: Vec<u8>,
+}
+
+/// What [`GameStore::commit`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// Written: the game is now at `seq` (= `expected_seq + 1`).
+    Committed {
+        /// The new seq.
+        seq: u64,
+    },
+    /// `expected_seq` was not the game's seq: nothing written.
+    StaleSeq {
+        /// The game's seq.
+        current: u64,
+    },
+    /// The action id was committed before, as event `seq`: nothing written.
+    DuplicateAction {
+        /// The seq that action produced.
+        seq: u64,
+    },
+    /// No such game.
+    NotFound,
+}
+
+/// One move to commit: compare-and-set on the seq, plus the new state and the event.
+#[derive(Debug, Clone, Copy)]
+pub struct Commit<'a> {
+    /// The seq the caller read; the commit applies only if the game is still there.
+    pub expected_seq: u64,
+    /// Idempotency key of a player action (per game); `None` for server actions (timeouts).
+    pub action_id: Option<&'a str>,
+    /// The new state.
+    pub state: &'a [u8],
+    /// The event appended as seq `expected_seq + 1`.
+    pub event: &'a [u8],
+}
+
+/// Each game's state and event log. See the crate docs for the Redis keys.
+#[derive(Debug, Clone)]
+pub struct GameStore {
+    backend: Backend,
+}
+
+#[derive(Default)]
+pub(crate) struct GamesMem {
+    games: HashMap<String, GameMem>,
+    live: BTreeSet<String>,
+}
+
+struct GameMem {
+    state: Vec<u8>,
+    meta: Vec<u8>,
+    /// `events[i]` has seq `i + 1`, so the seq is `events.len()`.
+    events: Vec<Vec<u8>>,
+    actions: HashMap<String, u64>,
+}
+
+/// KEYS: state, events, actions. ARGV: meta, state, first event, live channel.
+/// Clears leftovers of an earlier game with the same id so event 1 can be appended.
+static CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('HSET', KEYS[1], 'seq', 1, 'state', ARGV[2], 'meta', ARGV[1])
+redis.call('XADD', KEYS[2], '1-0', 'e', ARGV[3])
+redis.call('PUBLISH', ARGV[4], '1:' .. ARGV[3])
+return 1
+",
+    )
+});
+
+/// KEYS: state, events, actions. ARGV: expected seq, has action ('1'/'0'), action id, state,
+/// event, live channel. Returns {0} not found, {1, current} stale, {2, seq} duplicate,
+/// {3, seq} committed. The duplicate check comes first so a retried action gets its original
+/// answer even after later moves.
+static COMMIT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local seq = redis.call('HGET', KEYS[1], 'seq')
+if not seq then return {0} end
+if ARGV[2] == '1' then
+  local done = redis.call('HGET', KEYS[3], ARGV[3])
+  if done then return {2, tonumber(done)} end
+end
+seq = tonumber(seq)
+if seq ~= tonumber(ARGV[1]) then return {1, seq} end
+local new = seq + 1
+redis.call('HSET', KEYS[1], 'seq', new, 'state', ARGV[4])
+redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[5])
+if ARGV[2] == '1' then redis.call('HSET', KEYS[3], ARGV[3], new) end
+redis.call('PUBLISH', ARGV[6], new .. ':' .. ARGV[5])
+return {3, new}
+",
+    )
+});
+
+impl GameStore {
+    /// A game store over `backend`.
+    pub fn new(backend: Backend) -> Self {
+        GameStore { backend }
+    }
+
+    /// Creates the game with seq 1 and event 1 (the "game started" event), and publishes that
+    /// event. `Ok(false)` if the id exists (nothing written).
+    pub async fn create(
+        &self,
+        game_id: &str,
+        meta: &[u8],
+        state: &[u8],
+        first_event: &[u8],
+    ) -> Result<bool, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let k = &r.keys;
+                let created: i64 = CREATE
+                    .key(k.game_state(game_id))
+                    .key(k.game_events(game_id))
+                    .key(k.game_actions(game_id))
+                    .arg(meta)
+                    .arg(state)
+                    .arg(first_event)
+                    .arg(k.game_live(game_id))
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                Ok(created == 1)
+            }
+            Kind::Memory(m) => {
+                let mut games = lock(&m.games);
+                if games.games.contains_key(game_id) {
+                    return Ok(false);
+                }
+                games.games.insert(
+                    game_id.to_owned(),
+                    GameMem {
+                        state: state.to_vec(),
+                        meta: meta.to_vec(),
+                        events: vec![first_event.to_vec()],
+                        actions: HashMap::new(),
+                    },
+                );
+                // Published under the games lock, so feed order is commit order.
+                m.hub.publish(
+                    game_id,
+                    StoredEvent {
+                        seq: 1,
+                        payload: first_event.to_vec(),
+                    },
+                );
+                Ok(true)
+            }
+        }
+    }
+
+    /// The game's current seq, state and metadata; `None` if there is no such game.
+    pub async fn load(&self, game_id: &str) -> Result<Option<GameRecord>, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let [seq, state, meta]: [Option<Vec<u8>>; 3] = redis::cmd("HMGET")
+                    .arg(r.keys.game_state(game_id))
+                    .arg("seq")
+                    .arg("state")
+                    .arg("meta")
+                    .query_async(&mut r.conn.clone())
+                    .await?;
+                let Some(seq) = seq else { return Ok(None) };
+                match (state, meta) {
+                    (Some(state), Some(meta)) => Ok(Some(GameRecord {
+                        seq: parse_u64("game seq", &seq)?,
+                        state,
+                        meta,
+                    })),
+                    _ => Err(StoreError::Corrupt(format!(
+                        "game {game_id} has a seq but no state or meta"
+                    ))),
+                }
+            }
+            Kind::Memory(m) => Ok(lock(&m.games).games.get(game_id).map(|g| GameRecord {
+                seq: g.events.len() as u64,
+                state: g.state.clone(),
+                meta: g.meta.clone(),
+            })),
+        }
+    }
+
+    /// Atomically: if `commit.action_id` was committed before, answers `DuplicateAction` with
+    /// its seq (checked first, so a retry gets its original answer even after later moves);
+    /// else if the seq is not `expected_seq`, `StaleSeq`; else writes the state, appends the
+    /// event as seq `expected_seq + 1`, records the action id and publishes the event.
+    pub async fn commit(
+        &self,
+        game_id: &str,
+        commit: Commit<'_>,
+    ) -> Result<CommitOutcome, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let k = &r.keys;
+                let reply: Vec<i64> = COMMIT
+                    .key(k.game_state(game_id))
+                    .key(k.game_events(game_id))
+                    .key(k.game_actions(game_id))
+                    .arg(commit.expected_seq)
+                    .arg(if commit.action_id.is_some() { "1" } else { "0" })
+                    .arg(commit.action_id.unwrap_or(""))
+                    .arg(commit.state)
+                    .arg(commit.event)
+                    .arg(k.game_live(game_id))
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                let seq = |i: usize| {
+                    reply
+                        .get(i)
+                        .and_then(|&s| u64::try_from(s).ok())
+                        .ok_or_else(|| StoreError::Corrupt("bad commit script reply".into()))
+                };
+                match reply.first() {
+                    Some(0) => Ok(CommitOutcome::NotFound),
+                    Some(1) => Ok(CommitOutcome::StaleSeq { current: seq(1)? }),
+                    Some(2) => Ok(CommitOutcome::DuplicateAction { seq: seq(1)? }),
+                    Some(3) => Ok(CommitOutcome::Committed { seq: seq(1)? }),
+                    _ => Err(StoreError::Corrupt("bad commit script reply".into())),
+                }
+            }
+            Kind::Memory(m) => {
+                let mut games = lock(&m.games);
+                let Some(game) = games.games.get_mut(game_id) else {
+                    return Ok(CommitOutcome::NotFound);
+                };
+                if let Some(&seq) = commit.action_id.and_then(|a| game.actions.get(a)) {
+                    return Ok(CommitOutcome::DuplicateAction { seq });
+                }
+                let current = game.events.len() as u64;
+                if current != commit.expected_seq {
+                    return Ok(CommitOutcome::StaleSeq { current });
+                }
+                let seq = current + 1;
+                game.state = commit.state.to_vec();
+                game.events.push(commit.event.to_vec());
+                if let Some(a) = commit.action_id {
+                    game.actions.insert(a.to_owned(), seq);
+                }
+                m.hub.publish(
+                    game_id,
+                    StoredEvent {
+                        seq,
+                        payload: commit.event.to_vec(),
+                    },
+                );
+                Ok(CommitOutcome::Committed { seq })
+            }
+        }
+    }
+
+    /// Events with seq > `after_seq`, in order, at most `limit`. Empty for an unknown game.
+    pub async fn events_after(
+        &self,
+        game_id: &str,
+        after_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let entries: Vec<(String, Vec<Vec<u8>>)> = redis::cmd("XRANGE")
+                    .arg(r.keys.game_events(game_id))
+                    .arg(format!("{}-0", after_seq.saturating_add(1)))
+                    .arg("+")
+                    .arg("COUNT")
+                    .arg(limit)
+                    .query_async(&mut r.conn.clone())
+                    .await?;
+                entries.into_iter().map(stream_entry).collect()
+            }
+            Kind::Memory(m) => {
+                let games = lock(&m.games);
+                let Some(game) = games.games.get(game_id) else {
+                    return Ok(Vec::new());
+                };
+                let start = usize::try_from(after_seq).unwrap_or(usize::MAX);
+                Ok(game
+                    .events
+                    .iter()
+                    .enumerate()
+                    .skip(start)
+                    .take(limit)
+                    .map(|(i, e)| StoredEvent {
+                        seq: i as u64 + 1,
+                        payload: e.clone(),
+                    })
+                    .collect())
+            }
+        }
+    }
+
+    /// The event with this seq, if the game and the event exist.
+    pub async fn event(&self, game_id: &str, seq: u64) -> Result<Option<StoredEvent>, StoreError> {
+        if seq == 0 {
+            return Ok(None);
+        }
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let id = format!("{seq}-0");
+                let entries: Vec<(String, Vec<Vec<u8>>)> = redis::cmd("XRANGE")
+                    .arg(r.keys.game_events(game_id))
+                    .arg(&id)
+                    .arg(&id)
+                    .query_async(&mut r.conn.clone())
+                    .await?;
+                entries.into_iter().next().map(stream_entry).transpose()
+            }
+            Kind::Memory(m) => {
+                let games = lock(&m.games);
+                let event = games.games.get(game_id).and_then(|g| {
+                    let i = usize::try_from(seq - 1).ok()?;
+                    g.events.get(i).map(|e| StoredEvent {
+                        seq,
+                        payload: e.clone(),
+                    })
+                });
+                Ok(event)
+            }
+        }
+    }
+
+    /// Marks the game as live (not finished) or not, for [`GameStore::live_games`].
+    pub async fn set_live(&self, game_id: &str, live: bool) -> Result<(), StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                redis::cmd(if live { "SADD" } else { "SREM" })
+                    .arg(r.keys.games_live())
+                    .arg(game_id)
+                    .query_async::<()>(&mut r.conn.clone())
+                    .await?;
+            }
+            Kind::Memory(m) => {
+                let mut games = lock(&m.games);
+                if live {
+                    games.live.insert(game_id.to_owned());
+                } else {
+                    games.live.remove(game_id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ids of live games in byte order, at most `limit`.
+    pub async fn live_games(&self, limit: usize) -> Result<Vec<String>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        match &self.backend.kind {
+            Kind::Redis(r) => Ok(redis::cmd("SORT")
+                .arg(r.keys.games_live())
+                .arg("ALPHA")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(limit)
+                .query_async(&mut r.conn.clone())
+                .await?),
+            Kind::Memory(m) => Ok(lock(&m.games).live.iter().take(limit).cloned().collect()),
+        }
+    }
+}
+
+/// Decodes one XRANGE entry (`<seq>-0`, [`e`, payload]).
+fn stream_entry((id, fields): (String, Vec<Vec<u8>>)) -> Result<StoredEvent, StoreError> {
+    let seq = id
+        .strip_suffix("-0")
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| StoreError::Corrupt(format!("event id {id} is not <seq>-0")))?;
+    let payload = match fields.as_slice() {
+        [field, payload] if field.as_slice() == b"e" => payload.clone(),
+        _ => return Err(StoreError::Corrupt(format!("event {id} has no payload"))),
+    };
+    Ok(StoredEvent { seq, payload })
+}

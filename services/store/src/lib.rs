@@ -1,0 +1,66 @@
+//! Session state of Ludus: the only crate that talks to Redis.
+//!
+//! Every service keeps its durable state through the stores here: the per-game event log
+//! ([`GameStore`]), the live event feed the gateway fans out ([`GameFeed`]), durable deadlines
+//! ([`TimerStore`]), matchmaking queues ([`QueueStore`]) and ratings ([`RatingStore`]). Each store
+//! is a small `Clone` struct over a [`Backend`]: Redis in production, or an in-memory backend for
+//! the all-in-one binary and unit tests. Both backends pass the same [`conformance`] suite, and
+//! every operation is atomic on both: on Redis each multi-key write is one Lua script, in memory
+//! it runs under one lock.
+//!
+//! The store never reads a clock: callers pass `now_ms` (Unix milliseconds), which keeps the
+//! memory backend deterministic and tests in control of time.
+//!
+//! # Layout
+//! - `backend`: [`Backend`], key naming, error mapping.
+//! - `game`: [`GameStore`], the per-game state, event log and idempotency table.
+//! - `feed`: [`GameFeed`], live events over pub/sub, one subscription per game per process.
+//! - `timer`: [`TimerStore`], claimable deadlines.
+//! - `queue`: [`QueueStore`], matchmaking tickets.
+//! - `rating`: [`RatingStore`], ratings, leaderboards and the per-game idempotency marker.
+//! - [`conformance`]: the behaviour both backends must show (used by this crate's tests and the
+//!   end-to-end tests).
+//! - [`testing`]: [`testing::RedisServer`], a throwaway `redis-server` child process for tests.
+//!
+//! # Redis key layout
+//! Keys between braces are Redis Cluster hash tags: every key one script touches shares a tag,
+//! so the scripts also run on a cluster. An optional prefix
+//! ([`Backend::redis_with_prefix`]) goes in front of every key and channel.
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `ludus:game:{ID}:state` | hash | `seq`, `state`, `meta` of one game |
+//! | `ludus:game:{ID}:events` | stream | event `seq` at stream id `<seq>-0`, field `e` |
+//! | `ludus:game:{ID}:actions` | hash | `action_id` -> the `seq` it committed |
+//! | `ludus:game:{ID}:live` | pub/sub channel | `<seq>:<event bytes>` per committed event |
+//! | `ludus:games:live` | set | ids of games not finished |
+//! | `ludus:{timers}:due` | zset | timer key, scored by due time or claim deadline (ms) |
+//! | `ludus:{timers}:payload` | hash | timer key -> payload |
+//! | `ludus:{mm}:queues` | set | names of queues holding tickets |
+//! | `ludus:{mm}:QUEUE:queue` | zset | queued ticket ids, scored by `created_ms` |
+//! | `ludus:{mm}:QUEUE:ticket:ID` | hash | one ticket; expires 1 h after it is matched or cancelled |
+//! | `ludus:{mm}:player:PID` | hash | `queue`, `ticket`: the player's live ticket |
+//! | `ludus:{rating}:RULESET:board` | zset | leaderboard, member `<games:010>:<PID>`, score `-rating` |
+//! | `ludus:{rating}:RULESET:player:PID` | hash | `name`, `rating`, `games`, `version`, `member` |
+//! | `ludus:{rating}:game:GAMEID` | string | the game's result bytes: marks it as recorded |
+//!
+//! Matchmaking and rating keys each share one tag (`{mm}`, `{rating}`) because their scripts
+//! must see keys of several queues or rule sets at once (one live ticket per player across
+//! queues; one result marker per game whatever its rule set).
+#![forbid(unsafe_code)]
+
+mod backend;
+pub mod conformance;
+mod feed;
+mod game;
+mod queue;
+mod rating;
+pub mod testing;
+mod timer;
+
+pub use backend::{Backend, StoreError};
+pub use feed::{FeedError, FeedSubscription, GameFeed};
+pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
+//STUB pub use queue::{EnqueueOutcome, QueueStore, Ticket, TicketStatus};
+//STUB pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
+pub use timer::{DueTimer, TimerStore};

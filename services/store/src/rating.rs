@@ -1,0 +1,2 @@
+#[derive(Default)]
+pub(crate) struct RatingsMem;

@@ -1,0 +1,296 @@
+//! [`TimerStore`]: durable deadlines that any number of timer replicas claim atomically.
+//!
+//! A timer is a key with a score: its due time, or once claimed its claim deadline
+//! (`now_ms + visibility_ms`). A claimed timer that is not acknowledged before its claim
+//! deadline comes due again, so a crashed worker's timers fire again, and no timer is claimed
+//! twice at once.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::LazyLock;
+
+use redis::Script;
+
+use crate::backend::{Backend, Kind, StoreError, lock, parse_score};
+
+/// A timer handed to one claimant by [`TimerStore::claim_due`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueTimer {
+    /// The timer's key.
+    pub key: String,
+    /// The payload given to [`TimerStore::arm`].
+    pub payload: Vec<u8>,
+    /// Its score when claimed: the due time, or an expired earlier claim's deadline.
+    pub due_ms: u64,
+    /// This claim's deadline; pass it to [`TimerStore::ack`].
+    pub claim_ms: u64,
+}
+
+/// Durable deadlines. See the crate docs for the Redis keys.
+#[derive(Debug, Clone)]
+pub struct TimerStore {
+    backend: Backend,
+}
+
+#[derive(Default)]
+pub(crate) struct TimersMem {
+    timers: HashMap<String, (u64, Vec<u8>)>,
+    /// (score, key): the order of the Redis zset.
+    order: BTreeSet<(u64, String)>,
+}
+
+impl TimersMem {
+    fn set(&mut self, key: &str, score: u64, payload: Vec<u8>) {
+        if let Some((old, _)) = self.timers.insert(key.to_owned(), (score, payload)) {
+            self.order.remove(&(old, key.to_owned()));
+        }
+        self.order.insert((score, key.to_owned()));
+    }
+
+    fn remove(&mut self, key: &str) -> bool {
+        match self.timers.remove(key) {
+            Some((score, _)) => {
+                self.order.remove(&(score, key.to_owned()));
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// KEYS: due, payload. ARGV: key, due, payload.
+static ARM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return 1
+",
+    )
+});
+
+/// KEYS: due, payload. ARGV: key.
+static CANCEL: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local n = redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return n
+",
+    )
+});
+
+/// KEYS: due, payload. ARGV: now, claim deadline, limit. Returns key, old score, payload
+/// triples.
+static CLAIM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, ARGV[3])
+local out = {}
+for i = 1, #due, 2 do
+  redis.call('ZADD', KEYS[1], ARGV[2], due[i])
+  out[#out + 1] = due[i]
+  out[#out + 1] = due[i + 1]
+  out[#out + 1] = redis.call('HGET', KEYS[2], due[i]) or ''
+end
+return out
+",
+    )
+});
+
+/// KEYS: due, payload. ARGV: key, claim deadline.
+static ACK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+",
+    )
+});
+
+/// KEYS: due, payload. ARGV: key. Reads score and payload at one instant.
+static GET: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return {} end
+return {score, redis.call('HGET', KEYS[2], ARGV[1]) or ''}
+",
+    )
+});
+
+impl TimerStore {
+    /// A timer store over `backend`.
+    pub fn new(backend: Backend) -> Self {
+        TimerStore { backend }
+    }
+
+    /// Arms the timer `key`, or re-arms it (replacing due time and payload; a claim on it is
+    /// lost, so its claimant's [`TimerStore::ack`] will return false).
+    pub async fn arm(&self, key: &str, payload: &[u8], due_ms: u64) -> Result<(), StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                ARM.key(r.keys.timers_due())
+                    .key(r.keys.timers_payload())
+                    .arg(key)
+                    .arg(due_ms)
+                    .arg(payload)
+                    .invoke_async::<()>(&mut r.conn.clone())
+                    .await?;
+            }
+            Kind::Memory(m) => lock(&m.timers).set(key, due_ms, payload.to_vec()),
+        }
+        Ok(())
+    }
+
+    /// Deletes the timer; false if there was none.
+    pub async fn cancel(&self, key: &str) -> Result<bool, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let n: i64 = CANCEL
+                    .key(r.keys.timers_due())
+                    .key(r.keys.timers_payload())
+                    .arg(key)
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                Ok(n == 1)
+            }
+            Kind::Memory(m) => Ok(lock(&m.timers).remove(key)),
+        }
+    }
+
+    /// Atomically claims up to `limit` timers with score <= `now_ms`, earliest first: each
+    /// one's score moves to `now_ms + visibility_ms` (its `claim_ms`), so nobody else claims it
+    /// before then unless it is re-armed.
+    pub async fn claim_due(
+        &self,
+        now_ms: u64,
+        visibility_ms: u64,
+        limit: usize,
+    ) -> Result<Vec<DueTimer>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let claim_ms = now_ms.saturating_add(visibility_ms);
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let flat: Vec<Vec<u8>> = CLAIM
+                    .key(r.keys.timers_due())
+                    .key(r.keys.timers_payload())
+                    .arg(now_ms)
+                    .arg(claim_ms)
+                    .arg(limit)
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                flat.chunks(3)
+                    .map(|c| match c {
+                        [key, score, payload] => Ok(DueTimer {
+                            key: String::from_utf8(key.clone())
+                                .map_err(|_| StoreError::Corrupt("timer key not utf-8".into()))?,
+                            payload: payload.clone(),
+                            due_ms: parse_score("timer score", score)?,
+                            claim_ms,
+                        }),
+                        _ => Err(StoreError::Corrupt("bad claim script reply".into())),
+                    })
+                    .collect()
+            }
+            Kind::Memory(m) => {
+                let mut timers = lock(&m.timers);
+                let due: Vec<(u64, String)> = timers
+                    .order
+                    .iter()
+                    .take_while(|(score, _)| *score <= now_ms)
+                    .take(limit)
+                    .cloned()
+                    .collect();
+                let mut out = Vec::with_capacity(due.len());
+                for (score, key) in due {
+                    let payload = timers
+                        .timers
+                        .get(&key)
+                        .map(|(_, p)| p.clone())
+                        .unwrap_or_default();
+                    timers.set(&key, claim_ms, payload.clone());
+                    out.push(DueTimer {
+                        key,
+                        payload,
+                        due_ms: score,
+                        claim_ms,
+                    });
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Deletes the timer if it is still under this claim (its score is `claim_ms`). False if
+    /// it was re-armed, re-claimed or cancelled meanwhile (then nothing is deleted).
+    pub async fn ack(&self, key: &str, claim_ms: u64) -> Result<bool, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let n: i64 = ACK
+                    .key(r.keys.timers_due())
+                    .key(r.keys.timers_payload())
+                    .arg(key)
+                    .arg(claim_ms)
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                Ok(n == 1)
+            }
+            Kind::Memory(m) => {
+                let mut timers = lock(&m.timers);
+                if timers.timers.get(key).map(|(s, _)| *s) == Some(claim_ms) {
+                    timers.remove(key);
+                    Ok(true)
+                } else {
+                    Ok(false)
+                }
+            }
+        }
+    }
+
+    /// The earliest score (due time, or claim deadline of a claimed timer): sleep until then.
+    pub async fn next_due(&self) -> Result<Option<u64>, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let first: Vec<Vec<u8>> = redis::cmd("ZRANGE")
+                    .arg(r.keys.timers_due())
+                    .arg(0)
+                    .arg(0)
+                    .arg("WITHSCORES")
+                    .query_async(&mut r.conn.clone())
+                    .await?;
+                first
+                    .get(1)
+                    .map(|s| parse_score("timer score", s))
+                    .transpose()
+            }
+            Kind::Memory(m) => Ok(lock(&m.timers).order.first().map(|(s, _)| *s)),
+        }
+    }
+
+    /// The timer's score (due time or claim deadline) and payload.
+    pub async fn get(&self, key: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let reply: Vec<Vec<u8>> = GET
+                    .key(r.keys.timers_due())
+                    .key(r.keys.timers_payload())
+                    .arg(key)
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                match reply.as_slice() {
+                    [] => Ok(None),
+                    [score, payload] => {
+                        Ok(Some((parse_score("timer score", score)?, payload.clone())))
+                    }
+                    _ => Err(StoreError::Corrupt("bad timer script reply".into())),
+                }
+            }
+            Kind::Memory(m) => Ok(lock(&m.timers).timers.get(key).cloned()),
+        }
+    }
+}
