@@ -1,1 +1,20 @@
-//! placeholder
+//! What every Ludus server shares: logs and traces, trace context across gRPC hops, and the
+//! server plumbing (health, reflection, graceful shutdown).
+//!
+//! # Layout
+//! - [`init`]: `tracing` subscriber (plain or JSON logs) plus OpenTelemetry export over OTLP
+//!   when an endpoint is configured.
+//! - [`propagation`]: the client interceptor that injects the current span's trace context
+//!   into outgoing metadata, and the server `trace_fn` that continues it, so one move is one
+//!   trace from the gateway to Redis.
+//! - [`server`]: a tonic server builder with tracing, gRPC health and reflection (v1 and
+//!   v1alpha, for grpcurl), and the shutdown sequence (NOT_SERVING, then drain).
+#![forbid(unsafe_code)]
+
+pub mod init;
+pub mod propagation;
+pub mod server;
+
+pub use init::{TelemetryConfig, TelemetryGuard, init};
+pub use propagation::{TraceContext, Traced, traced_channel};
+pub use server::{ServingGuard, serve};

@@ -1,0 +1,118 @@
+//! The server plumbing every Ludus gRPC server shares.
+
+use std::{future::Future, time::Duration};
+
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::server::NamedService;
+use tokio_util::sync::CancellationToken;
+use tonic_health::server::HealthReporter;
+
+use crate::propagation::server_span;
+
+/// Largest request a Ludus server decodes (4 MiB is tonic's default too); larger ones get
+/// RESOURCE_EXHAUSTED before any handler runs.
+pub const MAX_DECODING_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
+
+/// How long in-flight calls get to finish after shutdown starts.
+pub const DRAIN_GRACE: Duration = Duration::from_secs(10);
+
+/// Health state of one server: flips every registered service to NOT_SERVING on shutdown.
+#[derive(Clone)]
+pub struct ServingGuard {
+    reporter: HealthReporter,
+    names: Vec<&'static str>,
+}
+
+impl std::fmt::Debug for ServingGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServingGuard")
+            .field("names", &self.names)
+            .finish()
+    }
+}
+
+impl ServingGuard {
+    async fn set(&self, serving: bool) {
+        let status = if serving {
+            tonic_health::ServingStatus::Serving
+        } else {
+            tonic_health::ServingStatus::NotServing
+        };
+        self.reporter.set_service_status("", status).await;
+        for name in &self.names {
+            self.reporter.set_service_status(*name, status).await;
+        }
+    }
+}
+
+/// Serves `service` on `listener` with tracing, health (overall and per service) and
+/// reflection, until `shutdown` completes; then reports NOT_SERVING and drains for at most
+/// [`DRAIN_GRACE`].
+pub async fn serve<S>(
+    service: S,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()>
+where
+    S: tower::Service<
+            http::Request<tonic::body::Body>,
+            Response = http::Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+        > + NamedService
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let (reporter, health_service) = tonic_health::server::health_reporter();
+    let guard = ServingGuard {
+        reporter,
+        names: vec![S::NAME],
+    };
+    guard.set(true).await;
+
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(ludus_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(ludus_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+
+    let router = tonic::transport::Server::builder()
+        .trace_fn(server_span)
+        .tcp_nodelay(true)
+        .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(service);
+
+    let draining = CancellationToken::new();
+    let guard_for_shutdown = guard.clone();
+    let name = S::NAME;
+    let start_draining = draining.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        tracing::info!(service = name, "shutting down: not serving, draining");
+        guard_for_shutdown.set(false).await;
+        start_draining.cancel();
+    });
+
+    let incoming = TcpListenerStream::new(listener);
+    let serving = router.serve_with_incoming_shutdown(incoming, draining.clone().cancelled_owned());
+    tokio::pin!(serving);
+    tokio::select! {
+        result = &mut serving => return Ok(result?),
+        () = draining.cancelled() => {}
+    }
+    // Long-lived streams may hold the drain open: give in-flight calls a deadline.
+    match tokio::time::timeout(DRAIN_GRACE, serving).await {
+        Ok(result) => result?,
+        Err(_) => tracing::warn!(service = name, "drain did not finish within the grace period"),
+    }
+    Ok(())
+}
