@@ -39,6 +39,8 @@ pub enum QuoridorError {
     MayNotPass { colour: Colour, blocked: Colour },
     /// Q18: Quoridor has no draw by agreement.
     NoDrawByAgreement,
+    /// [`crate::Quoridor::arrange`] was given a position that breaks `rule`.
+    Position { rule: &'static str, message: String },
 }
 
 impl fmt::Display for QuoridorError {
@@ -77,6 +79,7 @@ impl fmt::Display for QuoridorError {
                 f,
                 "{rule}: there is no draw by agreement; only the move limit draws"
             ),
+            QuoridorError::Position { message, .. } => write!(f, "{rule}: {message}"),
         }
     }
 }
@@ -100,6 +103,7 @@ impl RuleViolation for QuoridorError {
             QuoridorError::ShutsIn { .. } => "Q15",
             QuoridorError::MayNotPass { .. } => "Q20",
             QuoridorError::NoDrawByAgreement => "Q18",
+            QuoridorError::Position { rule, .. } => rule,
         }
     }
 }

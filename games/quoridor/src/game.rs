@@ -275,6 +275,79 @@ impl Quoridor {
         )
     }
 
+    /// Puts the pawns on `pawns` (one cell per side) and places `walls` before the first
+    /// action, for tests, puzzles and analysis. The walls belong to nobody: no stock
+    /// changes. Refused once an action was played, or when the position breaks a rule:
+    /// off the board (Q1, Q2), overlapping walls (Q3), two pawns on a cell (Q12), a pawn
+    /// shut in (Q15) or already at its goal (Q17).
+    ///
+    /// ```
+    /// use ludus_quoridor::{Options, Quoridor};
+    /// use ludus_rules::{Game, ScriptedRandom};
+    /// let g = Quoridor::setup(Options::default(), 2, &mut ScriptedRandom::new([0])).unwrap();
+    /// let g = g.arrange(&["e4".parse().unwrap(), "e5".parse().unwrap()], &[]).unwrap();
+    /// let moves: Vec<String> = g.legal_actions(0).iter().take(4).map(|a| a.to_string()).collect();
+    /// assert_eq!(moves, ["e6", "e3", "d4", "f4"]); // Q13: red jumps over yellow
+    /// ```
+    pub fn arrange(self, pawns: &[Cell], walls: &[Wall]) -> Result<Self, QuoridorError> {
+        let bad = |rule, message: String| QuoridorError::Position { rule, message };
+        let n = self.n();
+        if self.s.ply > 0 {
+            return Err(bad("Q11", "the game has started".into()));
+        }
+        if pawns.len() != self.s.sides.len() {
+            return Err(bad(
+                "Q4",
+                format!(
+                    "{} pawns given for {} sides",
+                    pawns.len(),
+                    self.s.sides.len()
+                ),
+            ));
+        }
+        let mut g = self;
+        for (i, &c) in pawns.iter().enumerate() {
+            if !c.on_board(n) {
+                return Err(QuoridorError::OffBoard {
+                    action: Action::Move(c),
+                    size: n,
+                });
+            }
+            if pawns[..i].contains(&c) {
+                return Err(bad("Q12", format!("two pawns on {c}")));
+            }
+            g.s.sides[i].cell = c;
+        }
+        for &wall in walls {
+            if !wall.on_board(n) {
+                return Err(QuoridorError::OffBoard {
+                    action: Action::Wall(wall),
+                    size: n,
+                });
+            }
+            let (r, c) = wall.center(n);
+            let (r, c) = (usize::from(r), usize::from(c));
+            if let Some((o2, r2, c2)) = g.board.conflict(wall.orientation, r, c) {
+                return Err(QuoridorError::WallConflict {
+                    wall,
+                    other: g.wall_at(o2, idx(r2, c2)),
+                    crosses: o2 != wall.orientation,
+                });
+            }
+            g.board.place(wall.orientation, r, c);
+            g.s.walls.push(PlacedWall { wall, side: None });
+        }
+        for q in 0..g.s.sides.len() {
+            let colour = Colour::of_side(q);
+            match g.distance(q) {
+                None => return Err(bad("Q15", format!("{colour} is shut in"))),
+                Some(0) => return Err(bad("Q17", format!("{colour} is already at its goal"))),
+                Some(_) => {}
+            }
+        }
+        Ok(g)
+    }
+
     /// Cells of every pawn still in the game.
     fn occupied(&self) -> Bits {
         let mut b = Bits::EMPTY;
@@ -728,7 +801,8 @@ impl Game for Quoridor {
     }
 
     /// Steps and jumps, then walls (horizontal, then vertical, by slot), then `pass` when
-    /// Q20 allows it. The full list, never a subset.
+    /// Q20 allows it (or when the side can do nothing else **[decided]**). The full list,
+    /// never a subset.
     fn legal_actions(&self, seat: Seat) -> Vec<Action> {
         if self.to_move() != Some(seat) {
             return Vec::new();
@@ -757,7 +831,9 @@ impl Game for Quoridor {
                         .is_none()
                 })
         });
-        if !blocks {
+        // A blocking pawn that can neither move nor place a wall may pass after all
+        // [decided]: otherwise the game would stall until its clock runs out (Q21).
+        if !blocks || out.is_empty() {
             out.push(Action::Pass);
         }
         out
@@ -808,13 +884,18 @@ impl Game for Quoridor {
                     Err(e) => return Err((self, e)),
                 };
                 self.board.place(wall.orientation, r, c);
-                self.s.walls.push(PlacedWall { wall, side });
+                self.s.walls.push(PlacedWall {
+                    wall,
+                    side: Some(side),
+                });
                 self.s.sides[side].walls_left -= 1;
                 self.finish_turn(seat, *action, None, false);
             }
             Action::Pass => {
                 let at = self.at(self.s.sides[side].cell);
-                if let Some(q) = self.blocked_by(side, at) {
+                if let Some(q) = self.blocked_by(side, at)
+                    && !self.legal_actions(seat).contains(&Action::Pass)
+                {
                     let blocked = Colour::of_side(q);
                     return Err((self, QuoridorError::MayNotPass { colour, blocked }));
                 }

@@ -59,8 +59,8 @@ pub struct PawnView {
 pub struct PlacedWall {
     /// The slot.
     pub wall: Wall,
-    /// The side that placed it.
-    pub side: usize,
+    /// The side that placed it; `None` for walls of an arranged position.
+    pub side: Option<usize>,
 }
 
 /// The latest accepted action, so clients can highlight it (Q37).
