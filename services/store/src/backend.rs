@@ -110,7 +110,6 @@ pub(crate) struct RedisBackend {
 
 /// Memory backend state. One lock per store family: each operation holds its family's lock
 /// for its whole duration, which makes it as atomic as the matching Redis script.
-#[allow(dead_code)] // STUB until queues and ratings land
 #[derive(Default)]
 pub(crate) struct MemoryState {
     pub(crate) games: Mutex<crate::game::GamesMem>,
@@ -131,7 +130,6 @@ pub(crate) struct Keys {
     pub(crate) prefix: String,
 }
 
-#[allow(dead_code)] // STUB until queues and ratings land
 impl Keys {
     pub(crate) fn game_state(&self, id: &str) -> String {
         format!("{}ludus:game:{{{id}}}:state", self.prefix)

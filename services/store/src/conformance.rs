@@ -15,8 +15,9 @@ use std::time::Duration;
 use futures::future::join_all;
 
 use crate::{
-    Backend, Commit, CommitOutcome, FeedError, FeedSubscription, GameFeed, GameStore, StoredEvent,
-    TimerStore, feed::FEED_CAPACITY,
+    Backend, Commit, CommitOutcome, EnqueueOutcome, FEED_CAPACITY, FeedError, FeedSubscription,
+    GameFeed, GameStore, QueueStore, RatingEntry, RatingStore, RatingUpdate, RecordOutcome,
+    StoredEvent, Ticket, TicketStatus, TimerStore,
 };
 
 /// A bound on waiting for a live event, so a broken feed fails instead of hanging.
@@ -71,7 +72,16 @@ properties!(
     timer_unacked_claim_comes_due_again,
     timer_rearm_during_claim_defeats_ack,
     timer_concurrent_claims_take_each_once,
-    //STUB-PROPS
+    queue_enqueue_and_list,
+    queue_one_live_ticket_per_player,
+    queue_take_all_or_nothing,
+    queue_concurrent_overlapping_takes,
+    queue_cancel,
+    rating_record_and_get,
+    rating_record_twice_is_already_recorded,
+    rating_version_conflict,
+    rating_unrated_and_results,
+    rating_top_order_and_paging,
 );
 
 fn commit<'a>(expected_seq: u64, action_id: Option<&'a str>, body: &'a [u8]) -> Commit<'a> {
@@ -595,4 +605,428 @@ pub async fn timer_concurrent_claims_take_each_once(backend: Backend) {
         }
     }
     assert_eq!(seen.len(), n as usize);
+}
+
+fn ticket(queue: &str, id: &str, player: &str, created_ms: u64) -> Ticket {
+    Ticket {
+        ticket_id: id.to_owned(),
+        queue: queue.to_owned(),
+        player_id: player.to_owned(),
+        payload: format!(r#"{{"name":"{player}","rating":1500}}"#).into_bytes(),
+        created_ms,
+        status: TicketStatus::Queued,
+    }
+}
+
+fn ids(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// Enqueued tickets are listed oldest first per queue; queues() names non-empty queues.
+pub async fn queue_enqueue_and_list(backend: Backend) {
+    let q = QueueStore::new(backend);
+    assert!(q.queues().await.expect("queues").is_empty());
+    assert!(q.queued("caro", 10).await.expect("queued").is_empty());
+    for (id, player, created) in [("t2", "p2", 20), ("t1", "p1", 10), ("t3", "p3", 30)] {
+        let outcome = q
+            .enqueue(&ticket("caro", id, player, created))
+            .await
+            .expect("enqueue");
+        assert_eq!(outcome, EnqueueOutcome::Queued);
+    }
+    q.enqueue(&ticket("quoridor", "t9", "p9", 5))
+        .await
+        .expect("enqueue");
+    assert_eq!(q.queues().await.expect("queues"), vec!["caro", "quoridor"]);
+    let listed = q.queued("caro", 10).await.expect("queued");
+    assert_eq!(
+        listed
+            .iter()
+            .map(|t| t.ticket_id.as_str())
+            .collect::<Vec<_>>(),
+        ["t1", "t2", "t3"]
+    );
+    assert_eq!(listed[0], ticket("caro", "t1", "p1", 10));
+    assert_eq!(q.queued("caro", 2).await.expect("queued").len(), 2);
+    assert!(q.queued("caro", 0).await.expect("queued").is_empty());
+    assert_eq!(
+        q.ticket("caro", "t2").await.expect("ticket"),
+        Some(ticket("caro", "t2", "p2", 20))
+    );
+    assert_eq!(q.ticket("caro", "nope").await.expect("ticket"), None);
+    assert_eq!(q.ticket("quoridor", "t1").await.expect("ticket"), None);
+    assert!(q.take("quoridor", &ids(&["t9"]), "g").await.expect("take"));
+    assert_eq!(q.queues().await.expect("queues"), vec!["caro"]);
+}
+
+/// A player holds at most one queued ticket across queues; a matched ticket frees them.
+pub async fn queue_one_live_ticket_per_player(backend: Backend) {
+    let q = QueueStore::new(backend);
+    assert_eq!(q.live_ticket("p1").await.expect("live"), None);
+    q.enqueue(&ticket("caro", "t1", "p1", 10))
+        .await
+        .expect("enqueue");
+    assert_eq!(
+        q.live_ticket("p1").await.expect("live"),
+        Some(("caro".to_owned(), "t1".to_owned()))
+    );
+    let again = EnqueueOutcome::AlreadyQueued {
+        ticket_id: "t1".into(),
+    };
+    assert_eq!(
+        q.enqueue(&ticket("caro", "t1", "p1", 10))
+            .await
+            .expect("retry"),
+        again
+    );
+    assert_eq!(
+        q.enqueue(&ticket("caro", "t2", "p1", 11))
+            .await
+            .expect("second"),
+        again
+    );
+    assert_eq!(
+        q.enqueue(&ticket("mancala", "t3", "p1", 12))
+            .await
+            .expect("other queue"),
+        again
+    );
+    assert_eq!(q.queued("caro", 10).await.expect("queued").len(), 1);
+    assert!(q.queued("mancala", 10).await.expect("queued").is_empty());
+    q.enqueue(&ticket("caro", "t4", "p2", 13))
+        .await
+        .expect("enqueue");
+    assert!(
+        q.take("caro", &ids(&["t1", "t4"]), "g1")
+            .await
+            .expect("take")
+    );
+    assert_eq!(q.live_ticket("p1").await.expect("live"), None);
+    // A retried enqueue of the matched ticket must not re-queue it.
+    let retry = q
+        .enqueue(&ticket("caro", "t1", "p1", 10))
+        .await
+        .expect("retry");
+    assert_eq!(retry, again);
+    assert!(q.queued("caro", 10).await.expect("queued").is_empty());
+    // A new ticket is fine once matched.
+    assert_eq!(
+        q.enqueue(&ticket("caro", "t5", "p1", 14))
+            .await
+            .expect("new"),
+        EnqueueOutcome::Queued
+    );
+}
+
+/// take matches all the tickets, seats in slice order, or changes nothing.
+pub async fn queue_take_all_or_nothing(backend: Backend) {
+    let q = QueueStore::new(backend);
+    for (id, player) in [("a", "pa"), ("b", "pb"), ("c", "pc")] {
+        q.enqueue(&ticket("qu", id, player, 1))
+            .await
+            .expect("enqueue");
+    }
+    assert!(
+        !q.take("qu", &ids(&["a", "missing"]), "g0")
+            .await
+            .expect("take")
+    );
+    assert!(!q.take("other", &ids(&["a"]), "g0").await.expect("take"));
+    assert!(!q.take("qu", &ids(&["a", "a"]), "g0").await.expect("take"));
+    assert!(!q.take("qu", &[], "g0").await.expect("take"));
+    assert_eq!(q.queued("qu", 10).await.expect("queued").len(), 3);
+    assert!(q.take("qu", &ids(&["c", "a"]), "g1").await.expect("take"));
+    let c = q.ticket("qu", "c").await.expect("ticket").expect("c");
+    assert_eq!(
+        c.status,
+        TicketStatus::Matched {
+            game_id: "g1".into(),
+            seat: 0
+        }
+    );
+    let a = q.ticket("qu", "a").await.expect("ticket").expect("a");
+    assert_eq!(
+        a.status,
+        TicketStatus::Matched {
+            game_id: "g1".into(),
+            seat: 1
+        }
+    );
+    assert!(!q.take("qu", &ids(&["b", "a"]), "g2").await.expect("take"));
+    let b = q.ticket("qu", "b").await.expect("ticket").expect("b");
+    assert_eq!(b.status, TicketStatus::Queued);
+    let left = q.queued("qu", 10).await.expect("queued");
+    assert_eq!(
+        left.iter()
+            .map(|t| t.ticket_id.as_str())
+            .collect::<Vec<_>>(),
+        ["b"]
+    );
+    assert_eq!(
+        q.live_ticket("pb").await.expect("live"),
+        Some(("qu".into(), "b".into()))
+    );
+}
+
+/// Concurrent takes of overlapping ticket sets never put a ticket in two matches.
+pub async fn queue_concurrent_overlapping_takes(backend: Backend) {
+    let q = QueueStore::new(backend);
+    let n = 12;
+    for i in 0..n {
+        q.enqueue(&ticket("qu", &format!("t{i}"), &format!("p{i}"), i))
+            .await
+            .expect("enqueue");
+    }
+    // Racer r wants tickets r and r+1 (mod n): neighbours overlap.
+    let results = join_all((0..RACERS).map(|r| {
+        let q = q.clone();
+        let pair = vec![
+            format!("t{}", r % n as usize),
+            format!("t{}", (r + 1) % n as usize),
+        ];
+        async move { (q.take("qu", &pair, &format!("g{r}")).await, pair) }
+    }))
+    .await;
+    let mut matched = HashSet::new();
+    for (ok, pair) in results {
+        if ok.expect("take") {
+            for id in pair {
+                assert!(matched.insert(id.clone()), "ticket {id} matched twice");
+            }
+        }
+    }
+    assert!(!matched.is_empty());
+    for i in 0..n {
+        let id = format!("t{i}");
+        let t = q.ticket("qu", &id).await.expect("ticket").expect("exists");
+        assert_eq!(
+            matches!(t.status, TicketStatus::Matched { .. }),
+            matched.contains(&id)
+        );
+    }
+    let queued = q.queued("qu", 100).await.expect("queued");
+    assert_eq!(queued.len() + matched.len(), n as usize);
+}
+
+/// Cancel works only for the owner, only while queued; it shows a match that came first.
+pub async fn queue_cancel(backend: Backend) {
+    let q = QueueStore::new(backend);
+    q.enqueue(&ticket("qu", "a", "pa", 1))
+        .await
+        .expect("enqueue");
+    q.enqueue(&ticket("qu", "b", "pb", 2))
+        .await
+        .expect("enqueue");
+    q.enqueue(&ticket("qu", "c", "pc", 3))
+        .await
+        .expect("enqueue");
+    assert_eq!(q.cancel("a", "qu", "intruder").await.expect("cancel"), None);
+    assert_eq!(q.cancel("zz", "qu", "pa").await.expect("cancel"), None);
+    let a = q.cancel("a", "qu", "pa").await.expect("cancel").expect("a");
+    assert_eq!(a.status, TicketStatus::Cancelled);
+    assert_eq!(q.live_ticket("pa").await.expect("live"), None);
+    // Cancelled tickets are never matched.
+    assert!(!q.take("qu", &ids(&["a", "b"]), "g").await.expect("take"));
+    assert!(q.take("qu", &ids(&["b", "c"]), "g").await.expect("take"));
+    let b = q.cancel("b", "qu", "pb").await.expect("cancel").expect("b");
+    assert_eq!(
+        b.status,
+        TicketStatus::Matched {
+            game_id: "g".into(),
+            seat: 0
+        }
+    );
+    let again = q.cancel("a", "qu", "pa").await.expect("cancel").expect("a");
+    assert_eq!(again.status, TicketStatus::Cancelled);
+    assert!(q.queues().await.expect("queues").is_empty());
+    assert_eq!(
+        q.enqueue(&ticket("qu", "a2", "pa", 4))
+            .await
+            .expect("requeue"),
+        EnqueueOutcome::Queued
+    );
+}
+
+fn update(player: &str, expected_version: u64, rating: f64, games: u32) -> RatingUpdate {
+    RatingUpdate {
+        player_id: player.to_owned(),
+        display_name: format!("name of {player}"),
+        expected_version,
+        rating,
+        games,
+    }
+}
+
+/// record writes every update with version + 1; get returns None for unknown players.
+pub async fn rating_record_and_get(backend: Backend) {
+    let r = RatingStore::new(backend);
+    let players = ids(&["p1", "p2", "p3"]);
+    assert_eq!(
+        r.get("caro-15", &players).await.expect("get"),
+        vec![None, None, None]
+    );
+    let ups = [update("p1", 0, 1512.25, 1), update("p2", 0, 1487.75, 1)];
+    assert_eq!(
+        r.record("caro-15", "g1", &ups, b"r1")
+            .await
+            .expect("record"),
+        RecordOutcome::Recorded
+    );
+    let got = r.get("caro-15", &players).await.expect("get");
+    let p1 = got[0].clone().expect("p1");
+    assert_eq!((p1.rating, p1.games, p1.version), (1512.25, 1, 1));
+    assert_eq!(p1.display_name, "name of p1");
+    assert_eq!(got[1].as_ref().map(|e| e.version), Some(1));
+    assert_eq!(got[2], None);
+    // Rule sets are separate.
+    assert_eq!(
+        r.get("caro-19", &players[..1]).await.expect("get"),
+        vec![None]
+    );
+    let ups = [update("p1", 1, 1500.1 + 0.2, 2)];
+    assert_eq!(
+        r.record("caro-15", "g2", &ups, b"r2")
+            .await
+            .expect("record"),
+        RecordOutcome::Recorded
+    );
+    let p1 = r.get("caro-15", &players[..1]).await.expect("get")[0]
+        .clone()
+        .expect("p1");
+    assert_eq!((p1.rating, p1.games, p1.version), (1500.1 + 0.2, 2, 2));
+    assert!(r.get("caro-15", &[]).await.expect("get").is_empty());
+}
+
+/// Recording the same game twice writes nothing the second time.
+pub async fn rating_record_twice_is_already_recorded(backend: Backend) {
+    let r = RatingStore::new(backend);
+    let ups = [update("p1", 0, 1510.0, 1), update("p2", 0, 1490.0, 1)];
+    assert_eq!(
+        r.record("rs", "g1", &ups, b"r").await.expect("record"),
+        RecordOutcome::Recorded
+    );
+    assert_eq!(
+        r.record("rs", "g1", &ups, b"r").await.expect("record"),
+        RecordOutcome::AlreadyRecorded
+    );
+    let ups2 = [update("p1", 1, 1600.0, 2)];
+    assert_eq!(
+        r.record("rs", "g1", &ups2, b"x").await.expect("record"),
+        RecordOutcome::AlreadyRecorded
+    );
+    let p1 = r.get("rs", &ids(&["p1"])).await.expect("get")[0]
+        .clone()
+        .expect("p1");
+    assert_eq!((p1.rating, p1.version), (1510.0, 1));
+    assert_eq!(r.result("g1").await.expect("result"), Some(b"r".to_vec()));
+}
+
+/// A stale version anywhere makes the whole record a Conflict that writes nothing.
+pub async fn rating_version_conflict(backend: Backend) {
+    let r = RatingStore::new(backend);
+    r.record("rs", "g1", &[update("p1", 0, 1510.0, 1)], b"r")
+        .await
+        .expect("record");
+    let stale = [update("p2", 0, 1490.0, 1), update("p1", 0, 1520.0, 1)];
+    assert_eq!(
+        r.record("rs", "g2", &stale, b"r").await.expect("record"),
+        RecordOutcome::Conflict
+    );
+    assert_eq!(r.get("rs", &ids(&["p2"])).await.expect("get"), vec![None]);
+    assert_eq!(r.result("g2").await.expect("result"), None);
+    let future = [update("p1", 7, 1520.0, 2)];
+    assert_eq!(
+        r.record("rs", "g2", &future, b"r").await.expect("record"),
+        RecordOutcome::Conflict
+    );
+    // After re-reading, the retry succeeds.
+    let fresh = [update("p2", 0, 1490.0, 1), update("p1", 1, 1520.0, 2)];
+    assert_eq!(
+        r.record("rs", "g2", &fresh, b"r").await.expect("record"),
+        RecordOutcome::Recorded
+    );
+    // Concurrent recorders of different games from the same read: one wins.
+    let outcomes = join_all((0..RACERS).map(|i| {
+        let r = r.clone();
+        async move {
+            let ups = [update("p1", 2, 1530.0 + i as f64, 3)];
+            r.record("rs", &format!("race{i}"), &ups, b"r").await
+        }
+    }))
+    .await;
+    let recorded = outcomes
+        .into_iter()
+        .filter(|o| *o.as_ref().expect("record") == RecordOutcome::Recorded)
+        .count();
+    assert_eq!(recorded, 1);
+    assert!(
+        r.record("rs", "nan", &[update("p9", 0, f64::NAN, 1)], b"r")
+            .await
+            .is_err()
+    );
+}
+
+/// Unrated games are marked once; results come back for rated and unrated games.
+pub async fn rating_unrated_and_results(backend: Backend) {
+    let r = RatingStore::new(backend);
+    assert_eq!(r.result("g1").await.expect("result"), None);
+    assert!(r.record_unrated("g1", b"cancelled").await.expect("unrated"));
+    assert!(
+        !r.record_unrated("g1", b"other")
+            .await
+            .expect("unrated twice")
+    );
+    assert_eq!(
+        r.result("g1").await.expect("result"),
+        Some(b"cancelled".to_vec())
+    );
+    let ups = [update("p1", 0, 1500.0, 1)];
+    assert_eq!(
+        r.record("rs", "g1", &ups, b"rated").await.expect("record"),
+        RecordOutcome::AlreadyRecorded
+    );
+    r.record("rs", "g2", &ups, b"rated").await.expect("record");
+    assert!(
+        !r.record_unrated("g2", b"x")
+            .await
+            .expect("unrated after rated")
+    );
+    assert_eq!(
+        r.result("g2").await.expect("result"),
+        Some(b"rated".to_vec())
+    );
+}
+
+/// The leaderboard: highest first, ties by fewer games then id, paged by offset.
+pub async fn rating_top_order_and_paging(backend: Backend) {
+    let r = RatingStore::new(backend);
+    assert!(r.top("rs", 0, 10).await.expect("top").is_empty());
+    let ups = [
+        update("b", 0, 1600.0, 5),
+        update("a", 0, 1600.0, 5),
+        update("c", 0, 1600.0, 3),
+        update("d", 0, 1700.5, 9),
+        update("e", 0, -20.0, 1),
+        update("f", 0, 1500.0, 12),
+    ];
+    r.record("rs", "g1", &ups, b"r").await.expect("record");
+    let order = |v: Vec<RatingEntry>| v.into_iter().map(|e| e.player_id).collect::<Vec<_>>();
+    assert_eq!(
+        order(r.top("rs", 0, 10).await.expect("top")),
+        ["d", "c", "a", "b", "f", "e"]
+    );
+    assert_eq!(order(r.top("rs", 1, 2).await.expect("top")), ["c", "a"]);
+    assert!(r.top("rs", 6, 2).await.expect("top").is_empty());
+    assert!(r.top("rs", 0, 0).await.expect("top").is_empty());
+    // An update moves the player (no stale leaderboard entry stays behind).
+    r.record("rs", "g2", &[update("e", 1, 1800.0, 2)], b"r")
+        .await
+        .expect("record");
+    let top = r.top("rs", 0, 10).await.expect("top");
+    assert_eq!(order(top.clone()), ["e", "d", "c", "a", "b", "f"]);
+    assert_eq!(
+        (top[0].rating, top[0].games, top[0].version),
+        (1800.0, 2, 2)
+    );
+    assert!(r.top("other", 0, 10).await.expect("top").is_empty());
 }

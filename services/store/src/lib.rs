@@ -59,8 +59,8 @@ pub mod testing;
 mod timer;
 
 pub use backend::{Backend, StoreError};
-pub use feed::{FeedError, FeedSubscription, GameFeed};
+pub use feed::{FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
-//STUB pub use queue::{EnqueueOutcome, QueueStore, Ticket, TicketStatus};
-//STUB pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
+pub use queue::{EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, Ticket, TicketStatus};
+pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use timer::{DueTimer, TimerStore};
