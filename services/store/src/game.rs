@@ -374,7 +374,8 @@ impl GameStore {
         Ok(())
     }
 
-    /// Ids of live games in byte order, at most `limit`.
+    /// Ids of live games, sorted (Redis: `SORT ALPHA`, i.e. the server's collation, which
+    /// is byte order for lowercase ASCII ids), at most `limit`.
     pub async fn live_games(&self, limit: usize) -> Result<Vec<String>, StoreError> {
         if limit == 0 {
             return Ok(Vec::new());

@@ -44,6 +44,10 @@
 //! | `ludus:{rating}:RULESET:player:PID` | hash | `name`, `rating`, `games`, `version`, `member` |
 //! | `ludus:{rating}:game:GAMEID` | string | the game's result bytes: marks it as recorded |
 //!
+//! Live events: a subscriber may receive an event committed shortly before it subscribed,
+//! and after a Redis reconnect it sees [`FeedError::Lagged`]; either way it should track the
+//! last seq it delivered and fill gaps from [`GameStore::events_after`].
+//!
 //! Matchmaking and rating keys each share one tag (`{mm}`, `{rating}`) because their scripts
 //! must see keys of several queues or rule sets at once (one live ticket per player across
 //! queues; one result marker per game whatever its rule set).

@@ -93,3 +93,44 @@ async fn feed_survives_reconnect() {
         }
     }
 }
+
+/// Matched and cancelled tickets expire on Redis (queued ones never do).
+#[tokio::test]
+async fn finished_tickets_expire() {
+    use ludus_store::{QueueStore, Ticket, TicketStatus};
+    let server = server();
+    let queues = QueueStore::new(server.backend("x:").await.expect("connect"));
+    for (id, player) in [("a", "pa"), ("b", "pb"), ("c", "pc")] {
+        let t = Ticket {
+            ticket_id: id.into(),
+            queue: "q".into(),
+            player_id: player.into(),
+            payload: Vec::new(),
+            created_ms: 1,
+            status: TicketStatus::Queued,
+        };
+        queues.enqueue(&t).await.expect("enqueue");
+    }
+    assert!(queues.take("q", &["a".into()], "g").await.expect("take"));
+    queues.cancel("b", "q", "pb").await.expect("cancel");
+    let client = redis::Client::open(server.url()).expect("client");
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connect");
+    for (id, finished) in [("a", true), ("b", true), ("c", false)] {
+        let ttl: i64 = redis::cmd("TTL")
+            .arg(format!("x:ludus:{{mm}}:q:ticket:{id}"))
+            .query_async(&mut conn)
+            .await
+            .expect("ttl");
+        if finished {
+            assert!(
+                ttl > 0 && ttl <= ludus_store::FINISHED_TICKET_TTL_SECS as i64,
+                "{id}: {ttl}"
+            );
+        } else {
+            assert_eq!(ttl, -1, "a queued ticket must not expire");
+        }
+    }
+}
