@@ -131,7 +131,9 @@ impl Board {
 
     /// Whether `side` has a checker on a point above `p` (B11 bearing off with a higher die).
     fn checker_above(&self, side: Seat, p: u8) -> bool {
-        self.checkers[side & 1][usize::from(p)..].iter().any(|&c| c > 0)
+        self.checkers[side & 1][usize::from(p)..]
+            .iter()
+            .any(|&c| c > 0)
     }
 
     /// Moves one checker of `side` from `from` (1-24, or 25 for the bar) by one die, checking

@@ -42,20 +42,25 @@ pub fn score(board: &Board, side: Seat) -> i64 {
         let n = board.count(side, p);
         if n >= 2 {
             s += if p <= 7 { 6 } else { 2 };
-        } else if n == 1 {
-            if let Some(q) = lowest_opp {
-                if q < p {
-                    // Distance of the nearest attacker below the blot.
-                    let nearest = (0..p)
-                        .rev()
-                        .find(|&r| {
-                            (r == 0 && board.bar(opp) > 0) || (r > 0 && board.opponent_at(side, r) > 0)
-                        })
-                        .unwrap_or(q);
-                    let d = p - nearest;
-                    s -= if d <= 6 { 14 } else if d <= 12 { 6 } else { 2 };
-                }
-            }
+        } else if n == 1
+            && let Some(q) = lowest_opp
+            && q < p
+        {
+            // Distance of the nearest attacker below the blot.
+            let nearest = (0..p)
+                .rev()
+                .find(|&r| {
+                    (r == 0 && board.bar(opp) > 0) || (r > 0 && board.opponent_at(side, r) > 0)
+                })
+                .unwrap_or(q);
+            let d = p - nearest;
+            s -= if d <= 6 {
+                14
+            } else if d <= 12 {
+                6
+            } else {
+                2
+            };
         }
     }
     s

@@ -86,10 +86,10 @@ impl Backgammon {
         if turn > 1 {
             return Err(SetupError::new("B4", "the player on roll is seat 0 or 1"));
         }
-        if let Some(d) = dice {
-            if d.iter().any(|x| !(1..=6).contains(x)) {
-                return Err(SetupError::new("B3", "dice show 1 to 6"));
-            }
+        if let Some(d) = dice
+            && d.iter().any(|x| !(1..=6).contains(x))
+        {
+            return Err(SetupError::new("B3", "dice show 1 to 6"));
         }
         if board.winner().is_some() {
             return Err(SetupError::new("B13", "one side has already borne off"));
@@ -191,10 +191,7 @@ impl Backgammon {
         if self.cube_owner.is_some_and(|o| o != seat) {
             return Some(BackgammonError::new(
                 "B14",
-                format!(
-                    "only the cube owner ({}) may double",
-                    side_name(seat ^ 1)
-                ),
+                format!("only the cube owner ({}) may double", side_name(seat ^ 1)),
             ));
         }
         if self.cube_log >= MAX_CUBE_LOG {
@@ -352,10 +349,9 @@ impl Backgammon {
                 };
                 Ok(())
             }
-            (Phase::Roll, Action::Play(_)) => Err(BackgammonError::new(
-                "B4",
-                "roll the dice before playing",
-            )),
+            (Phase::Roll, Action::Play(_)) => {
+                Err(BackgammonError::new("B4", "roll the dice before playing"))
+            }
             (Phase::Play { dice }, Action::Roll) => Err(BackgammonError::new(
                 "B4",
                 format!("the dice are rolled ({}): play them", roll(dice)),
@@ -481,7 +477,11 @@ impl Backgammon {
             }
             Phase::Doubled { beavered, .. } => {
                 let mut v = vec![Action::Take, Action::Drop];
-                if self.options.beavers && self.options.is_money() && !beavered && self.cube_log + 2 <= MAX_CUBE_LOG {
+                if self.options.beavers
+                    && self.options.is_money()
+                    && !beavered
+                    && self.cube_log + 2 <= MAX_CUBE_LOG
+                {
                     v.push(Action::Beaver);
                 }
                 v

@@ -47,7 +47,10 @@ fn decode_base64(text: &str, bytes: usize, what: &str) -> Result<Vec<u8>, Backga
     if text.len() != expected {
         return Err(BackgammonError::new(
             "N2",
-            format!("a {what} has {expected} base64 characters, not {}", text.len()),
+            format!(
+                "a {what} has {expected} base64 characters, not {}",
+                text.len()
+            ),
         ));
     }
     let mut bits: u64 = 0;
@@ -86,10 +89,10 @@ impl Bits {
 
     fn push(&mut self, value: u32, width: usize) {
         for k in 0..width {
-            if (value >> k) & 1 == 1 {
-                if let Some(b) = self.bytes.get_mut((self.pos + k) / 8) {
-                    *b |= 1 << ((self.pos + k) % 8);
-                }
+            if (value >> k) & 1 == 1
+                && let Some(b) = self.bytes.get_mut((self.pos + k) / 8)
+            {
+                *b |= 1 << ((self.pos + k) % 8);
             }
         }
         self.pos += width;
@@ -247,7 +250,12 @@ impl MatchKey {
             0 => Some(0),
             1 => Some(1),
             3 => None,
-            _ => return Err(BackgammonError::new("N2", "the match id has no cube owner 2")),
+            _ => {
+                return Err(BackgammonError::new(
+                    "N2",
+                    "the match id has no cube owner 2",
+                ));
+            }
         };
         let state = match read(8, 3) {
             0 => GnubgGameState::NoGame,
@@ -264,7 +272,10 @@ impl MatchKey {
         };
         let dice = [read(15, 3) as u8, read(18, 3) as u8];
         if dice.iter().any(|&d| d > 6) || (dice[0] == 0) != (dice[1] == 0) {
-            return Err(BackgammonError::new("N2", "the match id holds impossible dice"));
+            return Err(BackgammonError::new(
+                "N2",
+                "the match id holds impossible dice",
+            ));
         }
         Ok(MatchKey {
             cube_log: read(0, 4) as u8,

@@ -109,7 +109,9 @@ impl Match {
         self.games += 1;
         self.crawford = match self.crawford {
             Crawford::Next => Crawford::Done,
-            Crawford::Before if before + 1 < self.length && self.score[winner] + 1 == self.length => {
+            Crawford::Before
+                if before + 1 < self.length && self.score[winner] + 1 == self.length =>
+            {
                 Crawford::Next
             }
             other => other,
@@ -153,9 +155,15 @@ mod tests {
 
     #[test]
     fn b22_jumping_past_n_minus_1_is_no_crawford() {
-        let m = Match::new(5).unwrap().record_points(0, 2).record_points(0, 4);
+        let m = Match::new(5)
+            .unwrap()
+            .record_points(0, 2)
+            .record_points(0, 4);
         assert_eq!(m.winner(), Some(0));
-        let m = Match::new(5).unwrap().record_points(1, 3).record_points(0, 1);
+        let m = Match::new(5)
+            .unwrap()
+            .record_points(1, 3)
+            .record_points(0, 1);
         assert!(!m.is_crawford());
         assert!(Match::new(4).is_err());
     }

@@ -128,12 +128,25 @@ mod tests {
         assert_eq!(p.0.len(), 2);
         assert!(p.0[0].hit && !p.0[1].hit);
         assert_eq!(p.to_string(), "24/18* 18/13");
-        assert_eq!(parse_play("8/2(2) 6/off").unwrap().to_string(), "8/2(2) 6/off");
+        assert_eq!(
+            parse_play("8/2(2) 6/off").unwrap().to_string(),
+            "8/2(2) 6/off"
+        );
     }
 
     #[test]
     fn n1_rejects_garbage_without_panicking() {
-        for t in ["24", "24/", "x/y", "24/18(9)", "24/18(", "300/1", "/", "24//18", "1/2/3/4/5/6/7/8/9/10"] {
+        for t in [
+            "24",
+            "24/",
+            "x/y",
+            "24/18(9)",
+            "24/18(",
+            "300/1",
+            "/",
+            "24//18",
+            "1/2/3/4/5/6/7/8/9/10",
+        ] {
             assert!(parse_play(t).is_err(), "{t}");
         }
         assert_eq!(parse_action("pass", true).unwrap(), Action::Drop);

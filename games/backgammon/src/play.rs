@@ -141,7 +141,14 @@ pub fn legal_plays(board: &Board, side: Seat, dice: Dice) -> LegalPlays {
     let mut seen = HashSet::new();
     let mut steps = Vec::with_capacity(4);
     let larger = dice[0].max(dice[1]);
-    search(board, side, &dice_list(dice), &mut steps, &mut leaves, &mut seen);
+    search(
+        board,
+        side,
+        &dice_list(dice),
+        &mut steps,
+        &mut leaves,
+        &mut seen,
+    );
     let max_used = leaves.iter().map(|l| l.steps.len()).max().unwrap_or(0);
     let used_larger = |l: &Leaf| l.steps.len() == 1 && l.steps[0].die == larger;
     let larger_only = dice[0] != dice[1] && max_used == 1 && leaves.iter().any(used_larger);
@@ -152,7 +159,7 @@ pub fn legal_plays(board: &Board, side: Seat, dice: Dice) -> LegalPlays {
             continue;
         }
         if index.insert(leaf.board) {
-            out.push((compact(&leaf.steps), leaf.board));
+            out.push((compact(&leaf.steps, board.bar(side) > 1), leaf.board));
         }
     }
     if out.is_empty() {
@@ -186,7 +193,10 @@ fn search(
         let froms: Vec<u8> = if board.bar(side) > 0 {
             vec![BAR]
         } else {
-            (1..=24).rev().filter(|&p| board.count(side, p) > 0).collect()
+            (1..=24)
+                .rev()
+                .filter(|&p| board.count(side, p) > 0)
+                .collect()
         };
         for from in froms {
             let Ok((next, to, hit)) = board.step(side, from, die) else {
@@ -217,15 +227,18 @@ fn search(
 }
 
 /// Merges the single-die steps of one checker into combined moves (`24/18 18/13` becomes
-/// `24/13`), except after a hit, so the notation shows where a hit happened; then sorts the
-/// moves from the highest point down, the order in which they can always be played.
-fn compact(steps: &[Step]) -> Play {
+/// `24/13`), except after a hit, so the notation shows where a hit happened, and except for
+/// bearing off, which may have to wait for other checkers to come home; then sorts the
+/// moves from the highest point down, the order in which they can always be played. With
+/// several checkers on the bar an entered checker may not go on before the others are in
+/// (B10), so entering moves stay single (`bar/20(2) 20/15(2)`).
+fn compact(steps: &[Step], several_on_bar: bool) -> Play {
     let mut moves: Vec<Move> = Vec::with_capacity(steps.len());
     for s in steps {
         if let Some(m) = moves
             .iter_mut()
             .rev()
-            .find(|m| m.to == s.from && !m.hit && m.to != OFF)
+            .find(|m| m.to == s.from && !m.hit && s.to != OFF && !(several_on_bar && m.from == BAR))
         {
             m.to = s.to;
             m.hit = s.hit;
@@ -313,15 +326,17 @@ pub fn check_play(
     }
     let used = resolved.iter().map(|r| r.used).max().unwrap_or(0);
     if used < max_used {
-        let bar_left = resolved.iter().all(|r| r.board.bar(side) > 0);
-        if bar_left && board.bar(side) > 0 {
-            return Err(BackgammonError::new(
-                "B10",
+        if board.bar(side) > 0 {
+            let bar_left = resolved.iter().all(|r| r.board.bar(side) > 0);
+            let message = if bar_left {
                 format!(
                     "{play} leaves checkers on the bar that {} can enter",
                     roll(dice)
-                ),
-            ));
+                )
+            } else {
+                format!("{play}: the dice left after entering must be played")
+            };
+            return Err(BackgammonError::new("B10", message));
         }
         let what = if dice[0] == dice[1] {
             format!("{max_used} of the four {}s", dice[0])
@@ -469,17 +484,17 @@ fn die_sequences(dice: &[u8]) -> Vec<Vec<u8>> {
 fn step_error(e: StepError, m: &Move, pos: u8, die: u8, intermediate: bool) -> BackgammonError {
     match e {
         StepError::NoSuchDie => BackgammonError::new("B6", format!("{die} is not a die")),
-        StepError::NoChecker => {
-            BackgammonError::new("B1", format!("{m}: there is no checker of yours to move there"))
-        }
+        StepError::NoChecker => BackgammonError::new(
+            "B1",
+            format!("{m}: there is no checker of yours to move there"),
+        ),
         StepError::BarFirst => BackgammonError::new(
             "B10",
             format!("{m}: checkers on the bar must enter before any other move"),
         ),
-        StepError::Blocked(p) if intermediate || p != m.to => BackgammonError::new(
-            "B6",
-            format!("{m}: the intermediate point {p} is blocked"),
-        ),
+        StepError::Blocked(p) if intermediate || p != m.to => {
+            BackgammonError::new("B6", format!("{m}: the intermediate point {p} is blocked"))
+        }
         StepError::Blocked(p) => {
             BackgammonError::new("B5", format!("{m}: point {p} is held by the opponent"))
         }
