@@ -1,0 +1,546 @@
+//! An exact solver for Kalah positions (M4–M8, M13).
+//!
+//! The value of a position is the final margin the side to move can force: its store minus
+//! the opponent's store at the end, with both playing perfectly. Stores never change how play
+//! goes on, so the search works on the pits alone and adds the stores at the end; the
+//! transposition table is keyed by the 12 pit counts, which is exact (no hash collisions can
+//! corrupt a value).
+//!
+//! The search is MTD(f): a sequence of null-window, fail-soft alpha-beta searches to the end
+//! of the game that closes in on the margin, sharing one transposition table of bounds.
+//! Moves are ordered: the table's best move, then sows that end in the store (M5, from the
+//! pit nearest the store), then captures (M6), then the rest from the store end. A node with
+//! `s` seeds left in the pits is worth between `-s` and `s`, which cuts windows outside that.
+//!
+//! Not modelled: the 400-sow limit (M9). It needs the sow count in the position, which would
+//! defeat the table; real games last 30–70 sows, and every sow either fills a store or moves
+//! the mover's seeds toward its store, so no position repeats.
+//!
+//! Everything is deterministic: no clock, no randomness; a budget is a node count.
+
+use ludus_rules::Seat;
+
+use crate::board::RuleSet;
+use crate::game::Mancala;
+
+/// Pits per side in Kalah (M1).
+const PITS: usize = 6;
+/// Places one sow can drop in: the mover's 6 pits, its store, the opponent's 6 pits (M4).
+const CYCLE: usize = 2 * PITS + 1;
+/// The mover's store on the cycle.
+const STORE: usize = PITS;
+/// The most seeds the pits may hold; keeps every margin inside `i8` in the table.
+const MAX_SEEDS: u32 = 120;
+
+/// A Kalah position from the side to move: its pits, the opponent's pits and both stores.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub struct KalahPosition {
+    /// `pits[0..6]`: the mover's pits 1–6; `pits[6..12]`: the opponent's pits 1–6 (M1).
+    pits: [u8; 2 * PITS],
+    /// The mover's store, then the opponent's.
+    stores: [u8; 2],
+}
+
+impl KalahPosition {
+    /// The start of a Kalah game (M2): 4 seeds in every pit, empty stores.
+    pub fn start() -> KalahPosition {
+        KalahPosition {
+            pits: [4; 2 * PITS],
+            stores: [0, 0],
+        }
+    }
+
+    /// A position from the mover's pits 1–6, the opponent's pits 1–6 and the stores (mover's
+    /// first). Any seed counts are allowed (smaller or larger games than 6×4) up to 120 seeds
+    /// in the pits; `None` beyond that.
+    pub fn new(mover: [u8; PITS], opponent: [u8; PITS], stores: [u8; 2]) -> Option<KalahPosition> {
+        let mut pits = [0u8; 2 * PITS];
+        pits[..PITS].copy_from_slice(&mover);
+        pits[PITS..].copy_from_slice(&opponent);
+        let total: u32 = pits.iter().map(|&p| u32::from(p)).sum();
+        (total <= MAX_SEEDS).then_some(KalahPosition { pits, stores })
+    }
+
+    /// The position of a Kalah game in progress, from its seat to move; `None` for Congklak
+    /// or a finished game.
+    pub fn from_game(game: &Mancala) -> Option<KalahPosition> {
+        use ludus_rules::Game;
+        if game.rule_set() != RuleSet::Kalah {
+            return None;
+        }
+        let mover: Seat = game.to_move()?;
+        let board = game.board();
+        let row = |seat: Seat| {
+            let mut r = [0u8; PITS];
+            r.copy_from_slice(board.row(seat, PITS as u8));
+            r
+        };
+        KalahPosition::new(
+            row(mover),
+            row(1 - mover),
+            [board.store(mover), board.store(1 - mover)],
+        )
+    }
+
+    /// The mover's pits 1–6.
+    pub fn mover_pits(&self) -> &[u8] {
+        &self.pits[..PITS]
+    }
+
+    /// The opponent's pits 1–6.
+    pub fn opponent_pits(&self) -> &[u8] {
+        &self.pits[PITS..]
+    }
+
+    /// The stores, the mover's first.
+    pub fn stores(&self) -> [u8; 2] {
+        self.stores
+    }
+
+    /// Whether the game is over here (M7: a row is empty).
+    pub fn is_over(&self) -> bool {
+        row_sum(&self.pits, 0) == 0 || row_sum(&self.pits, PITS) == 0
+    }
+
+    /// The pits (1–6) the mover may sow.
+    pub fn legal_pits(&self) -> Vec<u8> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        (0..PITS)
+            .filter(|&i| self.pits[i] > 0)
+            .map(|i| i as u8 + 1)
+            .collect()
+    }
+
+    fn store_margin(&self) -> i32 {
+        i32::from(self.stores[0]) - i32::from(self.stores[1])
+    }
+
+    /// The final margin if the game were over now (M7: each side keeps its own pits).
+    fn swept_margin(&self) -> i32 {
+        self.store_margin() + row_sum(&self.pits, 0) - row_sum(&self.pits, PITS)
+    }
+}
+
+fn row_sum(pits: &[u8; 2 * PITS], from: usize) -> i32 {
+    pits[from..from + PITS].iter().map(|&p| i32::from(p)).sum()
+}
+
+fn seeds(pits: &[u8; 2 * PITS]) -> i32 {
+    pits.iter().map(|&p| i32::from(p)).sum()
+}
+
+/// What one sow leads to.
+#[derive(Copy, Clone, Eq, PartialEq, Debug)]
+enum Next {
+    /// The game is over (M7); the gain already holds the swept seeds.
+    Over,
+    /// The mover sows again from the child (M5).
+    Again,
+    /// The opponent moves; the child is seen from their side.
+    Turn,
+}
+
+/// Sows the mover's pit `i` (0-based, must hold seeds): the child pits, the seeds the mover
+/// gains (store drops, capture, and on the end the swept margin), and what follows.
+fn play(pits: &[u8; 2 * PITS], i: usize) -> ([u8; 2 * PITS], i32, Next) {
+    let mut b = *pits;
+    let n = usize::from(b[i]);
+    b[i] = 0;
+    // M4: whole laps put a seed everywhere on the cycle, the emptied pit included.
+    let laps = n / CYCLE;
+    let mut gain = laps as i32;
+    if laps > 0 {
+        for p in &mut b {
+            *p += laps as u8;
+        }
+    }
+    let mut c = i;
+    for _ in 0..n % CYCLE {
+        c += 1;
+        if c == CYCLE {
+            c = 0;
+        }
+        match c {
+            STORE => gain += 1,
+            c if c < STORE => b[c] += 1,
+            c => b[c - 1] += 1,
+        }
+    }
+    let next = if c == STORE { Next::Again } else { Next::Turn };
+    // M6: a last seed in an own pit that was empty captures when the pit opposite holds seeds.
+    if c < STORE && b[c] == 1 && b[2 * PITS - 1 - c] > 0 {
+        gain += 1 + i32::from(b[2 * PITS - 1 - c]);
+        b[c] = 0;
+        b[2 * PITS - 1 - c] = 0;
+    }
+    let own = row_sum(&b, 0);
+    let theirs = row_sum(&b, PITS);
+    if own == 0 || theirs == 0 {
+        // M7: over at once, each side keeping its own pits.
+        return (b, gain + own - theirs, Next::Over);
+    }
+    if next == Next::Turn {
+        b.rotate_left(PITS);
+    }
+    (b, gain, next)
+}
+
+/// One slot of the transposition table: bounds on the pits' value (the margin still to be
+/// won from here), the best move found, and the seed count that ranks what to keep.
+#[derive(Copy, Clone, Default, Debug)]
+struct Entry {
+    pits: [u8; 2 * PITS],
+    lower: i8,
+    upper: i8,
+    best: u8,
+    seeds: u8,
+}
+
+/// The result of an exact solve.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub struct Solution {
+    /// The final margin (mover's store minus opponent's at the end) with perfect play.
+    pub margin: i32,
+    /// A sow (pit 1–6) that achieves it; `None` when the game is over.
+    pub best: Option<u8>,
+    /// Positions searched.
+    pub nodes: u64,
+}
+
+/// The result of a solve within a node budget: bounds on the final margin.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub struct SolverReport {
+    /// The mover can force at least this final margin.
+    pub lower: i32,
+    /// The opponent can hold the mover to at most this final margin.
+    pub upper: i32,
+    /// A sow that achieves at least `lower`, when one was proved (or the game is over: `None`).
+    pub best: Option<u8>,
+    /// Positions searched.
+    pub nodes: u64,
+}
+
+impl SolverReport {
+    /// Whether the bounds meet: the margin is known exactly.
+    pub fn is_exact(&self) -> bool {
+        self.lower == self.upper
+    }
+}
+
+/// The value of one legal sow, as the analysis RPC shows it.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub struct MoveValue {
+    /// The pit sown, 1–6 from the mover's side.
+    pub pit: u8,
+    /// The final margin for the mover after this sow, at least…
+    pub lower: i32,
+    /// …and at most. Equal when exact.
+    pub upper: i32,
+}
+
+impl MoveValue {
+    /// Whether the value is known exactly.
+    pub fn is_exact(&self) -> bool {
+        self.lower == self.upper
+    }
+}
+
+/// A Kalah solver with its transposition table. Values in the table are facts about
+/// positions, so one solver can serve many positions of many games and gets faster with use.
+#[derive(Debug)]
+pub struct Solver {
+    table: Vec<Entry>,
+    mask: usize,
+    nodes: u64,
+    limit: u64,
+    aborted: bool,
+    root_best: u8,
+}
+
+impl Default for Solver {
+    /// A solver with 2^22 table slots (64 MiB).
+    fn default() -> Self {
+        Solver::new(22)
+    }
+}
+
+impl Solver {
+    /// The default table: 2^22 slots of 16 bytes.
+    pub const DEFAULT_TABLE_BITS: u32 = 22;
+
+    /// A solver with `2^table_bits` table slots of 16 bytes each (`table_bits` is clamped
+    /// to 4..=30).
+    pub fn new(table_bits: u32) -> Solver {
+        let size = 1usize << table_bits.clamp(4, 30);
+        Solver {
+            table: vec![Entry::default(); size],
+            mask: size - 1,
+            nodes: 0,
+            limit: u64::MAX,
+            aborted: false,
+            root_best: 0,
+        }
+    }
+
+    /// The exact final margin of `pos` and a best sow. May take long from positions with many
+    /// seeds; see [`Solver::solve_within`] for a bounded search.
+    pub fn solve(&mut self, pos: &KalahPosition) -> Solution {
+        let report = self.solve_within(pos, u64::MAX);
+        Solution {
+            margin: report.lower,
+            best: report.best,
+            nodes: report.nodes,
+        }
+    }
+
+    /// Solves `pos` searching at most about `node_budget` positions. The report is exact when
+    /// its bounds meet; otherwise they bracket the margin.
+    pub fn solve_within(&mut self, pos: &KalahPosition, node_budget: u64) -> SolverReport {
+        self.nodes = 0;
+        self.limit = node_budget;
+        self.aborted = false;
+        let base = pos.store_margin();
+        if pos.is_over() {
+            let m = pos.swept_margin();
+            return SolverReport {
+                lower: m,
+                upper: m,
+                best: None,
+                nodes: 0,
+            };
+        }
+        let s = seeds(&pos.pits);
+        let (mut lower, mut upper) = (-s, s);
+        let mut best = None;
+        let mut guess = self.probe(&pos.pits).map_or(0, |e| {
+            (i32::from(e.lower) + i32::from(e.upper)) / 2
+        });
+        while lower < upper {
+            let beta = if guess <= lower { lower + 1 } else { guess.min(upper) };
+            self.root_best = 0;
+            let v = self.search(&pos.pits, beta - 1, beta, true);
+            if self.aborted {
+                break;
+            }
+            if v < beta {
+                upper = v;
+            } else {
+                lower = v;
+                best = Some(self.root_best + 1);
+            }
+            guess = v;
+        }
+        if best.is_none() && lower == upper {
+            // Nothing beat the worst case: every sow is worth it, so any will do.
+            best = pos.legal_pits().first().copied();
+        }
+        SolverReport {
+            lower: base + lower,
+            upper: base + upper,
+            best,
+            nodes: self.nodes,
+        }
+    }
+
+    /// The value of every legal sow of `pos` (final margin for the mover), spending about
+    /// `node_budget` positions in all. Unused budget of one sow passes to the next.
+    pub fn analyze(&mut self, pos: &KalahPosition, node_budget: u64) -> Vec<MoveValue> {
+        let legal = pos.legal_pits();
+        let mut left = node_budget;
+        let mut out = Vec::with_capacity(legal.len());
+        for (k, &pit) in legal.iter().enumerate() {
+            let (child, gain, next) = play(&pos.pits, usize::from(pit - 1));
+            let base = pos.store_margin() + gain;
+            let share = left / (legal.len() - k) as u64;
+            let (lower, upper) = match next {
+                Next::Over => (base, base),
+                Next::Again | Next::Turn => {
+                    let stores = [0, 0];
+                    let r = self.solve_within(&KalahPosition { pits: child, stores }, share);
+                    left = left.saturating_sub(r.nodes);
+                    if next == Next::Again {
+                        (base + r.lower, base + r.upper)
+                    } else {
+                        (base - r.upper, base - r.lower)
+                    }
+                }
+            };
+            out.push(MoveValue { pit, lower, upper });
+        }
+        out
+    }
+
+    fn index(&self, pits: &[u8; 2 * PITS]) -> usize {
+        let mut lo = [0u8; 8];
+        lo.copy_from_slice(&pits[..8]);
+        let mut hi = [0u8; 4];
+        hi.copy_from_slice(&pits[8..]);
+        let lo = u64::from_le_bytes(lo);
+        let hi = u64::from(u32::from_le_bytes(hi));
+        let h = (lo ^ hi.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        // Two-slot buckets: the even slot keeps the bigger subtree, the odd one the newest.
+        ((h >> 32) as usize) & self.mask & !1
+    }
+
+    fn probe(&self, pits: &[u8; 2 * PITS]) -> Option<Entry> {
+        let i = self.index(pits);
+        self.table[i..i + 2]
+            .iter()
+            .find(|e| e.seeds > 0 && e.pits == *pits)
+            .copied()
+    }
+
+    fn store(&mut self, pits: &[u8; 2 * PITS], lower: i32, upper: i32, best: usize, s: i32) {
+        let i = self.index(pits);
+        let entry = Entry {
+            pits: *pits,
+            lower: lower.clamp(-127, 127) as i8,
+            upper: upper.clamp(-127, 127) as i8,
+            best: best as u8,
+            seeds: s as u8,
+        };
+        let slot = if self.table[i].pits == *pits || self.table[i].seeds <= entry.seeds {
+            i
+        } else {
+            i + 1
+        };
+        self.table[slot] = entry;
+    }
+
+    /// Fail-soft alpha-beta on the margin still to be won from `pits` (mover to play).
+    fn search(&mut self, pits: &[u8; 2 * PITS], mut alpha: i32, mut beta: i32, root: bool) -> i32 {
+        self.nodes += 1;
+        if self.nodes > self.limit {
+            self.aborted = true;
+            return 0;
+        }
+        let s = seeds(pits);
+        if s <= alpha {
+            return s;
+        }
+        if -s >= beta {
+            return -s;
+        }
+        let mut tt_best = usize::MAX;
+        if let Some(e) = self.probe(pits) {
+            let (lo, hi) = (i32::from(e.lower), i32::from(e.upper));
+            if !root {
+                if lo >= beta {
+                    return lo;
+                }
+                if hi <= alpha {
+                    return hi;
+                }
+                if lo == hi {
+                    return lo;
+                }
+            }
+            alpha = alpha.max(lo);
+            beta = beta.min(hi);
+            tt_best = usize::from(e.best);
+        }
+        let alpha0 = alpha;
+
+        // Order: table move, then sows into the store (nearest the store first), then
+        // captures, then the rest from the store end.
+        let mut order = [0usize; PITS];
+        let mut count = 0;
+        let mut push = |i: usize, order: &mut [usize; PITS]| {
+            if !order[..count].contains(&i) {
+                order[count] = i;
+                count += 1;
+            }
+        };
+        if tt_best < PITS && pits[tt_best] > 0 {
+            push(tt_best, &mut order);
+        }
+        for i in (0..PITS).rev() {
+            if usize::from(pits[i]) == STORE - i {
+                push(i, &mut order);
+            }
+        }
+        for i in (0..PITS).rev() {
+            let n = usize::from(pits[i]);
+            if n > 0 && n < CYCLE {
+                let last = i + n;
+                if last < STORE && pits[last] == 0 && pits[2 * PITS - 1 - last] > 0 {
+                    push(i, &mut order);
+                }
+            }
+        }
+        for i in (0..PITS).rev() {
+            if pits[i] > 0 {
+                push(i, &mut order);
+            }
+        }
+
+        let mut best = i32::MIN;
+        let mut best_move = order[0];
+        for &i in &order[..count] {
+            let (child, gain, next) = play(pits, i);
+            let v = match next {
+                Next::Over => gain,
+                Next::Again => gain + self.search(&child, alpha - gain, beta - gain, false),
+                Next::Turn => gain - self.search(&child, gain - beta, gain - alpha, false),
+            };
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_move = i;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if root {
+            self.root_best = best_move as u8;
+        }
+        let (lo, hi) = if best <= alpha0 {
+            (-s, best)
+        } else if best >= beta {
+            (best, s)
+        } else {
+            (best, best)
+        };
+        // Keep what the table knew if it was tighter on the other side.
+        let (lo, hi) = match self.probe(pits) {
+            Some(e) => (lo.max(i32::from(e.lower)), hi.min(i32::from(e.upper))),
+            _ => (lo, hi),
+        };
+        self.store(pits, lo, hi, best_move, s);
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn m4_m5_sowing_pit_3_from_the_start_ends_in_the_store() {
+        let (child, gain, next) = play(&[4; 12], 2);
+        assert_eq!(next, Next::Again);
+        assert_eq!(gain, 1);
+        assert_eq!(child, [4, 4, 0, 5, 5, 5, 4, 4, 4, 4, 4, 4]);
+    }
+
+    #[test]
+    fn m4_m6_thirteen_seeds_lap_back_and_capture() {
+        let mut pits = [1u8; 12];
+        pits[0] = 13;
+        let (child, gain, next) = play(&pits, 0);
+        // Every other place gets one seed; pit 1 gets the 13th, was empty, faces pit 6 (2).
+        assert_eq!(next, Next::Turn);
+        assert_eq!(gain, 1 + 1 + 2);
+        // Child is seen from the opponent: their pits first, their pit 6 now empty.
+        assert_eq!(&child[..6], &[2, 2, 2, 2, 2, 0]);
+        assert_eq!(&child[6..], &[0, 2, 2, 2, 2, 2]);
+    }
+}
