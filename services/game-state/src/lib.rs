@@ -1,1 +1,58 @@
-//! placeholder
+//! game-state: the service that owns live games. It checks every action against the game's
+//! rules, commits state, event and clock in one atomic step, keeps each game's durable event
+//! log, and applies each game's clock policy when a turn timer fires.
+//!
+//! # Layout
+//! - [`engine`]: one object-safe interface (`LiveGame`) over every game's rules.
+//! - [`games`]: each game's mapping to the proto contract.
+//! - [`model`]: the stored record of a live game and request validation.
+//! - [`service`]: the `GameState` gRPC service (the path of one move lives here).
+//! - [`ratings`]: reporting finished games to the ratings service.
+//! - [`error`]: every refusal and its gRPC status.
+#![forbid(unsafe_code)]
+
+pub mod engine;
+pub mod error;
+pub mod games;
+pub mod model;
+pub mod ratings;
+pub mod service;
+
+use std::future::Future;
+
+use ludus_proto::pb::{
+    game_state_server::GameStateServer, ratings_client::RatingsClient, timers_client::TimersClient,
+};
+use ludus_store::{Backend, GameStore};
+use tokio::net::TcpListener;
+
+pub use service::GameStateService;
+
+/// What game-state needs to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The session store (Redis, or in-memory for the all-in-one binary).
+    pub backend: Backend,
+    /// The timers service, e.g. `http://timers:50053`.
+    pub timers_url: String,
+    /// The ratings service, e.g. `http://ratings:50054`.
+    pub ratings_url: String,
+}
+
+/// Serves game-state on `listener` until `shutdown` completes.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let timers = TimersClient::new(ludus_telemetry::traced_channel(&config.timers_url)?);
+    let ratings = RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?);
+    let service = GameStateService::new(
+        GameStore::new(config.backend),
+        timers,
+        ratings::OutcomeReporter::new(ratings),
+    );
+    let server = GameStateServer::new(service)
+        .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
+    ludus_telemetry::serve(server, listener, shutdown).await
+}

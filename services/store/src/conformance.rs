@@ -220,6 +220,10 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     assert_eq!((g.seq, &g.state[..]), (4, &b"4"[..]));
     let original = games.event("g", 2).await.expect("event").expect("event 2");
     assert_eq!(original.payload, b"2");
+    assert_eq!(games.action_seq("g", "a").await.expect("lookup"), Some(2));
+    assert_eq!(games.action_seq("g", "b").await.expect("lookup"), Some(3));
+    assert_eq!(games.action_seq("g", "zzz").await.expect("lookup"), None);
+    assert_eq!(games.action_seq("nope", "a").await.expect("lookup"), None);
     // Action ids are per game.
     games.create("h", b"m", b"s", b"e1").await.expect("create");
     assert_eq!(

@@ -322,6 +322,33 @@ impl GameStore {
         }
     }
 
+    /// The seq at which `action_id` was committed in this game, if it was. Lets game-state
+    /// answer a retried action with its first result before judging it against the rules
+    /// (by then it may no longer be legal, or even the caller's turn).
+    pub async fn action_seq(
+        &self,
+        game_id: &str,
+        action_id: &str,
+    ) -> Result<Option<u64>, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let seq: Option<u64> = redis::cmd("HGET")
+                    .arg(r.keys.game_actions(game_id))
+                    .arg(action_id)
+                    .query_async(&mut r.conn.clone())
+                    .await?;
+                Ok(seq)
+            }
+            Kind::Memory(m) => {
+                let games = lock(&m.games);
+                Ok(games
+                    .games
+                    .get(game_id)
+                    .and_then(|g| g.actions.get(action_id).copied()))
+            }
+        }
+    }
+
     /// The event with this seq, if the game and the event exist.
     pub async fn event(&self, game_id: &str, seq: u64) -> Result<Option<StoredEvent>, StoreError> {
         if seq == 0 {

@@ -1,0 +1,277 @@
+//! One interface over every game: the service handles `dyn LiveGame` and never names a game.
+//!
+//! A game joins by implementing [`Hosting`] (its proto mapping, in `games/<game>.rs`) and one
+//! line in [`setup`] and [`load`]. [`Hosted`] turns any `Game + Hosting` into a `LiveGame`.
+
+use ludus_proto::pb;
+use ludus_rules::{Game, Outcome, RandomSource, RuleViolation, Seat, Viewer};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ServiceError;
+use crate::games::caro::Caro;
+
+/// The games this build hosts, by their stored name.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKind {
+    Caro,
+}
+
+impl GameKind {
+    /// The game named by the settings' options arm.
+    pub fn of(settings: &pb::GameSettings) -> Result<GameKind, ServiceError> {
+        use pb::game_settings::Options;
+        match &settings.options {
+            Some(Options::Caro(_)) => Ok(GameKind::Caro),
+            Some(Options::Quoridor(_)) => Err(ServiceError::Unimplemented(
+                "quoridor is not hosted by this server yet".into(),
+            )),
+            Some(Options::Backgammon(_)) => Err(ServiceError::Unimplemented(
+                "backgammon is not hosted by this server yet".into(),
+            )),
+            Some(Options::Mancala(_)) => Err(ServiceError::Unimplemented(
+                "mancala is not hosted by this server yet".into(),
+            )),
+            Some(Options::Junqi(_)) => Err(ServiceError::Unimplemented(
+                "junqi is not hosted by this server yet".into(),
+            )),
+            None => Err(ServiceError::InvalidArgument(
+                "settings.options: choose a game".into(),
+            )),
+        }
+    }
+}
+
+/// What an accepted action looked like, for the event.
+#[derive(Clone, Debug)]
+pub struct AppliedAction {
+    pub action: pb::Action,
+    pub notation: String,
+}
+
+/// A rules refusal: the rule id and a message that starts with it.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl<E: RuleViolation> From<&E> for Refusal {
+    fn from(error: &E) -> Self {
+        Refusal {
+            rule: error.rule(),
+            message: error.to_string(),
+        }
+    }
+}
+
+/// A game being hosted, whatever it is.
+pub trait LiveGame: Send + Sync + std::fmt::Debug {
+    fn kind(&self) -> GameKind;
+    fn seats(&self) -> usize;
+    fn to_move(&self) -> Option<Seat>;
+    /// Applies a client's action (structured or in notation).
+    fn apply(
+        &mut self,
+        seat: Seat,
+        action: &pb::Action,
+        rng: &mut dyn RandomSource,
+    ) -> Result<AppliedAction, ServiceError>;
+    /// The game's clock policy for `seat`; returns what it did, in words with the rule id.
+    fn timeout(&mut self, seat: Seat, rng: &mut dyn RandomSource) -> String;
+    fn resign(&mut self, seat: Seat);
+    /// Whether the game allows a draw by agreement now (checked before an offer is made).
+    fn can_agree_draw(&self) -> Result<(), Refusal>;
+    fn agree_draw(&mut self) -> Result<(), Refusal>;
+    fn outcome(&self) -> Option<Outcome>;
+    fn view(&self, viewer: Viewer) -> pb::GameView;
+    fn legal_actions(&self, seat: Seat) -> Vec<pb::LegalAction>;
+    /// The rating pool and matchmaking queue of the game's options.
+    fn ruleset(&self) -> String;
+    fn save(&self) -> Result<serde_json::Value, ServiceError>;
+}
+
+/// How a game maps to the contract: proto in, proto out.
+pub trait Hosting: Game {
+    const KIND: GameKind;
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<Self::Options, ServiceError>;
+    fn action_from_pb(&self, action: &pb::Action) -> Result<Self::Action, ServiceError>;
+    fn action_to_pb(action: &Self::Action) -> pb::Action;
+    fn view_to_pb(view: Self::View) -> pb::GameView;
+    fn ruleset(&self) -> String;
+}
+
+/// Any `Game + Hosting` as a [`LiveGame`]. The `Option` lets `apply(self)`-style rules run
+/// behind `&mut self`; it is `None` only inside a call.
+#[derive(Debug)]
+pub struct Hosted<G>(Option<G>);
+
+impl<G: Hosting> Hosted<G> {
+    pub fn new(game: G) -> Self {
+        Hosted(Some(game))
+    }
+
+    fn game(&self) -> &G {
+        // Invariant: every method that takes the game puts one back before returning.
+        self.0.as_ref().expect("hosted game present between calls")
+    }
+
+    fn replace(&mut self, change: impl FnOnce(G) -> G) {
+        if let Some(game) = self.0.take() {
+            self.0 = Some(change(game));
+        }
+    }
+}
+
+impl<G: Hosting> LiveGame for Hosted<G> {
+    fn kind(&self) -> GameKind {
+        G::KIND
+    }
+
+    fn seats(&self) -> usize {
+        self.game().seats()
+    }
+
+    fn to_move(&self) -> Option<Seat> {
+        self.game().to_move()
+    }
+
+    fn apply(
+        &mut self,
+        seat: Seat,
+        action: &pb::Action,
+        rng: &mut dyn RandomSource,
+    ) -> Result<AppliedAction, ServiceError> {
+        let parsed = match &action.action {
+            Some(pb::action::Action::Notation(text)) => self
+                .game()
+                .parse_action(text)
+                .map_err(|e| ServiceError::Rule(Refusal::from(&e)))?,
+            Some(_) => self.game().action_from_pb(action)?,
+            None => {
+                return Err(ServiceError::InvalidArgument(
+                    "action: set one arm (the game's action or its notation)".into(),
+                ));
+            }
+        };
+        let Some(game) = self.0.take() else {
+            return Err(ServiceError::Internal("hosted game missing".into()));
+        };
+        match game.apply(seat, &parsed, rng) {
+            Ok(next) => {
+                self.0 = Some(next);
+                Ok(AppliedAction {
+                    action: G::action_to_pb(&parsed),
+                    notation: parsed.to_string(),
+                })
+            }
+            Err((unchanged, error)) => {
+                self.0 = Some(unchanged);
+                Err(ServiceError::Rule(Refusal::from(&error)))
+            }
+        }
+    }
+
+    fn timeout(&mut self, seat: Seat, rng: &mut dyn RandomSource) -> String {
+        let before = self.game().ply();
+        self.replace(|game| game.timeout(seat, rng));
+        match self.game().outcome() {
+            Some(outcome) => format!("{}: {}", outcome.rule, outcome.reason),
+            None if self.game().ply() > before => "the server played for the seat".to_owned(),
+            None => "the turn passed".to_owned(),
+        }
+    }
+
+    fn resign(&mut self, seat: Seat) {
+        self.replace(|game| game.resign(seat));
+    }
+
+    fn can_agree_draw(&self) -> Result<(), Refusal> {
+        self.game()
+            .clone()
+            .agree_draw()
+            .map(drop)
+            .map_err(|(_, error)| Refusal::from(&error))
+    }
+
+    fn agree_draw(&mut self) -> Result<(), Refusal> {
+        let Some(game) = self.0.take() else {
+            return Err(Refusal {
+                rule: "",
+                message: "hosted game missing".into(),
+            });
+        };
+        match game.agree_draw() {
+            Ok(next) => {
+                self.0 = Some(next);
+                Ok(())
+            }
+            Err((unchanged, error)) => {
+                self.0 = Some(unchanged);
+                Err(Refusal::from(&error))
+            }
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.game().outcome().cloned()
+    }
+
+    fn view(&self, viewer: Viewer) -> pb::GameView {
+        G::view_to_pb(self.game().view(viewer))
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<pb::LegalAction> {
+        self.game()
+            .legal_actions(seat)
+            .iter()
+            .map(|action| pb::LegalAction {
+                action: Some(G::action_to_pb(action)),
+                notation: action.to_string(),
+            })
+            .collect()
+    }
+
+    fn ruleset(&self) -> String {
+        Hosting::ruleset(self.game())
+    }
+
+    fn save(&self) -> Result<serde_json::Value, ServiceError> {
+        serde_json::to_value(self.game())
+            .map_err(|e| ServiceError::Internal(format!("could not save the game: {e}")))
+    }
+}
+
+/// A new game of the kind the settings name.
+pub fn setup(
+    settings: &pb::GameSettings,
+    seats: usize,
+    rng: &mut dyn RandomSource,
+) -> Result<Box<dyn LiveGame>, ServiceError> {
+    match GameKind::of(settings)? {
+        GameKind::Caro => setup_hosted::<Caro>(settings, seats, rng),
+    }
+}
+
+fn setup_hosted<G: Hosting>(
+    settings: &pb::GameSettings,
+    seats: usize,
+    rng: &mut dyn RandomSource,
+) -> Result<Box<dyn LiveGame>, ServiceError> {
+    let options = G::options_from_pb(settings)?;
+    let game = G::setup(options, seats, rng)
+        .map_err(|e| ServiceError::InvalidArgument(format!("settings: {e}")))?;
+    Ok(Box::new(Hosted::new(game)))
+}
+
+/// A stored game of `kind`.
+pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame>, ServiceError> {
+    fn hosted<G: Hosting>(state: serde_json::Value) -> Result<Box<dyn LiveGame>, ServiceError> {
+        let game: G = serde_json::from_value(state)
+            .map_err(|e| ServiceError::Internal(format!("stored game is unreadable: {e}")))?;
+        Ok(Box::new(Hosted::new(game)))
+    }
+    match kind {
+        GameKind::Caro => hosted::<Caro>(state),
+    }
+}

@@ -1,0 +1,113 @@
+//! Caro in the contract: `CaroOptions`, `CaroAction`, `CaroView` (proto/ludus/v1/caro.proto).
+
+pub use ludus_caro::Caro;
+use ludus_caro::{CaroAction, CaroOptions, CaroView, Cell, Stone};
+use ludus_proto::pb;
+
+use crate::engine::{GameKind, Hosting};
+use crate::error::ServiceError;
+
+fn stone_to_pb(stone: Option<Stone>) -> i32 {
+    match stone {
+        None => pb::CaroStone::Empty as i32,
+        Some(Stone::X) => pb::CaroStone::X as i32,
+        Some(Stone::O) => pb::CaroStone::O as i32,
+    }
+}
+
+fn cell_to_pb(cell: Cell) -> pb::CaroCell {
+    pb::CaroCell {
+        column: u32::from(cell.col),
+        row: u32::from(cell.row),
+        name: cell.to_string(),
+    }
+}
+
+fn options_to_pb(options: CaroOptions) -> pb::CaroOptions {
+    pb::CaroOptions {
+        board_size: u32::from(options.size),
+        blocked_ends_off: !options.blocked_ends,
+        exactly_five: options.exactly_five,
+    }
+}
+
+/// Reads Caro options; a board size of 0 means the default 15 (C1).
+pub fn options_from_pb(options: &pb::CaroOptions) -> Result<CaroOptions, ServiceError> {
+    let size = match options.board_size {
+        0 => 15,
+        15 => 15,
+        19 => 19,
+        other => {
+            return Err(ServiceError::InvalidArgument(format!(
+                "settings.caro.board_size: C1: the board is 15 or 19, not {other}"
+            )));
+        }
+    };
+    Ok(CaroOptions {
+        size,
+        blocked_ends: !options.blocked_ends_off,
+        exactly_five: options.exactly_five,
+    })
+}
+
+impl Hosting for Caro {
+    const KIND: GameKind = GameKind::Caro;
+
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<CaroOptions, ServiceError> {
+        match &settings.options {
+            Some(pb::game_settings::Options::Caro(options)) => options_from_pb(options),
+            _ => Err(ServiceError::InvalidArgument(
+                "settings.options: expected caro options".into(),
+            )),
+        }
+    }
+
+    fn action_from_pb(&self, action: &pb::Action) -> Result<CaroAction, ServiceError> {
+        let Some(pb::action::Action::Caro(caro)) = &action.action else {
+            return Err(ServiceError::InvalidArgument(
+                "action: this is a caro game: send action.caro or action.notation".into(),
+            ));
+        };
+        let Some(cell) = &caro.place else {
+            return Err(ServiceError::InvalidArgument(
+                "action.caro.place: name a cell".into(),
+            ));
+        };
+        let size = u32::from(self.size());
+        if cell.column >= size || cell.row >= size {
+            return Err(ServiceError::InvalidArgument(format!(
+                "action.caro.place: C1: column {} row {} is off the {size}x{size} board",
+                cell.column, cell.row
+            )));
+        }
+        // Both fit in u8: they are below the board size.
+        Ok(CaroAction {
+            cell: Cell::new(cell.column as u8, cell.row as u8),
+        })
+    }
+
+    fn action_to_pb(action: &CaroAction) -> pb::Action {
+        pb::Action {
+            action: Some(pb::action::Action::Caro(pb::CaroAction {
+                place: Some(cell_to_pb(action.cell)),
+            })),
+        }
+    }
+
+    fn view_to_pb(view: CaroView) -> pb::GameView {
+        pb::GameView {
+            view: Some(pb::game_view::View::Caro(pb::CaroView {
+                board_size: u32::from(view.options.size),
+                cells: view.cells.iter().map(|s| stone_to_pb(*s)).collect(),
+                moves: view.moves.iter().map(|c| cell_to_pb(*c)).collect(),
+                seat_stones: vec![stone_to_pb(Some(Stone::X)), stone_to_pb(Some(Stone::O))],
+                winning_line: view.winning_line.iter().map(|c| cell_to_pb(*c)).collect(),
+                options: Some(options_to_pb(view.options)),
+            })),
+        }
+    }
+
+    fn ruleset(&self) -> String {
+        self.options().ruleset()
+    }
+}

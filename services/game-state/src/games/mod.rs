@@ -1,0 +1,3 @@
+//! The proto mapping of each hosted game (see [`crate::engine::Hosting`]).
+
+pub mod caro;

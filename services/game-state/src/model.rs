@@ -1,0 +1,157 @@
+//! The stored shape of a live game, and validation of what callers send.
+
+use ludus_proto::pb;
+use ludus_rules::{GameResult, Outcome, Seat};
+use prost::Message;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{self, GameKind, LiveGame};
+use crate::error::ServiceError;
+
+/// Longest id (game, action, player) accepted.
+pub const MAX_ID_LEN: usize = 64;
+
+/// What changes with every event, stored as JSON next to the immutable meta (the encoded
+/// `GameStarted`: settings and seats).
+#[derive(Serialize, Deserialize, Debug)]
+pub struct LiveRecord {
+    pub kind: GameKind,
+    /// Bumped whenever a turn clock starts; timers carry it so stale expiries are ignored.
+    pub turn_seq: u64,
+    /// When the current turn's clock runs out (Unix ms); 0 when untimed or finished.
+    pub deadline_ms: i64,
+    /// A pending draw offer (C8), withdrawn by any action.
+    pub draw_offer: Option<Seat>,
+    /// The game's own state, as its rules crate serializes it.
+    pub game: serde_json::Value,
+}
+
+/// A loaded game: immutable meta, the live record, the rules' state, and the log position.
+#[derive(Debug)]
+pub struct Loaded {
+    pub game_id: String,
+    pub seq: u64,
+    pub started: pb::GameStarted,
+    pub record: LiveRecord,
+    pub game: Box<dyn LiveGame>,
+}
+
+impl Loaded {
+    pub fn decode(
+        game_id: &str,
+        seq: u64,
+        meta: &[u8],
+        state: &[u8],
+    ) -> Result<Self, ServiceError> {
+        let started = pb::GameStarted::decode(meta)
+            .map_err(|e| ServiceError::Internal(format!("stored meta is unreadable: {e}")))?;
+        let record: LiveRecord = serde_json::from_slice(state)
+            .map_err(|e| ServiceError::Internal(format!("stored state is unreadable: {e}")))?;
+        let game = engine::load(record.kind, record.game.clone())?;
+        Ok(Loaded {
+            game_id: game_id.to_owned(),
+            seq,
+            started,
+            record,
+            game,
+        })
+    }
+
+    /// The seat of a player, if seated.
+    pub fn seat_of(&self, player_id: &str) -> Option<Seat> {
+        self.started
+            .seats
+            .iter()
+            .position(|seat| seat.player_id == player_id)
+    }
+
+    /// The seat of a player, or PERMISSION_DENIED.
+    pub fn require_seat(&self, player_id: &str) -> Result<Seat, ServiceError> {
+        self.seat_of(player_id).ok_or_else(|| {
+            ServiceError::PermissionDenied(format!(
+                "you do not sit in game {}: spectators can only watch",
+                self.game_id
+            ))
+        })
+    }
+
+    pub fn turn_time_ms(&self) -> u64 {
+        self.started
+            .settings
+            .as_ref()
+            .map_or(0, |settings| settings.turn_time_ms)
+    }
+
+    pub fn require_active(&self) -> Result<(), ServiceError> {
+        match self.game.outcome() {
+            Some(outcome) => Err(ServiceError::FailedPrecondition(format!(
+                "{}: the game is over ({})",
+                outcome.rule, outcome.reason
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    pub fn save(&mut self) -> Result<Vec<u8>, ServiceError> {
+        self.record.game = self.game.save()?;
+        serde_json::to_vec(&self.record)
+            .map_err(|e| ServiceError::Internal(format!("could not save the record: {e}")))
+    }
+
+    pub fn turn_info(&self) -> pb::TurnInfo {
+        pb::TurnInfo {
+            to_move: self.game.to_move().map(seat_u32),
+            deadline_unix_ms: self.record.deadline_ms,
+            turn_seq: self.record.turn_seq,
+        }
+    }
+
+    pub fn status(&self) -> pb::GameStatus {
+        if self.game.outcome().is_some() {
+            pb::GameStatus::Finished
+        } else {
+            pb::GameStatus::Active
+        }
+    }
+}
+
+pub fn seat_u32(seat: Seat) -> u32 {
+    u32::try_from(seat).unwrap_or(u32::MAX)
+}
+
+pub fn outcome_to_pb(outcome: &Outcome) -> pb::Outcome {
+    let (kind, winners) = match &outcome.result {
+        GameResult::Win { winners } => (
+            pb::ResultKind::Win,
+            winners.iter().map(|s| seat_u32(*s)).collect(),
+        ),
+        GameResult::Draw => (pb::ResultKind::Draw, Vec::new()),
+        GameResult::Cancelled => (pb::ResultKind::Cancelled, Vec::new()),
+    };
+    pb::Outcome {
+        kind: kind as i32,
+        winners,
+        ranks: outcome.ranks.clone(),
+        points: outcome.points.clone(),
+        rule: outcome.rule.clone(),
+        reason: outcome.reason.clone(),
+    }
+}
+
+/// Checks an id a caller sends: 1 to 64 characters of `[A-Za-z0-9_-]`.
+pub fn validate_id(field: &str, id: &str) -> Result<(), ServiceError> {
+    if id.is_empty() || id.len() > MAX_ID_LEN {
+        return Err(ServiceError::InvalidArgument(format!(
+            "{field}: must be 1 to {MAX_ID_LEN} characters"
+        )));
+    }
+    if !id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(ServiceError::InvalidArgument(format!(
+            "{field}: only letters, digits, '-' and '_' are allowed"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,726 @@
+//! The GameState gRPC service: live games, their clocks and their event logs.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use ludus_proto::pb::{self, game_state_server::GameState, timers_client::TimersClient};
+use ludus_rules::{RandomSource, Viewer};
+use ludus_store::{Commit, CommitOutcome, GameStore};
+use ludus_telemetry::Traced;
+use prost::Message;
+use rand::RngExt;
+use tonic::{Request, Response, Status};
+
+use crate::engine;
+use crate::error::ServiceError;
+use crate::model::{LiveRecord, Loaded, outcome_to_pb, seat_u32, validate_id};
+use crate::ratings::OutcomeReporter;
+
+/// How many times a server-side change (timeout, resignation) retries a lost compare-and-set
+/// before giving up with ABORTED.
+const SERVER_RETRIES: usize = 5;
+
+/// Most events one ReadEvents call returns.
+pub const MAX_EVENTS_PAGE: u32 = 500;
+
+/// Randomness for the rules: the thread-local CSPRNG (ChaCha12, reseeded from the OS).
+struct Csprng(rand::rngs::ThreadRng);
+
+impl RandomSource for Csprng {
+    fn below(&mut self, bound: u32) -> u32 {
+        self.0.random_range(0..bound.max(1))
+    }
+}
+
+fn csprng() -> Csprng {
+    Csprng(rand::rng())
+}
+
+/// Wall-clock Unix milliseconds: deadlines are absolute so every replica agrees on them.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The game-state service.
+#[derive(Clone, Debug)]
+pub struct GameStateService {
+    store: GameStore,
+    timers: TimersClient<Traced>,
+    reporter: OutcomeReporter,
+}
+
+/// The key of a turn timer: one per turn, so a stale timer can never replace a live one.
+fn turn_timer_key(game_id: &str, turn_seq: u64) -> String {
+    format!("turn/{game_id}/{turn_seq}")
+}
+
+fn outcome_timer_key(game_id: &str) -> String {
+    format!("outcome/{game_id}")
+}
+
+impl GameStateService {
+    pub fn new(store: GameStore, timers: TimersClient<Traced>, reporter: OutcomeReporter) -> Self {
+        GameStateService {
+            store,
+            timers,
+            reporter,
+        }
+    }
+
+    async fn load(&self, game_id: &str) -> Result<Loaded, ServiceError> {
+        validate_id("game_id", game_id)?;
+        let record = self
+            .store
+            .load(game_id)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("no game {game_id}")))?;
+        Loaded::decode(game_id, record.seq, &record.meta, &record.state)
+    }
+
+    fn snapshot(&self, loaded: &Loaded, viewer_player_id: &str) -> pb::GameSnapshot {
+        let your_seat = loaded.seat_of(viewer_player_id);
+        let viewer = your_seat.map_or(Viewer::Spectator, Viewer::Seat);
+        let legal_actions = match your_seat {
+            Some(seat) if loaded.game.to_move() == Some(seat) => loaded.game.legal_actions(seat),
+            _ => Vec::new(),
+        };
+        pb::GameSnapshot {
+            game_id: loaded.game_id.clone(),
+            settings: loaded.started.settings.clone(),
+            ruleset: loaded.game.ruleset(),
+            seats: loaded.started.seats.clone(),
+            seq: loaded.seq,
+            status: loaded.status() as i32,
+            turn: Some(loaded.turn_info()),
+            view: Some(loaded.game.view(viewer)),
+            your_seat: your_seat.map(seat_u32),
+            legal_actions,
+            draw_offered_by: loaded.record.draw_offer.map(seat_u32),
+            outcome: loaded.game.outcome().as_ref().map(outcome_to_pb),
+        }
+    }
+
+    /// The event for the game's state after a change.
+    fn event(&self, loaded: &Loaded, seq: u64, kind: pb::game_event::Kind) -> pb::GameEvent {
+        pb::GameEvent {
+            game_id: loaded.game_id.clone(),
+            seq,
+            at_unix_ms: now_ms(),
+            kind: Some(kind),
+            view: Some(loaded.game.view(Viewer::Spectator)),
+            turn: Some(loaded.turn_info()),
+            status: loaded.status() as i32,
+            outcome: loaded.game.outcome().as_ref().map(outcome_to_pb),
+        }
+    }
+
+    /// Starts the next turn's clock when the game goes on and is timed. Arms its timer
+    /// before anything is committed, so a committed turn always has a timer; a timer for a
+    /// turn that never got committed fires into a stale turn_seq and is ignored.
+    async fn start_turn_clock(&self, loaded: &mut Loaded) -> Result<(), ServiceError> {
+        loaded.record.turn_seq += 1;
+        let turn_time = loaded.turn_time_ms();
+        if loaded.game.outcome().is_some() || turn_time == 0 {
+            loaded.record.deadline_ms = 0;
+            return Ok(());
+        }
+        let due = now_ms().saturating_add(i64::try_from(turn_time).unwrap_or(i64::MAX));
+        loaded.record.deadline_ms = due;
+        let request = pb::ArmTimerRequest {
+            key: turn_timer_key(&loaded.game_id, loaded.record.turn_seq),
+            due_unix_ms: due,
+            action: Some(pb::TimerAction {
+                action: Some(pb::timer_action::Action::ExpireTurn(pb::ExpireTurnTimer {
+                    game_id: loaded.game_id.clone(),
+                    turn_seq: loaded.record.turn_seq,
+                })),
+            }),
+        };
+        self.timers.clone().arm(request).await?;
+        Ok(())
+    }
+
+    /// When a change finishes the game, the outcome report is armed as a timer due at once,
+    /// before the commit: ratings hear of every finished game at least once.
+    async fn arm_outcome_report(&self, loaded: &Loaded) -> Result<(), ServiceError> {
+        if loaded.game.outcome().is_none() {
+            return Ok(());
+        }
+        let request = pb::ArmTimerRequest {
+            key: outcome_timer_key(&loaded.game_id),
+            due_unix_ms: now_ms(),
+            action: Some(pb::TimerAction {
+                action: Some(pb::timer_action::Action::ReportOutcome(
+                    pb::ReportOutcomeTimer {
+                        game_id: loaded.game_id.clone(),
+                    },
+                )),
+            }),
+        };
+        self.timers.clone().arm(request).await?;
+        Ok(())
+    }
+
+    /// Commits the change made to `loaded` as event `kind`: state, event and clock in one
+    /// atomic compare-and-set on `loaded.seq`.
+    async fn commit(
+        &self,
+        mut loaded: Loaded,
+        action_id: Option<&str>,
+        kind: pb::game_event::Kind,
+        previous_turn_seq: u64,
+    ) -> Result<Result<pb::GameEvent, CommitOutcome>, ServiceError> {
+        let turn_changed = loaded.record.turn_seq != previous_turn_seq;
+        self.arm_outcome_report(&loaded).await?;
+        let seq = loaded.seq + 1;
+        let event = self.event(&loaded, seq, kind);
+        let state = loaded.save()?;
+        let outcome = self
+            .store
+            .commit(
+                &loaded.game_id,
+                Commit {
+                    expected_seq: loaded.seq,
+                    action_id,
+                    state: &state,
+                    event: &event.encode_to_vec(),
+                },
+            )
+            .await?;
+        match outcome {
+            CommitOutcome::Committed { .. } => {
+                if turn_changed {
+                    // The old turn's timer would fire into a stale turn_seq and be ignored;
+                    // cancelling it only saves that round trip.
+                    let mut timers = self.timers.clone();
+                    let key = turn_timer_key(&loaded.game_id, previous_turn_seq);
+                    tokio::spawn(async move {
+                        let _ = timers.cancel(pb::CancelTimerRequest { key }).await;
+                    });
+                }
+                if loaded.game.outcome().is_some() {
+                    self.store.set_live(&loaded.game_id, false).await?;
+                }
+                Ok(Ok(event))
+            }
+            other => Ok(Err(other)),
+        }
+    }
+
+    async fn original_event(&self, game_id: &str, seq: u64) -> Result<pb::GameEvent, ServiceError> {
+        let stored = self.store.event(game_id, seq).await?.ok_or_else(|| {
+            ServiceError::Internal(format!("event {seq} of game {game_id} is missing"))
+        })?;
+        pb::GameEvent::decode(stored.payload.as_slice())
+            .map_err(|e| ServiceError::Internal(format!("stored event is unreadable: {e}")))
+    }
+
+    pub async fn create_game(
+        &self,
+        request: pb::CreateGameRequest,
+    ) -> Result<pb::CreateGameResponse, ServiceError> {
+        let game_id = if request.game_id.is_empty() {
+            ulid::Ulid::generate().to_string()
+        } else {
+            validate_id("game_id", &request.game_id)?;
+            request.game_id.clone()
+        };
+        let settings = request
+            .settings
+            .ok_or_else(|| ServiceError::InvalidArgument("settings: required".into()))?;
+        for (i, player) in request.players.iter().enumerate() {
+            validate_id(&format!("players[{i}].player_id"), &player.player_id)?;
+            if request.players[..i]
+                .iter()
+                .any(|other| other.player_id == player.player_id)
+            {
+                return Err(ServiceError::InvalidArgument(format!(
+                    "players[{i}]: {} is seated twice",
+                    player.player_id
+                )));
+            }
+        }
+        if let Some(existing) = self.store.load(&game_id).await? {
+            let loaded = Loaded::decode(&game_id, existing.seq, &existing.meta, &existing.state)?;
+            let same_players = loaded
+                .started
+                .seats
+                .iter()
+                .map(|s| &s.player_id)
+                .eq(request.players.iter().map(|p| &p.player_id));
+            if !same_players {
+                return Err(ServiceError::AlreadyExists(format!(
+                    "game {game_id} exists with other players"
+                )));
+            }
+            return Ok(pb::CreateGameResponse {
+                game: Some(self.snapshot(&loaded, "")),
+                created: false,
+            });
+        }
+
+        let game = engine::setup(&settings, request.players.len(), &mut csprng())?;
+        let kind = game.kind();
+        let started = pb::GameStarted {
+            settings: Some(settings),
+            seats: request
+                .players
+                .iter()
+                .enumerate()
+                .map(|(seat, player)| pb::SeatInfo {
+                    seat: seat_u32(seat),
+                    player_id: player.player_id.clone(),
+                    display_name: player.display_name.clone(),
+                })
+                .collect(),
+        };
+        let mut loaded = Loaded {
+            game_id: game_id.clone(),
+            seq: 0,
+            started: started.clone(),
+            record: LiveRecord {
+                kind,
+                turn_seq: 0,
+                deadline_ms: 0,
+                draw_offer: None,
+                game: serde_json::Value::Null,
+            },
+            game,
+        };
+        self.start_turn_clock(&mut loaded).await?;
+        let event = self.event(&loaded, 1, pb::game_event::Kind::Started(started.clone()));
+        let state = loaded.save()?;
+        let created = self
+            .store
+            .create(
+                &game_id,
+                &started.encode_to_vec(),
+                &state,
+                &event.encode_to_vec(),
+            )
+            .await?;
+        if !created {
+            // Lost a race with an identical create: answer with the winner's game.
+            return Box::pin(self.create_game(pb::CreateGameRequest {
+                game_id,
+                settings: started.settings,
+                players: request.players,
+            }))
+            .await;
+        }
+        self.store.set_live(&game_id, true).await?;
+        loaded.seq = 1;
+        tracing::info!(game_id = %game_id, ruleset = %loaded.game.ruleset(), "game created");
+        Ok(pb::CreateGameResponse {
+            game: Some(self.snapshot(&loaded, "")),
+            created: true,
+        })
+    }
+
+    pub async fn apply_action(
+        &self,
+        request: pb::ApplyActionRequest,
+    ) -> Result<pb::ApplyActionResponse, ServiceError> {
+        validate_id("player_id", &request.player_id)?;
+        validate_id("action_id", &request.action_id)?;
+        let action = request
+            .action
+            .as_ref()
+            .ok_or_else(|| ServiceError::InvalidArgument("action: required".into()))?;
+        let mut loaded = self.load(&request.game_id).await?;
+        let seat = loaded.require_seat(&request.player_id)?;
+
+        // A retried action gets its first result, whatever happened since.
+        if let Some(seq) = self
+            .store
+            .action_seq(&request.game_id, &request.action_id)
+            .await?
+        {
+            return Ok(pb::ApplyActionResponse {
+                event: Some(self.original_event(&request.game_id, seq).await?),
+                duplicate: true,
+            });
+        }
+        if request.expected_seq != loaded.seq {
+            return Err(ServiceError::Aborted(format!(
+                "stale expected_seq {}: game {} is at seq {}; read it again",
+                request.expected_seq, loaded.game_id, loaded.seq
+            )));
+        }
+        loaded.require_active()?;
+
+        let applied = loaded.game.apply(seat, action, &mut csprng())?;
+        loaded.record.draw_offer = None;
+        let previous_turn = loaded.record.turn_seq;
+        self.start_turn_clock(&mut loaded).await?;
+        let kind = pb::game_event::Kind::ActionApplied(pb::ActionApplied {
+            seat: seat_u32(seat),
+            action: Some(applied.action),
+            notation: applied.notation,
+            automatic: false,
+        });
+        let game_id = loaded.game_id.clone();
+        match self
+            .commit(loaded, Some(&request.action_id), kind, previous_turn)
+            .await?
+        {
+            Ok(event) => Ok(pb::ApplyActionResponse {
+                event: Some(event),
+                duplicate: false,
+            }),
+            Err(CommitOutcome::DuplicateAction { seq }) => Ok(pb::ApplyActionResponse {
+                event: Some(self.original_event(&game_id, seq).await?),
+                duplicate: true,
+            }),
+            Err(CommitOutcome::StaleSeq { current }) => Err(ServiceError::Aborted(format!(
+                "stale expected_seq {}: game {game_id} is at seq {current}; read it again",
+                request.expected_seq
+            ))),
+            Err(CommitOutcome::NotFound) => {
+                Err(ServiceError::NotFound(format!("no game {game_id}")))
+            }
+            Err(CommitOutcome::Committed { .. }) => {
+                Err(ServiceError::Internal("commit outcome mismatch".into()))
+            }
+        }
+    }
+
+    /// Applies a server-side change (not bound to the caller's seq) with retries on a lost
+    /// compare-and-set. `change` returns `None` when there is nothing to do.
+    async fn server_change<F>(
+        &self,
+        game_id: &str,
+        mut change: F,
+    ) -> Result<Option<pb::GameEvent>, ServiceError>
+    where
+        F: FnMut(&mut Loaded) -> Result<Option<pb::game_event::Kind>, ServiceError>,
+    {
+        for _ in 0..SERVER_RETRIES {
+            let mut loaded = self.load(game_id).await?;
+            let previous_turn = loaded.record.turn_seq;
+            let Some(kind) = change(&mut loaded)? else {
+                return Ok(None);
+            };
+            loaded.record.draw_offer = match &kind {
+                pb::game_event::Kind::DrawOffered(offer) => {
+                    Some(usize::try_from(offer.seat).unwrap_or(usize::MAX))
+                }
+                _ => None,
+            };
+            let moved = matches!(
+                kind,
+                pb::game_event::Kind::TurnTimedOut(_) | pb::game_event::Kind::Resigned(_)
+            ) || loaded.game.outcome().is_some();
+            if moved {
+                self.start_turn_clock(&mut loaded).await?;
+            }
+            match self.commit(loaded, None, kind, previous_turn).await? {
+                Ok(event) => return Ok(Some(event)),
+                Err(CommitOutcome::StaleSeq { .. }) => continue,
+                Err(CommitOutcome::NotFound) => {
+                    return Err(ServiceError::NotFound(format!("no game {game_id}")));
+                }
+                Err(other) => {
+                    return Err(ServiceError::Internal(format!(
+                        "unexpected commit outcome {other:?}"
+                    )));
+                }
+            }
+        }
+        Err(ServiceError::Aborted(format!(
+            "game {game_id} changed too often; try again"
+        )))
+    }
+
+    pub async fn expire_turn(
+        &self,
+        request: pb::ExpireTurnRequest,
+    ) -> Result<pb::ExpireTurnResponse, ServiceError> {
+        let event = self
+            .server_change(&request.game_id, |loaded| {
+                if loaded.record.turn_seq != request.turn_seq || loaded.game.outcome().is_some() {
+                    return Ok(None);
+                }
+                let Some(seat) = loaded.game.to_move() else {
+                    return Ok(None);
+                };
+                let effect = loaded.game.timeout(seat, &mut csprng());
+                tracing::info!(game_id = %loaded.game_id, seat, %effect, "turn timed out");
+                Ok(Some(pb::game_event::Kind::TurnTimedOut(pb::TurnTimedOut {
+                    seat: seat_u32(seat),
+                    effect,
+                })))
+            })
+            .await?;
+        Ok(pb::ExpireTurnResponse {
+            applied: event.is_some(),
+            event,
+        })
+    }
+
+    pub async fn resign(
+        &self,
+        request: pb::PlayerRequest,
+    ) -> Result<pb::ApplyActionResponse, ServiceError> {
+        validate_id("player_id", &request.player_id)?;
+        let event = self
+            .server_change(&request.game_id, |loaded| {
+                let seat = loaded.require_seat(&request.player_id)?;
+                loaded.require_active()?;
+                loaded.game.resign(seat);
+                Ok(Some(pb::game_event::Kind::Resigned(pb::PlayerResigned {
+                    seat: seat_u32(seat),
+                })))
+            })
+            .await?;
+        Ok(pb::ApplyActionResponse {
+            event,
+            duplicate: false,
+        })
+    }
+
+    pub async fn offer_draw(
+        &self,
+        request: pb::PlayerRequest,
+    ) -> Result<pb::ApplyActionResponse, ServiceError> {
+        validate_id("player_id", &request.player_id)?;
+        let event = self
+            .server_change(&request.game_id, |loaded| {
+                let seat = loaded.require_seat(&request.player_id)?;
+                loaded.require_active()?;
+                loaded.game.can_agree_draw().map_err(ServiceError::Rule)?;
+                if let Some(by) = loaded.record.draw_offer {
+                    return Err(ServiceError::FailedPrecondition(if by == seat {
+                        "C8: your draw offer is already pending".to_owned()
+                    } else {
+                        "C8: your opponent already offered a draw: answer it".to_owned()
+                    }));
+                }
+                Ok(Some(pb::game_event::Kind::DrawOffered(pb::DrawOffered {
+                    seat: seat_u32(seat),
+                })))
+            })
+            .await?;
+        Ok(pb::ApplyActionResponse {
+            event,
+            duplicate: false,
+        })
+    }
+
+    pub async fn respond_draw(
+        &self,
+        request: pb::RespondDrawInternalRequest,
+    ) -> Result<pb::ApplyActionResponse, ServiceError> {
+        validate_id("player_id", &request.player_id)?;
+        let event = self
+            .server_change(&request.game_id, |loaded| {
+                let seat = loaded.require_seat(&request.player_id)?;
+                loaded.require_active()?;
+                match loaded.record.draw_offer {
+                    Some(by) if by != seat => {}
+                    Some(_) => {
+                        return Err(ServiceError::FailedPrecondition(
+                            "C8: you cannot answer your own draw offer".into(),
+                        ));
+                    }
+                    None => {
+                        return Err(ServiceError::FailedPrecondition(
+                            "C8: there is no draw offer to answer".into(),
+                        ));
+                    }
+                }
+                if request.accept {
+                    loaded.game.agree_draw().map_err(ServiceError::Rule)?;
+                    Ok(Some(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
+                        seat: seat_u32(seat),
+                    })))
+                } else {
+                    Ok(Some(pb::game_event::Kind::DrawDeclined(pb::DrawDeclined {
+                        seat: seat_u32(seat),
+                    })))
+                }
+            })
+            .await?;
+        Ok(pb::ApplyActionResponse {
+            event,
+            duplicate: false,
+        })
+    }
+
+    pub async fn report_outcome(
+        &self,
+        game_id: &str,
+    ) -> Result<pb::ReportOutcomeResponse, ServiceError> {
+        let loaded = self.load(game_id).await?;
+        let Some(outcome) = loaded.game.outcome() else {
+            return Err(ServiceError::FailedPrecondition(format!(
+                "game {game_id} is still being played"
+            )));
+        };
+        let newly_recorded = self
+            .reporter
+            .report(
+                game_id,
+                &loaded.game.ruleset(),
+                &loaded.started.seats,
+                &outcome,
+            )
+            .await?;
+        Ok(pb::ReportOutcomeResponse { newly_recorded })
+    }
+
+    pub async fn read_events(
+        &self,
+        request: pb::ReadEventsRequest,
+    ) -> Result<pb::ReadEventsResponse, ServiceError> {
+        validate_id("game_id", &request.game_id)?;
+        let limit = match request.limit {
+            0 => MAX_EVENTS_PAGE,
+            n => n.min(MAX_EVENTS_PAGE),
+        };
+        let record = self
+            .store
+            .load(&request.game_id)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("no game {}", request.game_id)))?;
+        let stored = self
+            .store
+            .events_after(&request.game_id, request.after_seq, limit as usize)
+            .await?;
+        let events = stored
+            .iter()
+            .map(|event| {
+                pb::GameEvent::decode(event.payload.as_slice())
+                    .map_err(|e| ServiceError::Internal(format!("stored event is unreadable: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(pb::ReadEventsResponse {
+            events,
+            last_seq: record.seq.max(stored.last().map_or(0, |e| e.seq)),
+        })
+    }
+
+    pub async fn list_games(&self, limit: u32) -> Result<pb::ListGamesResponse, ServiceError> {
+        let limit = match limit {
+            0 => 20,
+            n => n.min(100),
+        };
+        let ids = self.store.live_games(limit as usize).await?;
+        let mut games = Vec::with_capacity(ids.len());
+        for id in ids {
+            // A game may finish between the listing and the load: skip what is gone.
+            if let Ok(loaded) = self.load(&id).await
+                && loaded.game.outcome().is_none()
+            {
+                games.push(self.snapshot(&loaded, ""));
+            }
+        }
+        Ok(pb::ListGamesResponse { games })
+    }
+
+    pub async fn get_snapshot(
+        &self,
+        request: pb::GetSnapshotRequest,
+    ) -> Result<pb::GameSnapshot, ServiceError> {
+        let loaded = self.load(&request.game_id).await?;
+        Ok(self.snapshot(&loaded, &request.viewer_player_id))
+    }
+}
+
+fn reply<T>(result: Result<T, ServiceError>) -> Result<Response<T>, Status> {
+    result.map(Response::new).map_err(Status::from)
+}
+
+#[tonic::async_trait]
+impl GameState for GameStateService {
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn create_game(
+        &self,
+        request: Request<pb::CreateGameRequest>,
+    ) -> Result<Response<pb::CreateGameResponse>, Status> {
+        reply(GameStateService::create_game(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn get_snapshot(
+        &self,
+        request: Request<pb::GetSnapshotRequest>,
+    ) -> Result<Response<pb::GameSnapshot>, Status> {
+        reply(GameStateService::get_snapshot(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn apply_action(
+        &self,
+        request: Request<pb::ApplyActionRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        reply(GameStateService::apply_action(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn resign(
+        &self,
+        request: Request<pb::PlayerRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        reply(GameStateService::resign(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn offer_draw(
+        &self,
+        request: Request<pb::PlayerRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        reply(GameStateService::offer_draw(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn respond_draw(
+        &self,
+        request: Request<pb::RespondDrawInternalRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        reply(GameStateService::respond_draw(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn expire_turn(
+        &self,
+        request: Request<pb::ExpireTurnRequest>,
+    ) -> Result<Response<pb::ExpireTurnResponse>, Status> {
+        reply(GameStateService::expire_turn(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn report_outcome(
+        &self,
+        request: Request<pb::ReportOutcomeRequest>,
+    ) -> Result<Response<pb::ReportOutcomeResponse>, Status> {
+        reply(GameStateService::report_outcome(self, &request.into_inner().game_id).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn read_events(
+        &self,
+        request: Request<pb::ReadEventsRequest>,
+    ) -> Result<Response<pb::ReadEventsResponse>, Status> {
+        reply(GameStateService::read_events(self, request.into_inner()).await)
+    }
+
+    async fn list_games(
+        &self,
+        request: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        reply(GameStateService::list_games(self, request.into_inner().limit).await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timer_keys_are_per_turn() {
+        assert_ne!(turn_timer_key("g", 1), turn_timer_key("g", 2));
+        assert_eq!(outcome_timer_key("g"), "outcome/g");
+    }
+}
