@@ -1,1 +1,89 @@
-//! placeholder
+//! timers: durable deadlines. Turn clocks and result reports are armed here by game-state;
+//! a worker in every replica claims due timers atomically and calls their owner.
+//!
+//! Every armed timer fires at least once: a claim only hides a timer for a visibility timeout,
+//! and it is deleted after the owner answered, so a crashed worker's timers fire again. No
+//! timer fires twice at the same time (the claim is one atomic script). Owners make firing
+//! idempotent (`ExpireTurn` ignores a stale `turn_seq`).
+//!
+//! # Layout
+//! - [`service`]: the `Timers` gRPC service (arm, cancel).
+//! - [`worker`]: the claim-and-fire loop.
+#![forbid(unsafe_code)]
+
+pub mod service;
+pub mod worker;
+
+use std::{future::Future, sync::Arc, time::Duration};
+
+use ludus_proto::pb::{game_state_client::GameStateClient, timers_server::TimersServer};
+use ludus_store::{Backend, TimerStore};
+use tokio::{net::TcpListener, sync::Notify};
+use tokio_util::sync::CancellationToken;
+
+pub use service::TimersService;
+
+/// How long a claimed timer stays hidden from other workers before it fires again.
+pub const DEFAULT_VISIBILITY: Duration = Duration::from_secs(10);
+/// The longest a worker sleeps before looking again (other replicas arm timers too).
+pub const DEFAULT_POLL: Duration = Duration::from_millis(250);
+/// Timers claimed per round.
+pub const CLAIM_BATCH: usize = 64;
+
+/// What timers needs to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The session store.
+    pub backend: Backend,
+    /// game-state, the owner of turn clocks, e.g. `http://game-state:50051`.
+    pub game_state_url: String,
+    /// See [`DEFAULT_VISIBILITY`].
+    pub visibility: Duration,
+    /// See [`DEFAULT_POLL`].
+    pub poll: Duration,
+}
+
+impl Config {
+    pub fn new(backend: Backend, game_state_url: impl Into<String>) -> Self {
+        Config {
+            backend,
+            game_state_url: game_state_url.into(),
+            visibility: DEFAULT_VISIBILITY,
+            poll: DEFAULT_POLL,
+        }
+    }
+}
+
+/// Serves timers and runs its worker until `shutdown` completes.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let store = TimerStore::new(config.backend.clone());
+    let wake = Arc::new(Notify::new());
+    let stop = CancellationToken::new();
+    let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
+    let worker = tokio::spawn(worker::run(
+        worker::Worker {
+            store: store.clone(),
+            game_state,
+            visibility: config.visibility,
+            poll: config.poll,
+            wake: wake.clone(),
+        },
+        stop.clone(),
+    ));
+    // The worker stops when the server does, whichever way it stops.
+    let _stop_worker = stop.clone().drop_guard();
+    let stop_on_shutdown = stop.clone();
+    let shutdown = async move {
+        shutdown.await;
+        stop_on_shutdown.cancel();
+    };
+    let server = TimersServer::new(TimersService::new(store, wake));
+    let served = ludus_telemetry::serve(server, listener, shutdown).await;
+    stop.cancel();
+    let _ = worker.await;
+    served
+}
