@@ -21,7 +21,12 @@ pub enum Action {
     /// Turn the face-down piece on this point face up.
     Flip(Point),
     /// Move one of your face-up pieces, attacking if `to` holds an enemy (J9, J11).
-    Move { from: Point, to: Point },
+    Move {
+        /// Where the piece stands.
+        from: Point,
+        /// Where it goes.
+        to: Point,
+    },
 }
 
 impl fmt::Display for Action {

@@ -10,6 +10,7 @@ use crate::piece::{Colour, Rank};
 
 /// A refused action or unreadable notation.
 #[derive(Clone, Eq, PartialEq, Hash, Debug)]
+#[allow(missing_docs)] // the fields are the points and ranks the message names
 pub enum JunqiError {
     /// J2: the text is not a point or a move in notation (at most 16 characters are kept).
     Notation { text: String },

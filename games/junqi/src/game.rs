@@ -24,7 +24,9 @@ pub struct JunqiOptions {}
 /// A piece on a point, face up or face down.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
 pub struct Cell {
+    /// The piece.
     pub piece: Piece,
+    /// Whether it has been flipped (J7).
     pub face_up: bool,
 }
 
@@ -600,11 +602,13 @@ impl Junqi {
                         Event::Moved(mover)
                     }
                     Some((defender, result)) => {
-                        self.removed[defender.colour.index()][defender.rank.index()] += 1;
+                        let d = &mut self.removed[defender.colour.index()][defender.rank.index()];
+                        *d = d.saturating_add(1);
                         self.board.0[to.index()] = match result {
                             CombatResult::AttackerWins => moving,
                             CombatResult::BothRemoved => {
-                                self.removed[mover.colour.index()][mover.rank.index()] += 1;
+                                let m = &mut self.removed[mover.colour.index()][mover.rank.index()];
+                                *m = m.saturating_add(1);
                                 None
                             }
                         };
@@ -635,7 +639,7 @@ impl Junqi {
             event,
             automatic,
         });
-        self.ply += 1;
+        self.ply = self.ply.saturating_add(1);
         self.to_move = 1 - seat;
         self.after_action();
     }
@@ -856,7 +860,7 @@ impl Game for Junqi {
         self
     }
 
-    /// [decided] Draws by agreement are allowed (the page is silent; J17 shows draws are part
+    /// Decided here: draws by agreement are allowed (the page is silent; J17 shows draws are part
     /// of the game). The outcome names rule J18, ending the game by the players' own choice.
     fn agree_draw(mut self) -> Result<Junqi, (Junqi, JunqiError)> {
         if self.outcome.is_some() {

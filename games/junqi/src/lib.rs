@@ -29,6 +29,7 @@
 //! assert!(game.view(Viewer::Spectator).points.iter().any(|p| p.is_face_up()));
 //! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod action;
 pub mod board;

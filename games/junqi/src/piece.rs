@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 /// One of the two colours (J1).
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Ord, PartialOrd, Debug, Serialize, Deserialize)]
 pub enum Colour {
+    /// Red.
     Red,
+    /// Blue.
     Blue,
 }
 
@@ -41,17 +43,29 @@ impl fmt::Display for Colour {
 /// A rank, strongest army rank first, then the special pieces (J1).
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Ord, PartialOrd, Debug, Serialize, Deserialize)]
 pub enum Rank {
+    /// Commander, "TL" (1 per colour).
     Commander,
+    /// Corps commander, "QĐ" (1).
     CorpsCommander,
+    /// Division commander, "SĐ" (2).
     Division,
+    /// Brigade commander, "LĐ" (2).
     Brigade,
+    /// Regiment commander, "TrĐ" (2).
     Regiment,
+    /// Battalion commander, "TĐ" (2).
     Battalion,
+    /// Company commander, "ĐĐ" (3).
     Company,
+    /// Platoon commander, "Đội" (3).
     Platoon,
+    /// Engineer, "CB" (3): turns on the railway (J9), clears Mines (J14).
     Engineer,
+    /// Mine, "Mìn" (3): never moves (J10).
     Mine,
+    /// Bomb, "Bom" (2): removed with whatever it meets (J13).
     Bomb,
+    /// Flag, "Cờ" (1): never moves (J10); capturing it wins (J15).
     Flag,
 }
 
@@ -141,11 +155,14 @@ impl fmt::Display for Rank {
 /// A piece: a colour and a rank.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
 pub struct Piece {
+    /// Its colour.
     pub colour: Colour,
+    /// Its rank.
     pub rank: Rank,
 }
 
 impl Piece {
+    /// A piece of `colour` and `rank`.
     pub const fn new(colour: Colour, rank: Rank) -> Piece {
         Piece { colour, rank }
     }

@@ -10,9 +10,11 @@ use crate::piece::{CombatResult, Piece};
 /// What is on one point, as everybody sees it.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
 pub enum PointView {
+    /// Nothing on the point.
     Empty,
     /// A face-down piece: nothing else about it is known (J22).
     FaceDown,
+    /// A face-up piece.
     FaceUp(Piece),
 }
 
@@ -35,8 +37,11 @@ pub enum Event {
     Moved(Piece),
     /// An attack (J11-J15).
     Combat {
+        /// The piece that moved.
         attacker: Piece,
+        /// The piece on the destination.
         defender: Piece,
+        /// What happened to them.
         result: CombatResult,
     },
 }
@@ -46,7 +51,9 @@ pub enum Event {
 pub struct LastAction {
     /// Who played it (or for whom the server played it).
     pub seat: Seat,
+    /// The action.
     pub action: Action,
+    /// What it did.
     pub event: Event,
     /// Played by the server on a timeout or under autoplay (J19).
     pub automatic: bool,
