@@ -11,7 +11,7 @@ use crate::gnubg::{GnubgGameState, MatchKey};
 use crate::notation;
 use crate::options::{BackgammonOptions, MAX_CUBE_LOG};
 use crate::play::{Dice, LegalPlays, Play, check_play, legal_plays, roll};
-use crate::view::{BackgammonView, DoubleOffer, ResignationOffer, ViewPhase};
+use crate::view::{BackgammonView, DoubleOffer, LastPlay, ResignationOffer, ViewPhase};
 
 /// Timeouts in a row that forfeit the game (B20).
 pub const TIMEOUTS_TO_FORFEIT: u8 = 3;
@@ -71,6 +71,9 @@ pub struct Backgammon {
     outcome: Option<Outcome>,
     /// How the game ended, for the Match ID.
     end: Option<GnubgGameState>,
+    /// The latest play, for the view.
+    #[serde(default)]
+    last_play: Option<(Seat, Dice, Play, bool)>,
 }
 
 impl Backgammon {
@@ -107,6 +110,7 @@ impl Backgammon {
             ply: 0,
             outcome: None,
             end: None,
+            last_play: None,
         })
     }
 
@@ -309,7 +313,12 @@ impl Backgammon {
         if let Phase::Play { dice } = self.phase {
             let legal = legal_plays(&self.board, self.turn, dice);
             let i = bot::choose(&legal.plays, self.turn);
-            let board = legal.plays.get(i).map_or(self.board, |(_, b)| *b);
+            let (play, board) = legal
+                .plays
+                .get(i)
+                .cloned()
+                .unwrap_or((Play::default(), self.board));
+            self.last_play = Some((self.turn, dice, play, true));
             self.play_checked(board);
             self.ply += 1;
         }
@@ -363,6 +372,7 @@ impl Backgammon {
             (Phase::Play { dice }, Action::Play(play)) => {
                 let legal: LegalPlays = legal_plays(&self.board, seat, dice);
                 let board = check_play(&self.board, seat, dice, play, &legal)?;
+                self.last_play = Some((seat, dice, play.clone(), false));
                 self.play_checked(board);
                 Ok(())
             }
@@ -669,6 +679,13 @@ impl Game for Backgammon {
             _ => None,
         };
         let legal_actions = seat.map_or_else(Vec::new, |s| self.actions_for(s));
+        let legal_plays = legal_actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Play(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
         let double_offer = match self.phase {
             Phase::Doubled { decider, beavered } => Some(DoubleOffer {
                 by: decider ^ 1,
@@ -721,6 +738,16 @@ impl Game for Backgammon {
             beavers: self.options.beavers && self.options.is_money(),
             automatic_doubles: self.automatic_doubles,
             legal_actions,
+            legal_plays,
+            last_play: self
+                .last_play
+                .clone()
+                .map(|(seat, dice, play, automatic)| LastPlay {
+                    seat,
+                    dice,
+                    play,
+                    automatic,
+                }),
             outcome: self.outcome.clone(),
             position_id: self.position_id(),
             match_id: self.match_id(),

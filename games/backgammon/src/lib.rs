@@ -52,4 +52,4 @@ pub use game::{Backgammon, Phase};
 pub use matchplay::{MATCH_LENGTHS, Match};
 pub use options::{BackgammonOptions, MatchGame};
 pub use play::{Dice, Move, Play};
-pub use view::{BackgammonView, DoubleOffer, ResignationOffer, ViewPhase};
+pub use view::{BackgammonView, DoubleOffer, LastPlay, ResignationOffer, ViewPhase};

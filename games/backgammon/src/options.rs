@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::matchplay::MATCH_LENGTHS;
 
-/// Turn clock choices in seconds (B20); 0 means untimed. The services own the clock; the
-/// rules only validate the choice and keep it for the view.
+/// Turn clock choices in seconds (B20); 0 means untimed. The clock lives in the common game
+/// settings (`GameSettings.turn_time_ms`) and the services run it; see
+/// [`validate_turn_seconds`].
 pub const TURN_SECONDS: [u32; 5] = [0, 30, 60, 90, 120];
 /// The default turn clock (B20).
 pub const DEFAULT_TURN_SECONDS: u32 = 60;
@@ -27,8 +28,7 @@ pub struct MatchGame {
     pub crawford: bool,
 }
 
-/// Options a host chooses. The default is a money game with no optional rule and a 60 s
-/// clock. Construct with struct update syntax:
+/// Options a host chooses. The default is a money game with no optional rule. Construct with struct update syntax:
 ///
 /// ```
 /// use ludus_backgammon::BackgammonOptions;
@@ -48,8 +48,18 @@ pub struct BackgammonOptions {
     pub jacoby: bool,
     /// B22: this game belongs to a match; the optional rules above must be off.
     pub match_game: Option<MatchGame>,
-    /// B20: the turn clock in seconds, one of 0 (untimed), 30, 60, 90, 120.
-    pub turn_seconds: u32,
+}
+
+/// Checks a turn clock choice (B20): 30, 60, 90 or 120 seconds, or 0 for untimed.
+pub fn validate_turn_seconds(seconds: u32) -> Result<(), SetupError> {
+    if TURN_SECONDS.contains(&seconds) {
+        Ok(())
+    } else {
+        Err(SetupError::new(
+            "B20",
+            format!("the turn clock is 30, 60, 90 or 120 seconds or untimed (0), not {seconds}"),
+        ))
+    }
 }
 
 impl Default for BackgammonOptions {
@@ -60,7 +70,6 @@ impl Default for BackgammonOptions {
             beavers: false,
             jacoby: false,
             match_game: None,
-            turn_seconds: DEFAULT_TURN_SECONDS,
         }
     }
 }
@@ -68,15 +77,6 @@ impl Default for BackgammonOptions {
 impl BackgammonOptions {
     /// Checks the options; the error names the rule.
     pub fn validate(&self) -> Result<(), SetupError> {
-        if !TURN_SECONDS.contains(&self.turn_seconds) {
-            return Err(SetupError::new(
-                "B20",
-                format!(
-                    "the turn clock is 30, 60, 90 or 120 seconds or untimed (0), not {}",
-                    self.turn_seconds
-                ),
-            ));
-        }
         if self.automatic_doubles && !(1..=MAX_CUBE_LOG).contains(&self.automatic_double_limit) {
             return Err(SetupError::new(
                 "B17",

@@ -4,7 +4,20 @@
 use ludus_rules::{Outcome, Seat};
 
 use crate::action::{Action, ResignLevel};
-use crate::play::Dice;
+use crate::play::{Dice, Play};
+
+/// The latest play, so clients can show the opponent's move.
+#[derive(Clone, Eq, PartialEq, Hash, Debug)]
+pub struct LastPlay {
+    /// Who played.
+    pub seat: Seat,
+    /// The dice played.
+    pub dice: Dice,
+    /// The moves, in that seat's numbering.
+    pub play: Play,
+    /// Whether the server played it on a timeout (B20).
+    pub automatic: bool,
+}
 
 /// The stage of the turn, as clients draw it.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
@@ -92,6 +105,10 @@ pub struct BackgammonView {
     pub automatic_doubles: u8,
     /// The viewer's legal actions (plays included); empty when it is not their turn.
     pub legal_actions: Vec<Action>,
+    /// The viewer's legal plays of the rolled dice; empty when it is not their turn to play.
+    pub legal_plays: Vec<Play>,
+    /// The latest play of the game.
+    pub last_play: Option<LastPlay>,
     /// How the game ended.
     pub outcome: Option<Outcome>,
     /// gnubg Position ID (from the player on roll).

@@ -139,11 +139,13 @@ fn b2_setup_needs_two_players_and_valid_options() {
             .rule,
         "B2"
     );
-    let bad = BackgammonOptions {
-        turn_seconds: 45,
-        ..BackgammonOptions::default()
-    };
-    assert_eq!(Backgammon::setup(bad, 2, &mut rng).unwrap_err().rule, "B20");
+    assert_eq!(
+        ludus_backgammon::options::validate_turn_seconds(45)
+            .unwrap_err()
+            .rule,
+        "B20"
+    );
+    assert!(ludus_backgammon::options::validate_turn_seconds(90).is_ok());
     let bad = BackgammonOptions {
         beavers: true,
         match_game: Some(MatchGame {
@@ -587,6 +589,18 @@ fn view_shows_public_state_and_the_viewers_plays() {
     assert!(v.legal_actions.is_empty());
     assert_eq!(v.cube_value, 1);
     assert_eq!(v.cube_owner, None);
+    assert_eq!(g.view(Viewer::Seat(0)).legal_plays.len(), 16);
+    assert!(v.last_play.is_none());
+    let g = play(g, 0, "8/5 6/5").unwrap();
+    let v = g.view(Viewer::Seat(1));
+    let last = v.last_play.unwrap();
+    assert_eq!((last.seat, last.dice, last.automatic), (0, [3, 1], false));
+    assert_eq!(last.play.to_string(), "8/5 6/5");
+    assert_eq!(v.dice, None);
+    assert_eq!(v.phase, ViewPhase::Roll);
+    assert!(v.can_double);
+    assert_eq!(v.legal_actions[0], Action::Roll);
+    assert!(v.legal_plays.is_empty());
 }
 
 #[test]
