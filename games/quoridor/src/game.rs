@@ -751,7 +751,8 @@ impl Game for Quoridor {
             last: None,
             outcome: None,
         };
-        // Q8: who moves first is random, unless the bracket says (Q24 replays).
+        // Q8: who moves first is random, unless the bracket says (Q24 replays). In team
+        // mode the draw picks the team; its first member in seat order starts.
         match s.options.first_seat {
             Some(f) if f >= seats => {
                 return Err(SetupError::new(

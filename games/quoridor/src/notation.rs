@@ -155,7 +155,8 @@ impl Wall {
 
     /// Whether the slot exists on an `size`×`size` board: both coordinates at most `N - 2`.
     pub fn on_board(self, size: u8) -> bool {
-        self.cell.file + 1 < size && self.cell.rank + 1 < size
+        let inner = size.saturating_sub(1);
+        self.cell.file < inner && self.cell.rank < inner
     }
 }
 
@@ -310,6 +311,9 @@ mod tests {
         );
         assert!(!"i1h".parse::<Wall>().unwrap().on_board(9));
         assert!("h8h".parse::<Wall>().unwrap().on_board(9));
+        assert!(!Wall::new(Cell::new(255, 255), Orientation::Vertical).on_board(13));
+        assert!(!Cell::new(255, 0).on_board(13));
+        assert_eq!(Cell::new(255, 255).to_string(), "z256");
     }
 
     #[test]

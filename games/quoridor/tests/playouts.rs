@@ -55,9 +55,14 @@ fn options(
     )
 }
 
-/// Every wall slot: `apply` accepts exactly the walls `legal_actions` lists.
+/// Every wall slot and pass: `apply` accepts exactly the ones `legal_actions` lists.
 fn walls_agree(g: &Quoridor, seat: usize) {
     let legal = g.legal_actions(seat);
+    let pass_ok = g
+        .clone()
+        .apply(seat, &Action::Pass, &mut SplitMix64(0))
+        .is_ok();
+    assert_eq!(pass_ok, legal.contains(&Action::Pass), "pass");
     let n = g.options().size;
     for o in [Orientation::Horizontal, Orientation::Vertical] {
         for r in 0..n - 1 {
@@ -173,7 +178,21 @@ proptest! {
         walls in 0..3usize,
     ) {
         let (o, seats) = options(SIZES[size], seats, mode, center, walls, seed);
-        playout(o, seats, seed, 0);
+        playout(o, seats, seed, 29);
+    }
+
+    #[test]
+    fn any_text_is_parsed_or_refused_without_panic(
+        text in "\\PC{0,12}",
+        near in "[a-oA-O][0-9]{1,3}[hvHV]?",
+        seat in 0..3usize,
+    ) {
+        let g = Quoridor::setup(Options::default(), 2, &mut SplitMix64(1)).expect("setup");
+        for t in [text, near] {
+            if let Ok(a) = g.parse_action(&t) {
+                let _ = g.clone().apply(seat, &a, &mut SplitMix64(0));
+            }
+        }
     }
 
     #[test]
