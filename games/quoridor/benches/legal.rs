@@ -4,17 +4,17 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ludus_quoridor::{Action, Options, Quoridor};
+use ludus_quoridor::{Quoridor, QuoridorAction, QuoridorOptions};
 use ludus_rules::{Game, RandomSource, SplitMix64};
 
 /// A mid-game position: from the start, random turns that place a wall half the time,
 /// until `walls` walls stand (seeded, so always the same position).
 fn midgame(size: u8, seats: usize, walls: usize, seed: u64) -> Quoridor {
-    let options = Options {
+    let options = QuoridorOptions {
         size,
         walls: ludus_quoridor::Walls::Fixed(20),
         first_seat: Some(0),
-        ..Options::default()
+        ..QuoridorOptions::default()
     };
     let mut rng = SplitMix64(seed);
     let mut g = Quoridor::setup(options, seats, &mut rng).expect("setup");
@@ -22,8 +22,9 @@ fn midgame(size: u8, seats: usize, walls: usize, seed: u64) -> Quoridor {
     while placed < walls {
         let seat = g.to_move().expect("not over");
         let acts = g.legal_actions(seat);
-        let (w, m): (Vec<Action>, Vec<Action>) =
-            acts.into_iter().partition(|a| matches!(a, Action::Wall(_)));
+        let (w, m): (Vec<QuoridorAction>, Vec<QuoridorAction>) = acts
+            .into_iter()
+            .partition(|a| matches!(a, QuoridorAction::Wall(_)));
         let a = if rng.below(2) == 0 && !w.is_empty() {
             placed += 1;
             w[rng.below(w.len() as u32) as usize]
@@ -62,7 +63,7 @@ fn bench(c: &mut Criterion) {
         let wall = g
             .legal_actions(seat)
             .into_iter()
-            .filter(|a| matches!(a, Action::Wall(_)))
+            .filter(|a| matches!(a, QuoridorAction::Wall(_)))
             .nth(40)
             .expect("a wall");
         group.bench_function(name, |b| {
@@ -80,7 +81,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             seed += 1;
             let mut rng = SplitMix64(seed);
-            let mut g = Quoridor::setup(Options::default(), 2, &mut rng).expect("setup");
+            let mut g = Quoridor::setup(QuoridorOptions::default(), 2, &mut rng).expect("setup");
             while let Some(seat) = g.to_move() {
                 let acts = g.legal_actions(seat);
                 let a = acts[rng.below(acts.len() as u32) as usize];

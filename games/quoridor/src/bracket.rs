@@ -14,7 +14,7 @@ use ludus_rules::{GameResult, Outcome, RandomSource, RuleViolation};
 use serde::{Deserialize, Serialize};
 
 use crate::game::{POINTS_CHAMPION, POINTS_MATCH_WON};
-use crate::options::{GoalKind, Mode, Options, Walls};
+use crate::options::{GoalKind, Mode, QuoridorOptions, Walls};
 
 /// A tournament player, `0..players`.
 pub type PlayerId = usize;
@@ -52,8 +52,8 @@ pub struct BracketMatch {
 
 impl BracketMatch {
     /// Options for the game to play now: a classic match with the bracket's first mover.
-    pub fn options(&self, size: u8, goal: GoalKind, walls: Walls) -> Options {
-        Options {
+    pub fn options(&self, size: u8, goal: GoalKind, walls: Walls) -> QuoridorOptions {
+        QuoridorOptions {
             mode: Mode::TournamentMatch,
             goal,
             size,

@@ -5,7 +5,7 @@ use std::fmt;
 
 use ludus_rules::{RuleViolation, Seat};
 
-use crate::notation::{Action, Cell, NotationError, Wall};
+use crate::notation::{Cell, NotationError, QuoridorAction, Wall};
 use crate::options::Colour;
 
 /// An action the rules refuse.
@@ -14,7 +14,7 @@ pub enum QuoridorError {
     /// Q1: the text is not in the standard notation.
     Notation(NotationError),
     /// Q1 (cells) or Q2 (walls): not on this board.
-    OffBoard { action: Action, size: u8 },
+    OffBoard { action: QuoridorAction, size: u8 },
     /// Q17: the game is already over.
     GameOver,
     /// Q8: it is not this seat's turn.
@@ -91,7 +91,7 @@ impl RuleViolation for QuoridorError {
         match self {
             QuoridorError::Notation(_) => "Q1",
             QuoridorError::OffBoard {
-                action: Action::Wall(_),
+                action: QuoridorAction::Wall(_),
                 ..
             } => "Q2",
             QuoridorError::OffBoard { .. } => "Q1",

@@ -7,12 +7,12 @@ use serde::{Deserialize, Serialize};
 use crate::bits::{Bits, STRIDE, idx};
 use crate::board::{Board, PathInfo, perpendicular, step};
 use crate::error::QuoridorError;
-use crate::notation::{Action, Cell, Orientation, Wall};
+use crate::notation::{Cell, Orientation, QuoridorAction, Wall};
 use crate::options::{
-    Colour, GoalKind, Mode, Options, SIZES, Team, WALL_CHOICES, Walls, auto_walls,
+    Colour, GoalKind, Mode, QuoridorOptions, SIZES, Team, WALL_CHOICES, Walls, auto_walls,
 };
 use crate::score::{ranks, score};
-use crate::view::{Edge, LastAction, PawnGoal, PawnView, PlacedWall, View};
+use crate::view::{Edge, LastAction, PawnGoal, PawnView, PlacedWall, QuoridorView};
 
 /// Q18: moves per pawn before the game is drawn: 60 on 9×9, 75 on 11×11, 90 on 13×13.
 pub fn move_limit(size: u8) -> u32 {
@@ -48,7 +48,7 @@ struct Side {
 /// Everything that is stored; the board masks are rebuilt from it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct State {
-    options: Options,
+    options: QuoridorOptions,
     /// The side of every seat.
     seat_side: Vec<usize>,
     /// Seats that resigned or left.
@@ -65,10 +65,10 @@ struct State {
 /// A Quoridor game in progress or finished. Implements [`Game`].
 ///
 /// ```
-/// use ludus_quoridor::{Options, Quoridor};
+/// use ludus_quoridor::{QuoridorOptions, Quoridor};
 /// use ludus_rules::{Game, ScriptedRandom};
 /// let mut rng = ScriptedRandom::new([0]); // seat 0 (red) moves first
-/// let g = Quoridor::setup(Options::default(), 2, &mut rng).unwrap();
+/// let g = Quoridor::setup(QuoridorOptions::default(), 2, &mut rng).unwrap();
 /// // 3 steps, 128 walls and pass (Q12, Q2, Q19).
 /// assert_eq!(g.legal_actions(0).len(), 132);
 /// let a = g.parse_action("e2").unwrap();
@@ -234,7 +234,7 @@ impl Quoridor {
     }
 
     /// The options the game was set up with (teams resolved).
-    pub fn options(&self) -> &Options {
+    pub fn options(&self) -> &QuoridorOptions {
         &self.s.options
     }
 
@@ -282,9 +282,9 @@ impl Quoridor {
     /// shut in (Q15) or already at its goal (Q17).
     ///
     /// ```
-    /// use ludus_quoridor::{Options, Quoridor};
+    /// use ludus_quoridor::{QuoridorOptions, Quoridor};
     /// use ludus_rules::{Game, ScriptedRandom};
-    /// let g = Quoridor::setup(Options::default(), 2, &mut ScriptedRandom::new([0])).unwrap();
+    /// let g = Quoridor::setup(QuoridorOptions::default(), 2, &mut ScriptedRandom::new([0])).unwrap();
     /// let g = g.arrange(&["e4".parse().unwrap(), "e5".parse().unwrap()], &[]).unwrap();
     /// let moves: Vec<String> = g.legal_actions(0).iter().take(4).map(|a| a.to_string()).collect();
     /// assert_eq!(moves, ["e6", "e3", "d4", "f4"]); // Q13: red jumps over yellow
@@ -309,7 +309,7 @@ impl Quoridor {
         for (i, &c) in pawns.iter().enumerate() {
             if !c.on_board(n) {
                 return Err(QuoridorError::OffBoard {
-                    action: Action::Move(c),
+                    action: QuoridorAction::Move(c),
                     size: n,
                 });
             }
@@ -321,7 +321,7 @@ impl Quoridor {
         for &wall in walls {
             if !wall.on_board(n) {
                 return Err(QuoridorError::OffBoard {
-                    action: Action::Wall(wall),
+                    action: QuoridorAction::Wall(wall),
                     size: n,
                 });
             }
@@ -404,7 +404,7 @@ impl Quoridor {
         let n = self.n();
         if !wall.on_board(n) {
             return Err(QuoridorError::OffBoard {
-                action: Action::Wall(wall),
+                action: QuoridorAction::Wall(wall),
                 size: n,
             });
         }
@@ -448,7 +448,7 @@ impl Quoridor {
     /// Only walls that touch the border or other walls twice can close a region, and only
     /// those cutting a pawn's current shortest path can shut that pawn in; every other
     /// free slot is legal without a flood fill.
-    fn push_legal_walls(&self, paths: &[Option<PathInfo>; 8], out: &mut Vec<Action>) {
+    fn push_legal_walls(&self, paths: &[Option<PathInfo>; 8], out: &mut Vec<QuoridorAction>) {
         let (free_h, free_v) = self.board.free_slots();
         let (enc_h, enc_v) = self.board.may_enclose();
         let (mut cut_h, mut cut_v) = (Bits::EMPTY, Bits::EMPTY);
@@ -485,7 +485,7 @@ impl Quoridor {
                         continue;
                     }
                 }
-                out.push(Action::Wall(self.wall_at(o, i)));
+                out.push(QuoridorAction::Wall(self.wall_at(o, i)));
             }
         }
     }
@@ -518,7 +518,13 @@ impl Quoridor {
     }
 
     /// Ends the turn of `side` (played by `seat`): Q17 win, Q18 draw, or the next turn.
-    fn finish_turn(&mut self, seat: Seat, action: Action, from: Option<Cell>, automatic: bool) {
+    fn finish_turn(
+        &mut self,
+        seat: Seat,
+        action: QuoridorAction,
+        from: Option<Cell>,
+        automatic: bool,
+    ) {
         let side = self.s.turn;
         self.s.ply += 1;
         self.s.sides[side].moves += 1;
@@ -529,7 +535,7 @@ impl Quoridor {
             from,
             automatic,
         });
-        if let Action::Move(to) = action
+        if let QuoridorAction::Move(to) = action
             && self.goals[side].get(self.at(to))
         {
             self.s.outcome = Some(self.goal_outcome(side));
@@ -660,13 +666,13 @@ fn edge_name(e: Edge) -> &'static str {
 }
 
 impl Game for Quoridor {
-    type Options = Options;
-    type Action = Action;
-    type View = View;
+    type Options = QuoridorOptions;
+    type Action = QuoridorAction;
+    type View = QuoridorView;
     type Error = QuoridorError;
 
     fn setup(
-        options: Options,
+        options: QuoridorOptions,
         seats: usize,
         rng: &mut dyn RandomSource,
     ) -> Result<Self, SetupError> {
@@ -774,13 +780,13 @@ impl Game for Quoridor {
         Quoridor::try_from(s).map_err(|e| SetupError::new("Q1", e))
     }
 
-    fn parse_action(&self, text: &str) -> Result<Action, QuoridorError> {
-        let a: Action = text.parse().map_err(QuoridorError::Notation)?;
+    fn parse_action(&self, text: &str) -> Result<QuoridorAction, QuoridorError> {
+        let a: QuoridorAction = text.parse().map_err(QuoridorError::Notation)?;
         let n = self.n();
         let on = match a {
-            Action::Move(c) => c.on_board(n),
-            Action::Wall(w) => w.on_board(n),
-            Action::Pass => true,
+            QuoridorAction::Move(c) => c.on_board(n),
+            QuoridorAction::Wall(w) => w.on_board(n),
+            QuoridorAction::Pass => true,
         };
         if on {
             Ok(a)
@@ -804,14 +810,14 @@ impl Game for Quoridor {
     /// Steps and jumps, then walls (horizontal, then vertical, by slot), then `pass` when
     /// Q20 allows it (or when the side can do nothing else **[decided]**). The full list,
     /// never a subset.
-    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+    fn legal_actions(&self, seat: Seat) -> Vec<QuoridorAction> {
         if self.to_move() != Some(seat) {
             return Vec::new();
         }
         let side = self.s.turn;
         let mut out = Vec::with_capacity(160);
         for &t in self.targets(side).as_slice() {
-            out.push(Action::Move(self.cell_at(usize::from(t))));
+            out.push(QuoridorAction::Move(self.cell_at(usize::from(t))));
         }
         let paths = self.paths();
         if self.s.sides[side].walls_left > 0 {
@@ -835,7 +841,7 @@ impl Game for Quoridor {
         // A blocking pawn that can neither move nor place a wall may pass after all
         // [decided]: otherwise the game would stall until its clock runs out (Q21).
         if !blocks || out.is_empty() {
-            out.push(Action::Pass);
+            out.push(QuoridorAction::Pass);
         }
         out
     }
@@ -843,7 +849,7 @@ impl Game for Quoridor {
     fn apply(
         mut self,
         seat: Seat,
-        action: &Action,
+        action: &QuoridorAction,
         _rng: &mut dyn RandomSource,
     ) -> Result<Self, (Self, QuoridorError)> {
         if self.s.outcome.is_some() {
@@ -856,7 +862,7 @@ impl Game for Quoridor {
         let colour = Colour::of_side(side);
         let n = self.n();
         match *action {
-            Action::Move(to) => {
+            QuoridorAction::Move(to) => {
                 if !to.on_board(n) {
                     return Err((
                         self,
@@ -876,7 +882,7 @@ impl Game for Quoridor {
                 self.s.sides[side].cell = to;
                 self.finish_turn(seat, *action, Some(from), false);
             }
-            Action::Wall(wall) => {
+            QuoridorAction::Wall(wall) => {
                 if wall.on_board(n) && self.s.sides[side].walls_left == 0 {
                     return Err((self, QuoridorError::NoWallsLeft { colour }));
                 }
@@ -892,15 +898,15 @@ impl Game for Quoridor {
                 self.s.sides[side].walls_left -= 1;
                 self.finish_turn(seat, *action, None, false);
             }
-            Action::Pass => {
+            QuoridorAction::Pass => {
                 let at = self.at(self.s.sides[side].cell);
                 if let Some(q) = self.blocked_by(side, at)
-                    && !self.legal_actions(seat).contains(&Action::Pass)
+                    && !self.legal_actions(seat).contains(&QuoridorAction::Pass)
                 {
                     let blocked = Colour::of_side(q);
                     return Err((self, QuoridorError::MayNotPass { colour, blocked }));
                 }
-                self.finish_turn(seat, Action::Pass, None, false);
+                self.finish_turn(seat, QuoridorAction::Pass, None, false);
             }
         }
         Ok(self)
@@ -919,9 +925,9 @@ impl Game for Quoridor {
         {
             let to = self.cell_at(t);
             self.s.sides[side].cell = to;
-            self.finish_turn(seat, Action::Move(to), Some(from), true);
+            self.finish_turn(seat, QuoridorAction::Move(to), Some(from), true);
         } else {
-            self.finish_turn(seat, Action::Pass, None, true);
+            self.finish_turn(seat, QuoridorAction::Pass, None, true);
         }
         self
     }
@@ -983,7 +989,7 @@ impl Game for Quoridor {
         self.s.outcome.as_ref()
     }
 
-    fn view(&self, viewer: Viewer) -> View {
+    fn view(&self, viewer: Viewer) -> QuoridorView {
         let pawns = self
             .s
             .sides
@@ -1007,7 +1013,7 @@ impl Game for Quoridor {
             }
             _ => None,
         };
-        View {
+        QuoridorView {
             size: self.n(),
             mode: self.s.options.mode,
             goal: self.s.options.goal,

@@ -8,9 +8,9 @@
 //!
 //! # Layout
 //! - [`Quoridor`] (`game`): setup, turns, walls, the blocking rule, timeouts, resignation,
-//!   outcome with Q30-Q36 points, and the [`View`].
-//! - [`Options`], [`Mode`], [`GoalKind`], [`Walls`], [`Team`] (`options`): the host's choices.
-//! - [`Action`], [`Cell`], [`Wall`] (`notation`): the standard notation — cells `a1`… with
+//!   outcome with Q30-Q36 points, and the [`QuoridorView`].
+//! - [`QuoridorOptions`], [`Mode`], [`GoalKind`], [`Walls`], [`Team`] (`options`): the host's choices.
+//! - [`QuoridorAction`], [`Cell`], [`Wall`] (`notation`): the standard notation — cells `a1`… with
 //!   rank 1 at the bottom, walls `e3h`/`e3v`, and `pass`.
 //! - [`QuoridorError`] (`error`): why an action was refused, naming the rule.
 //! - [`score`] (`score`): Q31-Q32 points from distances.
@@ -20,10 +20,10 @@
 //!
 //! # Example
 //! ```
-//! use ludus_quoridor::{Options, Quoridor};
+//! use ludus_quoridor::{QuoridorOptions, Quoridor};
 //! use ludus_rules::{Game, SplitMix64};
 //! let mut rng = SplitMix64(7);
-//! let mut g = Quoridor::setup(Options::default(), 2, &mut rng).unwrap();
+//! let mut g = Quoridor::setup(QuoridorOptions::default(), 2, &mut rng).unwrap();
 //! while g.outcome().is_none() {
 //!     let seat = g.to_move().unwrap();
 //!     // Always step: the first legal action is a pawn move here.
@@ -47,7 +47,9 @@ mod view;
 pub use bracket::{Bracket, BracketError, BracketMatch, MatchDecision, MatchResult, PlayerId};
 pub use error::QuoridorError;
 pub use game::{POINTS_CHAMPION, POINTS_MATCH_WON, POINTS_WIN_BY_LEAVING, Quoridor, move_limit};
-pub use notation::{Action, Cell, NotationError, Orientation, Wall};
-pub use options::{Colour, GoalKind, Mode, Options, SIZES, Team, WALL_CHOICES, Walls, auto_walls};
+pub use notation::{Cell, NotationError, Orientation, QuoridorAction, Wall};
+pub use options::{
+    Colour, GoalKind, Mode, QuoridorOptions, SIZES, Team, WALL_CHOICES, Walls, auto_walls,
+};
 pub use score::score;
-pub use view::{Edge, LastAction, PawnGoal, PawnView, PlacedWall, View};
+pub use view::{Edge, LastAction, PawnGoal, PawnView, PlacedWall, QuoridorView};

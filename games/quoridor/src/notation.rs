@@ -201,15 +201,15 @@ impl TryFrom<String> for Wall {
 /// One turn's action (Q11).
 ///
 /// ```
-/// use ludus_quoridor::{Action, Cell, Orientation, Wall};
-/// let a: Action = "e3h".parse().unwrap();
-/// assert_eq!(a, Action::Wall(Wall::new(Cell::new(4, 2), Orientation::Horizontal)));
-/// assert_eq!("E2".parse::<Action>().unwrap().to_string(), "e2");
-/// assert_eq!("pass".parse::<Action>().unwrap(), Action::Pass);
+/// use ludus_quoridor::{QuoridorAction, Cell, Orientation, Wall};
+/// let a: QuoridorAction = "e3h".parse().unwrap();
+/// assert_eq!(a, QuoridorAction::Wall(Wall::new(Cell::new(4, 2), Orientation::Horizontal)));
+/// assert_eq!("E2".parse::<QuoridorAction>().unwrap().to_string(), "e2");
+/// assert_eq!("pass".parse::<QuoridorAction>().unwrap(), QuoridorAction::Pass);
 /// ```
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
-pub enum Action {
+pub enum QuoridorAction {
     /// Move the pawn to this cell: a step (Q12), a straight jump or a diagonal move (Q13).
     Move(Cell),
     /// Place a wall (Q14).
@@ -218,41 +218,41 @@ pub enum Action {
     Pass,
 }
 
-impl fmt::Display for Action {
+impl fmt::Display for QuoridorAction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Action::Move(c) => c.fmt(f),
-            Action::Wall(w) => w.fmt(f),
-            Action::Pass => f.write_str("pass"),
+            QuoridorAction::Move(c) => c.fmt(f),
+            QuoridorAction::Wall(w) => w.fmt(f),
+            QuoridorAction::Pass => f.write_str("pass"),
         }
     }
 }
 
-impl FromStr for Action {
+impl FromStr for QuoridorAction {
     type Err = NotationError;
 
-    fn from_str(s: &str) -> Result<Action, NotationError> {
+    fn from_str(s: &str) -> Result<QuoridorAction, NotationError> {
         let t = s.trim();
         if t.eq_ignore_ascii_case("pass") {
-            return Ok(Action::Pass);
+            return Ok(QuoridorAction::Pass);
         }
         match t.chars().last() {
-            Some('h' | 'v' | 'H' | 'V') => t.parse().map(Action::Wall),
-            _ => t.parse().map(Action::Move),
+            Some('h' | 'v' | 'H' | 'V') => t.parse().map(QuoridorAction::Wall),
+            _ => t.parse().map(QuoridorAction::Move),
         }
         .map_err(|_| NotationError { text: s.to_owned() })
     }
 }
 
-impl From<Action> for String {
-    fn from(a: Action) -> String {
+impl From<QuoridorAction> for String {
+    fn from(a: QuoridorAction) -> String {
         a.to_string()
     }
 }
 
-impl TryFrom<String> for Action {
+impl TryFrom<String> for QuoridorAction {
     type Error = NotationError;
-    fn try_from(s: String) -> Result<Action, NotationError> {
+    fn try_from(s: String) -> Result<QuoridorAction, NotationError> {
         s.parse()
     }
 }
@@ -321,17 +321,20 @@ mod tests {
         for t in [
             "", "e", "e0", "9e", "e100", "pas", "eh", "é3", "e3x", "\u{0}", "a-1", "zz9h",
         ] {
-            assert!(t.parse::<Action>().is_err(), "{t:?}");
+            assert!(t.parse::<QuoridorAction>().is_err(), "{t:?}");
         }
-        assert_eq!(" Pass ".parse::<Action>().unwrap(), Action::Pass);
-        assert_eq!("E3V".parse::<Action>().unwrap().to_string(), "e3v");
+        assert_eq!(
+            " Pass ".parse::<QuoridorAction>().unwrap(),
+            QuoridorAction::Pass
+        );
+        assert_eq!("E3V".parse::<QuoridorAction>().unwrap().to_string(), "e3v");
     }
 
     #[test]
     fn actions_serialize_as_notation() {
-        let a: Action = "c7v".parse().unwrap();
+        let a: QuoridorAction = "c7v".parse().unwrap();
         let json = serde_json::to_string(&a).unwrap();
         assert_eq!(json, "\"c7v\"");
-        assert_eq!(serde_json::from_str::<Action>(&json).unwrap(), a);
+        assert_eq!(serde_json::from_str::<QuoridorAction>(&json).unwrap(), a);
     }
 }

@@ -55,23 +55,23 @@ pub enum Team {
     Yellow,
 }
 
-/// The host's choices. `Options::default()` is the classic 9×9 game with Auto walls.
+/// The host's choices. `QuoridorOptions::default()` is the classic 9×9 game with Auto walls.
 ///
 /// ```
-/// use ludus_quoridor::{GoalKind, Mode, Options, Team, Walls};
-/// let teams = Options {
+/// use ludus_quoridor::{GoalKind, Mode, QuoridorOptions, Team, Walls};
+/// let teams = QuoridorOptions {
 ///     mode: Mode::Teams,
 ///     goal: GoalKind::Center,
 ///     size: 11,
 ///     walls: Walls::Fixed(15),
 ///     teams: vec![Team::Red, Team::Yellow, Team::Red, Team::Yellow],
-///     ..Options::default()
+///     ..QuoridorOptions::default()
 /// };
-/// assert_eq!(Options::default().size, 9);
+/// assert_eq!(QuoridorOptions::default().size, 9);
 /// # let _ = teams;
 /// ```
 #[derive(Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
-pub struct Options {
+pub struct QuoridorOptions {
     /// Free-for-all, teams or a tournament match.
     pub mode: Mode,
     /// Opposite edge or center.
@@ -91,9 +91,9 @@ pub struct Options {
     pub first_seat: Option<Seat>,
 }
 
-impl Default for Options {
+impl Default for QuoridorOptions {
     fn default() -> Self {
-        Options {
+        QuoridorOptions {
             mode: Mode::FreeForAll,
             goal: GoalKind::Opposite,
             size: 9,

@@ -1,10 +1,10 @@
 //! What a viewer sees. Quoridor has no hidden information, so every viewer sees the same
-//! position; only [`View::you`] differs.
+//! position; only [`QuoridorView::you`] differs.
 
 use ludus_rules::{Outcome, Seat};
 use serde::{Deserialize, Serialize};
 
-use crate::notation::{Action, Cell, Wall};
+use crate::notation::{Cell, QuoridorAction, Wall};
 use crate::options::{Colour, GoalKind, Mode};
 
 /// A board edge.
@@ -71,7 +71,7 @@ pub struct LastAction {
     /// The side that acted.
     pub side: usize,
     /// What was played.
-    pub action: Action,
+    pub action: QuoridorAction,
     /// The pawn it moved came from here (for a move), so clients can animate it.
     pub from: Option<Cell>,
     /// True when the server played it because the clock ran out (Q19, Q21).
@@ -80,7 +80,7 @@ pub struct LastAction {
 
 /// The position as one viewer sees it.
 #[derive(Clone, Eq, PartialEq, Debug, Serialize, Deserialize)]
-pub struct View {
+pub struct QuoridorView {
     /// Board size N.
     pub size: u8,
     /// The game's mode.

@@ -3,7 +3,8 @@
 //! agree with `apply` about which walls are legal, and always end (Q17, Q18, Q34).
 
 use ludus_quoridor::{
-    Action, GoalKind, Mode, Options, Orientation, Quoridor, SIZES, Team, Wall, Walls, move_limit,
+    GoalKind, Mode, Orientation, Quoridor, QuoridorAction, QuoridorOptions, SIZES, Team, Wall,
+    Walls, move_limit,
 };
 use ludus_rules::{Game, RandomSource, SplitMix64, Viewer};
 use proptest::prelude::*;
@@ -15,7 +16,7 @@ fn options(
     center: bool,
     walls: usize,
     seed: u64,
-) -> (Options, usize) {
+) -> (QuoridorOptions, usize) {
     let mode = [Mode::FreeForAll, Mode::Teams, Mode::TournamentMatch][mode];
     let seats = if mode == Mode::TournamentMatch {
         2
@@ -43,7 +44,7 @@ fn options(
         GoalKind::Opposite
     };
     (
-        Options {
+        QuoridorOptions {
             mode,
             goal,
             size,
@@ -60,15 +61,15 @@ fn walls_agree(g: &Quoridor, seat: usize) {
     let legal = g.legal_actions(seat);
     let pass_ok = g
         .clone()
-        .apply(seat, &Action::Pass, &mut SplitMix64(0))
+        .apply(seat, &QuoridorAction::Pass, &mut SplitMix64(0))
         .is_ok();
-    assert_eq!(pass_ok, legal.contains(&Action::Pass), "pass");
+    assert_eq!(pass_ok, legal.contains(&QuoridorAction::Pass), "pass");
     let n = g.options().size;
     for o in [Orientation::Horizontal, Orientation::Vertical] {
         for r in 0..n - 1 {
             for c in 0..n - 1 {
                 let w = Wall::from_center(n, r, c, o).expect("slot");
-                let a = Action::Wall(w);
+                let a = QuoridorAction::Wall(w);
                 let accepted = g.clone().apply(seat, &a, &mut SplitMix64(0)).is_ok();
                 assert_eq!(accepted, legal.contains(&a), "wall {w}");
             }
@@ -76,7 +77,7 @@ fn walls_agree(g: &Quoridor, seat: usize) {
     }
 }
 
-fn greedy_move(g: &Quoridor, seat: usize, moves: &[Action]) -> Option<Action> {
+fn greedy_move(g: &Quoridor, seat: usize, moves: &[QuoridorAction]) -> Option<QuoridorAction> {
     let side = g.side_of(seat)?;
     moves.iter().copied().min_by_key(|a| {
         g.clone()
@@ -92,7 +93,7 @@ fn greedy_move(g: &Quoridor, seat: usize, moves: &[Action]) -> Option<Action> {
     })
 }
 
-fn playout(options: Options, seats: usize, seed: u64, check_every: u32) {
+fn playout(options: QuoridorOptions, seats: usize, seed: u64, check_every: u32) {
     let mut rng = SplitMix64(seed);
     let mut g = Quoridor::setup(options, seats, &mut rng).expect("setup");
     let sides = g.sides();
@@ -129,10 +130,10 @@ fn playout(options: Options, seats: usize, seed: u64, check_every: u32) {
         }
         let acts = g.legal_actions(seat);
         assert!(!acts.is_empty(), "no action for seat {seat}");
-        let moves: Vec<Action> = acts
+        let moves: Vec<QuoridorAction> = acts
             .iter()
             .copied()
-            .filter(|a| matches!(a, Action::Move(_)))
+            .filter(|a| matches!(a, QuoridorAction::Move(_)))
             .collect();
         let a = match rng.below(3) {
             0 if !moves.is_empty() => greedy_move(&g, seat, &moves).expect("move"),
@@ -140,7 +141,7 @@ fn playout(options: Options, seats: usize, seed: u64, check_every: u32) {
             _ => acts[rng.below(acts.len() as u32) as usize],
         };
         // Off-list actions are refused and change nothing.
-        let odd = Action::Move(ludus_quoridor::Cell::new(
+        let odd = QuoridorAction::Move(ludus_quoridor::Cell::new(
             rng.below(14) as u8,
             rng.below(14) as u8,
         ));
@@ -187,7 +188,7 @@ proptest! {
         near in "[a-oA-O][0-9]{1,3}[hvHV]?",
         seat in 0..3usize,
     ) {
-        let g = Quoridor::setup(Options::default(), 2, &mut SplitMix64(1)).expect("setup");
+        let g = Quoridor::setup(QuoridorOptions::default(), 2, &mut SplitMix64(1)).expect("setup");
         for t in [text, near] {
             if let Ok(a) = g.parse_action(&t) {
                 let _ = g.clone().apply(seat, &a, &mut SplitMix64(0));

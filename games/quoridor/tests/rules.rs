@@ -1,8 +1,8 @@
 //! Hand-worked positions for rules Q1-Q36; each test names the rules it checks.
 
 use ludus_quoridor::{
-    Action, Bracket, Cell, Colour, Edge, GoalKind, LastAction, MatchDecision, MatchResult, Mode,
-    Options, PawnGoal, Quoridor, QuoridorError, Team, Wall, Walls,
+    Bracket, Cell, Colour, Edge, GoalKind, LastAction, MatchDecision, MatchResult, Mode, PawnGoal,
+    Quoridor, QuoridorAction, QuoridorError, QuoridorOptions, Team, Wall, Walls,
 };
 use ludus_rules::{Game, GameResult, RuleViolation, ScriptedRandom, Viewer};
 
@@ -10,8 +10,8 @@ fn rng() -> ScriptedRandom {
     ScriptedRandom::new([0])
 }
 
-fn new(options: Options, seats: usize, first: usize) -> Quoridor {
-    let options = Options {
+fn new(options: QuoridorOptions, seats: usize, first: usize) -> Quoridor {
+    let options = QuoridorOptions {
         first_seat: Some(first),
         ..options
     };
@@ -19,7 +19,7 @@ fn new(options: Options, seats: usize, first: usize) -> Quoridor {
 }
 
 fn classic(first: usize) -> Quoridor {
-    new(Options::default(), 2, first)
+    new(QuoridorOptions::default(), 2, first)
 }
 
 fn cells(list: &[&str]) -> Vec<Cell> {
@@ -45,7 +45,7 @@ fn play(g: Quoridor, seat: usize, text: &str) -> Quoridor {
 
 #[track_caller]
 fn refused(g: Quoridor, seat: usize, text: &str) -> QuoridorError {
-    let a: Action = text.parse().expect("notation");
+    let a: QuoridorAction = text.parse().expect("notation");
     let before = serde_json::to_string(&g).expect("json");
     match g.apply(seat, &a, &mut rng()) {
         Ok(_) => panic!("{text} was accepted"),
@@ -62,7 +62,7 @@ fn moves(g: &Quoridor, seat: usize) -> Vec<String> {
     let mut v: Vec<String> = g
         .legal_actions(seat)
         .iter()
-        .filter(|a| matches!(a, Action::Move(_)))
+        .filter(|a| matches!(a, QuoridorAction::Move(_)))
         .map(ToString::to_string)
         .collect();
     v.sort();
@@ -78,9 +78,9 @@ fn q2_q5_q19_initial_action_counts() {
     // Three steps, 2·(N-1)² wall slots and pass.
     for (n, count) in [(9, 3 + 128 + 1), (11, 3 + 200 + 1), (13, 3 + 288 + 1)] {
         let g = new(
-            Options {
+            QuoridorOptions {
                 size: n,
-                ..Options::default()
+                ..QuoridorOptions::default()
             },
             2,
             0,
@@ -103,9 +103,9 @@ fn q4_q5_q27_classic_places_colours_and_walls() {
     assert_eq!(v.pawns[0].walls_left, 10);
     assert_eq!(v.pawns[0].distance, Some(8));
     let g = new(
-        Options {
+        QuoridorOptions {
             size: 11,
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         2,
         0,
@@ -116,7 +116,7 @@ fn q4_q5_q27_classic_places_colours_and_walls() {
 
 #[test]
 fn q6_q7_q27_free_for_all_places_and_walls() {
-    let g = new(Options::default(), 4, 0);
+    let g = new(QuoridorOptions::default(), 4, 0);
     let got: Vec<String> = (0..4).map(|s| cell_of(&g, s)).collect();
     assert_eq!(got, ["e1", "e9", "a5", "i5"]);
     assert_eq!(g.walls_left(3), Some(5));
@@ -125,25 +125,25 @@ fn q6_q7_q27_free_for_all_places_and_walls() {
     assert_eq!(v.you, Some(2));
 
     // Q7, k = 2 on 9×9: seats 1-4 at -k of bottom, top, left, right; 5-8 at +k.
-    let g = new(Options::default(), 8, 0);
+    let g = new(QuoridorOptions::default(), 8, 0);
     let got: Vec<String> = (0..8).map(|s| cell_of(&g, s)).collect();
     assert_eq!(got, ["c1", "c9", "a7", "i7", "g1", "g9", "a3", "i3"]);
     assert_eq!(g.walls_left(7), Some(3));
     assert_eq!(g.view(Viewer::Spectator).pawns[7].colour, Colour::Pink);
 
     let g = new(
-        Options {
+        QuoridorOptions {
             size: 13,
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         3,
         0,
     );
     assert_eq!(g.walls_left(0), Some(11));
     let g = new(
-        Options {
+        QuoridorOptions {
             walls: Walls::Fixed(20),
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         6,
         0,
@@ -153,13 +153,15 @@ fn q6_q7_q27_free_for_all_places_and_walls() {
 
 #[test]
 fn q8_first_mover_is_random_unless_set() {
-    let g = Quoridor::setup(Options::default(), 3, &mut ScriptedRandom::new([2])).expect("setup");
+    let g = Quoridor::setup(QuoridorOptions::default(), 3, &mut ScriptedRandom::new([2]))
+        .expect("setup");
     assert_eq!(g.to_move(), Some(2));
-    let g = Quoridor::setup(Options::default(), 2, &mut ScriptedRandom::new([1])).expect("setup");
+    let g = Quoridor::setup(QuoridorOptions::default(), 2, &mut ScriptedRandom::new([1]))
+        .expect("setup");
     assert_eq!(g.to_move(), Some(1));
     assert_eq!(classic(1).to_move(), Some(1));
     // Turns follow seat order and wrap.
-    let mut g = new(Options::default(), 3, 1);
+    let mut g = new(QuoridorOptions::default(), 3, 1);
     let mut order = Vec::new();
     for _ in 0..4 {
         let s = g.to_move().expect("turn");
@@ -171,18 +173,18 @@ fn q8_first_mover_is_random_unless_set() {
 
 #[test]
 fn q4_q23_q24_q26_q27_setup_errors() {
-    let err = |o: Options, seats: usize| {
+    let err = |o: QuoridorOptions, seats: usize| {
         Quoridor::setup(o, seats, &mut rng())
             .expect_err("refused")
             .rule
     };
-    let d = Options::default;
-    assert_eq!(err(Options { size: 10, ..d() }, 2), "Q26");
+    let d = QuoridorOptions::default;
+    assert_eq!(err(QuoridorOptions { size: 10, ..d() }, 2), "Q26");
     assert_eq!(err(d(), 1), "Q4");
     assert_eq!(err(d(), 9), "Q4");
     assert_eq!(
         err(
-            Options {
+            QuoridorOptions {
                 walls: Walls::Fixed(4),
                 ..d()
             },
@@ -192,7 +194,7 @@ fn q4_q23_q24_q26_q27_setup_errors() {
     );
     assert_eq!(
         err(
-            Options {
+            QuoridorOptions {
                 mode: Mode::TournamentMatch,
                 ..d()
             },
@@ -200,7 +202,7 @@ fn q4_q23_q24_q26_q27_setup_errors() {
         ),
         "Q24"
     );
-    let teams = |t: Vec<Team>| Options {
+    let teams = |t: Vec<Team>| QuoridorOptions {
         mode: Mode::Teams,
         teams: t,
         ..d()
@@ -209,7 +211,7 @@ fn q4_q23_q24_q26_q27_setup_errors() {
     assert_eq!(err(teams(vec![Team::Red, Team::Red, Team::Red]), 3), "Q23");
     assert_eq!(
         err(
-            Options {
+            QuoridorOptions {
                 first_seat: Some(5),
                 ..d()
             },
@@ -260,11 +262,19 @@ fn q13_diagonal_at_the_edge_and_win_on_it() {
 
 #[test]
 fn q13_third_pawn_behind_gives_diagonals_and_no_double_jump() {
-    let g = arranged(new(Options::default(), 3, 0), &["e4", "e5", "e6"], &[]);
+    let g = arranged(
+        new(QuoridorOptions::default(), 3, 0),
+        &["e4", "e5", "e6"],
+        &[],
+    );
     assert_eq!(moves(&g, 0), ["d4", "d5", "e3", "f4", "f5"]);
     assert_eq!(refused(g.clone(), 0, "e7").rule(), "Q13");
     // A diagonal cell held by a pawn is no destination.
-    let g = arranged(new(Options::default(), 3, 0), &["e4", "e5", "d5"], &["e5h"]);
+    let g = arranged(
+        new(QuoridorOptions::default(), 3, 0),
+        &["e4", "e5", "d5"],
+        &["e5h"],
+    );
     assert_eq!(moves(&g, 0), ["d4", "e3", "f4", "f5"]);
 }
 
@@ -293,9 +303,9 @@ fn q3_walls_may_not_overlap_or_cross() {
 #[test]
 fn q14_q16_no_walls_left() {
     let g = new(
-        Options {
+        QuoridorOptions {
             walls: Walls::Fixed(1),
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         2,
         0,
@@ -305,7 +315,7 @@ fn q14_q16_no_walls_left() {
     assert!(
         g.legal_actions(0)
             .iter()
-            .all(|a| !matches!(a, Action::Wall(_)))
+            .all(|a| !matches!(a, QuoridorAction::Wall(_)))
     );
     assert_eq!(
         refused(g, 0, "c3h").to_string(),
@@ -337,9 +347,9 @@ fn q15_never_shut_anyone_in() {
 
 #[test]
 fn q9_q15_center_goal() {
-    let options = Options {
+    let options = QuoridorOptions {
         goal: GoalKind::Center,
-        ..Options::default()
+        ..QuoridorOptions::default()
     };
     let g = new(options.clone(), 2, 0);
     assert_eq!([cell_of(&g, 0), cell_of(&g, 1)], ["a1", "i9"]);
@@ -364,9 +374,9 @@ fn q9_q15_center_goal() {
 
 #[test]
 fn q10_center_places_for_many_pawns() {
-    let o = Options {
+    let o = QuoridorOptions {
         goal: GoalKind::Center,
-        ..Options::default()
+        ..QuoridorOptions::default()
     };
     let g = new(o.clone(), 4, 0);
     let got: Vec<String> = (0..4).map(|s| cell_of(&g, s)).collect();
@@ -398,7 +408,7 @@ fn q31_q32_four_pawn_scoring_with_ranks() {
     // Red at e8 steps to e9; yellow is 1 step from rank 1, blue 4 from file i, green 7
     // from file a.
     let g = arranged(
-        new(Options::default(), 4, 0),
+        new(QuoridorOptions::default(), 4, 0),
         &["e8", "c2", "e5", "h5"],
         &[],
     );
@@ -448,14 +458,14 @@ fn blocking_position() -> Quoridor {
 #[test]
 fn q20_a_blocking_pawn_may_not_pass() {
     let g = blocking_position();
-    assert!(!g.legal_actions(1).contains(&Action::Pass));
+    assert!(!g.legal_actions(1).contains(&QuoridorAction::Pass));
     assert_eq!(
         refused(g.clone(), 1, "pass").to_string(),
         "Q20: yellow blocks red and may not pass"
     );
     // Red blocks nobody and may pass.
     let g = play(g, 1, "a8h");
-    assert!(g.legal_actions(0).contains(&Action::Pass));
+    assert!(g.legal_actions(0).contains(&QuoridorAction::Pass));
 }
 
 #[test]
@@ -480,7 +490,7 @@ fn q21_timeout_steps_aside_toward_unblocking() {
     let g = g.timeout(0, &mut rng());
     assert_eq!(cell_of(&g, 0), "e1");
     let last = g.view(Viewer::Spectator).last_action.expect("last");
-    assert_eq!((last.action, last.automatic), (Action::Pass, true));
+    assert_eq!((last.action, last.automatic), (QuoridorAction::Pass, true));
     // A timeout of a seat not on turn changes nothing.
     let ply = g.ply();
     assert_eq!(g.timeout(0, &mut rng()).ply(), ply);
@@ -497,10 +507,10 @@ fn q21_no_unblocking_move_takes_the_shortest_path() {
 
 #[test]
 fn q23_team_turns_rotate_in_join_order() {
-    let opts = |teams: Vec<Team>| Options {
+    let opts = |teams: Vec<Team>| QuoridorOptions {
         mode: Mode::Teams,
         teams,
-        ..Options::default()
+        ..QuoridorOptions::default()
     };
     use Team::{Red as R, Yellow as Y};
     let mut g = new(opts(vec![R, Y, R, Y]), 4, 0);
@@ -534,19 +544,19 @@ fn q23_team_turns_rotate_in_join_order() {
 #[test]
 fn q23_team_places_and_center_corners() {
     let g = new(
-        Options {
+        QuoridorOptions {
             mode: Mode::Teams,
             goal: GoalKind::Center,
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         4,
         0,
     );
     assert_eq!([cell_of(&g, 0), cell_of(&g, 1)], ["a1", "i9"]);
     let g = new(
-        Options {
+        QuoridorOptions {
             mode: Mode::Teams,
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         5,
         0,
@@ -557,9 +567,9 @@ fn q23_team_places_and_center_corners() {
 #[test]
 fn q33_team_members_share_the_team_points() {
     let g = new(
-        Options {
+        QuoridorOptions {
             mode: Mode::Teams,
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         4,
         0,
@@ -598,7 +608,7 @@ fn q34_win_because_everyone_else_left() {
 
 #[test]
 fn q34_free_for_all_leavers_leave_the_board() {
-    let g = new(Options::default(), 3, 0);
+    let g = new(QuoridorOptions::default(), 3, 0);
     let g = g.resign(1); // not on turn
     assert_eq!(g.to_move(), Some(0));
     let g = play(g, 0, "e2");
@@ -618,7 +628,11 @@ fn q34_free_for_all_leavers_leave_the_board() {
 
 #[test]
 fn q34_free_for_all_goal_win_after_a_leaver() {
-    let g = arranged(new(Options::default(), 3, 0), &["e8", "e2", "a5"], &[]);
+    let g = arranged(
+        new(QuoridorOptions::default(), 3, 0),
+        &["e8", "e2", "a5"],
+        &[],
+    );
     let g = g.resign(2);
     let g = play(g, 0, "e9");
     let o = g.outcome().expect("over");
@@ -630,9 +644,9 @@ fn q34_free_for_all_goal_win_after_a_leaver() {
 #[test]
 fn q34_team_member_leaves_team_plays_on() {
     let g = new(
-        Options {
+        QuoridorOptions {
             mode: Mode::Teams,
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         4,
         0,
@@ -656,9 +670,9 @@ fn q34_team_member_leaves_team_plays_on() {
 #[test]
 fn q35_tournament_match_win_is_three_points() {
     let g = new(
-        Options {
+        QuoridorOptions {
             mode: Mode::TournamentMatch,
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         2,
         0,
@@ -692,9 +706,9 @@ fn q1_q2_q8_notation_and_turn_errors() {
     );
     assert_eq!(g.parse_action("H8V").expect("ok").to_string(), "h8v");
     let big = new(
-        Options {
+        QuoridorOptions {
             size: 13,
-            ..Options::default()
+            ..QuoridorOptions::default()
         },
         2,
         0,
