@@ -1,1 +1,70 @@
-//! placeholder
+//! The gateway: the one public API of Ludus. Every call is authenticated from its bearer
+//! token, validated, and forwarded over gRPC to the internal service that owns it; game
+//! events stream to players and spectators from one Redis subscription per game per gateway
+//! process.
+//!
+//! # Layout
+//! - [`auth`]: signed session tokens; the caller's identity comes only from the token.
+//! - [`service`]: the `Gateway` gRPC service.
+//! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
+#![forbid(unsafe_code)]
+
+pub mod auth;
+pub mod fanout;
+pub mod service;
+
+use std::{future::Future, time::Duration};
+
+use ludus_proto::pb::{
+    game_state_client::GameStateClient, gateway_server::GatewayServer,
+    matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
+};
+use ludus_store::{Backend, GameFeed};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+pub use auth::Tokens;
+pub use service::GatewayService;
+
+/// Largest request a client may send: every public request is small, so anything bigger is
+/// refused (RESOURCE_EXHAUSTED) before it is decoded.
+pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
+
+/// What the gateway needs to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The session store (for live events).
+    pub backend: Backend,
+    pub game_state_url: String,
+    pub matchmaking_url: String,
+    pub ratings_url: String,
+    /// HS256 secret for session tokens, at least 32 bytes.
+    pub token_secret: Vec<u8>,
+    pub token_ttl: Duration,
+}
+
+/// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
+/// resumable UNAVAILABLE.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let stopping = CancellationToken::new();
+    let service = GatewayService {
+        tokens: Tokens::new(&config.token_secret, config.token_ttl)?,
+        game_state: GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?),
+        matchmaking: MatchmakingClient::new(ludus_telemetry::traced_channel(
+            &config.matchmaking_url,
+        )?),
+        ratings: RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?),
+        feed: GameFeed::new(config.backend),
+        stopping: stopping.clone(),
+    };
+    let server = GatewayServer::new(service).max_decoding_message_size(MAX_REQUEST_BYTES);
+    let shutdown = async move {
+        shutdown.await;
+        stopping.cancel();
+    };
+    ludus_telemetry::serve(server, listener, shutdown).await
+}

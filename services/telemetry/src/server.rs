@@ -4,8 +4,8 @@ use std::{future::Future, time::Duration};
 
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
-use tonic::server::NamedService;
 use tokio_util::sync::CancellationToken;
+use tonic::server::NamedService;
 use tonic_health::server::HealthReporter;
 
 use crate::propagation::server_span;
@@ -112,7 +112,34 @@ where
     // Long-lived streams may hold the drain open: give in-flight calls a deadline.
     match tokio::time::timeout(DRAIN_GRACE, serving).await {
         Ok(result) => result?,
-        Err(_) => tracing::warn!(service = name, "drain did not finish within the grace period"),
+        Err(_) => tracing::warn!(
+            service = name,
+            "drain did not finish within the grace period"
+        ),
     }
     Ok(())
+}
+
+/// Completes on Ctrl-C or SIGTERM (what Kubernetes sends before it kills a pod).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
 }

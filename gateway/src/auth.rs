@@ -1,0 +1,198 @@
+//! Session tokens: who is calling comes from the signed token, never from a request body.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+use tonic::{Status, metadata::MetadataMap};
+
+/// How long a guest token is accepted.
+pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+/// Longest display name, in characters.
+pub const MAX_DISPLAY_NAME: usize = 32;
+
+/// The signed claims of a session.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Claims {
+    /// The player id.
+    sub: String,
+    /// The display name at sign-in.
+    name: String,
+    /// Expiry, Unix seconds.
+    exp: u64,
+    /// Issued at, Unix seconds.
+    iat: u64,
+}
+
+/// The authenticated caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub player_id: String,
+    pub display_name: String,
+}
+
+/// Signs and checks HS256 session tokens.
+#[derive(Clone)]
+pub struct Tokens {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the key.
+        f.debug_struct("Tokens").field("ttl", &self.ttl).finish()
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Checks a display name: 1 to 32 characters after trimming, no control characters.
+pub fn validate_display_name(name: &str) -> Result<String, Status> {
+    let name = name.trim();
+    let count = name.chars().count();
+    if count == 0 || count > MAX_DISPLAY_NAME {
+        return Err(Status::invalid_argument(format!(
+            "display_name: must be 1 to {MAX_DISPLAY_NAME} characters"
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(Status::invalid_argument(
+            "display_name: control characters are not allowed",
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+impl Tokens {
+    /// Tokens signed with `secret` (at least 32 bytes), valid for `ttl`.
+    pub fn new(secret: &[u8], ttl: Duration) -> anyhow::Result<Self> {
+        anyhow::ensure!(
+            secret.len() >= 32,
+            "the token secret must be at least 32 bytes"
+        );
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 5;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        Ok(Tokens {
+            encoding: EncodingKey::from_secret(secret)?,
+            decoding: DecodingKey::from_secret(secret)?,
+            validation,
+            ttl,
+        })
+    }
+
+    /// Issues a token for a new guest; returns (token, player id, expiry in Unix ms).
+    pub fn issue_guest(&self, display_name: &str) -> Result<(String, String, i64), Status> {
+        let now = unix_now();
+        let exp = now + self.ttl.as_secs();
+        let player_id = format!("g-{}", ulid::Ulid::generate());
+        let claims = Claims {
+            sub: player_id.clone(),
+            name: display_name.to_owned(),
+            exp,
+            iat: now,
+        };
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .map_err(|e| {
+            tracing::error!(error = %e, "could not sign a token");
+            Status::internal("internal error")
+        })?;
+        let exp_ms = i64::try_from(exp.saturating_mul(1000)).unwrap_or(i64::MAX);
+        Ok((token, player_id, exp_ms))
+    }
+
+    /// The caller named by the request's `authorization: Bearer <token>` header.
+    pub fn caller(&self, metadata: &MetadataMap) -> Result<Caller, Status> {
+        let header = metadata
+            .get("authorization")
+            .ok_or_else(|| Status::unauthenticated("missing authorization: Bearer <token>"))?
+            .to_str()
+            .map_err(|_| Status::unauthenticated("authorization header is not text"))?;
+        let token = header
+            .strip_prefix("Bearer ")
+            .or_else(|| header.strip_prefix("bearer "))
+            .ok_or_else(|| Status::unauthenticated("authorization must be: Bearer <token>"))?;
+        let data = jsonwebtoken::decode::<Claims>(token.trim(), &self.decoding, &self.validation)
+            .map_err(|e| match e.kind() {
+            jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
+                Status::unauthenticated("the token has expired: sign in again")
+            }
+            _ => Status::unauthenticated("the token is not valid"),
+        })?;
+        Ok(Caller {
+            player_id: data.claims.sub,
+            display_name: data.claims.name,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(secret: &[u8]) -> Tokens {
+        Tokens::new(secret, DEFAULT_TOKEN_TTL).unwrap()
+    }
+
+    fn metadata(value: &str) -> MetadataMap {
+        let mut map = MetadataMap::new();
+        map.insert("authorization", value.parse().unwrap());
+        map
+    }
+
+    #[test]
+    fn a_token_names_its_player() {
+        let tokens = tokens(&[7; 32]);
+        let (token, player_id, _) = tokens.issue_guest("ann").unwrap();
+        let caller = tokens
+            .caller(&metadata(&format!("Bearer {token}")))
+            .unwrap();
+        assert_eq!(caller.player_id, player_id);
+        assert_eq!(caller.display_name, "ann");
+    }
+
+    #[test]
+    fn forged_missing_and_malformed_tokens_are_refused() {
+        let (token, _, _) = tokens(&[1; 32]).issue_guest("mallory").unwrap();
+        let other = tokens(&[2; 32]);
+        let code = |m: &MetadataMap| other.caller(m).unwrap_err().code();
+        assert_eq!(
+            code(&metadata(&format!("Bearer {token}"))),
+            tonic::Code::Unauthenticated
+        );
+        assert_eq!(code(&MetadataMap::new()), tonic::Code::Unauthenticated);
+        assert_eq!(code(&metadata("Basic abc")), tonic::Code::Unauthenticated);
+        assert_eq!(
+            code(&metadata("Bearer not.a.jwt")),
+            tonic::Code::Unauthenticated
+        );
+    }
+
+    #[test]
+    fn short_secrets_are_refused() {
+        assert!(Tokens::new(b"short", DEFAULT_TOKEN_TTL).is_err());
+    }
+
+    #[test]
+    fn display_names_are_checked() {
+        assert_eq!(validate_display_name("  ann ").unwrap(), "ann");
+        assert!(validate_display_name("").is_err());
+        assert!(validate_display_name("   ").is_err());
+        assert!(validate_display_name(&"x".repeat(33)).is_err());
+        assert!(validate_display_name("a\u{7}b").is_err());
+        assert_eq!(
+            validate_display_name(&"é".repeat(32))
+                .unwrap()
+                .chars()
+                .count(),
+            32
+        );
+    }
+}

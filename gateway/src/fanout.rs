@@ -1,0 +1,136 @@
+//! Subscribe: a game's events from a sequence number, the logged ones first, then live ones,
+//! with no gap and no duplicate.
+//!
+//! Live events come from the store's [`GameFeed`], which holds one Redis subscription per game
+//! per gateway process and fans it out to every local stream. The stream subscribes to the
+//! live feed *before* reading the log, so an event committed in between is seen at least once;
+//! the `last` seq sent drops the duplicate. A gap in the live feed (a lagging stream, a Redis
+//! reconnect) is filled from the log.
+
+use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_store::{FeedError, GameFeed};
+use ludus_telemetry::Traced;
+use prost::Message;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tonic::Status;
+
+/// Events buffered per stream before the stream stops reading the feed (it then catches up
+/// from the log).
+pub const STREAM_BUFFER: usize = 64;
+
+/// Why a stream stopped early.
+enum Stop {
+    /// The client went away.
+    ClientGone,
+    /// A status to end the stream with.
+    Status(Status),
+}
+
+/// One subscriber's stream.
+#[derive(Debug)]
+pub struct Subscription {
+    pub game_id: String,
+    pub last: u64,
+    pub tx: mpsc::Sender<Result<pb::GameEvent, Status>>,
+    pub game_state: GameStateClient<Traced>,
+}
+
+impl Subscription {
+    /// Sends `event` unless the stream is already past it; returns whether it was the event
+    /// that finished the game (sent now or before).
+    async fn send(&mut self, event: pb::GameEvent) -> Result<bool, Stop> {
+        let finished = event.status == pb::GameStatus::Finished as i32;
+        if event.seq <= self.last {
+            return Ok(finished);
+        }
+        self.last = event.seq;
+        self.tx
+            .send(Ok(event))
+            .await
+            .map_err(|_| Stop::ClientGone)?;
+        Ok(finished)
+    }
+
+    /// Sends every logged event after `last`; returns true once the game's last event went.
+    async fn catch_up(&mut self, from: u64) -> Result<bool, Stop> {
+        let mut from = from;
+        loop {
+            let page = self
+                .game_state
+                .read_events(pb::ReadEventsRequest {
+                    game_id: self.game_id.clone(),
+                    after_seq: from,
+                    limit: 0,
+                })
+                .await
+                .map_err(Stop::Status)?
+                .into_inner();
+            let full = page.events.len() >= 500;
+            for event in page.events {
+                if self.send(event).await? {
+                    return Ok(true);
+                }
+            }
+            if !full {
+                return Ok(false);
+            }
+            from = self.last;
+        }
+    }
+
+    /// Streams until the game ends, the client leaves, or `stop` is cancelled.
+    pub async fn run(mut self, feed: GameFeed, stop: CancellationToken) {
+        let outcome = self.stream(feed, stop).await;
+        if let Err(Stop::Status(status)) = outcome {
+            let _ = self.tx.send(Err(status)).await;
+        }
+    }
+
+    async fn stream(&mut self, feed: GameFeed, stop: CancellationToken) -> Result<(), Stop> {
+        let mut live = feed.subscribe(&self.game_id).await.map_err(|e| {
+            Stop::Status(Status::unavailable(format!("live events unavailable: {e}")))
+        })?;
+        // Re-read the event the client already has too: if it finished the game, the stream
+        // ends here instead of waiting for events that will never come.
+        if self.catch_up(self.last.saturating_sub(1)).await? {
+            return Ok(());
+        }
+        loop {
+            let received = tokio::select! {
+                () = stop.cancelled() => {
+                    return Err(Stop::Status(Status::unavailable(format!(
+                        "the server is shutting down: resume with after_seq = {}",
+                        self.last
+                    ))));
+                }
+                () = self.tx.closed() => return Err(Stop::ClientGone),
+                received = live.recv() => received,
+            };
+            match received {
+                Ok(stored) if stored.seq <= self.last => {}
+                Ok(stored) if stored.seq == self.last + 1 => {
+                    let event = pb::GameEvent::decode(stored.payload.as_slice()).map_err(|e| {
+                        tracing::error!(error = %e, "unreadable live event");
+                        Stop::Status(Status::internal("internal error"))
+                    })?;
+                    if self.send(event).await? {
+                        return Ok(());
+                    }
+                }
+                // Ahead of us (a gap) or lagging: the log has everything in order.
+                Ok(_) | Err(FeedError::Lagged(_)) => {
+                    if self.catch_up(self.last).await? {
+                        return Ok(());
+                    }
+                }
+                Err(FeedError::Closed) => {
+                    return Err(Stop::Status(Status::unavailable(format!(
+                        "live events stopped: resume with after_seq = {}",
+                        self.last
+                    ))));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! The public `Gateway` gRPC service: authenticates every call from its token, validates the
+//! request, and forwards it to the internal service that owns it.
+
+use std::pin::Pin;
+
+use futures::Stream;
+use ludus_proto::pb::{
+    self, game_state_client::GameStateClient, gateway_server::Gateway,
+    matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
+};
+use ludus_store::GameFeed;
+use ludus_telemetry::Traced;
+use tokio::sync::mpsc;
+use tokio_stream::{StreamExt, wrappers::ReceiverStream};
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status};
+
+use crate::auth::{Caller, Tokens, validate_display_name};
+use crate::fanout::{STREAM_BUFFER, Subscription};
+
+/// Longest id (game, ticket, action, player) a client may send.
+pub const MAX_ID_LEN: usize = 64;
+/// Longest rating pool name.
+pub const MAX_RULESET_LEN: usize = 100;
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
+type MatchStream = Pin<Box<dyn Stream<Item = Result<pb::FindMatchUpdate, Status>> + Send>>;
+
+/// The gateway.
+#[derive(Clone, Debug)]
+pub struct GatewayService {
+    pub(crate) tokens: Tokens,
+    pub(crate) game_state: GameStateClient<Traced>,
+    pub(crate) matchmaking: MatchmakingClient<Traced>,
+    pub(crate) ratings: RatingsClient<Traced>,
+    pub(crate) feed: GameFeed,
+    /// Cancelled at shutdown: open streams end with a resumable UNAVAILABLE.
+    pub(crate) stopping: CancellationToken,
+}
+
+fn validate_id(field: &str, id: &str) -> Result<(), Status> {
+    if id.is_empty() || id.len() > MAX_ID_LEN {
+        return Err(Status::invalid_argument(format!(
+            "{field}: must be 1 to {MAX_ID_LEN} characters"
+        )));
+    }
+    if !id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(Status::invalid_argument(format!(
+            "{field}: only letters, digits, '-' and '_' are allowed"
+        )));
+    }
+    Ok(())
+}
+
+fn validate_ruleset(ruleset: &str) -> Result<(), Status> {
+    if ruleset.is_empty()
+        || ruleset.len() > MAX_RULESET_LEN
+        || !ruleset
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"/_-".contains(&b))
+    {
+        return Err(Status::invalid_argument(
+            "ruleset: a rating pool name like caro/15/blocked-ends",
+        ));
+    }
+    Ok(())
+}
+
+impl GatewayService {
+    fn caller<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
+        self.tokens.caller(request.metadata())
+    }
+}
+
+fn ticket_state(state: i32) -> pb::TicketState {
+    pb::TicketState::try_from(state).unwrap_or(pb::TicketState::Unspecified)
+}
+
+#[tonic::async_trait]
+impl Gateway for GatewayService {
+    #[tracing::instrument(skip_all)]
+    async fn sign_in_guest(
+        &self,
+        request: Request<pb::SignInGuestRequest>,
+    ) -> Result<Response<pb::SignInGuestResponse>, Status> {
+        let name = validate_display_name(&request.get_ref().display_name)?;
+        let (token, player_id, expires_at_unix_ms) = self.tokens.issue_guest(&name)?;
+        tracing::info!(player_id = %player_id, "guest signed in");
+        Ok(Response::new(pb::SignInGuestResponse {
+            token,
+            player_id,
+            expires_at_unix_ms,
+        }))
+    }
+
+    type FindMatchStream = MatchStream;
+
+    #[tracing::instrument(skip_all)]
+    async fn find_match(
+        &self,
+        request: Request<pb::FindMatchRequest>,
+    ) -> Result<Response<MatchStream>, Status> {
+        let caller = self.caller(&request)?;
+        let settings = request
+            .into_inner()
+            .settings
+            .ok_or_else(|| Status::invalid_argument("settings: required"))?;
+        let mut matchmaking = self.matchmaking.clone();
+        let ticket = matchmaking
+            .enqueue(pb::EnqueueRequest {
+                player_id: caller.player_id.clone(),
+                display_name: caller.display_name.clone(),
+                settings: Some(settings),
+            })
+            .await?
+            .into_inner();
+        let mut updates = matchmaking
+            .watch_ticket(pb::WatchTicketRequest {
+                ticket_id: ticket.ticket_id.clone(),
+                player_id: caller.player_id.clone(),
+            })
+            .await?
+            .into_inner();
+
+        let (tx, rx) = mpsc::channel(8);
+        let stopping = self.stopping.clone();
+        tokio::spawn(async move {
+            let mut settled = false;
+            loop {
+                let update = tokio::select! {
+                    () = tx.closed() => break,
+                    () = stopping.cancelled() => {
+                        let _ = tx.send(Err(Status::unavailable("the server is shutting down: find a match again"))).await;
+                        break;
+                    }
+                    update = updates.next() => update,
+                };
+                let Some(update) = update else { break };
+                let update = match update {
+                    Ok(update) => update,
+                    Err(status) => {
+                        let _ = tx.send(Err(status)).await;
+                        break;
+                    }
+                };
+                let state = ticket_state(update.state);
+                settled = matches!(state, pb::TicketState::Matched | pb::TicketState::Cancelled);
+                let out = pb::FindMatchUpdate {
+                    ticket_id: update.ticket_id,
+                    state: state as i32,
+                    game_id: update.game_id,
+                    seat: update.seat,
+                    waited_ms: update.waited_ms,
+                };
+                if tx.send(Ok(out)).await.is_err() || settled {
+                    break;
+                }
+            }
+            // The client left (or the server stops) before a match: the ticket goes too.
+            if !settled {
+                let _ = matchmaking
+                    .cancel_ticket(pb::CancelTicketRequest {
+                        ticket_id: ticket.ticket_id,
+                        player_id: caller.player_id,
+                    })
+                    .await;
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn cancel_match(
+        &self,
+        request: Request<pb::CancelMatchRequest>,
+    ) -> Result<Response<pb::CancelMatchResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let ticket_id = request.into_inner().ticket_id;
+        validate_id("ticket_id", &ticket_id)?;
+        let update = self
+            .matchmaking
+            .clone()
+            .cancel_ticket(pb::CancelTicketRequest {
+                ticket_id,
+                player_id: caller.player_id,
+            })
+            .await?
+            .into_inner();
+        Ok(Response::new(pb::CancelMatchResponse {
+            cancelled: ticket_state(update.state) == pb::TicketState::Cancelled
+                && update.game_id.is_empty(),
+            game_id: update.game_id,
+        }))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn get_game(
+        &self,
+        request: Request<pb::GetGameRequest>,
+    ) -> Result<Response<pb::GetGameResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let game_id = request.into_inner().game_id;
+        validate_id("game_id", &game_id)?;
+        let game = self
+            .game_state
+            .clone()
+            .get_snapshot(pb::GetSnapshotRequest {
+                game_id,
+                viewer_player_id: caller.player_id,
+            })
+            .await?
+            .into_inner();
+        Ok(Response::new(pb::GetGameResponse { game: Some(game) }))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn submit_action(
+        &self,
+        request: Request<pb::SubmitActionRequest>,
+    ) -> Result<Response<pb::SubmitActionResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let request = request.into_inner();
+        validate_id("game_id", &request.game_id)?;
+        validate_id("action_id", &request.action_id)?;
+        let action = request
+            .action
+            .filter(|action| action.action.is_some())
+            .ok_or_else(|| {
+                Status::invalid_argument("action: set the game's action or its notation")
+            })?;
+        let response = self
+            .game_state
+            .clone()
+            .apply_action(pb::ApplyActionRequest {
+                game_id: request.game_id,
+                player_id: caller.player_id,
+                expected_seq: request.expected_seq,
+                action_id: request.action_id,
+                action: Some(action),
+            })
+            .await?
+            .into_inner();
+        Ok(Response::new(pb::SubmitActionResponse {
+            event: response.event,
+            duplicate: response.duplicate,
+        }))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn resign(
+        &self,
+        request: Request<pb::ResignRequest>,
+    ) -> Result<Response<pb::ResignResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let game_id = request.into_inner().game_id;
+        validate_id("game_id", &game_id)?;
+        let response = self
+            .game_state
+            .clone()
+            .resign(pb::PlayerRequest {
+                game_id,
+                player_id: caller.player_id,
+            })
+            .await?
+            .into_inner();
+        Ok(Response::new(pb::ResignResponse {
+            event: response.event,
+        }))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn offer_draw(
+        &self,
+        request: Request<pb::OfferDrawRequest>,
+    ) -> Result<Response<pb::OfferDrawResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let game_id = request.into_inner().game_id;
+        validate_id("game_id", &game_id)?;
+        let response = self
+            .game_state
+            .clone()
+            .offer_draw(pb::PlayerRequest {
+                game_id,
+                player_id: caller.player_id,
+            })
+            .await?
+            .into_inner();
+        Ok(Response::new(pb::OfferDrawResponse {
+            event: response.event,
+        }))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn respond_draw(
+        &self,
+        request: Request<pb::RespondDrawRequest>,
+    ) -> Result<Response<pb::RespondDrawResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let request = request.into_inner();
+        validate_id("game_id", &request.game_id)?;
+        let response = self
+            .game_state
+            .clone()
+            .respond_draw(pb::RespondDrawInternalRequest {
+                game_id: request.game_id,
+                player_id: caller.player_id,
+                accept: request.accept,
+            })
+            .await?
+            .into_inner();
+        Ok(Response::new(pb::RespondDrawResponse {
+            event: response.event,
+        }))
+    }
+
+    type SubscribeStream = EventStream;
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn subscribe(
+        &self,
+        request: Request<pb::SubscribeRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        self.caller(&request)?;
+        let request = request.into_inner();
+        validate_id("game_id", &request.game_id)?;
+        // Fail fast on an unknown game, before the stream opens.
+        self.game_state
+            .clone()
+            .read_events(pb::ReadEventsRequest {
+                game_id: request.game_id.clone(),
+                after_seq: u64::MAX,
+                limit: 1,
+            })
+            .await?;
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let subscription = Subscription {
+            game_id: request.game_id,
+            last: request.after_seq,
+            tx,
+            game_state: self.game_state.clone(),
+        };
+        tokio::spawn(subscription.run(self.feed.clone(), self.stopping.clone()));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn list_live_games(
+        &self,
+        request: Request<pb::ListLiveGamesRequest>,
+    ) -> Result<Response<pb::ListLiveGamesResponse>, Status> {
+        self.caller(&request)?;
+        let limit = request.into_inner().limit;
+        let listing = self
+            .game_state
+            .clone()
+            .list_games(pb::ListGamesRequest { limit })
+            .await?
+            .into_inner();
+        let games = listing
+            .games
+            .into_iter()
+            .map(|game| pb::LiveGame {
+                game_id: game.game_id,
+                settings: game.settings,
+                seats: game.seats,
+                seq: game.seq,
+            })
+            .collect();
+        Ok(Response::new(pb::ListLiveGamesResponse { games }))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn get_rating(
+        &self,
+        request: Request<pb::GetRatingRequest>,
+    ) -> Result<Response<pb::Rating>, Status> {
+        let caller = self.caller(&request)?;
+        let request = request.into_inner();
+        validate_ruleset(&request.ruleset)?;
+        let player_id = if request.player_id.is_empty() {
+            caller.player_id
+        } else {
+            validate_id("player_id", &request.player_id)?;
+            request.player_id
+        };
+        let rating = self
+            .ratings
+            .clone()
+            .get_rating(pb::RatingsGetRatingRequest {
+                ruleset: request.ruleset,
+                player_id,
+            })
+            .await?;
+        Ok(rating)
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn get_leaderboard(
+        &self,
+        request: Request<pb::GetLeaderboardRequest>,
+    ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
+        self.caller(&request)?;
+        let request = request.into_inner();
+        validate_ruleset(&request.ruleset)?;
+        let limit = match request.limit {
+            0 => 10,
+            n => n.min(100),
+        };
+        let page = self
+            .ratings
+            .clone()
+            .get_leaderboard(pb::RatingsGetLeaderboardRequest {
+                ruleset: request.ruleset,
+                offset: request.offset,
+                limit,
+            })
+            .await?
+            .into_inner();
+        Ok(Response::new(pb::GetLeaderboardResponse {
+            entries: page.entries,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_rulesets_are_validated() {
+        assert!(validate_id("game_id", "01JABC-x_y").is_ok());
+        assert!(validate_id("game_id", "").is_err());
+        assert!(validate_id("game_id", "a b").is_err());
+        assert!(validate_id("game_id", &"a".repeat(65)).is_err());
+        assert!(validate_ruleset("caro/15/blocked-ends").is_ok());
+        assert!(validate_ruleset("Caro").is_err());
+        assert!(validate_ruleset("").is_err());
+    }
+}
