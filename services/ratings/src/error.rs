@@ -1,0 +1,47 @@
+//! Everything ratings can refuse, and the gRPC status each maps to.
+
+use ludus_store::StoreError;
+use tonic::Status;
+
+/// Why a request failed. Messages are lowercase and name the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// A malformed request.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// Concurrent reports kept changing the same players' ratings; the caller may retry.
+    #[error("{0}")]
+    Aborted(String),
+    /// The session store is down: retryable.
+    #[error("{0}")]
+    Unavailable(String),
+    /// A bug or corrupt data; details are logged, not returned.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unavailable(message) => {
+                ServiceError::Unavailable(format!("session store unavailable: {message}"))
+            }
+            other => ServiceError::Internal(format!("session store: {other}")),
+        }
+    }
+}
+
+impl From<ServiceError> for Status {
+    fn from(error: ServiceError) -> Self {
+        let message = error.to_string();
+        match error {
+            ServiceError::InvalidArgument(_) => Status::invalid_argument(message),
+            ServiceError::Aborted(_) => Status::aborted(message),
+            ServiceError::Unavailable(_) => Status::unavailable(message),
+            ServiceError::Internal(_) => {
+                tracing::error!(error = %message, "internal error");
+                Status::internal("internal error")
+            }
+        }
+    }
+}

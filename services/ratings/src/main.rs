@@ -1,0 +1,72 @@
+//! The standalone ratings server: parses flags, sets up telemetry, serves until ctrl-c or
+//! SIGTERM.
+#![forbid(unsafe_code)]
+
+use clap::Parser;
+use ludus_store::Backend;
+use tokio::net::TcpListener;
+
+/// The Ludus ratings service.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, env = "LUDUS_RATINGS_LISTEN", default_value = "0.0.0.0:50054")]
+    listen: String,
+    /// The Redis holding session state, e.g. `redis://redis:6379`.
+    #[arg(long, env = "LUDUS_REDIS_URL")]
+    redis_url: String,
+    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
+    /// Log JSON lines instead of human-readable ones.
+    #[arg(long, env = "LUDUS_JSON_LOGS")]
+    json_logs: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
+        service_name: "ratings".into(),
+        otlp_endpoint: args.otlp_endpoint,
+        json_logs: args.json_logs,
+    })?;
+    let backend = Backend::redis(&args.redis_url).await?;
+    let listener = TcpListener::bind(&args.listen).await?;
+    tracing::info!(address = %listener.local_addr()?, "ratings listening");
+    ludus_ratings::run(
+        ludus_ratings::Config { backend },
+        listener,
+        shutdown_signal(),
+    )
+    .await
+}
+
+/// Completes on ctrl-c or SIGTERM (what Kubernetes sends before killing a pod).
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot listen for ctrl-c");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for sigterm");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}

@@ -1,0 +1,287 @@
+//! The Ratings gRPC service: idempotent result reports, ratings and leaderboards.
+
+use ludus_proto::pb::{self, ratings_server::Ratings};
+use ludus_store::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
+use prost::Message;
+use tonic::{Request, Response, Status};
+
+use crate::elo::{self, INITIAL_RATING, Standing};
+use crate::error::ServiceError;
+use crate::model::{leaderboard_limit, validate_id, validate_report, validate_ruleset};
+
+/// How many times a report re-reads and recomputes after another report changed one of its
+/// players in between, before giving up with ABORTED (the caller retries later).
+pub const MAX_RECORD_ATTEMPTS: usize = 8;
+
+/// Leaderboard entries read per round trip while looking for a player's rank.
+const RANK_SCAN_PAGE: usize = 500;
+
+/// Deepest leaderboard position GetRating reports; players further down show rank 0. The
+/// store offers the board only by position, so a rank costs a scan; this bounds it.
+pub const MAX_RANKED: usize = 10_000;
+
+/// The ratings service.
+#[derive(Clone, Debug)]
+pub struct RatingsService {
+    store: RatingStore,
+}
+
+impl RatingsService {
+    /// A service over `store`.
+    pub fn new(store: RatingStore) -> Self {
+        RatingsService { store }
+    }
+
+    /// The stored response of a game recorded before, marked as not new.
+    async fn recorded(
+        &self,
+        game_id: &str,
+    ) -> Result<Option<pb::ReportResultResponse>, ServiceError> {
+        let Some(bytes) = self.store.result(game_id).await? else {
+            return Ok(None);
+        };
+        let mut response = pb::ReportResultResponse::decode(bytes.as_slice())
+            .map_err(|e| ServiceError::Internal(format!("stored result of {game_id}: {e}")))?;
+        response.newly_recorded = false;
+        Ok(Some(response))
+    }
+
+    /// The stored original when `game_id` was recorded in the meantime.
+    async fn already_recorded(
+        &self,
+        game_id: &str,
+    ) -> Result<pb::ReportResultResponse, ServiceError> {
+        self.recorded(game_id).await?.ok_or_else(|| {
+            ServiceError::Internal(format!("game {game_id} is recorded but has no result"))
+        })
+    }
+
+    async fn report(
+        &self,
+        request: pb::ReportResultRequest,
+    ) -> Result<pb::ReportResultResponse, ServiceError> {
+        validate_report(&request)?;
+        let game_id = request.game_id.as_str();
+        if let Some(original) = self.recorded(game_id).await? {
+            return Ok(original);
+        }
+        if request.cancelled {
+            let response = pb::ReportResultResponse {
+                newly_recorded: true,
+                changes: Vec::new(),
+            };
+            if self
+                .store
+                .record_unrated(game_id, &response.encode_to_vec())
+                .await?
+            {
+                tracing::info!(game_id, "cancelled game recorded without rating changes");
+                return Ok(response);
+            }
+            return self.already_recorded(game_id).await;
+        }
+        let ids: Vec<String> = request
+            .players
+            .iter()
+            .map(|p| p.player_id.clone())
+            .collect();
+        for _ in 0..MAX_RECORD_ATTEMPTS {
+            let entries = self.store.get(&request.ruleset, &ids).await?;
+            let (updates, response) = compute(&request.players, &entries);
+            match self
+                .store
+                .record(
+                    &request.ruleset,
+                    game_id,
+                    &updates,
+                    &response.encode_to_vec(),
+                )
+                .await?
+            {
+                RecordOutcome::Recorded => {
+                    tracing::info!(game_id, ruleset = %request.ruleset, "result recorded");
+                    return Ok(response);
+                }
+                RecordOutcome::AlreadyRecorded => return self.already_recorded(game_id).await,
+                RecordOutcome::Conflict => {
+                    tracing::debug!(game_id, "ratings changed while computing; retrying");
+                }
+            }
+        }
+        Err(ServiceError::Aborted(format!(
+            "game_id: {game_id}: players' ratings kept changing; retry"
+        )))
+    }
+
+    /// The player's 1-based place, 0 when not within the first [`MAX_RANKED`].
+    async fn rank_of(&self, ruleset: &str, player_id: &str) -> Result<u32, ServiceError> {
+        let mut offset = 0;
+        while offset < MAX_RANKED {
+            let page = self.store.top(ruleset, offset, RANK_SCAN_PAGE).await?;
+            if let Some(i) = page.iter().position(|e| e.player_id == player_id) {
+                return Ok(u32::try_from(offset + i + 1).unwrap_or(0));
+            }
+            if page.len() < RANK_SCAN_PAGE {
+                break;
+            }
+            offset += RANK_SCAN_PAGE;
+        }
+        Ok(0)
+    }
+}
+
+/// The conditional updates and the response for one rated game.
+fn compute(
+    players: &[pb::PlayerResult],
+    entries: &[Option<RatingEntry>],
+) -> (Vec<RatingUpdate>, pb::ReportResultResponse) {
+    let standings: Vec<Standing> = players
+        .iter()
+        .zip(entries)
+        .map(|(p, e)| Standing {
+            rating: e.as_ref().map_or(INITIAL_RATING, |e| e.rating),
+            rank: p.rank,
+        })
+        .collect();
+    let after = elo::rate(&standings);
+    let mut updates = Vec::with_capacity(players.len());
+    let mut changes = Vec::with_capacity(players.len());
+    for ((player, entry), (standing, rating)) in
+        players.iter().zip(entries).zip(standings.iter().zip(after))
+    {
+        updates.push(RatingUpdate {
+            player_id: player.player_id.clone(),
+            display_name: player.display_name.clone(),
+            expected_version: entry.as_ref().map_or(0, |e| e.version),
+            rating,
+            games: entry.as_ref().map_or(0, |e| e.games).saturating_add(1),
+        });
+        changes.push(pb::RatingChange {
+            player_id: player.player_id.clone(),
+            before: standing.rating,
+            after: rating,
+        });
+    }
+    let response = pb::ReportResultResponse {
+        newly_recorded: true,
+        changes,
+    };
+    (updates, response)
+}
+
+fn rating_to_pb(ruleset: &str, entry: RatingEntry, rank: u32) -> pb::Rating {
+    pb::Rating {
+        ruleset: ruleset.to_owned(),
+        player_id: entry.player_id,
+        display_name: entry.display_name,
+        rating: entry.rating,
+        games: entry.games,
+        rank,
+    }
+}
+
+#[tonic::async_trait]
+impl Ratings for RatingsService {
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn report_result(
+        &self,
+        request: Request<pb::ReportResultRequest>,
+    ) -> Result<Response<pb::ReportResultResponse>, Status> {
+        Ok(Response::new(self.report(request.into_inner()).await?))
+    }
+
+    #[tracing::instrument(skip_all, fields(player_id = %request.get_ref().player_id))]
+    async fn get_rating(
+        &self,
+        request: Request<pb::RatingsGetRatingRequest>,
+    ) -> Result<Response<pb::Rating>, Status> {
+        let request = request.into_inner();
+        validate_ruleset(&request.ruleset)?;
+        validate_id("player_id", &request.player_id)?;
+        let entry = self
+            .store
+            .get(&request.ruleset, std::slice::from_ref(&request.player_id))
+            .await
+            .map_err(ServiceError::from)?
+            .into_iter()
+            .next()
+            .flatten();
+        let rating = match entry {
+            Some(entry) => {
+                let rank = self.rank_of(&request.ruleset, &request.player_id).await?;
+                rating_to_pb(&request.ruleset, entry, rank)
+            }
+            None => pb::Rating {
+                ruleset: request.ruleset,
+                player_id: request.player_id,
+                display_name: String::new(),
+                rating: INITIAL_RATING,
+                games: 0,
+                rank: 0,
+            },
+        };
+        Ok(Response::new(rating))
+    }
+
+    #[tracing::instrument(skip_all, fields(ruleset = %request.get_ref().ruleset))]
+    async fn get_leaderboard(
+        &self,
+        request: Request<pb::RatingsGetLeaderboardRequest>,
+    ) -> Result<Response<pb::RatingsGetLeaderboardResponse>, Status> {
+        let request = request.into_inner();
+        validate_ruleset(&request.ruleset)?;
+        let limit = leaderboard_limit(request.limit)?;
+        let offset = request.offset as usize;
+        let page = self
+            .store
+            .top(&request.ruleset, offset, limit as usize)
+            .await
+            .map_err(ServiceError::from)?;
+        let entries = page
+            .into_iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                let rank = u32::try_from(offset + i + 1).unwrap_or(u32::MAX);
+                rating_to_pb(&request.ruleset, entry, rank)
+            })
+            .collect();
+        Ok(Response::new(pb::RatingsGetLeaderboardResponse { entries }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compute_counts_games_and_versions() {
+        let players = vec![
+            pb::PlayerResult {
+                player_id: "a".into(),
+                display_name: "A".into(),
+                rank: 0,
+                points: 0,
+            },
+            pb::PlayerResult {
+                player_id: "b".into(),
+                display_name: "B".into(),
+                rank: 1,
+                points: 0,
+            },
+        ];
+        let known = RatingEntry {
+            player_id: "b".into(),
+            display_name: "B".into(),
+            rating: 1200.0,
+            games: 3,
+            version: 7,
+        };
+        let (updates, response) = compute(&players, &[None, Some(known)]);
+        assert_eq!(updates[0].expected_version, 0);
+        assert_eq!(updates[0].games, 1);
+        assert_eq!(updates[1].expected_version, 7);
+        assert_eq!(updates[1].games, 4);
+        assert_eq!(response.changes[0].after, 1216.0);
+        assert_eq!(response.changes[1].after, 1184.0);
+    }
+}

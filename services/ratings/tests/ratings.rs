@@ -1,0 +1,334 @@
+//! The ratings service over gRPC, on the memory backend and on a real `redis-server` (it must
+//! be on PATH: these tests fail rather than skip).
+
+use std::time::Duration;
+
+use ludus_proto::pb::{self, ratings_client::RatingsClient};
+use ludus_store::Backend;
+use ludus_store::testing::RedisServer;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tonic::Code;
+use tonic::transport::Channel;
+
+/// A running server; dropping it shuts the server down.
+struct Running {
+    client: RatingsClient<Channel>,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn start(backend: Backend) -> Running {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(ludus_ratings::run(
+        ludus_ratings::Config { backend },
+        listener,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let client = RatingsClient::connect(format!("http://{addr}"))
+        .await
+        .expect("connect");
+    Running {
+        client,
+        _stop: stop,
+    }
+}
+
+fn player(id: &str, rank: u32) -> pb::PlayerResult {
+    pb::PlayerResult {
+        player_id: id.into(),
+        display_name: id.to_uppercase(),
+        rank,
+        points: 0,
+    }
+}
+
+fn report(game_id: &str, players: Vec<pb::PlayerResult>) -> pb::ReportResultRequest {
+    pb::ReportResultRequest {
+        game_id: game_id.into(),
+        ruleset: RULESET.into(),
+        players,
+        cancelled: false,
+    }
+}
+
+const RULESET: &str = "caro/15/blocked-ends";
+
+async fn rating(client: &mut RatingsClient<Channel>, id: &str) -> pb::Rating {
+    client
+        .get_rating(pb::RatingsGetRatingRequest {
+            ruleset: RULESET.into(),
+            player_id: id.into(),
+        })
+        .await
+        .expect("get rating")
+        .into_inner()
+}
+
+fn changes(response: &pb::ReportResultResponse) -> Vec<(String, f64, f64)> {
+    response
+        .changes
+        .iter()
+        .map(|c| (c.player_id.clone(), c.before, c.after))
+        .collect()
+}
+
+/// Everything the service promises, against one backend.
+async fn scenario(backend: Backend) {
+    let running = start(backend).await;
+    let mut c = running.client.clone();
+
+    // Unknown players: 1200, no games, unranked.
+    let fresh = rating(&mut c, "alice").await;
+    assert_eq!((fresh.rating, fresh.games, fresh.rank), (1200.0, 0, 0));
+
+    // A win between two newcomers: K = 32, half of it each way.
+    let won = c
+        .report_result(report("g1", vec![player("alice", 0), player("bob", 1)]))
+        .await
+        .expect("report")
+        .into_inner();
+    assert!(won.newly_recorded);
+    assert_eq!(
+        changes(&won),
+        vec![
+            ("alice".into(), 1200.0, 1216.0),
+            ("bob".into(), 1200.0, 1184.0)
+        ]
+    );
+    let alice = rating(&mut c, "alice").await;
+    assert_eq!(
+        (
+            alice.rating,
+            alice.games,
+            alice.rank,
+            alice.display_name.as_str()
+        ),
+        (1216.0, 1, 1, "ALICE")
+    );
+    assert_eq!(rating(&mut c, "bob").await.rank, 2);
+
+    // The same game again: the original changes, not recorded twice.
+    let repeat = c
+        .report_result(report("g1", vec![player("alice", 1), player("bob", 0)]))
+        .await
+        .expect("repeat")
+        .into_inner();
+    assert!(!repeat.newly_recorded);
+    assert_eq!(changes(&repeat), changes(&won));
+    assert_eq!(rating(&mut c, "alice").await.games, 1);
+
+    // A draw between 1216 and 1184: expected 0.546 for the stronger, so it loses 1.47.
+    let drawn = c
+        .report_result(report("g2", vec![player("alice", 0), player("bob", 0)]))
+        .await
+        .expect("draw")
+        .into_inner();
+    let expected = 1.0 / (1.0 + 10f64.powf((1184.0 - 1216.0) / 400.0));
+    let delta = 32.0 * (0.5 - expected);
+    assert!((drawn.changes[0].after - (1216.0 + delta)).abs() < 1e-9);
+    assert!((drawn.changes[1].after - (1184.0 - delta)).abs() < 1e-9);
+    assert!(delta < 0.0);
+
+    // Cancelled: recorded, nothing rated, and a later rated report of it changes nothing.
+    let mut cancelled = report("g3", vec![player("alice", 0), player("bob", 1)]);
+    cancelled.cancelled = true;
+    let nothing = c
+        .report_result(cancelled)
+        .await
+        .expect("cancelled")
+        .into_inner();
+    assert!(nothing.newly_recorded && nothing.changes.is_empty());
+    let before = rating(&mut c, "alice").await;
+    let late = c
+        .report_result(report("g3", vec![player("alice", 0), player("bob", 1)]))
+        .await
+        .expect("late")
+        .into_inner();
+    assert!(!late.newly_recorded && late.changes.is_empty());
+    assert_eq!(rating(&mut c, "alice").await, before);
+
+    // Leaderboard: highest first, ranks from the offset, default page.
+    c.report_result(report("g4", vec![player("carol", 0), player("dave", 1)]))
+        .await
+        .expect("g4");
+    let board = c
+        .get_leaderboard(pb::RatingsGetLeaderboardRequest {
+            ruleset: RULESET.into(),
+            offset: 0,
+            limit: 0,
+        })
+        .await
+        .expect("leaderboard")
+        .into_inner();
+    let order: Vec<(&str, u32)> = board
+        .entries
+        .iter()
+        .map(|e| (e.player_id.as_str(), e.rank))
+        .collect();
+    // carol 1216, alice 1214.53 (after the draw), bob 1185.47, dave 1184.
+    assert_eq!(
+        order,
+        vec![("carol", 1), ("alice", 2), ("bob", 3), ("dave", 4)]
+    );
+    let page = c
+        .get_leaderboard(pb::RatingsGetLeaderboardRequest {
+            ruleset: RULESET.into(),
+            offset: 1,
+            limit: 2,
+        })
+        .await
+        .expect("page")
+        .into_inner();
+    let page: Vec<(&str, u32)> = page
+        .entries
+        .iter()
+        .map(|e| (e.player_id.as_str(), e.rank))
+        .collect();
+    assert_eq!(page, vec![("alice", 2), ("bob", 3)]);
+    assert_eq!(rating(&mut c, "dave").await.rank, 4);
+
+    // Pools are separate.
+    let other = c
+        .get_rating(pb::RatingsGetRatingRequest {
+            ruleset: "caro/19/free".into(),
+            player_id: "alice".into(),
+        })
+        .await
+        .expect("other pool")
+        .into_inner();
+    assert_eq!((other.rating, other.games), (1200.0, 0));
+
+    // Three players: pairwise Elo, summed.
+    let ffa = c
+        .report_result(pb::ReportResultRequest {
+            game_id: "q1".into(),
+            ruleset: "quoridor/9/ffa".into(),
+            players: vec![player("x", 0), player("y", 1), player("z", 2)],
+            cancelled: false,
+        })
+        .await
+        .expect("free for all")
+        .into_inner();
+    let after: Vec<f64> = ffa.changes.iter().map(|c| c.after).collect();
+    assert_eq!(after, vec![1232.0, 1200.0, 1168.0]);
+
+    invalid_arguments(&mut c).await;
+}
+
+async fn invalid_arguments(c: &mut RatingsClient<Channel>) {
+    let cases: Vec<(pb::ReportResultRequest, &str)> = vec![
+        (report("", vec![player("a", 0), player("b", 1)]), "game_id"),
+        (
+            report("g 1", vec![player("a", 0), player("b", 1)]),
+            "game_id",
+        ),
+        (
+            pb::ReportResultRequest {
+                ruleset: "Caro".into(),
+                ..report("g9", vec![player("a", 0), player("b", 1)])
+            },
+            "ruleset",
+        ),
+        (report("g9", vec![player("a", 0)]), "players"),
+        (
+            report("g9", vec![player("a", 0), player("a", 1)]),
+            "players[1].player_id",
+        ),
+        (
+            report("g9", vec![player("a", 0), player("b!", 1)]),
+            "players[1].player_id",
+        ),
+    ];
+    for (request, field) in cases {
+        let status = c.report_result(request).await.expect_err("refused");
+        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        assert!(status.message().starts_with(field), "{status:?}");
+    }
+    let status = c
+        .get_rating(pb::RatingsGetRatingRequest {
+            ruleset: RULESET.into(),
+            player_id: "x".repeat(65),
+        })
+        .await
+        .expect_err("long id");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().starts_with("player_id"));
+    let status = c
+        .get_leaderboard(pb::RatingsGetLeaderboardRequest {
+            ruleset: RULESET.into(),
+            offset: 0,
+            limit: 101,
+        })
+        .await
+        .expect_err("big page");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().starts_with("limit"));
+    let status = c
+        .get_leaderboard(pb::RatingsGetLeaderboardRequest {
+            ruleset: String::new(),
+            offset: 0,
+            limit: 1,
+        })
+        .await
+        .expect_err("no ruleset");
+    assert!(status.message().starts_with("ruleset"));
+    // Nothing refused was recorded.
+    assert_eq!(rating(c, "a").await.games, 0);
+}
+
+/// Concurrent reports touching the same player all land: optimistic retries, no lost update.
+async fn concurrent(backend: Backend) {
+    let running = start(backend).await;
+    let games = 12;
+    let mut tasks = Vec::new();
+    for g in 0..games {
+        let mut c = running.client.clone();
+        tasks.push(tokio::spawn(async move {
+            c.report_result(report(
+                &format!("c{g}"),
+                vec![player("hub", 0), player(&format!("p{g}"), 1)],
+            ))
+            .await
+        }));
+    }
+    let mut aborted = 0;
+    for task in tasks {
+        match task.await.expect("task") {
+            Ok(_) => {}
+            Err(status) if status.code() == Code::Aborted => aborted += 1,
+            Err(status) => panic!("{status:?}"),
+        }
+    }
+    let mut c = running.client.clone();
+    let hub = rating(&mut c, "hub").await;
+    assert_eq!(hub.games, games - aborted);
+}
+
+fn redis() -> RedisServer {
+    RedisServer::start().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn bounded<F: std::future::Future>(f: F) -> tokio::time::Timeout<F> {
+    tokio::time::timeout(Duration::from_secs(20), f)
+}
+
+#[tokio::test]
+async fn memory_backend() {
+    bounded(scenario(Backend::memory())).await.expect("in time");
+    bounded(concurrent(Backend::memory()))
+        .await
+        .expect("in time");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_backend() {
+    let server = redis();
+    let backend = server.backend("r1:").await.expect("connect");
+    bounded(scenario(backend)).await.expect("in time");
+    let backend = server.backend("r2:").await.expect("connect");
+    bounded(concurrent(backend)).await.expect("in time");
+}
