@@ -1,0 +1,53 @@
+//! The standalone game-state server: parses flags, sets up telemetry, serves until Ctrl-C or
+//! SIGTERM.
+#![forbid(unsafe_code)]
+
+use clap::Parser;
+use ludus_store::Backend;
+use tokio::net::TcpListener;
+
+/// The Ludus game-state service.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, env = "LUDUS_GAME_STATE_LISTEN", default_value = "0.0.0.0:50051")]
+    listen: String,
+    /// The Redis holding session state, e.g. `redis://redis:6379`.
+    #[arg(long, env = "LUDUS_REDIS_URL")]
+    redis_url: String,
+    /// The timers service.
+    #[arg(long, env = "LUDUS_TIMERS_URL", default_value = "http://timers:50053")]
+    timers_url: String,
+    /// The ratings service.
+    #[arg(
+        long,
+        env = "LUDUS_RATINGS_URL",
+        default_value = "http://ratings:50054"
+    )]
+    ratings_url: String,
+    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
+    /// Log JSON lines instead of human-readable ones.
+    #[arg(long, env = "LUDUS_JSON_LOGS")]
+    json_logs: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
+        service_name: "game-state".into(),
+        otlp_endpoint: args.otlp_endpoint,
+        json_logs: args.json_logs,
+    })?;
+    let config = ludus_game_state::Config {
+        backend: Backend::redis(&args.redis_url).await?,
+        timers_url: args.timers_url,
+        ratings_url: args.ratings_url,
+    };
+    let listener = TcpListener::bind(&args.listen).await?;
+    tracing::info!(address = %listener.local_addr()?, "game-state listening");
+    ludus_game_state::run(config, listener, ludus_telemetry::shutdown_signal()).await
+}

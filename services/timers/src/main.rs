@@ -1,0 +1,53 @@
+//! The standalone timers server: parses flags, sets up telemetry, serves and fires timers
+//! until Ctrl-C or SIGTERM.
+#![forbid(unsafe_code)]
+
+use std::time::Duration;
+
+use clap::Parser;
+use ludus_store::Backend;
+use tokio::net::TcpListener;
+
+/// The Ludus timers service.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, env = "LUDUS_TIMERS_LISTEN", default_value = "0.0.0.0:50053")]
+    listen: String,
+    /// The Redis holding session state, e.g. `redis://redis:6379`.
+    #[arg(long, env = "LUDUS_REDIS_URL")]
+    redis_url: String,
+    /// game-state, which owns turn clocks.
+    #[arg(
+        long,
+        env = "LUDUS_GAME_STATE_URL",
+        default_value = "http://game-state:50051"
+    )]
+    game_state_url: String,
+    /// Seconds a claimed timer stays hidden before another replica may fire it again.
+    #[arg(long, env = "LUDUS_TIMER_VISIBILITY_SECONDS", default_value_t = 10)]
+    visibility_seconds: u64,
+    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
+    /// Log JSON lines instead of human-readable ones.
+    #[arg(long, env = "LUDUS_JSON_LOGS")]
+    json_logs: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
+        service_name: "timers".into(),
+        otlp_endpoint: args.otlp_endpoint,
+        json_logs: args.json_logs,
+    })?;
+    let mut config =
+        ludus_timers::Config::new(Backend::redis(&args.redis_url).await?, args.game_state_url);
+    config.visibility = Duration::from_secs(args.visibility_seconds.max(1));
+    let listener = TcpListener::bind(&args.listen).await?;
+    tracing::info!(address = %listener.local_addr()?, "timers listening");
+    ludus_timers::run(config, listener, ludus_telemetry::shutdown_signal()).await
+}
