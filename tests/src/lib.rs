@@ -1,1 +1,298 @@
-//! placeholder
+//! The end-to-end harness: a real `redis-server` on a free port, the whole Ludus system on
+//! loopback gRPC against it, and gateway clients that sign in like any app does.
+//!
+//! # Layout
+//! - [`Ludus`]: a running system (Redis or in-memory store) and its addresses.
+//! - [`Player`]: a signed-in gateway client with helpers for the common calls.
+#![forbid(unsafe_code)]
+
+use std::{net::SocketAddr, time::Duration};
+
+use ludus_proto::pb::{self, gateway_client::GatewayClient};
+use ludus_store::{Backend, testing::RedisServer};
+use tokio::net::TcpListener;
+use tokio_stream::StreamExt;
+use tokio_util::sync::CancellationToken;
+use tonic::{
+    Request, Status, Streaming,
+    metadata::MetadataValue,
+    service::interceptor::InterceptedService,
+    transport::{Channel, Endpoint},
+};
+
+/// How long a test waits for something that should happen promptly before failing. A bound
+/// on a hang, never a performance assertion.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A running Ludus system.
+#[derive(Debug)]
+pub struct Ludus {
+    pub gateway: SocketAddr,
+    pub game_state: SocketAddr,
+    stop: CancellationToken,
+    system: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    /// Kept alive for the test's lifetime; killed on drop.
+    redis: Option<RedisServer>,
+}
+
+/// The Caro options tests use unless they say otherwise: 15x15, blocked ends, not exactly
+/// five (the C5 defaults).
+pub fn caro_settings() -> pb::GameSettings {
+    pb::GameSettings {
+        options: Some(pb::game_settings::Options::Caro(pb::CaroOptions::default())),
+        turn_time_ms: 0,
+    }
+}
+
+impl Ludus {
+    /// The system on a fresh redis-server with the C12 clock (one minute per move).
+    pub async fn start() -> Ludus {
+        Ludus::start_with_clock(Duration::from_secs(60)).await
+    }
+
+    /// The system on a fresh redis-server with a custom Caro quick-match clock.
+    pub async fn start_with_clock(caro_turn: Duration) -> Ludus {
+        let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
+        let backend = Backend::redis(&redis.url())
+            .await
+            .expect("connect to the test redis-server");
+        Ludus::start_on(backend, caro_turn, Some(redis)).await
+    }
+
+    /// The system on the in-memory store.
+    pub async fn start_in_memory() -> Ludus {
+        Ludus::start_on(Backend::memory(), Duration::from_secs(60), None).await
+    }
+
+    async fn start_on(backend: Backend, caro_turn: Duration, redis: Option<RedisServer>) -> Ludus {
+        let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let stop = CancellationToken::new();
+        let system = ludus::System::start(
+            ludus::SystemConfig {
+                backend,
+                gateway,
+                token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
+                caro_turn,
+            },
+            stop.clone(),
+        )
+        .await
+        .expect("start the system");
+        let (gateway, game_state) = (system.gateway, system.game_state);
+        Ludus {
+            gateway,
+            game_state,
+            stop,
+            system: Some(tokio::spawn(system.wait())),
+            redis,
+        }
+    }
+
+    /// Whether this system runs on Redis.
+    pub fn on_redis(&self) -> bool {
+        self.redis.is_some()
+    }
+
+    /// A raw gateway channel (no token).
+    pub async fn channel(&self) -> Channel {
+        connect(self.gateway).await
+    }
+
+    /// Signs a guest in and returns their client.
+    pub async fn player(&self, name: &str) -> Player {
+        let mut anonymous = GatewayClient::new(self.channel().await);
+        let session = anonymous
+            .sign_in_guest(pb::SignInGuestRequest {
+                display_name: name.to_owned(),
+            })
+            .await
+            .expect("sign in")
+            .into_inner();
+        let bearer: MetadataValue<_> = format!("Bearer {}", session.token)
+            .parse()
+            .expect("token is ascii");
+        let client = GatewayClient::with_interceptor(self.channel().await, Bearer(bearer));
+        Player {
+            id: session.player_id,
+            name: name.to_owned(),
+            client,
+            actions: 0,
+        }
+    }
+
+    /// Stops every service and waits for them.
+    pub async fn shutdown(mut self) {
+        self.stop.cancel();
+        if let Some(system) = self.system.take() {
+            let result = tokio::time::timeout(PATIENCE, system)
+                .await
+                .expect("services stop");
+            result.expect("no panic").expect("services stop cleanly");
+        }
+    }
+}
+
+impl Drop for Ludus {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Connects to a loopback server.
+pub async fn connect(addr: SocketAddr) -> Channel {
+    Endpoint::from_shared(format!("http://{addr}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect")
+}
+
+/// Adds the bearer token to every call, as a mobile app does.
+#[derive(Clone, Debug)]
+pub struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+
+impl tonic::service::Interceptor for Bearer {
+    fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        request
+            .metadata_mut()
+            .insert("authorization", self.0.clone());
+        Ok(request)
+    }
+}
+
+/// A signed-in player.
+#[derive(Debug)]
+pub struct Player {
+    pub id: String,
+    pub name: String,
+    pub client: GatewayClient<InterceptedService<Channel, Bearer>>,
+    actions: u64,
+}
+
+impl Player {
+    /// Quick-matches with `settings` and returns (game id, seat) once matched.
+    pub async fn find_match(&mut self, settings: pb::GameSettings) -> (String, u32) {
+        let mut updates = self
+            .client
+            .find_match(pb::FindMatchRequest {
+                settings: Some(settings),
+            })
+            .await
+            .expect("find match")
+            .into_inner();
+        let wait = async {
+            while let Some(update) = updates.next().await {
+                let update = update.expect("ticket update");
+                if update.state == pb::TicketState::Matched as i32 {
+                    return (update.game_id, update.seat);
+                }
+                assert_ne!(update.state, pb::TicketState::Cancelled as i32);
+            }
+            panic!("the match stream ended before a match");
+        };
+        tokio::time::timeout(PATIENCE, wait)
+            .await
+            .expect("matched in time")
+    }
+
+    /// The game as this player sees it.
+    pub async fn game(&mut self, game_id: &str) -> pb::GameSnapshot {
+        self.client
+            .get_game(pb::GetGameRequest {
+                game_id: game_id.to_owned(),
+            })
+            .await
+            .expect("get game")
+            .into_inner()
+            .game
+            .expect("snapshot")
+    }
+
+    /// A fresh action id.
+    pub fn next_action_id(&mut self) -> String {
+        self.actions += 1;
+        format!("{}-{}", self.id, self.actions)
+    }
+
+    /// Submits an action in notation with an explicit seq and action id.
+    pub async fn submit(
+        &mut self,
+        game_id: &str,
+        expected_seq: u64,
+        action_id: &str,
+        notation: &str,
+    ) -> Result<pb::SubmitActionResponse, Status> {
+        self.client
+            .submit_action(pb::SubmitActionRequest {
+                game_id: game_id.to_owned(),
+                expected_seq,
+                action_id: action_id.to_owned(),
+                action: Some(pb::Action {
+                    action: Some(pb::action::Action::Notation(notation.to_owned())),
+                }),
+            })
+            .await
+            .map(tonic::Response::into_inner)
+    }
+
+    /// Plays `notation` at the game's current seq; returns the event.
+    pub async fn play(&mut self, game_id: &str, notation: &str) -> Result<pb::GameEvent, Status> {
+        let seq = self.game(game_id).await.seq;
+        let action_id = self.next_action_id();
+        self.submit(game_id, seq, &action_id, notation)
+            .await
+            .map(|r| r.event.expect("event"))
+    }
+
+    /// Subscribes to a game's events after `after_seq`.
+    pub async fn subscribe(&mut self, game_id: &str, after_seq: u64) -> Streaming<pb::GameEvent> {
+        self.client
+            .subscribe(pb::SubscribeRequest {
+                game_id: game_id.to_owned(),
+                after_seq,
+            })
+            .await
+            .expect("subscribe")
+            .into_inner()
+    }
+
+    /// This player's rating in a pool.
+    pub async fn rating(&mut self, ruleset: &str) -> pb::Rating {
+        self.client
+            .get_rating(pb::GetRatingRequest {
+                ruleset: ruleset.to_owned(),
+                player_id: String::new(),
+            })
+            .await
+            .expect("rating")
+            .into_inner()
+    }
+}
+
+/// Reads events until the one that finishes the game (or `PATIENCE` runs out).
+pub async fn events_until_finished(stream: &mut Streaming<pb::GameEvent>) -> Vec<pb::GameEvent> {
+    let collect = async {
+        let mut events = Vec::new();
+        while let Some(event) = stream.next().await {
+            let event = event.expect("event");
+            let finished = event.status == pb::GameStatus::Finished as i32;
+            events.push(event);
+            if finished {
+                break;
+            }
+        }
+        events
+    };
+    tokio::time::timeout(PATIENCE, collect)
+        .await
+        .expect("the game finished in time")
+}
+
+/// The next event of a stream.
+pub async fn next_event(stream: &mut Streaming<pb::GameEvent>) -> pb::GameEvent {
+    tokio::time::timeout(PATIENCE, stream.next())
+        .await
+        .expect("an event in time")
+        .expect("stream open")
+        .expect("event")
+}

@@ -1,0 +1,157 @@
+//! The whole Ludus system in one process: every service on its own loopback port, talking
+//! gRPC to the others exactly as in a cluster. Used by the `ludus` binary and by the
+//! end-to-end tests, which run it against a real Redis.
+//!
+//! # Layout
+//! - [`System`]: starts game-state, timers, ratings, matchmaking and the gateway, and stops
+//!   them together.
+#![forbid(unsafe_code)]
+
+use std::{net::SocketAddr, time::Duration};
+
+use ludus_store::Backend;
+use tokio::{net::TcpListener, task::JoinSet};
+use tokio_util::sync::CancellationToken;
+
+/// What the system needs.
+#[derive(Debug)]
+pub struct SystemConfig {
+    /// The session store every service shares.
+    pub backend: Backend,
+    /// Where the public gateway listens.
+    pub gateway: TcpListener,
+    /// HS256 secret for session tokens, 32+ bytes.
+    pub token_secret: Vec<u8>,
+    /// The Caro quick-match clock (C12: one minute).
+    pub caro_turn: Duration,
+}
+
+/// A running system.
+#[derive(Debug)]
+pub struct System {
+    /// The public gateway's address.
+    pub gateway: SocketAddr,
+    /// The internal services' addresses (for tests that call them directly).
+    pub game_state: SocketAddr,
+    pub timers: SocketAddr,
+    pub ratings: SocketAddr,
+    pub matchmaking: SocketAddr,
+    tasks: JoinSet<(&'static str, anyhow::Result<()>)>,
+}
+
+async fn loopback() -> anyhow::Result<(TcpListener, SocketAddr, String)> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    Ok((listener, addr, format!("http://{addr}")))
+}
+
+impl System {
+    /// Binds every internal service on a free loopback port, then starts them all; they stop
+    /// when `stop` is cancelled.
+    pub async fn start(config: SystemConfig, stop: CancellationToken) -> anyhow::Result<System> {
+        let (game_state_listener, game_state, game_state_url) = loopback().await?;
+        let (timers_listener, timers, timers_url) = loopback().await?;
+        let (ratings_listener, ratings, ratings_url) = loopback().await?;
+        let (matchmaking_listener, matchmaking, matchmaking_url) = loopback().await?;
+        let SystemConfig {
+            backend,
+            gateway: gateway_listener,
+            token_secret,
+            caro_turn,
+        } = config;
+        let gateway = gateway_listener.local_addr()?;
+        let mut tasks = JoinSet::new();
+
+        tasks.spawn({
+            let config = ludus_game_state::Config {
+                backend: backend.clone(),
+                timers_url: timers_url.clone(),
+                ratings_url: ratings_url.clone(),
+            };
+            let stop = stop.clone();
+            async move {
+                (
+                    "game-state",
+                    ludus_game_state::run(config, game_state_listener, stop.cancelled_owned())
+                        .await,
+                )
+            }
+        });
+        tasks.spawn({
+            let config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
+            let stop = stop.clone();
+            async move {
+                (
+                    "timers",
+                    ludus_timers::run(config, timers_listener, stop.cancelled_owned()).await,
+                )
+            }
+        });
+        tasks.spawn({
+            let config = ludus_ratings::Config {
+                backend: backend.clone(),
+            };
+            let stop = stop.clone();
+            async move {
+                (
+                    "ratings",
+                    ludus_ratings::run(config, ratings_listener, stop.cancelled_owned()).await,
+                )
+            }
+        });
+        tasks.spawn({
+            let mut mm = ludus_matchmaking::Config::new(backend.clone(), game_state_url.clone());
+            mm.caro_turn_ms = u64::try_from(caro_turn.as_millis()).unwrap_or(u64::MAX);
+            let stop = stop.clone();
+            async move {
+                (
+                    "matchmaking",
+                    ludus_matchmaking::run(mm, matchmaking_listener, stop.cancelled_owned()).await,
+                )
+            }
+        });
+        tasks.spawn({
+            let config = ludus_gateway::Config {
+                backend,
+                game_state_url,
+                matchmaking_url,
+                ratings_url,
+                token_secret,
+                token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
+            };
+            let stop = stop.clone();
+            async move {
+                (
+                    "gateway",
+                    ludus_gateway::run(config, gateway_listener, stop.cancelled_owned()).await,
+                )
+            }
+        });
+        Ok(System {
+            gateway,
+            game_state,
+            timers,
+            ratings,
+            matchmaking,
+            tasks,
+        })
+    }
+
+    /// Waits for every service to stop; the first failure is returned.
+    pub async fn wait(mut self) -> anyhow::Result<()> {
+        let mut first_error = None;
+        while let Some(joined) = self.tasks.join_next().await {
+            match joined {
+                Ok((_, Ok(()))) => {}
+                Ok((name, Err(error))) => {
+                    tracing::error!(service = name, %error, "service failed");
+                    first_error.get_or_insert(error.context(name));
+                }
+                Err(join_error) => {
+                    first_error.get_or_insert(anyhow::anyhow!("a service panicked: {join_error}"));
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}

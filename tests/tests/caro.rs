@@ -1,0 +1,592 @@
+//! Caro end to end: players and spectators through the gateway, every service real, state in
+//! a real redis-server. Rule ids refer to shared/rules/caro.md.
+
+use std::time::Duration;
+
+use ludus_proto::pb;
+use ludus_tests::{Ludus, PATIENCE, Player, caro_settings, events_until_finished, next_event};
+use tonic::Code;
+
+const RULESET: &str = "caro/15/blocked-ends";
+
+/// Two players quick-match; returns the game with X (seat 0) first.
+async fn matched(ludus: &Ludus) -> (String, Player, Player) {
+    let mut ann = ludus.player("ann").await;
+    let mut bob = ludus.player("bob").await;
+    let ((game_a, seat_a), (game_b, seat_b)) = tokio::join!(
+        ann.find_match(caro_settings()),
+        bob.find_match(caro_settings())
+    );
+    assert_eq!(game_a, game_b, "both tickets are matched into one game");
+    assert_ne!(seat_a, seat_b, "C9: one X, one O");
+    if seat_a == 0 {
+        (game_a, ann, bob)
+    } else {
+        (game_a, bob, ann)
+    }
+}
+
+/// X plays D8..H8 (five in a row), O answers on row 1.
+async fn play_x_to_a_win(game: &str, x: &mut Player, o: &mut Player) -> pb::GameEvent {
+    let o_moves = ["A1", "C1", "E1", "G1"];
+    for (i, cell) in ["D8", "E8", "F8", "G8"].iter().enumerate() {
+        x.play(game, cell).await.expect("x moves");
+        o.play(game, o_moves[i]).await.expect("o moves");
+    }
+    x.play(game, "H8").await.expect("the winning move")
+}
+
+#[tokio::test]
+async fn two_players_quick_match_and_play_to_a_win() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+
+    let snapshot = x.game(&game).await;
+    assert_eq!(snapshot.ruleset, RULESET);
+    assert_eq!(snapshot.your_seat, Some(0));
+    assert_eq!(
+        snapshot.legal_actions.len(),
+        225,
+        "X moves first on an empty board (C2)"
+    );
+    assert_eq!(
+        snapshot.settings.as_ref().map(|s| s.turn_time_ms),
+        Some(60_000),
+        "C12"
+    );
+    let turn = snapshot.turn.expect("turn");
+    assert_eq!(turn.to_move, Some(0));
+    assert!(turn.deadline_unix_ms > 0, "quick matches are timed (C12)");
+    assert!(o.game(&game).await.legal_actions.is_empty(), "not O's turn");
+
+    let last = play_x_to_a_win(&game, &mut x, &mut o).await;
+    assert_eq!(last.status, pb::GameStatus::Finished as i32);
+    let outcome = last.outcome.expect("outcome");
+    assert_eq!(outcome.kind, pb::ResultKind::Win as i32);
+    assert_eq!(outcome.winners, [0]);
+    assert_eq!(outcome.rule, "C7");
+    assert_eq!(outcome.reason, "x made a winning line from D8 to H8");
+    let Some(pb::game_view::View::Caro(view)) = last.view.and_then(|v| v.view) else {
+        panic!("a caro view");
+    };
+    let line: Vec<&str> = view.winning_line.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(line, ["D8", "E8", "F8", "G8", "H8"]);
+
+    // Nothing more can be played (C7).
+    let err = o.play(&game, "B2").await.unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert!(err.message().starts_with("C7"), "{}", err.message());
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_spectator_from_the_start_receives_every_event_in_order() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    let mut carol = ludus.player("carol").await;
+    let mut stream = carol.subscribe(&game, 0).await;
+    let first = next_event(&mut stream).await;
+    assert_eq!(first.seq, 1);
+    assert!(matches!(first.kind, Some(pb::game_event::Kind::Started(_))));
+
+    play_x_to_a_win(&game, &mut x, &mut o).await;
+    let mut events = vec![first];
+    events.extend(events_until_finished(&mut stream).await);
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=10).collect::<Vec<_>>(), "no gap, no duplicate");
+    let moves: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            Some(pb::game_event::Kind::ActionApplied(a)) => Some(a.notation.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        moves,
+        ["D8", "A1", "E8", "C1", "F8", "E1", "G8", "G1", "H8"]
+    );
+    // The stream ends after the final event.
+    assert!(
+        tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut stream))
+            .await
+            .expect("stream closes")
+            .is_none()
+    );
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_late_spectator_resumes_from_an_older_seq_with_no_gap_and_no_duplicate() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    for (xc, oc) in [("D8", "A1"), ("E8", "C1")] {
+        x.play(&game, xc).await.expect("x");
+        o.play(&game, oc).await.expect("o");
+    }
+    // The game is at seq 5; the spectator last saw seq 2.
+    let mut dave = ludus.player("dave").await;
+    let mut stream = dave.subscribe(&game, 2).await;
+    let missed: Vec<u64> = [
+        next_event(&mut stream).await,
+        next_event(&mut stream).await,
+        next_event(&mut stream).await,
+    ]
+    .iter()
+    .map(|e| e.seq)
+    .collect();
+    assert_eq!(missed, [3, 4, 5], "the missed events come from the log");
+
+    // Live events follow, interleaved with a second resume by another spectator.
+    x.play(&game, "F8").await.expect("x");
+    let mut erin = ludus.player("erin").await;
+    let mut second = erin.subscribe(&game, 5).await;
+    o.play(&game, "E1").await.expect("o");
+    x.play(&game, "G8").await.expect("x");
+    o.play(&game, "G1").await.expect("o");
+    x.play(&game, "H8").await.expect("x wins");
+    let live: Vec<u64> = events_until_finished(&mut stream)
+        .await
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(live, [6, 7, 8, 9, 10]);
+    let second: Vec<u64> = events_until_finished(&mut second)
+        .await
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(second, [6, 7, 8, 9, 10]);
+
+    // Resuming after the game ended replays what is missing and closes.
+    let mut late = dave.subscribe(&game, 8).await;
+    let tail: Vec<u64> = events_until_finished(&mut late)
+        .await
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(tail, [9, 10]);
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
+    let ludus = Ludus::start_with_clock(Duration::from_millis(600)).await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    let mut stream = x.subscribe(&game, 0).await;
+    // Each move restarts the clock; X then lets it run out.
+    x.play(&game, "H8").await.expect("x");
+    o.play(&game, "H9").await.expect("o");
+    let events = events_until_finished(&mut stream).await;
+    let last = events.last().expect("final event");
+    let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
+        panic!("the game ends by a timeout, got {:?}", last.kind);
+    };
+    assert_eq!(timeout.seat, 0);
+    let outcome = last.outcome.clone().expect("outcome");
+    assert_eq!(outcome.rule, "C12");
+    assert_eq!(outcome.winners, [1]);
+    assert_eq!(last.seq, 4, "one event per move and one for the timeout");
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating() {
+    let ludus = Ludus::start_with_clock(Duration::from_millis(600)).await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    let mut stream = o.subscribe(&game, 0).await;
+    x.play(&game, "H8").await.expect("x");
+    // O never moves.
+    let events = events_until_finished(&mut stream).await;
+    let outcome = events
+        .last()
+        .and_then(|e| e.outcome.clone())
+        .expect("outcome");
+    assert_eq!(outcome.kind, pb::ResultKind::Cancelled as i32);
+    assert_eq!(outcome.rule, "C15");
+    // The cancelled game is reported to ratings (through its timer) and changes nothing.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for player in [&mut x, &mut o] {
+        let rating = player.rating(RULESET).await;
+        assert_eq!((rating.rating, rating.games), (1200.0, 0));
+    }
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn illegal_and_out_of_turn_moves_are_refused_naming_the_rule_and_change_nothing() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    x.play(&game, "H8").await.expect("x");
+    let before = o.game(&game).await;
+
+    let occupied = o.play(&game, "H8").await.unwrap_err();
+    assert_eq!(occupied.code(), Code::FailedPrecondition);
+    assert_eq!(occupied.message(), "C3: H8 is already taken");
+
+    let out_of_turn = x.play(&game, "A1").await.unwrap_err();
+    assert_eq!(out_of_turn.code(), Code::FailedPrecondition);
+    assert_eq!(out_of_turn.message(), "C3: it is not x's turn");
+
+    let off_board = o.play(&game, "P1").await.unwrap_err();
+    assert_eq!(off_board.code(), Code::FailedPrecondition);
+    assert!(
+        off_board.message().starts_with("C1: "),
+        "{}",
+        off_board.message()
+    );
+
+    let after = o.game(&game).await;
+    assert_eq!(after.seq, before.seq, "nothing was committed");
+    assert_eq!(after.view, before.view);
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stale_expected_seq_is_aborted_and_a_repeated_action_id_returns_the_first_result() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    let first = x.submit(&game, 1, "x-first", "H8").await.expect("x");
+    assert!(!first.duplicate);
+    let event = first.event.clone().expect("event");
+    assert_eq!(event.seq, 2);
+
+    // The same action id again, even with a stale seq: the original result, nothing new.
+    let again = x.submit(&game, 1, "x-first", "H8").await.expect("retry");
+    assert!(again.duplicate);
+    assert_eq!(again.event, first.event);
+    o.play(&game, "A1").await.expect("o");
+    let later = x
+        .submit(&game, 1, "x-first", "B2")
+        .await
+        .expect("late retry");
+    assert!(later.duplicate, "still the first result after later moves");
+    assert_eq!(later.event.map(|e| e.seq), Some(2));
+
+    // A new action with a stale seq is ABORTED and changes nothing.
+    let stale = x.submit(&game, 2, "x-second", "G7").await.unwrap_err();
+    assert_eq!(stale.code(), Code::Aborted);
+    assert!(
+        stale.message().contains("is at seq 3"),
+        "{}",
+        stale.message()
+    );
+    assert_eq!(x.game(&game).await.seq, 3);
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_token() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, _o) = matched(&ludus).await;
+    let mut mallory = ludus.player("mallory").await;
+    let err = mallory.play(&game, "H8").await.unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    let err = mallory
+        .client
+        .resign(pb::ResignRequest {
+            game_id: game.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+
+    // Without a token nothing but sign-in works.
+    let mut anonymous = pb::gateway_client::GatewayClient::new(ludus.channel().await);
+    let err = anonymous
+        .get_game(pb::GetGameRequest {
+            game_id: game.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    assert_eq!(x.game(&game).await.seq, 1, "nothing changed");
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn malformed_requests_get_invalid_argument_and_unknown_games_not_found() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, _o) = matched(&ludus).await;
+    let no_action = x
+        .client
+        .submit_action(pb::SubmitActionRequest {
+            game_id: game.clone(),
+            expected_seq: 1,
+            action_id: "a".into(),
+            action: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(no_action.code(), Code::InvalidArgument);
+    assert!(
+        no_action.message().starts_with("action"),
+        "{}",
+        no_action.message()
+    );
+
+    let bad_id = x.submit(&game, 1, "", "H8").await.unwrap_err();
+    assert_eq!(bad_id.code(), Code::InvalidArgument);
+    assert!(bad_id.message().starts_with("action_id"));
+
+    let unknown = x.submit("no-such-game", 1, "a1", "H8").await.unwrap_err();
+    assert_eq!(unknown.code(), Code::NotFound);
+    let err = x
+        .client
+        .get_game(pb::GetGameRequest {
+            game_id: "no-such-game".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+
+    // An oversized message is refused before it is decoded.
+    let huge = x
+        .submit(&game, 1, "big", &"H".repeat(200_000))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(huge.code(), Code::ResourceExhausted | Code::OutOfRange),
+        "{huge:?}"
+    );
+
+    // A structured action off the board names C1.
+    let off = x
+        .client
+        .submit_action(pb::SubmitActionRequest {
+            game_id: game.clone(),
+            expected_seq: 1,
+            action_id: "off".into(),
+            action: Some(pb::Action {
+                action: Some(pb::action::Action::Caro(pb::CaroAction {
+                    place: Some(pb::CaroCell {
+                        column: 99,
+                        row: 0,
+                        name: String::new(),
+                    }),
+                })),
+            }),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(off.code(), Code::InvalidArgument);
+    assert!(off.message().contains("C1"), "{}", off.message());
+    assert_eq!(x.game(&game).await.seq, 1, "nothing changed");
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn ratings_move_by_elo_after_a_win_and_the_leaderboard_shows_it() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    play_x_to_a_win(&game, &mut x, &mut o).await;
+    // The result reaches ratings through its durable timer: wait for it.
+    let rating = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let rating = x.rating(RULESET).await;
+            if rating.games == 1 {
+                return rating;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("rated in time");
+    // Elo, K = 32, from 1200 each: the winner gains 16.
+    assert!((rating.rating - 1216.0).abs() < 1e-9, "{}", rating.rating);
+    let loser = o.rating(RULESET).await;
+    assert!((loser.rating - 1184.0).abs() < 1e-9, "{}", loser.rating);
+    let board = x
+        .client
+        .get_leaderboard(pb::GetLeaderboardRequest {
+            ruleset: RULESET.into(),
+            limit: 10,
+            offset: 0,
+        })
+        .await
+        .expect("leaderboard")
+        .into_inner();
+    let names: Vec<&str> = board
+        .entries
+        .iter()
+        .map(|e| e.display_name.as_str())
+        .collect();
+    assert_eq!(names, [x.name.as_str(), o.name.as_str()]);
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn c8_a_declined_draw_changes_nothing_and_an_accepted_one_ends_the_game() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    x.play(&game, "H8").await.expect("x");
+    let offer = o
+        .client
+        .offer_draw(pb::OfferDrawRequest {
+            game_id: game.clone(),
+        })
+        .await
+        .expect("offer")
+        .into_inner();
+    assert!(matches!(
+        offer.event.and_then(|e| e.kind),
+        Some(pb::game_event::Kind::DrawOffered(_))
+    ));
+    assert_eq!(x.game(&game).await.draw_offered_by, Some(1));
+    // The offerer cannot answer their own offer.
+    let own = o
+        .client
+        .respond_draw(pb::RespondDrawRequest {
+            game_id: game.clone(),
+            accept: true,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(own.code(), Code::FailedPrecondition);
+    x.client
+        .respond_draw(pb::RespondDrawRequest {
+            game_id: game.clone(),
+            accept: false,
+        })
+        .await
+        .expect("decline");
+    let snapshot = o.game(&game).await;
+    assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
+    assert_eq!(snapshot.draw_offered_by, None);
+    assert_eq!(
+        snapshot.turn.and_then(|t| t.to_move),
+        Some(1),
+        "play goes on"
+    );
+
+    o.play(&game, "H9").await.expect("o");
+    x.client
+        .offer_draw(pb::OfferDrawRequest {
+            game_id: game.clone(),
+        })
+        .await
+        .expect("offer");
+    let accepted = o
+        .client
+        .respond_draw(pb::RespondDrawRequest {
+            game_id: game.clone(),
+            accept: true,
+        })
+        .await
+        .expect("accept")
+        .into_inner()
+        .event
+        .expect("event");
+    let outcome = accepted.outcome.expect("outcome");
+    assert_eq!(outcome.kind, pb::ResultKind::Draw as i32);
+    assert_eq!(outcome.rule, "C8");
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn c14_resigning_loses() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    x.play(&game, "H8").await.expect("x");
+    let event = o
+        .client
+        .resign(pb::ResignRequest {
+            game_id: game.clone(),
+        })
+        .await
+        .expect("resign")
+        .into_inner()
+        .event
+        .expect("event");
+    let outcome = event.outcome.expect("outcome");
+    assert_eq!(outcome.winners, [0]);
+    assert_eq!(outcome.rule, "C14");
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket() {
+    let ludus = Ludus::start().await;
+    let mut big = ludus.player("big").await;
+    let mut small = ludus.player("small").await;
+    let nineteen = pb::GameSettings {
+        options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
+            board_size: 19,
+            ..Default::default()
+        })),
+        turn_time_ms: 0,
+    };
+    let mut big_updates = big
+        .client
+        .find_match(pb::FindMatchRequest {
+            settings: Some(nineteen),
+        })
+        .await
+        .expect("queue")
+        .into_inner();
+    let first = tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut big_updates))
+        .await
+        .expect("update")
+        .expect("open")
+        .expect("ok");
+    assert_eq!(first.state, pb::TicketState::Queued as i32);
+    // A second ticket for the same player is refused.
+    let twice = big
+        .client
+        .find_match(pb::FindMatchRequest {
+            settings: Some(caro_settings()),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(twice.code(), Code::AlreadyExists);
+    // A 15x15 player is not paired with the 19x19 one.
+    let mut small_updates = small
+        .client
+        .find_match(pb::FindMatchRequest {
+            settings: Some(caro_settings()),
+        })
+        .await
+        .expect("queue")
+        .into_inner();
+    let queued = tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut small_updates))
+        .await
+        .expect("update")
+        .expect("open")
+        .expect("ok");
+    assert_eq!(queued.state, pb::TicketState::Queued as i32);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let cancelled = small
+        .client
+        .cancel_match(pb::CancelMatchRequest {
+            ticket_id: queued.ticket_id,
+        })
+        .await
+        .expect("cancel")
+        .into_inner();
+    assert!(
+        cancelled.cancelled,
+        "still queued: never paired across options"
+    );
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_server_answers_health_checks() {
+    let ludus = Ludus::start().await;
+    for addr in [ludus.gateway, ludus.game_state] {
+        let mut health =
+            tonic_health::pb::health_client::HealthClient::new(ludus_tests::connect(addr).await);
+        let status = health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: String::new(),
+            })
+            .await
+            .expect("health")
+            .into_inner()
+            .status;
+        assert_eq!(
+            status,
+            tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+        );
+    }
+    ludus.shutdown().await;
+}
