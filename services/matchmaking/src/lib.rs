@@ -1,1 +1,102 @@
-//! placeholder
+//! matchmaking: quick-match queues per (game, rule set). Players enqueue a ticket, a matcher
+//! loop in every replica pairs the oldest tickets of each queue, seats them at random and asks
+//! game-state to create the game; players follow their ticket with `WatchTicket`.
+//!
+//! Any number of replicas may run against one Redis: the store's `take` matches a set of
+//! tickets all-or-nothing, so a ticket is matched at most once; a player holds at most one
+//! live ticket; a cancelled ticket is never matched.
+//!
+//! # Layout
+//! - [`model`]: request validation, queue names, ticket ids and the ticket payload.
+//! - [`matcher`]: the matcher loop (pairing, random seats, creating the game).
+//! - [`service`]: the `Matchmaking` gRPC service.
+//! - [`error`]: every refusal and its gRPC status.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod matcher;
+pub mod model;
+pub mod service;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ludus_proto::pb::{game_state_client::GameStateClient, matchmaking_server::MatchmakingServer};
+use ludus_store::{Backend, QueueStore};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+pub use matcher::Matcher;
+pub use service::MatchmakingService;
+
+/// Caro quick matches: one minute per move (C12).
+pub const DEFAULT_CARO_TURN_MS: u64 = 60_000;
+
+/// How often the matcher looks at the queues when no enqueue wakes it earlier.
+pub const DEFAULT_MATCH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// What matchmaking needs to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The session store (Redis, or in-memory for the all-in-one binary).
+    pub backend: Backend,
+    /// The game-state service, e.g. `http://game-state:50051`.
+    pub game_state_url: String,
+    /// The turn clock of Caro quick matches, in milliseconds (C12).
+    pub caro_turn_ms: u64,
+    /// How often the matcher polls the queues (an enqueue on this replica wakes it at once).
+    pub match_interval: Duration,
+}
+
+impl Config {
+    /// A config with the default clocks and interval.
+    pub fn new(backend: Backend, game_state_url: impl Into<String>) -> Self {
+        Config {
+            backend,
+            game_state_url: game_state_url.into(),
+            caro_turn_ms: DEFAULT_CARO_TURN_MS,
+            match_interval: DEFAULT_MATCH_INTERVAL,
+        }
+    }
+}
+
+/// Serves matchmaking on `listener` and runs this replica's matcher until `shutdown`
+/// completes; the matcher and open ticket watches stop with the server.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
+    let queues = QueueStore::new(config.backend);
+    let wake = Arc::new(Notify::new());
+    let stop = CancellationToken::new();
+    // Stops the matcher even if this future is dropped instead of completing.
+    let _stop_on_drop = stop.clone().drop_guard();
+
+    let matcher = Matcher::new(
+        queues.clone(),
+        game_state,
+        config.caro_turn_ms,
+        config.match_interval,
+        wake.clone(),
+    );
+    let matching = tokio::spawn(matcher.run(stop.clone()));
+
+    let service = MatchmakingService::new(queues, wake, stop.clone());
+    let server = MatchmakingServer::new(service)
+        .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
+    let stop_on_shutdown = stop.clone();
+    let result = ludus_telemetry::serve(server, listener, async move {
+        shutdown.await;
+        stop_on_shutdown.cancel();
+    })
+    .await;
+    stop.cancel();
+    if let Err(error) = matching.await {
+        tracing::error!(%error, "matcher task failed");
+    }
+    result
+}

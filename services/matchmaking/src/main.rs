@@ -1,0 +1,88 @@
+//! The standalone matchmaking server: parses flags, sets up telemetry, serves (and matches)
+//! until ctrl-c or SIGTERM.
+#![forbid(unsafe_code)]
+
+use std::time::Duration;
+
+use clap::Parser;
+use ludus_matchmaking::{Config, DEFAULT_CARO_TURN_MS};
+use ludus_store::Backend;
+use tokio::net::TcpListener;
+
+/// The Ludus matchmaking service.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on.
+    #[arg(
+        long,
+        env = "LUDUS_MATCHMAKING_LISTEN",
+        default_value = "0.0.0.0:50052"
+    )]
+    listen: String,
+    /// The Redis holding session state, e.g. `redis://redis:6379`.
+    #[arg(long, env = "LUDUS_REDIS_URL")]
+    redis_url: String,
+    /// The game-state service, e.g. `http://game-state:50051`.
+    #[arg(long, env = "LUDUS_GAME_STATE_URL")]
+    game_state_url: String,
+    /// Turn clock of Caro quick matches, milliseconds (C12).
+    #[arg(long, env = "LUDUS_CARO_TURN_MS", default_value_t = DEFAULT_CARO_TURN_MS)]
+    caro_turn_ms: u64,
+    /// How often the matcher polls the queues, milliseconds.
+    #[arg(long, env = "LUDUS_MATCH_INTERVAL_MS", default_value_t = 100)]
+    match_interval_ms: u64,
+    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
+    /// Log JSON lines instead of human-readable ones.
+    #[arg(long, env = "LUDUS_JSON_LOGS")]
+    json_logs: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
+        service_name: "matchmaking".into(),
+        otlp_endpoint: args.otlp_endpoint,
+        json_logs: args.json_logs,
+    })?;
+    let config = Config {
+        backend: Backend::redis(&args.redis_url).await?,
+        game_state_url: args.game_state_url,
+        caro_turn_ms: args.caro_turn_ms,
+        match_interval: Duration::from_millis(args.match_interval_ms.max(1)),
+    };
+    let listener = TcpListener::bind(&args.listen).await?;
+    tracing::info!(address = %listener.local_addr()?, "matchmaking listening");
+    ludus_matchmaking::run(config, listener, shutdown_signal()).await
+}
+
+/// Completes on ctrl-c or SIGTERM (what Kubernetes sends before killing a pod).
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot listen for ctrl-c");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for sigterm");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}

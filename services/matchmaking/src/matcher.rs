@@ -1,0 +1,206 @@
+//! The matcher: one loop per replica that pairs queued tickets and creates their games.
+//!
+//! Replicas race freely: each reads the oldest tickets of a queue and claims a pair with the
+//! store's atomic `take`; a replica that loses a race re-reads the queue. Seats are drawn
+//! before the claim, because `take` records each ticket's seat as its position in the claim.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_store::{QueueStore, Ticket};
+use ludus_telemetry::Traced;
+use rand::RngExt;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+use ulid::Ulid;
+
+use crate::error::ServiceError;
+use crate::model::TicketPayload;
+
+/// Tickets read from a queue per round: enough for many pairs, bounded per round trip.
+pub const MATCH_BATCH: usize = 64;
+
+/// Seats at a quick-match table (Caro is a two-player game).
+const TABLE_SEATS: usize = 2;
+
+/// Rounds per queue per pass: a round ends early when a race is lost; this bounds how long
+/// one busy queue can hold the matcher before the others get their turn.
+const MAX_ROUNDS_PER_QUEUE: usize = 8;
+
+/// Attempts at CreateGame for a matched pair (it is idempotent by game id).
+const CREATE_GAME_ATTEMPTS: u32 = 5;
+
+/// Wait before the first CreateGame retry; doubles each time.
+const CREATE_GAME_BACKOFF: Duration = Duration::from_millis(50);
+
+/// One replica's matcher.
+#[derive(Debug)]
+pub struct Matcher {
+    queues: QueueStore,
+    game_state: GameStateClient<Traced>,
+    caro_turn_ms: u64,
+    interval: Duration,
+    wake: Arc<Notify>,
+}
+
+impl Matcher {
+    /// A matcher over `queues` that creates games on `game_state`; `wake` cuts the wait
+    /// short (the service notifies it on every enqueue).
+    pub fn new(
+        queues: QueueStore,
+        game_state: GameStateClient<Traced>,
+        caro_turn_ms: u64,
+        interval: Duration,
+        wake: Arc<Notify>,
+    ) -> Self {
+        Matcher {
+            queues,
+            game_state,
+            caro_turn_ms,
+            interval,
+            wake,
+        }
+    }
+
+    /// Matches until `stop` is cancelled.
+    pub async fn run(self, stop: CancellationToken) {
+        tracing::info!("matcher started");
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => break,
+                () = self.wake.notified() => {}
+                () = tokio::time::sleep(self.interval) => {}
+            }
+            if let Err(error) = self.pass(&stop).await {
+                tracing::warn!(%error, "matching pass failed");
+            }
+        }
+        tracing::info!("matcher stopped");
+    }
+
+    /// One look at every queue.
+    pub async fn pass(&self, stop: &CancellationToken) -> Result<(), ServiceError> {
+        for queue in self.queues.queues().await? {
+            if stop.is_cancelled() {
+                break;
+            }
+            if let Err(error) = self.match_queue(&queue).await {
+                tracing::warn!(%error, queue, "matching a queue failed");
+            }
+        }
+        Ok(())
+    }
+
+    async fn match_queue(&self, queue: &str) -> Result<(), ServiceError> {
+        for _ in 0..MAX_ROUNDS_PER_QUEUE {
+            let tickets = self.queues.queued(queue, MATCH_BATCH).await?;
+            let mut lost_race = false;
+            for table in tickets.chunks_exact(TABLE_SEATS) {
+                if !self.match_table(queue, table).await? {
+                    lost_race = true;
+                    break;
+                }
+            }
+            // A short read means the queue is drained down to at most one ticket.
+            if !lost_race && tickets.len() < MATCH_BATCH {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Claims `table`'s tickets for a new game; false if another replica (or a cancel) got
+    /// one of them first.
+    async fn match_table(&self, queue: &str, table: &[Ticket]) -> Result<bool, ServiceError> {
+        let mut seated: Vec<&Ticket> = table.iter().collect();
+        shuffle(&mut seated);
+        let ids: Vec<String> = seated.iter().map(|t| t.ticket_id.clone()).collect();
+        let game_id = Ulid::generate().to_string();
+        if !self.queues.take(queue, &ids, &game_id).await? {
+            return Ok(false);
+        }
+        tracing::info!(queue, game_id, "tickets matched");
+        // The tickets are matched now whatever happens next: a failure here is logged, not
+        // retried by another pass.
+        if let Err(error) = self.create_game(&game_id, &seated).await {
+            tracing::error!(%error, game_id, "matched game could not be created");
+        }
+        Ok(true)
+    }
+
+    async fn create_game(&self, game_id: &str, seated: &[&Ticket]) -> Result<(), ServiceError> {
+        let mut players = Vec::with_capacity(seated.len());
+        let mut settings = None;
+        for ticket in seated {
+            let payload = TicketPayload::from_bytes(&ticket.payload)?;
+            if settings.is_none() {
+                settings = Some(payload.settings()?);
+            }
+            players.push(pb::PlayerRef {
+                player_id: ticket.player_id.clone(),
+                display_name: payload.display_name,
+            });
+        }
+        let mut settings =
+            settings.ok_or_else(|| ServiceError::Internal("a table without tickets".into()))?;
+        settings.turn_time_ms = self.quick_match_clock(&settings);
+        let request = pb::CreateGameRequest {
+            game_id: game_id.to_owned(),
+            settings: Some(settings),
+            players,
+        };
+        let mut backoff = CREATE_GAME_BACKOFF;
+        let mut attempt = 1;
+        loop {
+            match self.game_state.clone().create_game(request.clone()).await {
+                Ok(_) => return Ok(()),
+                Err(status) if attempt < CREATE_GAME_ATTEMPTS => {
+                    tracing::warn!(game_id, attempt, error = %status.message(), "create game failed; retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff *= 2;
+                    attempt += 1;
+                }
+                Err(status) => {
+                    return Err(ServiceError::Unavailable(format!(
+                        "game-state create game: {}",
+                        status.message()
+                    )));
+                }
+            }
+        }
+    }
+
+    /// The server's clock for a quick match of this game (clients do not choose it).
+    fn quick_match_clock(&self, settings: &pb::GameSettings) -> u64 {
+        match settings.options {
+            Some(pb::game_settings::Options::Caro(_)) => self.caro_turn_ms,
+            _ => 0,
+        }
+    }
+}
+
+/// Draws the seat order with the thread's CSPRNG (C9: X and O at random; seat 0 is X).
+fn shuffle<T>(items: &mut [T]) {
+    let mut rng = rand::rng();
+    for i in (1..items.len()).rev() {
+        let j = rng.random_range(0..=i);
+        items.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shuffle_uses_both_orders() {
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..200 {
+            let mut pair = ['a', 'b'];
+            shuffle(&mut pair);
+            seen.insert(pair);
+        }
+        assert_eq!(seen.len(), 2);
+    }
+}

@@ -1,0 +1,253 @@
+//! Requests as matchmaking understands them: validation, queue names, ticket ids and the
+//! ticket payload the matcher reads back.
+
+use ludus_proto::pb;
+use ludus_store::{Ticket, TicketStatus};
+use prost::Message;
+use serde::{Deserialize, Serialize};
+use ulid::Ulid;
+
+use crate::error::ServiceError;
+
+/// Longest player or ticket id (what the gateway accepts).
+pub const MAX_ID_LEN: usize = 64;
+/// Longest display name.
+pub const MAX_DISPLAY_NAME_CHARS: usize = 64;
+
+/// Player ids: 1 to 64 of `[A-Za-z0-9_-]`.
+pub fn validate_id(field: &str, id: &str) -> Result<(), ServiceError> {
+    if id.is_empty() || id.len() > MAX_ID_LEN {
+        return Err(ServiceError::InvalidArgument(format!(
+            "{field}: must be 1 to {MAX_ID_LEN} characters"
+        )));
+    }
+    if !id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(ServiceError::InvalidArgument(format!(
+            "{field}: only letters, digits, '-' and '_' are allowed"
+        )));
+    }
+    Ok(())
+}
+
+/// Display names: 1 to 64 characters, no control characters.
+pub fn validate_display_name(name: &str) -> Result<(), ServiceError> {
+    let count = name.chars().count();
+    if count == 0 || count > MAX_DISPLAY_NAME_CHARS {
+        return Err(ServiceError::InvalidArgument(format!(
+            "display_name: must be 1 to {MAX_DISPLAY_NAME_CHARS} characters"
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(ServiceError::InvalidArgument(
+            "display_name: control characters are not allowed".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What a ticket is queued for: its queue (the rule set) and the settings the game will be
+/// created with, normalised so that every ticket of a queue carries the same options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuickMatch {
+    /// The queue, e.g. `caro/15/blocked-ends` (also the rating pool).
+    pub queue: String,
+    /// The game's options; `turn_time_ms` is left 0: the matcher sets the quick-match clock.
+    pub settings: pb::GameSettings,
+}
+
+fn game_name(options: &pb::game_settings::Options) -> &'static str {
+    match options {
+        pb::game_settings::Options::Caro(_) => "caro",
+        pb::game_settings::Options::Quoridor(_) => "quoridor",
+        pb::game_settings::Options::Backgammon(_) => "backgammon",
+        pb::game_settings::Options::Mancala(_) => "mancala",
+        pb::game_settings::Options::Junqi(_) => "junqi",
+    }
+}
+
+impl QuickMatch {
+    /// The queue for `settings`. Caro queues by board size and the two optional rules (C16);
+    /// other games have no quick match yet.
+    pub fn from_settings(settings: Option<&pb::GameSettings>) -> Result<Self, ServiceError> {
+        let settings =
+            settings.ok_or_else(|| ServiceError::InvalidArgument("settings: required".into()))?;
+        let options = settings.options.as_ref().ok_or_else(|| {
+            ServiceError::InvalidArgument("settings.options: choose a game".into())
+        })?;
+        match options {
+            pb::game_settings::Options::Caro(caro) => {
+                let options =
+                    ludus_game_state::games::caro::options_from_pb(caro).map_err(|e| match e {
+                        ludus_game_state::error::ServiceError::InvalidArgument(m) => {
+                            ServiceError::InvalidArgument(m)
+                        }
+                        other => ServiceError::Internal(other.to_string()),
+                    })?;
+                let normalised = pb::CaroOptions {
+                    board_size: u32::from(options.size),
+                    blocked_ends_off: !options.blocked_ends,
+                    exactly_five: options.exactly_five,
+                };
+                Ok(QuickMatch {
+                    queue: options.ruleset(),
+                    settings: pb::GameSettings {
+                        options: Some(pb::game_settings::Options::Caro(normalised)),
+                        turn_time_ms: 0,
+                    },
+                })
+            }
+            other => Err(ServiceError::Unimplemented(format!(
+                "settings.options: quick match for {} is not offered yet",
+                game_name(other)
+            ))),
+        }
+    }
+}
+
+/// A ticket id names its queue, so that a ticket can be found from its id alone (the store
+/// reads tickets by queue and id, and a player's index entry is gone once a ticket is
+/// matched): `<queue with '/' as '_'>_<ULID>`, e.g. `caro_15_blocked-ends_01J…`. It stays
+/// within what the gateway accepts as an id (64 of `[A-Za-z0-9_-]`).
+pub fn ticket_id(queue: &str, ulid: Ulid) -> Result<String, ServiceError> {
+    if queue.contains('_') {
+        return Err(ServiceError::Internal(format!(
+            "queue {queue} cannot be named in a ticket id"
+        )));
+    }
+    let id = format!("{}_{ulid}", queue.replace('/', "_"));
+    if id.len() > MAX_ID_LEN {
+        return Err(ServiceError::Internal(format!(
+            "queue {queue} is too long for a ticket id"
+        )));
+    }
+    Ok(id)
+}
+
+/// The queue named by a ticket id.
+pub fn queue_of(ticket_id: &str) -> Result<String, ServiceError> {
+    validate_id("ticket_id", ticket_id)?;
+    let not_ours = || ServiceError::InvalidArgument("ticket_id: not a matchmaking ticket".into());
+    let (queue, ulid) = ticket_id.rsplit_once('_').ok_or_else(not_ours)?;
+    if queue.is_empty() || ulid.parse::<Ulid>().is_err() {
+        return Err(not_ours());
+    }
+    Ok(queue.replace('_', "/"))
+}
+
+/// What the matcher needs from a ticket besides its player: the player's name and the
+/// settings to create the game with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TicketPayload {
+    /// The player's display name.
+    pub display_name: String,
+    /// The encoded `pb::GameSettings` (normalised; see [`QuickMatch`]).
+    pub settings: Vec<u8>,
+}
+
+impl TicketPayload {
+    /// The payload for a player queuing for `quick`.
+    pub fn new(display_name: &str, quick: &QuickMatch) -> Self {
+        TicketPayload {
+            display_name: display_name.to_owned(),
+            settings: quick.settings.encode_to_vec(),
+        }
+    }
+
+    /// JSON bytes for the store.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, ServiceError> {
+        serde_json::to_vec(self).map_err(|e| ServiceError::Internal(format!("ticket payload: {e}")))
+    }
+
+    /// Reads a stored payload.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ServiceError> {
+        serde_json::from_slice(bytes)
+            .map_err(|e| ServiceError::Internal(format!("ticket payload: {e}")))
+    }
+
+    /// The decoded settings.
+    pub fn settings(&self) -> Result<pb::GameSettings, ServiceError> {
+        pb::GameSettings::decode(self.settings.as_slice())
+            .map_err(|e| ServiceError::Internal(format!("ticket settings: {e}")))
+    }
+}
+
+/// A ticket as its owner sees it at `now_ms`.
+pub fn ticket_update(ticket: &Ticket, now_ms: u64) -> pb::TicketUpdate {
+    let (state, game_id, seat) = match &ticket.status {
+        TicketStatus::Queued => (pb::TicketState::Queued, String::new(), 0),
+        TicketStatus::Matched { game_id, seat } => {
+            (pb::TicketState::Matched, game_id.clone(), *seat)
+        }
+        TicketStatus::Cancelled => (pb::TicketState::Cancelled, String::new(), 0),
+    };
+    pb::TicketUpdate {
+        ticket_id: ticket.ticket_id.clone(),
+        state: state as i32,
+        game_id,
+        seat,
+        waited_ms: now_ms.saturating_sub(ticket.created_ms),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caro(size: u32, blocked_ends_off: bool, exactly_five: bool) -> pb::GameSettings {
+        pb::GameSettings {
+            options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
+                board_size: size,
+                blocked_ends_off,
+                exactly_five,
+            })),
+            turn_time_ms: 5,
+        }
+    }
+
+    #[test]
+    fn caro_queues_by_size_and_rules() {
+        let default = QuickMatch::from_settings(Some(&caro(0, false, false))).expect("ok");
+        let fifteen = QuickMatch::from_settings(Some(&caro(15, false, false))).expect("ok");
+        assert_eq!(default, fifteen);
+        assert_eq!(default.queue, "caro/15/blocked-ends");
+        assert_eq!(default.settings.turn_time_ms, 0);
+        let other = QuickMatch::from_settings(Some(&caro(19, true, true))).expect("ok");
+        assert_eq!(other.queue, "caro/19/exactly-five");
+        assert!(matches!(
+            QuickMatch::from_settings(Some(&caro(17, false, false))),
+            Err(ServiceError::InvalidArgument(m)) if m.starts_with("settings.caro.board_size")
+        ));
+        assert!(matches!(
+            QuickMatch::from_settings(None),
+            Err(ServiceError::InvalidArgument(_))
+        ));
+    }
+
+    #[test]
+    fn ticket_ids_name_their_queue() {
+        for queue in [
+            "caro/15/free",
+            "caro/19/blocked-ends/exactly-five",
+            "caro/15/blocked-ends",
+        ] {
+            let id = ticket_id(queue, Ulid::generate()).expect("fits");
+            assert!(validate_id("ticket_id", &id).is_ok(), "{id}");
+            assert_eq!(queue_of(&id).expect("parses"), queue);
+        }
+        assert!(queue_of("nonsense").is_err());
+        assert!(queue_of("caro_15_free_NOTAULID").is_err());
+        assert!(queue_of("caro/15").is_err());
+    }
+
+    #[test]
+    fn payload_round_trips() {
+        let quick = QuickMatch::from_settings(Some(&caro(19, false, true))).expect("ok");
+        let payload = TicketPayload::new("Ann", &quick);
+        let back = TicketPayload::from_bytes(&payload.to_bytes().expect("json")).expect("read");
+        assert_eq!(back, payload);
+        assert_eq!(back.settings().expect("settings"), quick.settings);
+    }
+}

@@ -1,0 +1,209 @@
+//! The Matchmaking gRPC service: enqueue, watch and cancel tickets.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures::Stream;
+use ludus_proto::pb::{self, matchmaking_server::Matchmaking};
+use ludus_store::{EnqueueOutcome, QueueStore, Ticket, TicketStatus};
+use tokio::sync::{Notify, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status};
+use ulid::Ulid;
+
+use crate::error::ServiceError;
+use crate::model::{
+    QuickMatch, TicketPayload, queue_of, ticket_id, ticket_update, validate_display_name,
+    validate_id,
+};
+
+/// How often a ticket watch re-reads its ticket.
+pub const WATCH_POLL: Duration = Duration::from_millis(50);
+
+/// Updates buffered per watch; the watch waits when the client reads slowly.
+const WATCH_BUFFER: usize = 4;
+
+type TicketStream = Pin<Box<dyn Stream<Item = Result<pb::TicketUpdate, Status>> + Send>>;
+
+/// Wall-clock Unix milliseconds (tickets are ordered and aged by it across replicas).
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The matchmaking service.
+#[derive(Clone, Debug)]
+pub struct MatchmakingService {
+    queues: QueueStore,
+    wake: Arc<Notify>,
+    stop: CancellationToken,
+}
+
+impl MatchmakingService {
+    /// A service over `queues`; each enqueue notifies `wake` (the matcher); open watches end
+    /// when `stop` is cancelled.
+    pub fn new(queues: QueueStore, wake: Arc<Notify>, stop: CancellationToken) -> Self {
+        MatchmakingService { queues, wake, stop }
+    }
+
+    async fn enqueue(
+        &self,
+        request: pb::EnqueueRequest,
+    ) -> Result<pb::EnqueueResponse, ServiceError> {
+        validate_id("player_id", &request.player_id)?;
+        validate_display_name(&request.display_name)?;
+        let quick = QuickMatch::from_settings(request.settings.as_ref())?;
+        let ticket = Ticket {
+            ticket_id: ticket_id(&quick.queue, Ulid::generate())?,
+            queue: quick.queue.clone(),
+            player_id: request.player_id.clone(),
+            payload: TicketPayload::new(&request.display_name, &quick).to_bytes()?,
+            created_ms: now_ms(),
+            status: TicketStatus::Queued,
+        };
+        match self.queues.enqueue(&ticket).await? {
+            EnqueueOutcome::Queued => {
+                tracing::info!(ticket_id = %ticket.ticket_id, queue = %quick.queue, "ticket queued");
+                self.wake.notify_one();
+                Ok(pb::EnqueueResponse {
+                    ticket_id: ticket.ticket_id,
+                    queue: quick.queue,
+                })
+            }
+            EnqueueOutcome::AlreadyQueued { ticket_id } => {
+                Err(ServiceError::AlreadyExists(format!(
+                    "player_id: {} already holds ticket {ticket_id}",
+                    request.player_id
+                )))
+            }
+        }
+    }
+
+    /// The ticket, if it is `player_id`'s.
+    async fn owned_ticket(&self, ticket_id: &str, player_id: &str) -> Result<Ticket, ServiceError> {
+        validate_id("player_id", player_id)?;
+        let queue = queue_of(ticket_id)?;
+        let ticket = self
+            .queues
+            .ticket(&queue, ticket_id)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("ticket_id: no ticket {ticket_id}")))?;
+        if ticket.player_id != player_id {
+            return Err(ServiceError::PermissionDenied(format!(
+                "ticket_id: ticket {ticket_id} is not player {player_id}'s"
+            )));
+        }
+        Ok(ticket)
+    }
+
+    async fn cancel(
+        &self,
+        request: pb::CancelTicketRequest,
+    ) -> Result<pb::TicketUpdate, ServiceError> {
+        let ticket = self
+            .owned_ticket(&request.ticket_id, &request.player_id)
+            .await?;
+        let after = self
+            .queues
+            .cancel(&ticket.ticket_id, &ticket.queue, &request.player_id)
+            .await?
+            // Gone between the two reads: only expiry of a finished ticket does that.
+            .ok_or_else(|| {
+                ServiceError::NotFound(format!("ticket_id: no ticket {}", request.ticket_id))
+            })?;
+        if after.status == TicketStatus::Cancelled {
+            tracing::info!(ticket_id = %after.ticket_id, "ticket cancelled");
+        }
+        Ok(ticket_update(&after, now_ms()))
+    }
+}
+
+fn settled(status: &TicketStatus) -> bool {
+    !matches!(status, TicketStatus::Queued)
+}
+
+/// Follows one ticket: polls it and sends each change until it settles, the client leaves or
+/// the server stops.
+async fn watch(
+    queues: QueueStore,
+    mut ticket: Ticket,
+    tx: mpsc::Sender<Result<pb::TicketUpdate, Status>>,
+    stop: CancellationToken,
+) {
+    while !settled(&ticket.status) {
+        tokio::select! {
+            () = tx.closed() => return,
+            () = stop.cancelled() => {
+                let _ = tx
+                    .send(Err(Status::unavailable("the server is shutting down: watch the ticket again")))
+                    .await;
+                return;
+            }
+            () = tokio::time::sleep(WATCH_POLL) => {}
+        }
+        let next = match queues.ticket(&ticket.queue, &ticket.ticket_id).await {
+            Ok(Some(next)) => next,
+            Ok(None) => {
+                let _ = tx
+                    .send(Err(Status::not_found(format!(
+                        "ticket_id: ticket {} expired",
+                        ticket.ticket_id
+                    ))))
+                    .await;
+                return;
+            }
+            Err(error) => {
+                let _ = tx.send(Err(ServiceError::from(error).into())).await;
+                return;
+            }
+        };
+        if next.status != ticket.status
+            && tx.send(Ok(ticket_update(&next, now_ms()))).await.is_err()
+        {
+            return;
+        }
+        ticket = next;
+    }
+}
+
+#[tonic::async_trait]
+impl Matchmaking for MatchmakingService {
+    #[tracing::instrument(skip_all, fields(player_id = %request.get_ref().player_id))]
+    async fn enqueue(
+        &self,
+        request: Request<pb::EnqueueRequest>,
+    ) -> Result<Response<pb::EnqueueResponse>, Status> {
+        Ok(Response::new(self.enqueue(request.into_inner()).await?))
+    }
+
+    type WatchTicketStream = TicketStream;
+
+    #[tracing::instrument(skip_all, fields(ticket_id = %request.get_ref().ticket_id))]
+    async fn watch_ticket(
+        &self,
+        request: Request<pb::WatchTicketRequest>,
+    ) -> Result<Response<TicketStream>, Status> {
+        let request = request.into_inner();
+        let ticket = self
+            .owned_ticket(&request.ticket_id, &request.player_id)
+            .await?;
+        let (tx, rx) = mpsc::channel(WATCH_BUFFER);
+        // The current state goes out at once, before any poll.
+        tx.send(Ok(ticket_update(&ticket, now_ms())))
+            .await
+            .map_err(|_| Status::internal("internal error"))?;
+        tokio::spawn(watch(self.queues.clone(), ticket, tx, self.stop.clone()));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    #[tracing::instrument(skip_all, fields(ticket_id = %request.get_ref().ticket_id))]
+    async fn cancel_ticket(
+        &self,
+        request: Request<pb::CancelTicketRequest>,
+    ) -> Result<Response<pb::TicketUpdate>, Status> {
+        Ok(Response::new(self.cancel(request.into_inner()).await?))
+    }
+}

@@ -1,0 +1,605 @@
+//! Matchmaking over gRPC against a fake GameState that records CreateGame calls, on the
+//! memory backend and on a real `redis-server` (it must be on PATH: these tests fail rather
+//! than skip).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use ludus_matchmaking::Config;
+use ludus_proto::pb::{
+    self,
+    game_state_server::{GameState, GameStateServer},
+    matchmaking_client::MatchmakingClient,
+};
+use ludus_store::Backend;
+use ludus_store::testing::RedisServer;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tonic::transport::Channel;
+use tonic::{Code, Request, Response, Status};
+
+/// A GameState that records CreateGame and refuses everything else; it fails the first
+/// `failures` calls with UNAVAILABLE, to exercise the matcher's retries.
+#[derive(Clone, Default)]
+struct FakeGameState {
+    created: Arc<Mutex<Vec<pb::CreateGameRequest>>>,
+    failures: Arc<Mutex<u32>>,
+}
+
+impl FakeGameState {
+    fn created(&self) -> Vec<pb::CreateGameRequest> {
+        self.created.lock().expect("lock").clone()
+    }
+}
+
+fn no() -> Status {
+    Status::unimplemented("fake")
+}
+
+#[tonic::async_trait]
+impl GameState for FakeGameState {
+    async fn create_game(
+        &self,
+        request: Request<pb::CreateGameRequest>,
+    ) -> Result<Response<pb::CreateGameResponse>, Status> {
+        {
+            let mut failures = self.failures.lock().expect("lock");
+            if *failures > 0 {
+                *failures -= 1;
+                return Err(Status::unavailable("fake outage"));
+            }
+        }
+        let request = request.into_inner();
+        let mut created = self.created.lock().expect("lock");
+        let new = !created.iter().any(|c| c.game_id == request.game_id);
+        if new {
+            created.push(request);
+        }
+        Ok(Response::new(pb::CreateGameResponse {
+            game: None,
+            created: new,
+        }))
+    }
+    async fn get_snapshot(
+        &self,
+        _: Request<pb::GetSnapshotRequest>,
+    ) -> Result<Response<pb::GameSnapshot>, Status> {
+        Err(no())
+    }
+    async fn apply_action(
+        &self,
+        _: Request<pb::ApplyActionRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        Err(no())
+    }
+    async fn resign(
+        &self,
+        _: Request<pb::PlayerRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        Err(no())
+    }
+    async fn offer_draw(
+        &self,
+        _: Request<pb::PlayerRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        Err(no())
+    }
+    async fn respond_draw(
+        &self,
+        _: Request<pb::RespondDrawInternalRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        Err(no())
+    }
+    async fn expire_turn(
+        &self,
+        _: Request<pb::ExpireTurnRequest>,
+    ) -> Result<Response<pb::ExpireTurnResponse>, Status> {
+        Err(no())
+    }
+    async fn report_outcome(
+        &self,
+        _: Request<pb::ReportOutcomeRequest>,
+    ) -> Result<Response<pb::ReportOutcomeResponse>, Status> {
+        Err(no())
+    }
+    async fn read_events(
+        &self,
+        _: Request<pb::ReadEventsRequest>,
+    ) -> Result<Response<pb::ReadEventsResponse>, Status> {
+        Err(no())
+    }
+    async fn list_games(
+        &self,
+        _: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        Err(no())
+    }
+}
+
+/// The fake game-state plus one or more matchmaking replicas; dropping it stops them all.
+struct World {
+    fake: FakeGameState,
+    clients: Vec<MatchmakingClient<Channel>>,
+    _stops: Vec<oneshot::Sender<()>>,
+}
+
+impl World {
+    fn client(&self) -> MatchmakingClient<Channel> {
+        self.clients[0].clone()
+    }
+}
+
+async fn serve_fake(fake: FakeGameState) -> (String, oneshot::Sender<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let _ = tonic::transport::Server::builder()
+            .add_service(GameStateServer::new(fake))
+            .serve_with_incoming_shutdown(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                async move {
+                    let _ = stopped.await;
+                },
+            )
+            .await;
+    });
+    (url, stop)
+}
+
+async fn world(backends: Vec<Backend>, caro_turn_ms: Option<u64>) -> World {
+    let fake = FakeGameState::default();
+    let (url, fake_stop) = serve_fake(fake.clone()).await;
+    let mut clients = Vec::new();
+    let mut stops = vec![fake_stop];
+    for backend in backends {
+        let mut config = Config::new(backend, url.clone());
+        if let Some(ms) = caro_turn_ms {
+            config.caro_turn_ms = ms;
+        }
+        config.match_interval = Duration::from_millis(20);
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(ludus_matchmaking::run(config, listener, async move {
+            let _ = stopped.await;
+        }));
+        clients.push(
+            MatchmakingClient::connect(format!("http://{addr}"))
+                .await
+                .expect("connect"),
+        );
+        stops.push(stop);
+    }
+    World {
+        fake,
+        clients,
+        _stops: stops,
+    }
+}
+
+fn caro(board_size: u32, blocked_ends_off: bool, exactly_five: bool) -> pb::GameSettings {
+    pb::GameSettings {
+        options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
+            board_size,
+            blocked_ends_off,
+            exactly_five,
+        })),
+        // Clients cannot choose a quick match's clock: this is ignored.
+        turn_time_ms: 1,
+    }
+}
+
+async fn enqueue(
+    c: &mut MatchmakingClient<Channel>,
+    player: &str,
+    settings: pb::GameSettings,
+) -> Result<pb::EnqueueResponse, Status> {
+    c.enqueue(pb::EnqueueRequest {
+        player_id: player.into(),
+        display_name: player.to_uppercase(),
+        settings: Some(settings),
+    })
+    .await
+    .map(Response::into_inner)
+}
+
+/// Every update of a ticket's watch until the stream ends.
+async fn watch_to_end(
+    c: &mut MatchmakingClient<Channel>,
+    ticket_id: &str,
+    player: &str,
+) -> Vec<pb::TicketUpdate> {
+    let mut stream = c
+        .watch_ticket(pb::WatchTicketRequest {
+            ticket_id: ticket_id.into(),
+            player_id: player.into(),
+        })
+        .await
+        .expect("watch")
+        .into_inner();
+    let mut updates = Vec::new();
+    while let Some(update) = stream.next().await {
+        updates.push(update.expect("update"));
+    }
+    updates
+}
+
+fn state(update: &pb::TicketUpdate) -> pb::TicketState {
+    pb::TicketState::try_from(update.state).expect("state")
+}
+
+/// The final update of each ticket, once all are settled.
+async fn settle(
+    c: &MatchmakingClient<Channel>,
+    tickets: &[(String, String)],
+) -> Vec<pb::TicketUpdate> {
+    let watches = tickets.iter().map(|(player, ticket)| {
+        let mut c = c.clone();
+        async move {
+            let updates = watch_to_end(&mut c, ticket, player).await;
+            updates.last().cloned().expect("at least one update")
+        }
+    });
+    futures::future::join_all(watches).await
+}
+
+/// Waits (bounded) until the fake has seen `n` games.
+async fn created(fake: &FakeGameState, n: usize) -> Vec<pb::CreateGameRequest> {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let all = fake.created();
+            if all.len() >= n {
+                return all;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("games created in time")
+}
+
+fn bounded<F: std::future::Future>(f: F) -> tokio::time::Timeout<F> {
+    tokio::time::timeout(Duration::from_secs(20), f)
+}
+
+/// Two players are matched into one game, at seats 0 and 1, and the game is created once
+/// with both, the server's clock, and the normalised options.
+async fn pair(backend: Backend, turn_ms: Option<u64>) {
+    let w = world(vec![backend], turn_ms).await;
+    // One transient game-state failure: the matcher retries CreateGame.
+    *w.fake.failures.lock().expect("lock") = 1;
+    let mut c = w.client();
+    let a = enqueue(&mut c, "ann", caro(0, false, false))
+        .await
+        .expect("ann");
+    assert_eq!(a.queue, "caro/15/blocked-ends");
+    let b = enqueue(&mut c, "bob", caro(15, false, false))
+        .await
+        .expect("bob");
+    let ends = settle(
+        &c,
+        &[
+            ("ann".into(), a.ticket_id.clone()),
+            ("bob".into(), b.ticket_id.clone()),
+        ],
+    )
+    .await;
+    for end in &ends {
+        assert_eq!(state(end), pb::TicketState::Matched);
+    }
+    assert_eq!(ends[0].game_id, ends[1].game_id);
+    let seats: HashSet<u32> = ends.iter().map(|e| e.seat).collect();
+    assert_eq!(seats, HashSet::from([0, 1]));
+
+    let games = created(&w.fake, 1).await;
+    assert_eq!(games.len(), 1);
+    let game = &games[0];
+    assert_eq!(game.game_id, ends[0].game_id);
+    let settings = game.settings.clone().expect("settings");
+    assert_eq!(settings.turn_time_ms, turn_ms.unwrap_or(60_000));
+    assert_eq!(
+        settings.options,
+        Some(pb::game_settings::Options::Caro(pb::CaroOptions {
+            board_size: 15,
+            blocked_ends_off: false,
+            exactly_five: false,
+        }))
+    );
+    // Seat order in the game is the seat each ticket was told.
+    let ann_seat = ends[0].seat as usize;
+    assert_eq!(game.players[ann_seat].player_id, "ann");
+    assert_eq!(game.players[ann_seat].display_name, "ANN");
+    assert_eq!(game.players[1 - ann_seat].player_id, "bob");
+
+    // Watching a matched ticket: one update, then the stream ends.
+    let again = watch_to_end(&mut c, &a.ticket_id, "ann").await;
+    assert_eq!(again.len(), 1);
+    assert_eq!(state(&again[0]), pb::TicketState::Matched);
+    // Cancelling after the match shows the match.
+    let late = c
+        .cancel_ticket(pb::CancelTicketRequest {
+            ticket_id: a.ticket_id.clone(),
+            player_id: "ann".into(),
+        })
+        .await
+        .expect("late cancel")
+        .into_inner();
+    assert_eq!(state(&late), pb::TicketState::Matched);
+    assert_eq!(late.game_id, ends[0].game_id);
+    // Once matched, the player may queue again.
+    enqueue(&mut c, "ann", caro(15, false, false))
+        .await
+        .expect("queue again");
+}
+
+/// A second ticket is refused, cancel beats the matcher, owners only, bad input refused.
+async fn tickets(backend: Backend) {
+    let w = world(vec![backend], None).await;
+    let mut c = w.client();
+    let a = enqueue(&mut c, "ann", caro(19, true, false))
+        .await
+        .expect("ann");
+    let twice = enqueue(&mut c, "ann", caro(15, false, false))
+        .await
+        .expect_err("second ticket");
+    assert_eq!(twice.code(), Code::AlreadyExists);
+    assert!(twice.message().contains(&a.ticket_id), "{twice:?}");
+
+    // Only the owner may watch or cancel.
+    let status = c
+        .watch_ticket(pb::WatchTicketRequest {
+            ticket_id: a.ticket_id.clone(),
+            player_id: "eve".into(),
+        })
+        .await
+        .expect_err("not yours");
+    assert_eq!(status.code(), Code::PermissionDenied);
+    let status = c
+        .cancel_ticket(pb::CancelTicketRequest {
+            ticket_id: a.ticket_id.clone(),
+            player_id: "eve".into(),
+        })
+        .await
+        .expect_err("not yours");
+    assert_eq!(status.code(), Code::PermissionDenied);
+
+    // Cancel, then the watch shows Cancelled and ends; a repeated cancel says the same.
+    let cancelled = c
+        .cancel_ticket(pb::CancelTicketRequest {
+            ticket_id: a.ticket_id.clone(),
+            player_id: "ann".into(),
+        })
+        .await
+        .expect("cancel")
+        .into_inner();
+    assert_eq!(state(&cancelled), pb::TicketState::Cancelled);
+    assert!(cancelled.game_id.is_empty());
+    let watched = watch_to_end(&mut c, &a.ticket_id, "ann").await;
+    assert_eq!(watched.len(), 1);
+    assert_eq!(state(&watched[0]), pb::TicketState::Cancelled);
+
+    // The cancelled ticket is never matched: two later players of its queue pair together.
+    let b = enqueue(&mut c, "bob", caro(19, true, false))
+        .await
+        .expect("bob");
+    let d = enqueue(&mut c, "dan", caro(19, true, false))
+        .await
+        .expect("dan");
+    let ends = settle(
+        &c,
+        &[("bob".into(), b.ticket_id), ("dan".into(), d.ticket_id)],
+    )
+    .await;
+    assert!(ends.iter().all(|e| state(e) == pb::TicketState::Matched));
+    let games = created(&w.fake, 1).await;
+    let players: HashSet<&str> = games[0]
+        .players
+        .iter()
+        .map(|p| p.player_id.as_str())
+        .collect();
+    assert_eq!(players, HashSet::from(["bob", "dan"]));
+    let after = c
+        .cancel_ticket(pb::CancelTicketRequest {
+            ticket_id: a.ticket_id.clone(),
+            player_id: "ann".into(),
+        })
+        .await
+        .expect("cancel again")
+        .into_inner();
+    assert_eq!(state(&after), pb::TicketState::Cancelled);
+
+    // Unknown and malformed tickets.
+    let unknown = a.ticket_id.replace("caro_19", "caro_15");
+    let status = c
+        .watch_ticket(pb::WatchTicketRequest {
+            ticket_id: unknown,
+            player_id: "ann".into(),
+        })
+        .await
+        .expect_err("unknown");
+    assert_eq!(status.code(), Code::NotFound);
+    let status = c
+        .cancel_ticket(pb::CancelTicketRequest {
+            ticket_id: "nope".into(),
+            player_id: "ann".into(),
+        })
+        .await
+        .expect_err("malformed");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().starts_with("ticket_id"));
+
+    // Bad enqueues.
+    let cases: Vec<(pb::EnqueueRequest, Code, &str)> = vec![
+        (
+            pb::EnqueueRequest {
+                player_id: "a b".into(),
+                display_name: "A".into(),
+                settings: Some(caro(15, false, false)),
+            },
+            Code::InvalidArgument,
+            "player_id",
+        ),
+        (
+            pb::EnqueueRequest {
+                player_id: "zed".into(),
+                display_name: String::new(),
+                settings: Some(caro(15, false, false)),
+            },
+            Code::InvalidArgument,
+            "display_name",
+        ),
+        (
+            pb::EnqueueRequest {
+                player_id: "zed".into(),
+                display_name: "Z".into(),
+                settings: None,
+            },
+            Code::InvalidArgument,
+            "settings",
+        ),
+        (
+            pb::EnqueueRequest {
+                player_id: "zed".into(),
+                display_name: "Z".into(),
+                settings: Some(caro(17, false, false)),
+            },
+            Code::InvalidArgument,
+            "settings.caro.board_size",
+        ),
+        (
+            pb::EnqueueRequest {
+                player_id: "zed".into(),
+                display_name: "Z".into(),
+                settings: Some(pb::GameSettings {
+                    options: Some(pb::game_settings::Options::Quoridor(Default::default())),
+                    turn_time_ms: 0,
+                }),
+            },
+            Code::Unimplemented,
+            "settings.options: quick match for quoridor is not offered yet",
+        ),
+    ];
+    for (request, code, start) in cases {
+        let status = c.enqueue(request).await.expect_err("refused");
+        assert_eq!(status.code(), code, "{status:?}");
+        assert!(status.message().starts_with(start), "{status:?}");
+    }
+}
+
+/// C16: only identical size and optional rules pair.
+async fn options_never_mix(backend: Backend) {
+    let w = world(vec![backend], None).await;
+    let mut c = w.client();
+    let plan = [
+        ("p1", caro(15, false, false)),
+        ("p2", caro(19, false, false)),
+        ("p3", caro(15, false, true)),
+        ("p4", caro(15, true, false)),
+        ("p5", caro(15, false, false)),
+        ("p6", caro(19, false, false)),
+        ("p7", caro(15, false, true)),
+        ("p8", caro(15, true, false)),
+    ];
+    let mut tickets = Vec::new();
+    for (player, settings) in plan {
+        let t = enqueue(&mut c, player, settings).await.expect("enqueue");
+        tickets.push((player.to_owned(), t.ticket_id));
+    }
+    let ends = settle(&c, &tickets).await;
+    assert!(ends.iter().all(|e| state(e) == pb::TicketState::Matched));
+    let games = created(&w.fake, 4).await;
+    let mut pairs: Vec<Vec<String>> = games
+        .iter()
+        .map(|g| {
+            let mut ids: Vec<String> = g.players.iter().map(|p| p.player_id.clone()).collect();
+            ids.sort();
+            ids
+        })
+        .collect();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        vec![
+            vec!["p1".to_owned(), "p5".into()],
+            vec!["p2".into(), "p6".into()],
+            vec!["p3".into(), "p7".into()],
+            vec!["p4".into(), "p8".into()],
+        ]
+    );
+}
+
+/// Two replicas on one store, 20 players: 10 games, nobody in two.
+async fn replicas(first: Backend, second: Backend) {
+    let w = world(vec![first, second], None).await;
+    let mut tickets = Vec::new();
+    for i in 0..20 {
+        let mut c = w.clients[i % 2].clone();
+        let player = format!("r{i}");
+        let t = enqueue(&mut c, &player, caro(15, false, false))
+            .await
+            .expect("enqueue");
+        tickets.push((player, t.ticket_id));
+    }
+    let ends = settle(&w.clients[1], &tickets).await;
+    let mut by_game: HashMap<&str, Vec<u32>> = HashMap::new();
+    for end in &ends {
+        assert_eq!(state(end), pb::TicketState::Matched);
+        by_game.entry(&end.game_id).or_default().push(end.seat);
+    }
+    assert_eq!(by_game.len(), 10);
+    for seats in by_game.values_mut() {
+        seats.sort();
+        assert_eq!(seats, &vec![0, 1]);
+    }
+    let games = created(&w.fake, 10).await;
+    assert_eq!(games.len(), 10);
+    let mut seated = HashSet::new();
+    for game in &games {
+        assert!(by_game.contains_key(game.game_id.as_str()));
+        for p in &game.players {
+            assert!(seated.insert(p.player_id.clone()), "{} twice", p.player_id);
+        }
+    }
+    assert_eq!(seated.len(), 20);
+}
+
+fn redis() -> RedisServer {
+    RedisServer::start().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_backend() {
+    bounded(pair(Backend::memory(), None)).await.expect("pair");
+    bounded(tickets(Backend::memory())).await.expect("tickets");
+    bounded(options_never_mix(Backend::memory()))
+        .await
+        .expect("options");
+    let shared = Backend::memory();
+    bounded(replicas(shared.clone(), shared))
+        .await
+        .expect("replicas");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_backend() {
+    let server = redis();
+    let backend = |prefix: &'static str| {
+        let server = &server;
+        async move { server.backend(prefix).await.expect("connect") }
+    };
+    bounded(pair(backend("p:").await, Some(30_000)))
+        .await
+        .expect("pair");
+    bounded(tickets(backend("t:").await))
+        .await
+        .expect("tickets");
+    bounded(options_never_mix(backend("o:").await))
+        .await
+        .expect("options");
+    bounded(replicas(backend("r:").await, backend("r:").await))
+        .await
+        .expect("replicas");
+}
