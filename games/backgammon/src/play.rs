@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use ludus_rules::Seat;
 use serde::{Deserialize, Serialize};
@@ -108,6 +109,56 @@ fn dice_list(dice: Dice) -> Vec<u8> {
     }
 }
 
+/// A small fast hasher for boards (the FxHash mixing step): generation hashes thousands of
+/// 50-byte boards per roll, where SipHash's DoS resistance buys nothing (keys are positions
+/// the rules produce, not client input).
+#[derive(Default, Clone, Copy, Debug)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FastSet<T> = HashSet<T, BuildHasherDefault<FxHasher>>;
+
+/// The dice left, as a set key: up to four dice of 3 bits each.
+fn dice_key(dice: &[u8]) -> u16 {
+    dice.iter()
+        .fold(u16::from(dice.len() as u8), |k, &d| (k << 3) | u16::from(d))
+}
+
 /// One single-die step, as the generator makes them.
 #[derive(Copy, Clone, Eq, PartialEq, Debug)]
 struct Step {
@@ -138,7 +189,7 @@ pub struct LegalPlays {
 /// one exists. The list is never empty: when nothing can be played it holds the empty play.
 pub fn legal_plays(board: &Board, side: Seat, dice: Dice) -> LegalPlays {
     let mut leaves = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     let mut steps = Vec::with_capacity(4);
     let larger = dice[0].max(dice[1]);
     search(
@@ -153,7 +204,7 @@ pub fn legal_plays(board: &Board, side: Seat, dice: Dice) -> LegalPlays {
     let used_larger = |l: &Leaf| l.steps.len() == 1 && l.steps[0].die == larger;
     let larger_only = dice[0] != dice[1] && max_used == 1 && leaves.iter().any(used_larger);
     let mut out: Vec<(Play, Board)> = Vec::new();
-    let mut index: HashSet<Board> = HashSet::new();
+    let mut index: FastSet<Board> = FastSet::default();
     for leaf in leaves {
         if leaf.steps.len() != max_used || (larger_only && !used_larger(&leaf)) {
             continue;
@@ -179,7 +230,7 @@ fn search(
     dice: &[u8],
     steps: &mut Vec<Step>,
     leaves: &mut Vec<Leaf>,
-    seen: &mut HashSet<(Board, Vec<u8>)>,
+    seen: &mut FastSet<(Board, u16)>,
 ) {
     let mut moved = false;
     let mut tried = [false; 7];
@@ -190,20 +241,13 @@ fn search(
         tried[usize::from(die)] = true;
         let mut rest = dice.to_vec();
         rest.remove(k);
-        let froms: Vec<u8> = if board.bar(side) > 0 {
-            vec![BAR]
-        } else {
-            (1..=24)
-                .rev()
-                .filter(|&p| board.count(side, p) > 0)
-                .collect()
-        };
-        for from in froms {
+        // `step` refuses empty points and, while a checker is on the bar, anything else.
+        for from in (1..=BAR).rev() {
             let Ok((next, to, hit)) = board.step(side, from, die) else {
                 continue;
             };
             moved = true;
-            if !seen.insert((next, rest.clone())) {
+            if !seen.insert((next, dice_key(&rest))) {
                 continue;
             }
             steps.push(Step { from, to, hit, die });
