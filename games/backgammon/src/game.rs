@@ -61,7 +61,8 @@ pub struct Backgammon {
     cube_log: u8,
     /// `None`: the cube is in the middle.
     cube_owner: Option<Seat>,
-    /// Whether a double was taken (B19).
+    /// Whether a double was taken (B19). Automatic doubles (B17) do not turn the cube
+    /// **[decided]**: nobody offered or accepted them.
     cube_turned: bool,
     /// Automatic doubles made at the opening roll (B17).
     automatic_doubles: u8,
