@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every check and every test of Ludus on a fresh machine: installs redis-server when it is
+# missing (the end-to-end tests start their own on free ports), then formatting, clippy with
+# warnings denied, and the whole test suite (rules, property tests, store conformance on memory
+# and Redis, services, end to end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "== installing redis-server"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq redis-server >/dev/null
+fi
+redis-server --version
+
+echo "== cargo fmt --check"
+cargo fmt --all --check
+
+echo "== cargo clippy (warnings denied)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== cargo test"
+cargo test --workspace --locked
