@@ -1,0 +1,439 @@
+//! `ludus play`: quick match, then the game loop (events and typed commands side by side).
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use ludus_proto::pb;
+use tokio::sync::mpsc;
+use tonic::{Code, Status};
+
+use super::PlayArgs;
+use super::input::{self, Command};
+use super::session::{self, Client, Events, Next, Session};
+use super::table::Table;
+use super::{clear_screen, flush};
+
+/// How long before the deadline the player is warned that the clock is running out.
+const CLOCK_WARNING: Duration = Duration::from_secs(10);
+/// How often the queue line updates.
+const QUEUE_TICK: Duration = Duration::from_secs(1);
+
+/// Signs in, finds a match, and plays it to the end.
+pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
+    let Session {
+        mut client,
+        player_id,
+    } = session::sign_in(&args.server, &args.name).await?;
+    println!("signed in as {} ({player_id})", args.name.trim());
+    let mut lines = input::stdin_lines();
+    let settings = pb::GameSettings {
+        options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
+            board_size: args.size,
+            blocked_ends_off: args.free,
+            exactly_five: args.exactly_five,
+        })),
+        // Quick matches use the server's clock whatever is asked (C12).
+        turn_time_ms: 0,
+    };
+    let Some((game_id, seat)) = find_match(&mut client, settings, &mut lines).await? else {
+        return Ok(());
+    };
+    println!("\nmatched: game {game_id}, you are seat {seat}");
+
+    let snapshot = get_game(&mut client, &game_id).await?;
+    let mut table = Table::from_snapshot(snapshot);
+    // GetGame knows the seat from the token; the ticket said it too.
+    table.me = table.me.or(Some(seat));
+    let events = Events::new(client.clone(), game_id.clone(), table.seq);
+    let mut game = Game {
+        client,
+        table,
+        events,
+        action_prefix: action_prefix(&player_id),
+        attempts: 0,
+        warned_turn: None,
+        input_open: true,
+    };
+    game.redraw();
+    if game.table.finished {
+        return Ok(());
+    }
+    game.run(&mut lines).await
+}
+
+/// Waits in the quick-match queue, showing how long, until matched. `None` when the player
+/// typed `quit` before a match.
+async fn find_match(
+    client: &mut Client,
+    settings: pb::GameSettings,
+    lines: &mut mpsc::Receiver<String>,
+) -> anyhow::Result<Option<(String, u32)>> {
+    let mut updates = client
+        .find_match(pb::FindMatchRequest {
+            settings: Some(settings),
+        })
+        .await
+        .map_err(|status| anyhow::anyhow!("cannot join the queue: {}", session::describe(&status)))?
+        .into_inner();
+    let started = tokio::time::Instant::now();
+    let mut tick = tokio::time::interval(QUEUE_TICK);
+    let mut ticket_id = String::new();
+    let mut input_open = true;
+    println!("type quit to leave the queue");
+    loop {
+        tokio::select! {
+            update = updates.message() => {
+                let update = match update {
+                    Ok(Some(update)) => update,
+                    Ok(None) => anyhow::bail!("the server closed the queue before a match was found"),
+                    Err(status) => anyhow::bail!("finding a match failed: {}", session::describe(&status)),
+                };
+                if !update.ticket_id.is_empty() {
+                    ticket_id = update.ticket_id.clone();
+                }
+                match pb::TicketState::try_from(update.state) {
+                    Ok(pb::TicketState::Matched) if !update.game_id.is_empty() => {
+                        return Ok(Some((update.game_id, update.seat)));
+                    }
+                    Ok(pb::TicketState::Matched) => anyhow::bail!("matched, but the server sent no game id"),
+                    Ok(pb::TicketState::Cancelled) => anyhow::bail!("the queue ticket was cancelled"),
+                    Ok(pb::TicketState::Queued | pb::TicketState::Unspecified) | Err(_) => {}
+                }
+            }
+            _ = tick.tick() => {
+                print!("\rwaiting for an opponent… {} s ", started.elapsed().as_secs());
+                flush();
+            }
+            line = lines.recv(), if input_open => match line.as_deref().map(input::parse) {
+                None => input_open = false,
+                Some(Command::Quit) => {
+                    leave_queue(client, &ticket_id).await;
+                    return Ok(None);
+                }
+                Some(_) => println!("\nstill waiting for an opponent; type quit to leave the queue"),
+            },
+        }
+    }
+}
+
+/// Cancels the ticket; if a match beat the cancel, resigns that game so the opponent is not
+/// left waiting for a player who has gone.
+async fn leave_queue(client: &mut Client, ticket_id: &str) {
+    if ticket_id.is_empty() {
+        // Dropping the FindMatch stream cancels a ticket the server has not named yet.
+        println!("\nleft the queue");
+        return;
+    }
+    let cancel = client
+        .cancel_match(pb::CancelMatchRequest {
+            ticket_id: ticket_id.to_owned(),
+        })
+        .await;
+    match cancel {
+        Ok(response) => {
+            let response = response.into_inner();
+            if !response.cancelled && !response.game_id.is_empty() {
+                let resigned = client
+                    .resign(pb::ResignRequest {
+                        game_id: response.game_id.clone(),
+                    })
+                    .await;
+                match resigned {
+                    Ok(_) => println!(
+                        "\na match was found first: resigned game {}",
+                        response.game_id
+                    ),
+                    Err(status) => println!(
+                        "\na match was found first (game {}); resigning failed: {}",
+                        response.game_id,
+                        session::describe(&status)
+                    ),
+                }
+            } else {
+                println!("\nleft the queue");
+            }
+        }
+        Err(status) => println!("\nleaving the queue failed: {}", session::describe(&status)),
+    }
+}
+
+async fn get_game(client: &mut Client, game_id: &str) -> anyhow::Result<pb::GameSnapshot> {
+    client
+        .get_game(pb::GetGameRequest {
+            game_id: game_id.to_owned(),
+        })
+        .await
+        .map_err(|status| {
+            anyhow::anyhow!("cannot read game {game_id}: {}", session::describe(&status))
+        })?
+        .into_inner()
+        .game
+        .context("the server sent no game")
+}
+
+/// The start of this player's action ids: the end of the player id, so two players' ids
+/// never collide and the server's id rules (letters, digits, '-', '_') hold.
+fn action_prefix(player_id: &str) -> String {
+    let tail: Vec<char> = player_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let start = tail.len().saturating_sub(8);
+    let prefix: String = tail.get(start..).unwrap_or_default().iter().collect();
+    if prefix.is_empty() {
+        "p".to_owned()
+    } else {
+        prefix
+    }
+}
+
+/// A game in progress, from one seat.
+struct Game {
+    client: Client,
+    table: Table,
+    events: Events,
+    action_prefix: String,
+    /// Counts submissions, so a second try at the same seq (after a rejected cell) gets a
+    /// fresh action id rather than the first attempt's result.
+    attempts: u32,
+    /// The turn already warned about the clock.
+    warned_turn: Option<u64>,
+    input_open: bool,
+}
+
+/// What to do after a step of the loop.
+enum Flow {
+    Continue,
+    Done,
+}
+
+impl Game {
+    async fn run(&mut self, lines: &mut mpsc::Receiver<String>) -> anyhow::Result<()> {
+        loop {
+            let warning = self.clock_warning_in();
+            let flow = tokio::select! {
+                next = self.events.next() => self.on_next(next?),
+                line = lines.recv(), if self.input_open => match line {
+                    Some(line) => self.on_command(input::parse(&line)).await?,
+                    None => {
+                        self.input_open = false;
+                        println!("input closed: following the game without commands (ctrl-c leaves)");
+                        Flow::Continue
+                    }
+                },
+                () = sleep_opt(warning) => {
+                    self.warned_turn = self.table.turn.as_ref().map(|t| t.turn_seq);
+                    println!("\n{} s left to move!", CLOCK_WARNING.as_secs());
+                    self.prompt();
+                    Flow::Continue
+                }
+            };
+            if let Flow::Done = flow {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Time until the clock warning for this turn, if one is due.
+    fn clock_warning_in(&self) -> Option<Duration> {
+        if !self.table.my_turn() {
+            return None;
+        }
+        let turn = self.table.turn.as_ref()?;
+        if turn.deadline_unix_ms <= 0 || self.warned_turn == Some(turn.turn_seq) {
+            return None;
+        }
+        let warn_at = turn
+            .deadline_unix_ms
+            .saturating_sub(i64::try_from(CLOCK_WARNING.as_millis()).unwrap_or(i64::MAX));
+        let wait = warn_at.checked_sub(session::now_ms())?;
+        u64::try_from(wait).ok().map(Duration::from_millis)
+    }
+
+    fn on_next(&mut self, next: Next) -> Flow {
+        match next {
+            Next::Event(event) => self.on_event(&event),
+            Next::Notice(notice) => {
+                println!("{notice}");
+                Flow::Continue
+            }
+            Next::End => {
+                // The stream ends only after the final event, which was already shown.
+                Flow::Done
+            }
+        }
+    }
+
+    /// Shows an event (from the stream or from a call's response); `Done` once the game is
+    /// over.
+    fn on_event(&mut self, event: &pb::GameEvent) -> Flow {
+        self.events.seen(event.seq);
+        if self.table.apply(event) {
+            self.redraw();
+        }
+        if self.table.finished {
+            self.events.finish();
+            Flow::Done
+        } else {
+            Flow::Continue
+        }
+    }
+
+    fn redraw(&self) {
+        clear_screen();
+        print!("{}", self.table.screen(session::now_ms()));
+        if !self.table.is_caro() && self.table.view.is_some() {
+            println!("(this game is not Caro: moves are shown in their notation)");
+        }
+        self.prompt();
+    }
+
+    fn prompt(&self) {
+        if self.table.my_turn() && self.input_open {
+            print!("your move (a cell like H8, or help)> ");
+            flush();
+        }
+    }
+
+    /// Says something to the player and asks again.
+    fn say(&self, message: &str) {
+        println!("{message}");
+        self.prompt();
+    }
+
+    async fn on_command(&mut self, command: Command) -> anyhow::Result<Flow> {
+        if self.table.finished {
+            return Ok(Flow::Done);
+        }
+        let game_id = self.table.game_id.clone();
+        let result = match command {
+            Command::Help => {
+                self.say(input::HELP);
+                return Ok(Flow::Continue);
+            }
+            Command::Redraw => {
+                self.redraw();
+                return Ok(Flow::Continue);
+            }
+            Command::Unknown(text) => {
+                self.say(&format!("unknown command {text:?}: type help for the list"));
+                return Ok(Flow::Continue);
+            }
+            Command::Play(cell) => {
+                if !self.table.my_turn() {
+                    self.say("not your turn yet");
+                    return Ok(Flow::Continue);
+                }
+                self.attempts += 1;
+                let request = pb::SubmitActionRequest {
+                    game_id,
+                    expected_seq: self.table.seq,
+                    action_id: format!(
+                        "{}-{}-{}",
+                        self.action_prefix, self.table.seq, self.attempts
+                    ),
+                    action: Some(pb::Action {
+                        action: Some(pb::action::Action::Notation(cell)),
+                    }),
+                };
+                self.client
+                    .submit_action(request)
+                    .await
+                    .map(|r| r.into_inner().event)
+            }
+            Command::Resign => self
+                .client
+                .resign(pb::ResignRequest { game_id })
+                .await
+                .map(|r| r.into_inner().event),
+            Command::Quit => {
+                let resigned = self
+                    .client
+                    .resign(pb::ResignRequest { game_id })
+                    .await
+                    .map(|r| r.into_inner().event);
+                match resigned {
+                    Ok(Some(event)) => {
+                        self.on_event(&event);
+                    }
+                    Ok(None) => println!("resigned"),
+                    Err(status) => println!("resigning failed: {}", session::describe(&status)),
+                }
+                println!("bye");
+                return Ok(Flow::Done);
+            }
+            Command::OfferDraw => self
+                .client
+                .offer_draw(pb::OfferDrawRequest { game_id })
+                .await
+                .map(|r| r.into_inner().event),
+            Command::Accept | Command::Decline => {
+                if self
+                    .table
+                    .draw_offered_by
+                    .is_none_or(|by| Some(by) == self.table.me)
+                {
+                    self.say("there is no draw offer to answer");
+                    return Ok(Flow::Continue);
+                }
+                self.client
+                    .respond_draw(pb::RespondDrawRequest {
+                        game_id,
+                        accept: command == Command::Accept,
+                    })
+                    .await
+                    .map(|r| r.into_inner().event)
+            }
+        };
+        match result {
+            Ok(Some(event)) => Ok(self.on_event(&event)),
+            // Accepted without an event to show: the stream will bring it.
+            Ok(None) => Ok(Flow::Continue),
+            Err(status) => self.on_error(&status).await,
+        }
+    }
+
+    /// A refused call: say why and ask again; a stale seq re-reads the game first.
+    async fn on_error(&mut self, status: &Status) -> anyhow::Result<Flow> {
+        let message = session::describe(status);
+        if status.code() == Code::Aborted {
+            println!("{message}: the game moved on, refreshing");
+            match get_game(&mut self.client, &self.table.game_id.clone()).await {
+                Ok(snapshot) => {
+                    self.events.seen(snapshot.seq);
+                    self.table.refresh(snapshot);
+                    self.table.note(format!("refreshed after: {message}"));
+                    self.redraw();
+                    if self.table.finished {
+                        self.events.finish();
+                        return Ok(Flow::Done);
+                    }
+                }
+                Err(error) => self.say(&format!("{error:#}")),
+            }
+        } else {
+            self.say(&message);
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+/// Sleeps for `duration`, or forever when there is nothing to wait for.
+async fn sleep_opt(duration: Option<Duration>) {
+    match duration {
+        Some(duration) => tokio::time::sleep(duration).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn action_ids_use_allowed_characters() {
+        assert_eq!(action_prefix("01HZX-abc:def_123456789"), "23456789");
+        assert_eq!(action_prefix("ab"), "ab");
+        assert_eq!(action_prefix("::"), "p");
+    }
+}

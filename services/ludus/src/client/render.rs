@@ -1,0 +1,615 @@
+//! Pure text rendering: boards, the status line, move lists, event lines and outcomes.
+//!
+//! Nothing here does I/O or reads the clock (the current time comes in as an argument), so
+//! every screen the client can show is unit-tested.
+
+use std::fmt::Write as _;
+
+use ludus_proto::pb;
+
+/// Largest board side the renderer draws: column names are single letters.
+const MAX_SIDE: u32 = 26;
+/// Moves per line of the move list, so a long game does not make one endless line.
+const MOVES_PER_LINE: usize = 8;
+
+/// The C1 name of a 0-based cell: column letter from the left, row number from the top.
+pub fn cell_name(column: u32, row: u32) -> String {
+    match u8::try_from(column).ok().filter(|c| *c < 26) {
+        Some(c) => format!("{}{}", char::from(b'A' + c), row.saturating_add(1)),
+        // Off the alphabet: a malformed view, but say something rather than panic.
+        None => format!("?{}", row.saturating_add(1)),
+    }
+}
+
+/// The name of a cell as the server sent it, or computed when the server left it empty.
+fn cell_label(cell: &pb::CaroCell) -> String {
+    if cell.name.is_empty() {
+        cell_name(cell.column, cell.row)
+    } else {
+        cell.name.clone()
+    }
+}
+
+/// The letter of a stone.
+pub fn stone_char(stone: i32) -> char {
+    match pb::CaroStone::try_from(stone) {
+        Ok(pb::CaroStone::X) => 'X',
+        Ok(pb::CaroStone::O) => 'O',
+        Ok(pb::CaroStone::Empty) => '.',
+        // An enum value from a newer server.
+        Err(_) => '?',
+    }
+}
+
+/// The stone a seat plays, from the view; seat 0 is X when the view does not say (C2).
+pub fn seat_stone(view: Option<&pb::CaroView>, seat: u32) -> char {
+    view.and_then(|v| v.seat_stones.get(seat as usize))
+        .map(|s| stone_char(*s))
+        .filter(|c| *c == 'X' || *c == 'O')
+        .unwrap_or(match seat {
+            0 => 'X',
+            1 => 'O',
+            _ => '?',
+        })
+}
+
+/// Draws a Caro board in C1 notation: column letters on top, row numbers (1 = top) on the
+/// left, `X`/`O`/`.` per cell. The `last` move is in brackets (`[X]`) and a winning run in
+/// parentheses (`(X)`), so both read without colour. Followed by the move list.
+pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
+    let side = view.board_size;
+    let mut out = String::new();
+    if side == 0 || side > MAX_SIDE {
+        let _ = writeln!(
+            out,
+            "(the server sent a board of side {side}; cannot draw it)"
+        );
+        out.push_str(&render_moves(view));
+        return out;
+    }
+    let expected = (side * side) as usize;
+    if view.cells.len() != expected {
+        // Draw what there is; missing cells show as '?', which is more useful than nothing.
+        let _ = writeln!(
+            out,
+            "(the server sent {} cells for a {side}x{side} board)",
+            view.cells.len()
+        );
+    }
+    let on_line = |column: u32, row: u32| {
+        view.winning_line
+            .iter()
+            .any(|c| c.column == column && c.row == row)
+    };
+
+    out.push_str("   ");
+    for column in 0..side {
+        let _ = write!(
+            out,
+            " {} ",
+            cell_name(column, 0).chars().next().unwrap_or('?')
+        );
+    }
+    out.push('\n');
+    for row in 0..side {
+        let mut line = format!("{:>2} ", row + 1);
+        for column in 0..side {
+            let stone = view
+                .cells
+                .get((row * side + column) as usize)
+                .map_or('?', |s| stone_char(*s));
+            let (open, close) = if last.is_some_and(|l| l.column == column && l.row == row) {
+                ('[', ']')
+            } else if on_line(column, row) {
+                ('(', ')')
+            } else {
+                (' ', ' ')
+            };
+            line.push(open);
+            line.push(stone);
+            line.push(close);
+        }
+        let _ = write!(out, "{} {:<2}", line.trim_end(), row + 1);
+        out.push('\n');
+    }
+    out.push_str("   ");
+    for column in 0..side {
+        let _ = write!(
+            out,
+            " {} ",
+            cell_name(column, 0).chars().next().unwrap_or('?')
+        );
+    }
+    // Trailing spaces make copied transcripts ragged.
+    let mut out: String = out
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out.push_str(&render_moves(view));
+    out
+}
+
+/// The move list in C1 notation, numbered, with the stone of each move, e.g.
+/// `1.X H8  2.O G7`.
+pub fn render_moves(view: &pb::CaroView) -> String {
+    if view.moves.is_empty() {
+        return "moves: none yet\n".to_owned();
+    }
+    let side = view.board_size;
+    let mut out = String::from("moves:");
+    for (i, cell) in view.moves.iter().enumerate() {
+        // The stone on the cell says who played it, whoever moved first (C11).
+        let stone = if cell.column < side && cell.row < side {
+            view.cells
+                .get((cell.row * side + cell.column) as usize)
+                .map_or('?', |s| stone_char(*s))
+        } else {
+            '?'
+        };
+        if i > 0 && i % MOVES_PER_LINE == 0 {
+            out.push_str("\n      ");
+        }
+        let _ = write!(out, " {}.{} {:<3}", i + 1, stone, cell_label(cell));
+    }
+    let mut out: String = out
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out
+}
+
+/// A seat as people read it: `X (alice)`.
+pub fn seat_label(view: Option<&pb::CaroView>, seats: &[pb::SeatInfo], seat: u32) -> String {
+    let stone = seat_stone(view, seat);
+    match seats.iter().find(|s| s.seat == seat) {
+        Some(info) => format!("{stone} ({})", info.display_name),
+        None => format!("{stone} (seat {seat})"),
+    }
+}
+
+/// Everything shown above the prompt, for one moment of a game.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// The game id.
+    pub game_id: &'a str,
+    /// The players.
+    pub seats: &'a [pb::SeatInfo],
+    /// The position.
+    pub view: Option<&'a pb::GameView>,
+    /// Whose turn and the clock.
+    pub turn: Option<&'a pb::TurnInfo>,
+    /// Active or finished.
+    pub finished: bool,
+    /// The viewer's seat, if seated.
+    pub me: Option<u32>,
+    /// A pending draw offer, by this seat.
+    pub draw_offered_by: Option<u32>,
+    /// Now, Unix milliseconds.
+    pub now_ms: i64,
+}
+
+/// The caro view inside a game view, if it is a Caro game.
+pub fn caro_view(view: Option<&pb::GameView>) -> Option<&pb::CaroView> {
+    match view.and_then(|v| v.view.as_ref()) {
+        Some(pb::game_view::View::Caro(caro)) => Some(caro),
+        _ => None,
+    }
+}
+
+/// Seconds left until `deadline_unix_ms`, rounded up; `None` when untimed.
+pub fn seconds_left(deadline_unix_ms: i64, now_ms: i64) -> Option<i64> {
+    (deadline_unix_ms > 0).then(|| (deadline_unix_ms.saturating_sub(now_ms).max(0) + 999) / 1000)
+}
+
+/// The players line, the board, and whose turn it is with the clock.
+pub fn render_frame(frame: &Frame<'_>) -> String {
+    let caro = caro_view(frame.view);
+    let mut out = String::new();
+    let players: Vec<String> = frame
+        .seats
+        .iter()
+        .map(|s| {
+            let mut label = seat_label(caro, frame.seats, s.seat);
+            if frame.me == Some(s.seat) {
+                label.push_str(" — you");
+            }
+            label
+        })
+        .collect();
+    let _ = writeln!(out, "game {}: {}", frame.game_id, players.join(" vs "));
+    out.push('\n');
+    match caro {
+        Some(view) => {
+            out.push_str(&render_caro(view, view.moves.last()));
+        }
+        None if frame.view.is_none() => out.push_str("(no position yet)\n"),
+        None => out.push_str("this client draws Caro boards only\n"),
+    }
+    out.push('\n');
+    if !frame.finished {
+        out.push_str(&render_turn(frame));
+    }
+    out
+}
+
+/// `X (alice) to move — 57 s left`, addressed to the viewer when it is their turn.
+fn render_turn(frame: &Frame<'_>) -> String {
+    let caro = caro_view(frame.view);
+    let mut out = String::new();
+    match frame.turn.and_then(|t| t.to_move) {
+        Some(seat) => {
+            if frame.me == Some(seat) {
+                let _ = write!(out, "your turn ({})", seat_stone(caro, seat));
+            } else {
+                let _ = write!(out, "{} to move", seat_label(caro, frame.seats, seat));
+            }
+            if let Some(secs) = frame
+                .turn
+                .and_then(|t| seconds_left(t.deadline_unix_ms, frame.now_ms))
+            {
+                let _ = write!(out, " — {secs} s left");
+            }
+            out.push('\n');
+        }
+        None => out.push_str("nobody to move\n"),
+    }
+    if let Some(by) = frame.draw_offered_by {
+        if frame.me.is_some() && frame.me != Some(by) {
+            let _ = writeln!(
+                out,
+                "{} offers a draw: type accept or decline",
+                seat_label(caro, frame.seats, by)
+            );
+        } else {
+            let _ = writeln!(out, "draw offered by {}", seat_label(caro, frame.seats, by));
+        }
+    }
+    out
+}
+
+/// How a game ended: `game over: X (alice) wins — C7: five in a row from D4 to H8`.
+pub fn render_outcome(
+    outcome: Option<&pb::Outcome>,
+    view: Option<&pb::GameView>,
+    seats: &[pb::SeatInfo],
+) -> String {
+    let caro = caro_view(view);
+    let Some(outcome) = outcome else {
+        return "game over\n".to_owned();
+    };
+    let what = match pb::ResultKind::try_from(outcome.kind) {
+        Ok(pb::ResultKind::Win) => {
+            let winners: Vec<String> = outcome
+                .winners
+                .iter()
+                .map(|seat| seat_label(caro, seats, *seat))
+                .collect();
+            if winners.is_empty() {
+                "a win".to_owned()
+            } else {
+                format!("{} wins", winners.join(" and "))
+            }
+        }
+        Ok(pb::ResultKind::Draw) => "draw".to_owned(),
+        Ok(pb::ResultKind::Cancelled) => "cancelled, no winner".to_owned(),
+        Ok(pb::ResultKind::Unspecified) | Err(_) => "ended".to_owned(),
+    };
+    let why = match (outcome.rule.is_empty(), outcome.reason.is_empty()) {
+        (true, true) => String::new(),
+        (false, true) => format!(" — {}", outcome.rule),
+        (true, false) => format!(" — {}", outcome.reason),
+        (false, false) => format!(" — {}: {}", outcome.rule, outcome.reason),
+    };
+    format!("game over: {what}{why}\n")
+}
+
+/// One line about an event that is worth a note under the board (draw offers, timeouts,
+/// resignations, and moves of games this client cannot draw).
+pub fn event_line(
+    event: &pb::GameEvent,
+    view: Option<&pb::GameView>,
+    seats: &[pb::SeatInfo],
+) -> Option<String> {
+    use pb::game_event::Kind;
+    let caro = caro_view(view);
+    let who = |seat: u32| seat_label(caro, seats, seat);
+    let seq = event.seq;
+    match event.kind.as_ref()? {
+        Kind::Started(started) => {
+            let names: Vec<String> = started
+                .seats
+                .iter()
+                .map(|s| format!("{} (seat {})", s.display_name, s.seat))
+                .collect();
+            Some(format!("#{seq} game started: {}", names.join(" vs ")))
+        }
+        // On a Caro board the move shows as the highlighted cell; other games get the raw
+        // notation since there is no board to show it on.
+        Kind::ActionApplied(applied) if caro.is_none() || applied.automatic => {
+            let auto = if applied.automatic {
+                " (played by the server)"
+            } else {
+                ""
+            };
+            Some(format!(
+                "#{seq} seat {}: {}{auto}",
+                applied.seat, applied.notation
+            ))
+        }
+        Kind::ActionApplied(_) => None,
+        Kind::TurnTimedOut(timeout) => Some(format!(
+            "#{seq} {} ran out of time: {}",
+            who(timeout.seat),
+            timeout.effect
+        )),
+        Kind::Resigned(resigned) => Some(format!("#{seq} {} resigned", who(resigned.seat))),
+        Kind::DrawOffered(offer) => Some(format!("#{seq} {} offers a draw", who(offer.seat))),
+        Kind::DrawDeclined(declined) => {
+            Some(format!("#{seq} {} declined the draw", who(declined.seat)))
+        }
+        Kind::DrawAgreed(agreed) => Some(format!(
+            "#{seq} draw agreed ({} had offered)",
+            who(agreed.seat)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(side: u32, stones: &[(u32, u32, pb::CaroStone)]) -> pb::CaroView {
+        let mut cells = vec![pb::CaroStone::Empty as i32; (side * side) as usize];
+        let mut moves = Vec::new();
+        for (column, row, stone) in stones {
+            cells[(row * side + column) as usize] = *stone as i32;
+            moves.push(pb::CaroCell {
+                column: *column,
+                row: *row,
+                name: cell_name(*column, *row),
+            });
+        }
+        pb::CaroView {
+            board_size: side,
+            cells,
+            moves,
+            seat_stones: vec![pb::CaroStone::X as i32, pb::CaroStone::O as i32],
+            winning_line: Vec::new(),
+            options: None,
+        }
+    }
+
+    fn line_of_row(text: &str, row: u32) -> &str {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{row} ")))
+            .unwrap_or_else(|| panic!("no row {row} in\n{text}"))
+    }
+
+    #[test]
+    fn c1_names_cells_from_the_top_left() {
+        assert_eq!(cell_name(0, 0), "A1");
+        assert_eq!(cell_name(7, 7), "H8");
+        assert_eq!(cell_name(8, 0), "I1"); // the letter I is included (C1)
+        assert_eq!(cell_name(18, 18), "S19");
+        assert_eq!(cell_name(40, 0), "?1");
+    }
+
+    #[test]
+    fn x_at_h8_is_in_column_h_and_row_8_of_15x15() {
+        let view = board(15, &[(7, 7, pb::CaroStone::X)]);
+        let text = render_caro(&view, view.moves.last());
+        let header = text.lines().next().unwrap_or_default();
+        assert_eq!(header.trim(), "A  B  C  D  E  F  G  H  I  J  K  L  M  N  O");
+        let h = header.find('H').unwrap_or(0);
+        let row8 = line_of_row(&text, 8);
+        assert_eq!(&row8[h - 1..=h + 1], "[X]");
+        assert!(row8.starts_with(" 8 "));
+        // Row 1 is the top edge: the first row drawn.
+        assert!(text.lines().nth(1).unwrap_or_default().starts_with(" 1 "));
+        // Exactly one stone on the board.
+        assert_eq!(
+            text.lines()
+                .take(16)
+                .flat_map(|l| l.chars())
+                .filter(|c| *c == 'X')
+                .count(),
+            1
+        );
+        assert!(text.contains("moves: 1.X H8"));
+    }
+
+    #[test]
+    fn board_19_has_columns_a_to_s() {
+        let view = board(19, &[(9, 9, pb::CaroStone::X), (0, 18, pb::CaroStone::O)]);
+        let text = render_caro(&view, view.moves.last());
+        let header = text.lines().next().unwrap_or_default();
+        let letters: String = header.split_whitespace().collect();
+        assert_eq!(letters, "ABCDEFGHIJKLMNOPQRS");
+        let row19 = line_of_row(&text, 19);
+        assert!(row19.starts_with("19 [O]"), "{row19}");
+        let row10 = line_of_row(&text, 10);
+        let j = header.find('J').unwrap_or(0);
+        assert_eq!(&row10[j..=j], "X");
+        assert!(
+            text.contains("1.X J10") && text.contains("2.O A19"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn no_trailing_spaces_and_winning_line_marked() {
+        let mut view = board(
+            15,
+            &[
+                (0, 0, pb::CaroStone::X),
+                (1, 0, pb::CaroStone::X),
+                (2, 0, pb::CaroStone::X),
+            ],
+        );
+        view.winning_line = view.moves.clone();
+        let text = render_caro(&view, view.moves.last());
+        assert!(text.lines().all(|l| l == l.trim_end()));
+        assert!(line_of_row(&text, 1).starts_with(" 1 (X)(X)[X]"));
+    }
+
+    #[test]
+    fn malformed_views_do_not_panic() {
+        let mut view = board(15, &[(7, 7, pb::CaroStone::X)]);
+        view.cells.truncate(10);
+        assert!(render_caro(&view, None).contains("10 cells"));
+        view.board_size = 0;
+        assert!(render_caro(&view, None).contains("side 0"));
+        view.board_size = 1000;
+        view.cells.push(99);
+        assert!(render_caro(&view, None).contains("side 1000"));
+        let mut view = board(15, &[]);
+        view.moves.push(pb::CaroCell {
+            column: 99,
+            row: 99,
+            name: String::new(),
+        });
+        assert!(render_moves(&view).contains("1.? ?100"));
+    }
+
+    #[test]
+    fn move_list_wraps() {
+        let stones: Vec<_> = (0..10)
+            .map(|i| {
+                let stone = if i % 2 == 0 {
+                    pb::CaroStone::X
+                } else {
+                    pb::CaroStone::O
+                };
+                (i, 3, stone)
+            })
+            .collect();
+        let text = render_moves(&board(15, &stones));
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.contains("9.X I4"));
+    }
+
+    fn seats() -> Vec<pb::SeatInfo> {
+        vec![
+            pb::SeatInfo {
+                seat: 0,
+                player_id: "p0".into(),
+                display_name: "alice".into(),
+            },
+            pb::SeatInfo {
+                seat: 1,
+                player_id: "p1".into(),
+                display_name: "bob".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn frame_shows_turn_and_clock() {
+        let view = pb::GameView {
+            view: Some(pb::game_view::View::Caro(board(
+                15,
+                &[(7, 7, pb::CaroStone::X)],
+            ))),
+        };
+        let turn = pb::TurnInfo {
+            to_move: Some(1),
+            deadline_unix_ms: 100_000,
+            turn_seq: 2,
+        };
+        let seats = seats();
+        let mut frame = Frame {
+            game_id: "g1",
+            seats: &seats,
+            view: Some(&view),
+            turn: Some(&turn),
+            finished: false,
+            me: Some(1),
+            draw_offered_by: Some(0),
+            now_ms: 43_500,
+        };
+        let text = render_frame(&frame);
+        assert!(
+            text.starts_with("game g1: X (alice) vs O (bob) — you\n"),
+            "{text}"
+        );
+        assert!(text.contains("your turn (O) — 57 s left"), "{text}");
+        assert!(text.contains("X (alice) offers a draw: type accept or decline"));
+        frame.me = None;
+        let text = render_frame(&frame);
+        assert!(text.contains("O (bob) to move — 57 s left"), "{text}");
+        assert!(text.contains("draw offered by X (alice)"));
+    }
+
+    #[test]
+    fn other_games_are_not_drawn() {
+        let view = pb::GameView {
+            view: Some(pb::game_view::View::Mancala(pb::MancalaView::default())),
+        };
+        let seats = seats();
+        let frame = Frame {
+            game_id: "g2",
+            seats: &seats,
+            view: Some(&view),
+            turn: None,
+            finished: true,
+            me: None,
+            draw_offered_by: None,
+            now_ms: 0,
+        };
+        assert!(render_frame(&frame).contains("this client draws Caro boards only"));
+        let event = pb::GameEvent {
+            seq: 4,
+            kind: Some(pb::game_event::Kind::ActionApplied(pb::ActionApplied {
+                seat: 1,
+                action: None,
+                notation: "c3".into(),
+                automatic: false,
+            })),
+            ..Default::default()
+        };
+        assert_eq!(
+            event_line(&event, Some(&view), &seats).as_deref(),
+            Some("#4 seat 1: c3")
+        );
+    }
+
+    #[test]
+    fn outcomes_name_winners_rule_and_reason() {
+        let view = pb::GameView {
+            view: Some(pb::game_view::View::Caro(board(15, &[]))),
+        };
+        let outcome = pb::Outcome {
+            kind: pb::ResultKind::Win as i32,
+            winners: vec![1],
+            rule: "C7".into(),
+            reason: "five in a row from D4 to H8".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            render_outcome(Some(&outcome), Some(&view), &seats()),
+            "game over: O (bob) wins — C7: five in a row from D4 to H8\n"
+        );
+        let draw = pb::Outcome {
+            kind: pb::ResultKind::Draw as i32,
+            rule: "C8".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            render_outcome(Some(&draw), None, &[]),
+            "game over: draw — C8\n"
+        );
+        assert_eq!(render_outcome(None, None, &[]), "game over\n");
+    }
+
+    #[test]
+    fn clock_rounds_up_and_never_goes_negative() {
+        assert_eq!(seconds_left(0, 5), None);
+        assert_eq!(seconds_left(10_000, 9_001), Some(1));
+        assert_eq!(seconds_left(10_000, 20_000), Some(0));
+        assert_eq!(seconds_left(60_000, 0), Some(60));
+    }
+}

@@ -1,0 +1,166 @@
+//! `ludus watch`: follow a live game as a spectator.
+
+use anyhow::Context as _;
+use ludus_proto::pb;
+
+use super::WatchArgs;
+use super::session::{self, Events, Next, Session};
+use super::table::Table;
+use super::{clear_screen, flush};
+
+/// How many live games the listing asks for.
+const LIST_LIMIT: u32 = 20;
+
+/// Signs in, picks the game (the newest live one unless named), and follows it to the end.
+pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
+    let Session { mut client, .. } = session::sign_in(&args.server, &args.name).await?;
+    let game_id = match args.game_id {
+        Some(game_id) => game_id,
+        None => {
+            let games = client
+                .list_live_games(pb::ListLiveGamesRequest { limit: LIST_LIMIT })
+                .await
+                .map_err(|status| {
+                    anyhow::anyhow!("cannot list live games: {}", session::describe(&status))
+                })?
+                .into_inner()
+                .games;
+            if games.is_empty() {
+                println!("no live games right now");
+                return Ok(());
+            }
+            print!("{}", listing(&games));
+            // The listing is newest first.
+            let newest = games
+                .into_iter()
+                .next()
+                .map(|g| g.game_id)
+                .context("no live games")?;
+            println!("watching the newest: {newest}");
+            newest
+        }
+    };
+
+    let snapshot = client
+        .get_game(pb::GetGameRequest {
+            game_id: game_id.clone(),
+        })
+        .await
+        .map_err(|status| {
+            anyhow::anyhow!("cannot read game {game_id}: {}", session::describe(&status))
+        })?
+        .into_inner()
+        .game
+        .context("the server sent no game")?;
+    // Events up to the snapshot's seq are replayed into the table without a redraw each, so
+    // `--from 0` on a long game does not scroll a board per old move.
+    let caught_up_at = snapshot.seq;
+    let mut table = Table::from_snapshot(snapshot);
+    table.me = None;
+    if args.from >= caught_up_at || table.finished {
+        redraw(&table);
+        if table.finished {
+            return Ok(());
+        }
+    }
+    // The table starts from the snapshot, but the events from `--from` on still count: reset
+    // its seq so they apply (each carries the whole view, so the last one wins).
+    table.seq = args.from.min(caught_up_at);
+    let mut events = Events::new(client, game_id, args.from);
+    loop {
+        match events.next().await? {
+            Next::Event(event) => {
+                table.apply(&event);
+                if event.seq >= caught_up_at {
+                    redraw(&table);
+                }
+            }
+            Next::Notice(notice) => println!("{notice}"),
+            Next::End => {
+                if !table.finished {
+                    // Only reached if the server ended the stream oddly: show what is known.
+                    redraw(&table);
+                }
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn redraw(table: &Table) {
+    clear_screen();
+    print!("{}", table.screen(session::now_ms()));
+    if !table.is_caro() && table.view.is_some() {
+        println!("(this game is not Caro: moves are shown in their notation)");
+    }
+    flush();
+}
+
+/// The live games, one a line: id, players, seq.
+fn listing(games: &[pb::LiveGame]) -> String {
+    let mut out = String::from("live games (newest first):\n");
+    for game in games {
+        let players: Vec<&str> = game.seats.iter().map(|s| s.display_name.as_str()).collect();
+        out.push_str(&format!(
+            "  {}  {}  {}  seq {}\n",
+            game.game_id,
+            game_name(game.settings.as_ref()),
+            players.join(" vs "),
+            game.seq
+        ));
+    }
+    out
+}
+
+/// A short name for a game's settings, e.g. `caro 15x15`.
+fn game_name(settings: Option<&pb::GameSettings>) -> String {
+    use pb::game_settings::Options;
+    match settings.and_then(|s| s.options.as_ref()) {
+        Some(Options::Caro(caro)) => {
+            let side = if caro.board_size == 0 {
+                15
+            } else {
+                caro.board_size
+            };
+            format!("caro {side}x{side}")
+        }
+        Some(Options::Quoridor(_)) => "quoridor".to_owned(),
+        Some(Options::Backgammon(_)) => "backgammon".to_owned(),
+        Some(Options::Mancala(_)) => "mancala".to_owned(),
+        Some(Options::Junqi(_)) => "junqi".to_owned(),
+        None => "?".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listing_names_game_players_and_seq() {
+        let games = vec![pb::LiveGame {
+            game_id: "g7".into(),
+            settings: Some(pb::GameSettings {
+                options: Some(pb::game_settings::Options::Caro(pb::CaroOptions::default())),
+                turn_time_ms: 60_000,
+            }),
+            seats: vec![
+                pb::SeatInfo {
+                    seat: 0,
+                    player_id: "a".into(),
+                    display_name: "alice".into(),
+                },
+                pb::SeatInfo {
+                    seat: 1,
+                    player_id: "b".into(),
+                    display_name: "bob".into(),
+                },
+            ],
+            seq: 12,
+        }];
+        assert_eq!(
+            listing(&games),
+            "live games (newest first):\n  g7  caro 15x15  alice vs bob  seq 12\n"
+        );
+    }
+}
