@@ -66,5 +66,6 @@ pub async fn run(
         shutdown.await;
         stopping.cancel();
     };
-    ludus_telemetry::serve(server, listener, shutdown).await
+    // No connection rotation: mobile clients hold event streams for whole games.
+    ludus_telemetry::serve_with(server, None, listener, shutdown).await
 }

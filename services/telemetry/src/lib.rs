@@ -17,4 +17,4 @@ pub mod server;
 
 pub use init::{TelemetryConfig, TelemetryGuard, init};
 pub use propagation::{TraceContext, Traced, traced_channel};
-pub use server::{ServingGuard, serve, shutdown_signal};
+pub use server::{ServingGuard, serve, serve_with, shutdown_signal};

@@ -46,11 +46,40 @@ impl ServingGuard {
     }
 }
 
-/// Serves `service` on `listener` with tracing, health (overall and per service) and
-/// reflection, until `shutdown` completes; then reports NOT_SERVING and drains for at most
-/// [`DRAIN_GRACE`].
+/// How long an internal client connection lives before the server asks it to reconnect.
+/// Behind a Kubernetes ClusterIP Service an HTTP/2 connection sticks to one pod; rotating
+/// connections spreads callers over new replicas within minutes, without a mesh.
+pub const INTERNAL_CONNECTION_AGE: Duration = Duration::from_secs(300);
+
+/// Serves an internal `service` (see [`serve_with`]), rotating client connections every
+/// [`INTERNAL_CONNECTION_AGE`].
 pub async fn serve<S>(
     service: S,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()>
+where
+    S: tower::Service<
+            http::Request<tonic::body::Body>,
+            Response = http::Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+        > + NamedService
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    serve_with(service, Some(INTERNAL_CONNECTION_AGE), listener, shutdown).await
+}
+
+/// Serves `service` on `listener` with tracing, health (overall and per service) and
+/// reflection, until `shutdown` completes; then reports NOT_SERVING and drains for at most
+/// [`DRAIN_GRACE`]. `connection_age` bounds how long one client connection lives (`None` for
+/// the public gateway, whose clients hold long event streams).
+pub async fn serve_with<S>(
+    service: S,
+    connection_age: Option<Duration>,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()>
@@ -82,7 +111,14 @@ where
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
 
-    let router = tonic::transport::Server::builder()
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(age) = connection_age {
+        // In-flight calls get the drain grace to finish on the old connection.
+        builder = builder
+            .max_connection_age(age)
+            .max_connection_age_grace(DRAIN_GRACE);
+    }
+    let router = builder
         .trace_fn(server_span)
         .tcp_nodelay(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
