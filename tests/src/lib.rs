@@ -100,24 +100,7 @@ impl Ludus {
 
     /// Signs a guest in and returns their client.
     pub async fn player(&self, name: &str) -> Player {
-        let mut anonymous = GatewayClient::new(self.channel().await);
-        let session = anonymous
-            .sign_in_guest(pb::SignInGuestRequest {
-                display_name: name.to_owned(),
-            })
-            .await
-            .expect("sign in")
-            .into_inner();
-        let bearer: MetadataValue<_> = format!("Bearer {}", session.token)
-            .parse()
-            .expect("token is ascii");
-        let client = GatewayClient::with_interceptor(self.channel().await, Bearer(bearer));
-        Player {
-            id: session.player_id,
-            name: name.to_owned(),
-            client,
-            actions: 0,
-        }
+        sign_in(self.gateway, name).await
     }
 
     /// Stops every service and waits for them.
@@ -135,6 +118,28 @@ impl Ludus {
 impl Drop for Ludus {
     fn drop(&mut self) {
         self.stop.cancel();
+    }
+}
+
+/// Signs a guest in at the gateway on `gateway` and returns their client.
+pub async fn sign_in(gateway: SocketAddr, name: &str) -> Player {
+    let mut anonymous = GatewayClient::new(connect(gateway).await);
+    let session = anonymous
+        .sign_in_guest(pb::SignInGuestRequest {
+            display_name: name.to_owned(),
+        })
+        .await
+        .expect("sign in")
+        .into_inner();
+    let bearer: MetadataValue<_> = format!("Bearer {}", session.token)
+        .parse()
+        .expect("token is ascii");
+    let client = GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer));
+    Player {
+        id: session.player_id,
+        name: name.to_owned(),
+        client,
+        actions: 0,
     }
 }
 

@@ -1,0 +1,129 @@
+//! Load generator: plays N concurrent Caro games through the gateway and reports moves per
+//! second. It starts its own system (on a fresh redis-server, or in memory with `--memory`)
+//! on loopback, so it measures the whole path of a move: gateway, game-state, timers, the
+//! atomic Redis commit and the pub/sub fan-out to one spectator stream per game.
+//!
+//! `cargo run --release -p ludus-tests --bin loadgen -- --games 64 --rounds 3`
+#![forbid(unsafe_code)]
+
+use std::time::{Duration, Instant};
+
+use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_tests::{Ludus, Player, caro_settings, events_until_finished};
+
+/// Every game plays these cells alternately, X first: 15 moves ending with X's five on row 8
+/// (C7), so each game is the same length.
+const SCRIPT: [&str; 15] = [
+    "A8", "A1", "B8", "C1", "C8", "E1", "D8", "G1", "F9", "I1", "G10", "K1", "H11", "M1", "E8",
+];
+
+struct Args {
+    games: usize,
+    rounds: usize,
+    memory: bool,
+}
+
+fn parse_args() -> anyhow::Result<Args> {
+    let mut args = Args {
+        games: 32,
+        rounds: 3,
+        memory: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        match flag.as_str() {
+            "--games" => args.games = it.next().unwrap_or_default().parse()?,
+            "--rounds" => args.rounds = it.next().unwrap_or_default().parse()?,
+            "--memory" => args.memory = true,
+            other => anyhow::bail!("unknown flag {other}: use --games N --rounds N [--memory]"),
+        }
+    }
+    Ok(args)
+}
+
+async fn play_one(ludus: &Ludus, index: usize) -> anyhow::Result<usize> {
+    let mut x = ludus.player(&format!("x{index}")).await;
+    let mut o = ludus.player(&format!("o{index}")).await;
+    let mut watcher = ludus.player(&format!("w{index}")).await;
+    let mut game_state = GameStateClient::new(ludus_tests::connect(ludus.game_state).await);
+    let settings = pb::GameSettings {
+        turn_time_ms: 60_000,
+        ..caro_settings()
+    };
+    let created = game_state
+        .create_game(pb::CreateGameRequest {
+            game_id: String::new(),
+            settings: Some(settings),
+            players: [&x, &o]
+                .iter()
+                .map(|p| pb::PlayerRef {
+                    player_id: p.id.clone(),
+                    display_name: p.name.clone(),
+                })
+                .collect(),
+        })
+        .await?
+        .into_inner();
+    let game_id = created.game.map(|g| g.game_id).unwrap_or_default();
+    let mut stream = watcher.subscribe(&game_id, 0).await;
+    let mut seq = 1;
+    for (i, cell) in SCRIPT.iter().enumerate() {
+        let player: &mut Player = if i % 2 == 0 { &mut x } else { &mut o };
+        let action_id = player.next_action_id();
+        let response = player
+            .submit(&game_id, seq, &action_id, cell)
+            .await
+            .map_err(|s| anyhow::anyhow!("{cell}: {s}"))?;
+        seq = response.event.map_or(seq + 1, |e| e.seq);
+    }
+    let events = events_until_finished(&mut stream).await;
+    anyhow::ensure!(
+        events.len() == SCRIPT.len() + 1,
+        "the spectator saw every event"
+    );
+    Ok(SCRIPT.len())
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = parse_args()?;
+    let ludus = if args.memory {
+        Ludus::start_in_memory().await
+    } else {
+        Ludus::start().await
+    };
+    println!(
+        "store: {}, concurrent games: {}, moves per game: {}, rounds: {}",
+        if ludus.on_redis() { "redis" } else { "memory" },
+        args.games,
+        SCRIPT.len(),
+        args.rounds
+    );
+    let mut rates = Vec::new();
+    for round in 0..args.rounds {
+        let started = Instant::now();
+        let games: Vec<_> = (0..args.games)
+            .map(|i| play_one(&ludus, round * args.games + i))
+            .collect();
+        let moves: usize = futures_sum(games).await?;
+        let elapsed = started.elapsed();
+        let rate = moves as f64 / elapsed.as_secs_f64().max(f64::EPSILON);
+        println!(
+            "round {round}: {moves} moves in {:.2} s = {rate:.0} moves/s (incl. sign-in and game creation)",
+            elapsed.as_secs_f64()
+        );
+        rates.push(rate);
+    }
+    rates.sort_by(f64::total_cmp);
+    println!("median: {:.0} moves/s", rates[rates.len() / 2]);
+    ludus.shutdown().await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    Ok(())
+}
+
+async fn futures_sum(
+    games: Vec<impl std::future::Future<Output = anyhow::Result<usize>>>,
+) -> anyhow::Result<usize> {
+    let results = futures::future::join_all(games).await;
+    results.into_iter().sum()
+}
