@@ -7,10 +7,12 @@
 //! - [`auth`]: signed session tokens; the caller's identity comes only from the token.
 //! - [`service`]: the `Gateway` gRPC service.
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
+//! - [`limits`]: per-player rate limits (RESOURCE_EXHAUSTED).
 #![forbid(unsafe_code)]
 
 pub mod auth;
 pub mod fanout;
+pub mod limits;
 pub mod service;
 
 use std::{future::Future, time::Duration};
@@ -51,6 +53,18 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let stopping = CancellationToken::new();
+    let limits = limits::Limits::default();
+    let forget = limits.clone();
+    let stop_forgetting = stopping.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            tokio::select! {
+                () = stop_forgetting.cancelled() => return,
+                _ = every.tick() => forget.forget_idle(),
+            }
+        }
+    });
     let service = GatewayService {
         tokens: Tokens::new(&config.token_secret, config.token_ttl)?,
         game_state: GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?),
@@ -59,6 +73,7 @@ pub async fn run(
         )?),
         ratings: RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?),
         feed: GameFeed::new(config.backend),
+        limits,
         stopping: stopping.clone(),
     };
     let server = GatewayServer::new(service).max_decoding_message_size(MAX_REQUEST_BYTES);

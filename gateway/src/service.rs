@@ -17,6 +17,7 @@ use tonic::{Request, Response, Status};
 
 use crate::auth::{Caller, Tokens, validate_display_name};
 use crate::fanout::{STREAM_BUFFER, Subscription};
+use crate::limits::Limits;
 
 /// Longest id (game, ticket, action, player) a client may send.
 pub const MAX_ID_LEN: usize = 64;
@@ -34,6 +35,7 @@ pub struct GatewayService {
     pub(crate) matchmaking: MatchmakingClient<Traced>,
     pub(crate) ratings: RatingsClient<Traced>,
     pub(crate) feed: GameFeed,
+    pub(crate) limits: Limits,
     /// Cancelled at shutdown: open streams end with a resumable UNAVAILABLE.
     pub(crate) stopping: CancellationToken,
 }
@@ -70,8 +72,11 @@ fn validate_ruleset(ruleset: &str) -> Result<(), Status> {
 }
 
 impl GatewayService {
+    /// The authenticated caller, within their rate limit.
     fn caller<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
-        self.tokens.caller(request.metadata())
+        let caller = self.tokens.caller(request.metadata())?;
+        self.limits.check_player(&caller.player_id)?;
+        Ok(caller)
     }
 }
 
@@ -86,6 +91,7 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::SignInGuestRequest>,
     ) -> Result<Response<pb::SignInGuestResponse>, Status> {
+        self.limits.check_sign_in()?;
         let name = validate_display_name(&request.get_ref().display_name)?;
         let (token, player_id, expires_at_unix_ms) = self.tokens.issue_guest(&name)?;
         tracing::info!(player_id = %player_id, "guest signed in");
