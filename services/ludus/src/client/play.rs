@@ -254,7 +254,11 @@ impl Game {
         match next {
             Next::Event(event) => self.on_event(&event),
             Next::Notice(notice) => {
-                println!("{notice}");
+                // The prompt may be waiting on this line: start a fresh one.
+                if self.table.my_turn() {
+                    println!();
+                }
+                self.say(&notice);
                 Flow::Continue
             }
             Next::End => {

@@ -132,13 +132,14 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
 }
 
 /// The move list in C1 notation, numbered, with the stone of each move, e.g.
-/// `1.X H8  2.O G7`.
+/// `1.X H8   2.O G7`.
 pub fn render_moves(view: &pb::CaroView) -> String {
     if view.moves.is_empty() {
         return "moves: none yet\n".to_owned();
     }
     let side = view.board_size;
     let mut out = String::from("moves:");
+    // Two spaces between moves, cells padded to three characters: the list lines up.
     for (i, cell) in view.moves.iter().enumerate() {
         // The stone on the cell says who played it, whoever moved first (C11).
         let stone = if cell.column < side && cell.row < side {
@@ -151,7 +152,7 @@ pub fn render_moves(view: &pb::CaroView) -> String {
         if i > 0 && i % MOVES_PER_LINE == 0 {
             out.push_str("\n      ");
         }
-        let _ = write!(out, " {}.{} {:<3}", i + 1, stone, cell_label(cell));
+        let _ = write!(out, "  {}.{} {:<3}", i + 1, stone, cell_label(cell));
     }
     let mut out: String = out
         .lines()
@@ -341,8 +342,12 @@ pub fn event_line(
             ))
         }
         Kind::ActionApplied(_) => None,
+        Kind::TurnTimedOut(timeout) if timeout.effect.is_empty() => {
+            Some(format!("#{seq} {} ran out of time", who(timeout.seat)))
+        }
+        // The effect already names the seat and the rule, e.g. "C12: x ran out of time".
         Kind::TurnTimedOut(timeout) => Some(format!(
-            "#{seq} {} ran out of time: {}",
+            "#{seq} time is up for {}: {}",
             who(timeout.seat),
             timeout.effect
         )),
@@ -419,7 +424,10 @@ mod tests {
                 .count(),
             1
         );
-        assert!(text.contains("moves: 1.X H8"));
+        assert!(
+            text.contains("moves:  1.X H8   2.O") || text.ends_with("moves:  1.X H8\n"),
+            "{text}"
+        );
     }
 
     #[test]
