@@ -9,12 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
 use crate::games::caro::Caro;
+use crate::games::quoridor::Quoridor;
 
 /// The games this build hosts, by their stored name.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     Caro,
+    Quoridor,
 }
 
 impl GameKind {
@@ -23,9 +25,7 @@ impl GameKind {
         use pb::game_settings::Options;
         match &settings.options {
             Some(Options::Caro(_)) => Ok(GameKind::Caro),
-            Some(Options::Quoridor(_)) => Err(ServiceError::Unimplemented(
-                "quoridor is not hosted by this server yet".into(),
-            )),
+            Some(Options::Quoridor(_)) => Ok(GameKind::Quoridor),
             Some(Options::Backgammon(_)) => Err(ServiceError::Unimplemented(
                 "backgammon is not hosted by this server yet".into(),
             )),
@@ -99,6 +99,15 @@ pub trait Hosting: Game {
     fn action_to_pb(action: &Self::Action) -> pb::Action;
     fn view_to_pb(view: Self::View) -> pb::GameView;
     fn ruleset(&self) -> String;
+    /// Refuses settings that do not fit `seats` players (beyond what `setup` checks).
+    fn check_seats(_settings: &pb::GameSettings, _seats: usize) -> Result<(), ServiceError> {
+        Ok(())
+    }
+    /// What the clock policy just did, in words with the rule id, when the game can say
+    /// better than "the turn passed" (e.g. Quoridor Q19 pass vs Q21 step aside).
+    fn timeout_effect(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Any `Game + Hosting` as a [`LiveGame`]. The `Option` lets `apply(self)`-style rules run
@@ -175,6 +184,9 @@ impl<G: Hosting> LiveGame for Hosted<G> {
     fn timeout(&mut self, seat: Seat, rng: &mut dyn RandomSource) -> String {
         let before = self.game().ply();
         self.replace(|game| game.timeout(seat, rng));
+        if let (None, Some(effect)) = (self.game().outcome(), self.game().timeout_effect()) {
+            return effect;
+        }
         match self.game().outcome() {
             Some(outcome) => format!("{}: {}", outcome.rule, outcome.reason),
             None if self.game().ply() > before => "the server played for the seat".to_owned(),
@@ -250,6 +262,7 @@ pub fn setup(
 ) -> Result<Box<dyn LiveGame>, ServiceError> {
     match GameKind::of(settings)? {
         GameKind::Caro => setup_hosted::<Caro>(settings, seats, rng),
+        GameKind::Quoridor => setup_hosted::<Quoridor>(settings, seats, rng),
     }
 }
 
@@ -259,6 +272,7 @@ fn setup_hosted<G: Hosting>(
     rng: &mut dyn RandomSource,
 ) -> Result<Box<dyn LiveGame>, ServiceError> {
     let options = G::options_from_pb(settings)?;
+    G::check_seats(settings, seats)?;
     let game = G::setup(options, seats, rng)
         .map_err(|e| ServiceError::InvalidArgument(format!("settings: {e}")))?;
     Ok(Box::new(Hosted::new(game)))
@@ -273,5 +287,6 @@ pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame
     }
     match kind {
         GameKind::Caro => hosted::<Caro>(state),
+        GameKind::Quoridor => hosted::<Quoridor>(state),
     }
 }

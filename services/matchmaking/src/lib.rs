@@ -34,6 +34,9 @@ pub use service::MatchmakingService;
 /// Caro quick matches: one minute per move (C12).
 pub const DEFAULT_CARO_TURN_MS: u64 = 60_000;
 
+/// Quoridor quick matches whose players did not choose a clock: 30 s per turn (Q28).
+pub const DEFAULT_QUORIDOR_TURN_MS: u64 = 30_000;
+
 /// How often the matcher looks at the queues when no enqueue wakes it earlier.
 pub const DEFAULT_MATCH_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -46,6 +49,8 @@ pub struct Config {
     pub game_state_url: String,
     /// The turn clock of Caro quick matches, in milliseconds (C12).
     pub caro_turn_ms: u64,
+    /// The default turn clock of Quoridor quick matches, in milliseconds (Q28).
+    pub quoridor_turn_ms: u64,
     /// How often the matcher polls the queues (an enqueue on this replica wakes it at once).
     pub match_interval: Duration,
 }
@@ -57,6 +62,7 @@ impl Config {
             backend,
             game_state_url: game_state_url.into(),
             caro_turn_ms: DEFAULT_CARO_TURN_MS,
+            quoridor_turn_ms: DEFAULT_QUORIDOR_TURN_MS,
             match_interval: DEFAULT_MATCH_INTERVAL,
         }
     }
@@ -82,7 +88,8 @@ pub async fn run(
         config.caro_turn_ms,
         config.match_interval,
         wake.clone(),
-    );
+    )
+    .quoridor_turn_ms(config.quoridor_turn_ms);
     let matching = tokio::spawn(matcher.run(stop.clone()));
 
     let service = MatchmakingService::new(queues, wake, stop.clone());

@@ -16,13 +16,10 @@ use tokio_util::sync::CancellationToken;
 use ulid::Ulid;
 
 use crate::error::ServiceError;
-use crate::model::TicketPayload;
+use crate::model::{TicketPayload, table_seats};
 
 /// Tickets read from a queue per round: enough for many pairs, bounded per round trip.
 pub const MATCH_BATCH: usize = 64;
-
-/// Seats at a quick-match table (Caro is a two-player game).
-const TABLE_SEATS: usize = 2;
 
 /// Rounds per queue per pass: a round ends early when a race is lost; this bounds how long
 /// one busy queue can hold the matcher before the others get their turn.
@@ -40,6 +37,7 @@ pub struct Matcher {
     queues: QueueStore,
     game_state: GameStateClient<Traced>,
     caro_turn_ms: u64,
+    quoridor_turn_ms: u64,
     interval: Duration,
     wake: Arc<Notify>,
 }
@@ -58,9 +56,16 @@ impl Matcher {
             queues,
             game_state,
             caro_turn_ms,
+            quoridor_turn_ms: crate::DEFAULT_QUORIDOR_TURN_MS,
             interval,
             wake,
         }
+    }
+
+    /// The clock of Quoridor quick matches whose players did not ask for one (Q28).
+    pub fn quoridor_turn_ms(mut self, ms: u64) -> Self {
+        self.quoridor_turn_ms = ms;
+        self
     }
 
     /// Matches until `stop` is cancelled.
@@ -95,8 +100,14 @@ impl Matcher {
     async fn match_queue(&self, queue: &str) -> Result<(), ServiceError> {
         for _ in 0..MAX_ROUNDS_PER_QUEUE {
             let tickets = self.queues.queued(queue, MATCH_BATCH).await?;
+            // Every ticket of a queue has the same settings, so the first says the table size;
+            // a table of more than two seats starts only when full.
+            let Some(first) = tickets.first() else {
+                break;
+            };
+            let seats = table_seats(&TicketPayload::from_bytes(&first.payload)?.settings()?);
             let mut lost_race = false;
-            for table in tickets.chunks_exact(TABLE_SEATS) {
+            for table in tickets.chunks_exact(seats) {
                 if !self.match_table(queue, table).await? {
                     lost_race = true;
                     break;
@@ -175,6 +186,11 @@ impl Matcher {
     fn quick_match_clock(&self, settings: &pb::GameSettings) -> u64 {
         match settings.options {
             Some(pb::game_settings::Options::Caro(_)) => self.caro_turn_ms,
+            // Q28: the clock the players queued for, else the server's default.
+            Some(pb::game_settings::Options::Quoridor(_)) if settings.turn_time_ms != 0 => {
+                settings.turn_time_ms
+            }
+            Some(pb::game_settings::Options::Quoridor(_)) => self.quoridor_turn_ms,
             _ => 0,
         }
     }

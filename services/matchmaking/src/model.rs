@@ -54,7 +54,8 @@ pub fn validate_display_name(name: &str) -> Result<(), ServiceError> {
 pub struct QuickMatch {
     /// The queue, e.g. `caro/15/blocked-ends` (also the rating pool).
     pub queue: String,
-    /// The game's options; `turn_time_ms` is left 0: the matcher sets the quick-match clock.
+    /// The game's options; `turn_time_ms` 0 lets the matcher set the server's quick-match
+    /// clock (Quoridor players may ask for one of Q28's, which then names the queue).
     pub settings: pb::GameSettings,
 }
 
@@ -99,11 +100,74 @@ impl QuickMatch {
                     },
                 })
             }
+            pb::game_settings::Options::Quoridor(quoridor) => {
+                quoridor_quick_match(quoridor, settings.turn_time_ms)
+            }
             other => Err(ServiceError::Unimplemented(format!(
                 "settings.options: quick match for {} is not offered yet",
                 game_name(other)
             ))),
         }
+    }
+}
+
+/// Q28: the turn clocks a Quoridor player may ask a quick match for (0 = the server's).
+pub const QUORIDOR_TURN_MS: std::ops::RangeInclusive<u64> = 15_000..=90_000;
+
+/// Quoridor quick match: two-player classic games and free-for-all tables of 3-8 seats that
+/// start when full. The queue is the rule set (`quoridor/9/classic/ffa4`), plus `/t<s>` when
+/// the player asked for a clock (15-90 s, whole seconds) instead of the server's default.
+fn quoridor_quick_match(
+    options: &pb::QuoridorOptions,
+    turn_time_ms: u64,
+) -> Result<QuickMatch, ServiceError> {
+    use ludus_game_state::games::quoridor;
+    let parsed = quoridor::options_from_pb(options).map_err(|e| match e {
+        ludus_game_state::error::ServiceError::InvalidArgument(m) => {
+            ServiceError::InvalidArgument(m)
+        }
+        other => ServiceError::Internal(other.to_string()),
+    })?;
+    if parsed.mode != ludus_quoridor::Mode::FreeForAll {
+        return Err(ServiceError::InvalidArgument(
+            "settings.quoridor.mode: quick match seats free-for-all tables (Q22); \
+             teams and tournaments are played in rooms"
+                .into(),
+        ));
+    }
+    if turn_time_ms != 0 && !QUORIDOR_TURN_MS.contains(&turn_time_ms) {
+        return Err(ServiceError::InvalidArgument(format!(
+            "settings.turn_time_ms: Q28: 15 to 90 s per turn (or 0 for 30 s), not {turn_time_ms} ms"
+        )));
+    }
+    // Q8: who moves first is drawn at random in a quick match.
+    let parsed = ludus_quoridor::QuoridorOptions {
+        first_seat: None,
+        ..parsed
+    };
+    let players = (options.players as usize).max(2);
+    let mut queue = quoridor::ruleset(&parsed, players);
+    let seconds = turn_time_ms / 1000;
+    if seconds != 0 {
+        queue.push_str(&format!("/t{seconds}"));
+    }
+    Ok(QuickMatch {
+        queue,
+        settings: pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(
+                quoridor::options_to_pb(&parsed, players),
+            )),
+            turn_time_ms: seconds * 1000,
+        },
+    })
+}
+
+/// Seats at a quick-match table of these (normalised) settings: a Quoridor table's
+/// `players` (2-8); every other game seats two.
+pub fn table_seats(settings: &pb::GameSettings) -> usize {
+    match &settings.options {
+        Some(pb::game_settings::Options::Quoridor(quoridor)) => (quoridor.players as usize).max(2),
+        _ => 2,
     }
 }
 
@@ -224,6 +288,61 @@ mod tests {
             QuickMatch::from_settings(None),
             Err(ServiceError::InvalidArgument(_))
         ));
+    }
+
+    fn quoridor(players: u32, turn_time_ms: u64) -> pb::GameSettings {
+        pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                players,
+                first_seat: Some(1),
+                ..Default::default()
+            })),
+            turn_time_ms,
+        }
+    }
+
+    #[test]
+    fn quoridor_queues_by_options_seats_and_chosen_clock() {
+        let two = QuickMatch::from_settings(Some(&quoridor(0, 0))).expect("ok");
+        assert_eq!(two.queue, "quoridor/9/classic");
+        assert_eq!(table_seats(&two.settings), 2);
+        assert_eq!(
+            two.settings.turn_time_ms, 0,
+            "the matcher sets the default clock"
+        );
+        let Some(pb::game_settings::Options::Quoridor(options)) = &two.settings.options else {
+            panic!("quoridor settings");
+        };
+        assert_eq!(
+            options.first_seat, None,
+            "Q8: quick matches draw who starts"
+        );
+        let four = QuickMatch::from_settings(Some(&quoridor(4, 45_000))).expect("ok");
+        assert_eq!(four.queue, "quoridor/9/classic/ffa4/t45");
+        assert_eq!(table_seats(&four.settings), 4);
+        assert_eq!(four.settings.turn_time_ms, 45_000);
+        for bad in [quoridor(4, 10_000), quoridor(4, 91_000), quoridor(9, 0)] {
+            assert!(matches!(
+                QuickMatch::from_settings(Some(&bad)),
+                Err(ServiceError::InvalidArgument(_))
+            ));
+        }
+        let teams = pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                mode: pb::QuoridorMode::Teams as i32,
+                ..Default::default()
+            })),
+            turn_time_ms: 0,
+        };
+        assert!(matches!(
+            QuickMatch::from_settings(Some(&teams)),
+            Err(ServiceError::InvalidArgument(m)) if m.starts_with("settings.quoridor.mode")
+        ));
+        let id = ticket_id("quoridor/13/center/ffa8/walls20/t90", Ulid::generate()).expect("fits");
+        assert_eq!(
+            queue_of(&id).expect("parses"),
+            "quoridor/13/center/ffa8/walls20/t90"
+        );
     }
 
     #[test]
