@@ -7,7 +7,10 @@ use std::time::Instant;
 use ludus_mancala::{KalahPosition, Solver};
 
 fn main() {
-    let args: Vec<u32> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args: Vec<u32> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
     let bits = args.first().copied().unwrap_or(Solver::DEFAULT_TABLE_BITS);
     let pos = if args.len() == 13 {
         let p: Vec<u8> = args[1..].iter().map(|&x| x as u8).collect();

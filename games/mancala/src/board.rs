@@ -213,7 +213,12 @@ fn next_spot(spot: Spot, mover: Seat, n: u8) -> Spot {
 /// Every relay sow ends: each lap drops at least one seed, the drops walk one cycle that
 /// holds the mover's store, and each pass of the store adds a seed to it, which can happen
 /// only as many times as there are seeds.
-pub(crate) fn sow(board: &mut Board, rules: RuleSet, mover: Seat, pit: u8) -> (Vec<SowLap>, LastSeed) {
+pub(crate) fn sow(
+    board: &mut Board,
+    rules: RuleSet,
+    mover: Seat,
+    pit: u8,
+) -> (Vec<SowLap>, LastSeed) {
     let n = rules.pits();
     let mut laps = Vec::new();
     let mut from = Spot::Pit { seat: mover, pit };
@@ -274,7 +279,10 @@ mod tests {
 
     #[test]
     fn m1_k1_the_cycle_skips_the_opponents_store() {
-        assert_eq!(next_spot(Spot::Pit { seat: 0, pit: 6 }, 0, 6), Spot::Store { seat: 0 });
+        assert_eq!(
+            next_spot(Spot::Pit { seat: 0, pit: 6 }, 0, 6),
+            Spot::Store { seat: 0 }
+        );
         assert_eq!(
             next_spot(Spot::Store { seat: 0 }, 0, 6),
             Spot::Pit { seat: 1, pit: 1 }

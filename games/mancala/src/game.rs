@@ -173,7 +173,11 @@ impl TryFrom<MancalaState> for Mancala {
         let rule = s.rule_set.numbering_rule();
         let check_board = |board: &Board| -> Result<(), PositionError> {
             let n = usize::from(s.rule_set.pits());
-            if board.raw_pits().iter().any(|row| row[n..].iter().any(|&p| p > 0)) {
+            if board
+                .raw_pits()
+                .iter()
+                .any(|row| row[n..].iter().any(|&p| p > 0))
+            {
                 return Err(PositionError {
                     rule,
                     message: format!("seeds lie outside the {n} pits of each row"),
@@ -181,7 +185,11 @@ impl TryFrom<MancalaState> for Mancala {
             }
             if board.total() != s.rule_set.total_seeds() {
                 return Err(PositionError {
-                    rule: if s.rule_set == RuleSet::Kalah { "M2" } else { "K1" },
+                    rule: if s.rule_set == RuleSet::Kalah {
+                        "M2"
+                    } else {
+                        "K1"
+                    },
                     message: format!(
                         "the board holds {} seeds, not {}",
                         board.total(),
@@ -213,7 +221,11 @@ impl TryFrom<MancalaState> for Mancala {
         }
         if s.outcome.is_none() && s.board.row_total(s.to_move) == 0 {
             return Err(PositionError {
-                rule: if s.rule_set == RuleSet::Kalah { "M7" } else { "K4" },
+                rule: if s.rule_set == RuleSet::Kalah {
+                    "M7"
+                } else {
+                    "K4"
+                },
                 message: "the seat to move has no seeds but the game goes on".to_owned(),
             });
         }
@@ -376,10 +388,17 @@ impl Mancala {
         let stores = self.board.stores();
         let score = format!("{}–{}", stores[0], stores[1]);
         let outcome = match stores[0].cmp(&stores[1]) {
-            std::cmp::Ordering::Equal => Outcome::draw(2, rule, format!("{rule}: {why}; a draw at {score}")),
+            std::cmp::Ordering::Equal => {
+                Outcome::draw(2, rule, format!("{rule}: {why}; a draw at {score}"))
+            }
             order => {
                 let winner = usize::from(order == std::cmp::Ordering::Less);
-                Outcome::win(2, &[winner], rule, format!("{rule}: {why}; seat {winner} wins {score}"))
+                Outcome::win(
+                    2,
+                    &[winner],
+                    rule,
+                    format!("{rule}: {why}; seat {winner} wins {score}"),
+                )
             }
         };
         self.outcome = Some(outcome.with_points(stores.iter().map(|&s| i64::from(s)).collect()));
@@ -396,10 +415,9 @@ impl Mancala {
         let mut board = last.before;
         let (laps, last_seed) = board::sow(&mut board, self.rule_set, last.seat, last.pit);
         let swept = match self.outcome.as_ref().map(|o| o.rule.as_str()) {
-            Some("M7" | "K4" | "M9") => Some([
-                clamp_u8(board.row_total(0)),
-                clamp_u8(board.row_total(1)),
-            ]),
+            Some("M7" | "K4" | "M9") => {
+                Some([clamp_u8(board.row_total(0)), clamp_u8(board.row_total(1))])
+            }
             _ => None,
         };
         Some(SowRecord {

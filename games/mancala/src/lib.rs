@@ -37,7 +37,7 @@ pub mod solver;
 
 pub use board::{Board, LastSeed, RuleSet, SowLap, Spot};
 pub use game::{
-    FirstPlayer, Mancala, MancalaError, MancalaOptions, MancalaView, PositionError, SOW_LIMIT,
-    Sow, SowRecord,
+    FirstPlayer, Mancala, MancalaError, MancalaOptions, MancalaView, PositionError, SOW_LIMIT, Sow,
+    SowRecord,
 };
 pub use solver::{KalahPosition, MoveValue, Solution, Solver, SolverReport};

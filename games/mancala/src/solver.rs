@@ -31,6 +31,8 @@ const CYCLE: usize = 2 * PITS + 1;
 const STORE: usize = PITS;
 /// The most seeds the pits may hold; keeps every margin inside `i8` in the table.
 const MAX_SEEDS: u32 = 120;
+/// Positions with fewer seeds in the pits are searched without the table.
+const TABLE_MIN_SEEDS: i32 = 1;
 
 /// A Kalah position from the side to move: its pits, the opponent's pits and both stores.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
@@ -314,11 +316,15 @@ impl Solver {
         let s = seeds(&pos.pits);
         let (mut lower, mut upper) = (-s, s);
         let mut best = None;
-        let mut guess = self.probe(&pos.pits).map_or(0, |e| {
-            (i32::from(e.lower) + i32::from(e.upper)) / 2
-        });
+        let mut guess = self
+            .probe(&pos.pits)
+            .map_or(0, |e| (i32::from(e.lower) + i32::from(e.upper)) / 2);
         while lower < upper {
-            let beta = if guess <= lower { lower + 1 } else { guess.min(upper) };
+            let beta = if guess <= lower {
+                lower + 1
+            } else {
+                guess.min(upper)
+            };
             self.root_best = 0;
             let v = self.search(&pos.pits, beta - 1, beta, true);
             if self.aborted {
@@ -358,7 +364,13 @@ impl Solver {
                 Next::Over => (base, base),
                 Next::Again | Next::Turn => {
                     let stores = [0, 0];
-                    let r = self.solve_within(&KalahPosition { pits: child, stores }, share);
+                    let r = self.solve_within(
+                        &KalahPosition {
+                            pits: child,
+                            stores,
+                        },
+                        share,
+                    );
                     left = left.saturating_sub(r.nodes);
                     if next == Next::Again {
                         (base + r.lower, base + r.upper)
@@ -385,15 +397,25 @@ impl Solver {
     }
 
     fn probe(&self, pits: &[u8; 2 * PITS]) -> Option<Entry> {
-        let i = self.index(pits);
+        self.probe_at(self.index(pits), pits)
+    }
+
+    fn probe_at(&self, i: usize, pits: &[u8; 2 * PITS]) -> Option<Entry> {
         self.table[i..i + 2]
             .iter()
             .find(|e| e.seeds > 0 && e.pits == *pits)
             .copied()
     }
 
-    fn store(&mut self, pits: &[u8; 2 * PITS], lower: i32, upper: i32, best: usize, s: i32) {
-        let i = self.index(pits);
+    fn store_at(
+        &mut self,
+        i: usize,
+        pits: &[u8; 2 * PITS],
+        lower: i32,
+        upper: i32,
+        best: usize,
+        s: i32,
+    ) {
         let entry = Entry {
             pits: *pits,
             lower: lower.clamp(-127, 127) as i8,
@@ -424,8 +446,12 @@ impl Solver {
             return -s;
         }
         let mut tt_best = usize::MAX;
-        if let Some(e) = self.probe(pits) {
+        // Small subtrees are cheaper to search again than to look up (a cache miss each).
+        let slot = (s >= TABLE_MIN_SEEDS).then(|| self.index(pits));
+        let known = slot.and_then(|i| self.probe_at(i, pits));
+        if let Some(e) = known {
             let (lo, hi) = (i32::from(e.lower), i32::from(e.upper));
+            // The root is searched in full so that it names its best sow.
             if !root {
                 if lo >= beta {
                     return lo;
@@ -436,9 +462,9 @@ impl Solver {
                 if lo == hi {
                     return lo;
                 }
+                alpha = alpha.max(lo);
+                beta = beta.min(hi);
             }
-            alpha = alpha.max(lo);
-            beta = beta.min(hi);
             tt_best = usize::from(e.best);
         }
         let alpha0 = alpha;
@@ -509,12 +535,14 @@ impl Solver {
         } else {
             (best, best)
         };
-        // Keep what the table knew if it was tighter on the other side.
-        let (lo, hi) = match self.probe(pits) {
-            Some(e) => (lo.max(i32::from(e.lower)), hi.min(i32::from(e.upper))),
-            _ => (lo, hi),
-        };
-        self.store(pits, lo, hi, best_move, s);
+        if let Some(i) = slot {
+            // Keep what the table knew if it was tighter on the other side.
+            let (lo, hi) = match known {
+                Some(e) => (lo.max(i32::from(e.lower)), hi.min(i32::from(e.upper))),
+                None => (lo, hi),
+            };
+            self.store_at(i, pits, lo, hi, best_move, s);
+        }
         best
     }
 }

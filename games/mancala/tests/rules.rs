@@ -1,5 +1,7 @@
 //! Hand-worked positions for every rule of `shared/rules/mancala.md`; test names cite the rule.
 
+#![allow(clippy::unwrap_used)] // helpers of tests unwrap like the tests do
+
 use ludus_mancala::{
     FirstPlayer, LastSeed, Mancala, MancalaError, MancalaOptions, RuleSet, SOW_LIMIT, Sow, Spot,
 };
@@ -56,7 +58,10 @@ fn m1_notation_is_the_pit_number_from_the_movers_side() {
 fn m1_out_of_range_pits_are_refused_by_apply() {
     let game = kalah(FirstPlayer::Seat0);
     for p in [0u8, 7, 255] {
-        let (back, err) = game.clone().apply(0, &Sow { pit: p }, &mut rng()).unwrap_err();
+        let (back, err) = game
+            .clone()
+            .apply(0, &Sow { pit: p }, &mut rng())
+            .unwrap_err();
         assert_eq!(err.rule(), "M1");
         assert_eq!(back.sows(), 0);
     }
@@ -109,13 +114,7 @@ fn m4_sowing_pit_2_from_the_start() {
 
 #[test]
 fn m4_sowing_passes_own_store_and_skips_the_opponents() {
-    let game = position(
-        RuleSet::Kalah,
-        &[1, 1, 1, 1, 1, 10],
-        &[1; 6],
-        [20, 7],
-        0,
-    );
+    let game = position(RuleSet::Kalah, &[1, 1, 1, 1, 1, 10], &[1; 6], [20, 7], 0);
     let game = sow(game, 0, 6);
     assert_eq!(rows(&game), [vec![2, 2, 2, 1, 1, 0], vec![2; 6]]);
     assert_eq!(game.board().stores(), [21, 7]);
@@ -132,17 +131,14 @@ fn m4_sowing_passes_own_store_and_skips_the_opponents() {
 
 #[test]
 fn m4_m6_thirteen_seeds_refill_the_emptied_pit_and_capture() {
-    let game = position(
-        RuleSet::Kalah,
-        &[13, 2, 0, 0, 0, 0],
-        &[3; 6],
-        [10, 5],
-        0,
-    );
+    let game = position(RuleSet::Kalah, &[13, 2, 0, 0, 0, 0], &[3; 6], [10, 5], 0);
     let game = sow(game, 0, 1);
     // The lap leaves [1,3,1,1,1,1] / [4;6] and store 11; pit 1 was emptied, so its seed
     // captures the 4 opposite (seat 1's pit 6).
-    assert_eq!(rows(&game), [vec![0, 3, 1, 1, 1, 1], vec![4, 4, 4, 4, 4, 0]]);
+    assert_eq!(
+        rows(&game),
+        [vec![0, 3, 1, 1, 1, 1], vec![4, 4, 4, 4, 4, 0]]
+    );
     assert_eq!(game.board().stores(), [16, 5]);
     assert_eq!(game.to_move(), Some(1));
     let last = game.view(Viewer::Spectator).last_sow.unwrap();
@@ -202,7 +198,10 @@ fn m5_m6_m7_extra_turns_chain_until_a_capture_empties_the_row() {
     assert_eq!(outcome.result, GameResult::Win { winners: vec![1] });
     assert_eq!(outcome.points, vec![18, 30]);
     assert_eq!(outcome.ranks, vec![1, 0]);
-    assert_eq!(outcome.reason, "M7: seat 0's pits are empty; seat 1 wins 18–30");
+    assert_eq!(
+        outcome.reason,
+        "M7: seat 0's pits are empty; seat 1 wins 18–30"
+    );
     assert_eq!(game.board().stores(), [18, 30]);
     assert_eq!(rows(&game), [vec![0; 6], vec![0; 6]]);
     assert_eq!(game.to_move(), None);
@@ -238,9 +237,18 @@ fn m5_m7_a_last_seed_in_the_store_that_empties_the_row_ends_the_game() {
 #[test]
 fn m6_capture_needs_seeds_opposite() {
     // Pit 2's seed reaches empty pit 3, facing seat 1's pit 4, which is empty: it stays.
-    let game = position(RuleSet::Kalah, &[0, 1, 0, 0, 3, 0], &[5, 0, 0, 0, 0, 0], [20, 19], 0);
+    let game = position(
+        RuleSet::Kalah,
+        &[0, 1, 0, 0, 3, 0],
+        &[5, 0, 0, 0, 0, 0],
+        [20, 19],
+        0,
+    );
     let game = sow(game, 0, 2);
-    assert_eq!(rows(&game), [vec![0, 0, 1, 0, 3, 0], vec![5, 0, 0, 0, 0, 0]]);
+    assert_eq!(
+        rows(&game),
+        [vec![0, 0, 1, 0, 3, 0], vec![5, 0, 0, 0, 0, 0]]
+    );
     assert_eq!(game.board().stores(), [20, 19]);
     assert_eq!(game.to_move(), Some(1));
     let last = game.view(Viewer::Spectator).last_sow.unwrap();
@@ -249,7 +257,13 @@ fn m6_capture_needs_seeds_opposite() {
 
 #[test]
 fn m6_last_seed_in_an_empty_pit_of_the_opponent_ends_the_turn() {
-    let game = position(RuleSet::Kalah, &[0, 0, 0, 0, 0, 3], &[0, 0, 2, 0, 0, 1], [20, 22], 0);
+    let game = position(
+        RuleSet::Kalah,
+        &[0, 0, 0, 0, 0, 3],
+        &[0, 0, 2, 0, 0, 1],
+        [20, 22],
+        0,
+    );
     let game = sow(game, 0, 6);
     assert_eq!(rows(&game), [vec![0; 6], vec![0; 6]]);
     // Seat 0's row is now empty: the game ends at once (M7) with seat 1 keeping its 5.
@@ -258,9 +272,18 @@ fn m6_last_seed_in_an_empty_pit_of_the_opponent_ends_the_turn() {
     assert_eq!(last.last_seed, LastSeed::Stopped { spot: pit(1, 2) });
     assert_eq!(game.outcome().unwrap().rule, "M7");
 
-    let game = position(RuleSet::Kalah, &[0, 0, 0, 0, 1, 3], &[0, 0, 2, 0, 0, 1], [20, 21], 0);
+    let game = position(
+        RuleSet::Kalah,
+        &[0, 0, 0, 0, 1, 3],
+        &[0, 0, 2, 0, 0, 1],
+        [20, 21],
+        0,
+    );
     let game = sow(game, 0, 6);
-    assert_eq!(rows(&game), [vec![0, 0, 0, 0, 1, 0], vec![1, 1, 2, 0, 0, 1]]);
+    assert_eq!(
+        rows(&game),
+        [vec![0, 0, 0, 0, 1, 0], vec![1, 1, 2, 0, 0, 1]]
+    );
     assert_eq!(game.to_move(), Some(1));
     assert_eq!(game.board().stores(), [21, 21]);
 }
@@ -268,14 +291,26 @@ fn m6_last_seed_in_an_empty_pit_of_the_opponent_ends_the_turn() {
 #[test]
 fn m7_when_the_opponents_row_empties_each_side_keeps_its_own_seeds() {
     // Seat 0's pit 2 seed lands in empty pit 3 and captures seat 1's last 5 seeds (pit 4).
-    let game = position(RuleSet::Kalah, &[0, 1, 0, 0, 3, 0], &[0, 0, 0, 5, 0, 0], [20, 19], 0);
+    let game = position(
+        RuleSet::Kalah,
+        &[0, 1, 0, 0, 3, 0],
+        &[0, 0, 0, 5, 0, 0],
+        [20, 19],
+        0,
+    );
     let game = sow(game, 0, 2);
     let outcome = game.outcome().unwrap();
     assert_eq!(outcome.rule, "M7");
     assert_eq!(outcome.points, vec![29, 19]);
     assert_eq!(outcome.result, GameResult::Win { winners: vec![0] });
-    assert_eq!(outcome.reason, "M7: seat 1's pits are empty; seat 0 wins 29–19");
-    assert_eq!(game.view(Viewer::Spectator).last_sow.unwrap().swept, Some([3, 0]));
+    assert_eq!(
+        outcome.reason,
+        "M7: seat 1's pits are empty; seat 0 wins 29–19"
+    );
+    assert_eq!(
+        game.view(Viewer::Spectator).last_sow.unwrap().swept,
+        Some([3, 0])
+    );
 }
 
 #[test]
@@ -286,13 +321,22 @@ fn m7_a_position_with_an_empty_row_is_already_over() {
 
 #[test]
 fn m8_equal_stores_are_a_draw() {
-    let game = position(RuleSet::Kalah, &[0, 0, 0, 0, 0, 1], &[1, 0, 0, 0, 0, 0], [23, 23], 0);
+    let game = position(
+        RuleSet::Kalah,
+        &[0, 0, 0, 0, 0, 1],
+        &[1, 0, 0, 0, 0, 0],
+        [23, 23],
+        0,
+    );
     let game = sow(game, 0, 6);
     let outcome = game.outcome().unwrap();
     assert_eq!(outcome.result, GameResult::Draw);
     assert_eq!(outcome.points, vec![24, 24]);
     assert_eq!(outcome.ranks, vec![0, 0]);
-    assert_eq!(outcome.reason, "M7: seat 0's pits are empty; a draw at 24–24");
+    assert_eq!(
+        outcome.reason,
+        "M7: seat 0's pits are empty; a draw at 24–24"
+    );
 }
 
 #[test]
@@ -305,7 +349,10 @@ fn m9_resigning_loses_at_any_time() {
     assert_eq!(game.to_move(), None);
     // A second resignation changes nothing.
     let again = game.resign(0);
-    assert_eq!(again.outcome().unwrap().result, GameResult::Win { winners: vec![0] });
+    assert_eq!(
+        again.outcome().unwrap().result,
+        GameResult::Win { winners: vec![0] }
+    );
 }
 
 #[test]
@@ -340,7 +387,10 @@ fn m9_the_game_stops_after_400_sows() {
     assert_eq!(outcome.rule, "M9");
     assert_eq!(outcome.points, vec![24, 24]);
     assert_eq!(outcome.result, GameResult::Draw);
-    assert_eq!(game.view(Viewer::Spectator).last_sow.unwrap().swept, Some([24, 24]));
+    assert_eq!(
+        game.view(Viewer::Spectator).last_sow.unwrap().swept,
+        Some([24, 24])
+    );
     // Even an extra turn stops at the limit.
     let game = sow(near_limit(RuleSet::Kalah), 0, 3);
     assert_eq!(game.outcome().unwrap().rule, "M9");
@@ -444,7 +494,10 @@ fn k3_last_seed_in_the_opponents_empty_pit_ends_the_turn() {
     assert_eq!(outcome.rule, "K4");
     assert_eq!(outcome.points, vec![51, 47]);
     assert_eq!(outcome.result, GameResult::Win { winners: vec![0] });
-    assert_eq!(outcome.reason, "K4: seat 0 has no seeds to sow; seat 0 wins 51–47");
+    assert_eq!(
+        outcome.reason,
+        "K4: seat 0 has no seeds to sow; seat 0 wins 51–47"
+    );
 }
 
 #[test]
