@@ -189,6 +189,8 @@ pub struct Frame<'a> {
     pub me: Option<u32>,
     /// A pending draw offer, by this seat.
     pub draw_offered_by: Option<u32>,
+    /// Recent notes (draw offers, timeouts, errors), shown between the board and the turn.
+    pub notes: &'a [String],
     /// Now, Unix milliseconds.
     pub now_ms: i64,
 }
@@ -206,7 +208,7 @@ pub fn seconds_left(deadline_unix_ms: i64, now_ms: i64) -> Option<i64> {
     (deadline_unix_ms > 0).then(|| (deadline_unix_ms.saturating_sub(now_ms).max(0) + 999) / 1000)
 }
 
-/// The players line, the board, and whose turn it is with the clock.
+/// The players line, the board, recent notes, and whose turn it is with the clock.
 pub fn render_frame(frame: &Frame<'_>) -> String {
     let caro = caro_view(frame.view);
     let mut out = String::new();
@@ -231,6 +233,10 @@ pub fn render_frame(frame: &Frame<'_>) -> String {
         None => out.push_str("this client draws Caro boards only\n"),
     }
     out.push('\n');
+    for note in frame.notes {
+        out.push_str(note);
+        out.push('\n');
+    }
     if !frame.finished {
         out.push_str(&render_turn(frame));
     }
@@ -529,6 +535,7 @@ mod tests {
             turn_seq: 2,
         };
         let seats = seats();
+        let notes = vec!["#2 X (alice) offers a draw".to_owned()];
         let mut frame = Frame {
             game_id: "g1",
             seats: &seats,
@@ -537,6 +544,7 @@ mod tests {
             finished: false,
             me: Some(1),
             draw_offered_by: Some(0),
+            notes: &notes,
             now_ms: 43_500,
         };
         let text = render_frame(&frame);
@@ -544,7 +552,10 @@ mod tests {
             text.starts_with("game g1: X (alice) vs O (bob) — you\n"),
             "{text}"
         );
-        assert!(text.contains("your turn (O) — 57 s left"), "{text}");
+        assert!(
+            text.contains("#2 X (alice) offers a draw\nyour turn (O) — 57 s left"),
+            "{text}"
+        );
         assert!(text.contains("X (alice) offers a draw: type accept or decline"));
         frame.me = None;
         let text = render_frame(&frame);
@@ -566,6 +577,7 @@ mod tests {
             finished: true,
             me: None,
             draw_offered_by: None,
+            notes: &[],
             now_ms: 0,
         };
         assert!(render_frame(&frame).contains("this client draws Caro boards only"));

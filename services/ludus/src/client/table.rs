@@ -1,7 +1,5 @@
 //! What the client knows of one game, kept up to date from the snapshot and the events.
 
-use std::collections::VecDeque;
-
 use ludus_proto::pb;
 
 use super::render::{self, Frame};
@@ -31,7 +29,7 @@ pub struct Table {
     /// A pending draw offer, by this seat.
     pub draw_offered_by: Option<u32>,
     /// Recent notes (draw offers, timeouts, errors), oldest first.
-    pub notes: VecDeque<String>,
+    pub notes: Vec<String>,
 }
 
 impl Table {
@@ -47,7 +45,7 @@ impl Table {
             outcome: snapshot.outcome,
             me: snapshot.your_seat,
             draw_offered_by: snapshot.draw_offered_by,
-            notes: VecDeque::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -101,9 +99,10 @@ impl Table {
 
     /// Adds a note under the board.
     pub fn note(&mut self, line: String) {
-        self.notes.push_back(line);
-        while self.notes.len() > NOTES_KEPT {
-            self.notes.pop_front();
+        self.notes.push(line);
+        if self.notes.len() > NOTES_KEPT {
+            let excess = self.notes.len() - NOTES_KEPT;
+            self.notes.drain(..excess);
         }
     }
 
@@ -127,12 +126,9 @@ impl Table {
             finished: self.finished,
             me: self.me,
             draw_offered_by: self.draw_offered_by,
+            notes: &self.notes,
             now_ms,
         });
-        for note in &self.notes {
-            out.push_str(note);
-            out.push('\n');
-        }
         if self.finished {
             out.push_str(&self.outcome_line());
         }
