@@ -65,7 +65,7 @@ async fn two_players_quick_match_and_play_to_a_win() {
     assert_eq!(outcome.kind, pb::ResultKind::Win as i32);
     assert_eq!(outcome.winners, [0]);
     assert_eq!(outcome.rule, "C7");
-    assert_eq!(outcome.reason, "x made a winning line from D8 to H8");
+    assert_eq!(outcome.reason, "X made a winning line from D8 to H8");
     let Some(pb::game_view::View::Caro(view)) = last.view.and_then(|v| v.view) else {
         panic!("a caro view");
     };
@@ -225,7 +225,7 @@ async fn illegal_and_out_of_turn_moves_are_refused_naming_the_rule_and_change_no
 
     let out_of_turn = x.play(&game, "A1").await.unwrap_err();
     assert_eq!(out_of_turn.code(), Code::FailedPrecondition);
-    assert_eq!(out_of_turn.message(), "C3: it is not x's turn");
+    assert_eq!(out_of_turn.message(), "C3: it is not X's turn");
 
     let off_board = o.play(&game, "P1").await.unwrap_err();
     assert_eq!(off_board.code(), Code::FailedPrecondition);

@@ -116,8 +116,8 @@ impl Stone {
 impl fmt::Display for Stone {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Stone::X => "x",
-            Stone::O => "o",
+            Stone::X => "X",
+            Stone::O => "O",
         })
     }
 }

@@ -307,7 +307,7 @@ fn c2_c3_x_moves_first_and_turns_alternate() {
     assert_eq!(game.to_move(), Some(0));
     let (game, err) = play(game, 1, "H8").unwrap_err();
     assert_eq!(err.rule(), "C3");
-    assert_eq!(err.to_string(), "C3: it is not o's turn");
+    assert_eq!(err.to_string(), "C3: it is not O's turn");
     assert!(game.moves().is_empty(), "a refused action changes nothing");
     let game = play(game, 0, "H8").unwrap();
     assert_eq!(game.to_move(), Some(1));
