@@ -496,6 +496,31 @@ mod tests {
     }
 
     #[test]
+    fn a_table_size_must_match_the_players_listed() {
+        let settings = |players| pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                players,
+                ..Default::default()
+            })),
+            turn_time_ms: 0,
+        };
+        assert!(<Quoridor as Hosting>::check_seats(&settings(0), 3).is_ok());
+        assert!(<Quoridor as Hosting>::check_seats(&settings(4), 4).is_ok());
+        assert!(matches!(
+            <Quoridor as Hosting>::check_seats(&settings(4), 2),
+            Err(ServiceError::InvalidArgument(m)) if m.starts_with("settings.quoridor.players")
+        ));
+        let slow = pb::GameSettings {
+            turn_time_ms: 90_001,
+            ..settings(0)
+        };
+        assert!(matches!(
+            <Quoridor as Hosting>::options_from_pb(&slow),
+            Err(ServiceError::InvalidArgument(m)) if m.starts_with("settings.turn_time_ms: Q28")
+        ));
+    }
+
+    #[test]
     fn options_round_trip() {
         let o = options_from_pb(&pb::QuoridorOptions {
             teams: vec![
