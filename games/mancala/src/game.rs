@@ -389,7 +389,7 @@ impl Mancala {
         let score = format!("{}–{}", stores[0], stores[1]);
         let outcome = match stores[0].cmp(&stores[1]) {
             std::cmp::Ordering::Equal => {
-                Outcome::draw(2, rule, format!("{rule}: {why}; a draw at {score}"))
+                Outcome::draw(2, rule, format!("{why}; a draw at {score}"))
             }
             order => {
                 let winner = usize::from(order == std::cmp::Ordering::Less);
@@ -397,7 +397,7 @@ impl Mancala {
                     2,
                     &[winner],
                     rule,
-                    format!("{rule}: {why}; seat {winner} wins {score}"),
+                    format!("{why}; seat {winner} wins {score}"),
                 )
             }
         };
@@ -571,7 +571,7 @@ impl Game for Mancala {
                 2,
                 &[winner],
                 "M10",
-                format!("M10: seat {seat} ran out of time; seat {winner} wins"),
+                format!("seat {seat} ran out of time; seat {winner} wins"),
             ));
         }
         self
@@ -585,7 +585,7 @@ impl Game for Mancala {
                 2,
                 &[winner],
                 "M9",
-                format!("M9: seat {seat} resigned; seat {winner} wins"),
+                format!("seat {seat} resigned; seat {winner} wins"),
             ));
         }
         self
@@ -597,7 +597,7 @@ impl Game for Mancala {
             let rule = static_rule(&outcome.rule);
             return Err((self, MancalaError::GameOver { rule }));
         }
-        self.stop(Outcome::draw(2, "M9", "M9: both seats agreed to a draw"));
+        self.stop(Outcome::draw(2, "M9", "both seats agreed to a draw"));
         Ok(self)
     }
 

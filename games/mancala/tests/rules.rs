@@ -198,10 +198,7 @@ fn m5_m6_m7_extra_turns_chain_until_a_capture_empties_the_row() {
     assert_eq!(outcome.result, GameResult::Win { winners: vec![1] });
     assert_eq!(outcome.points, vec![18, 30]);
     assert_eq!(outcome.ranks, vec![1, 0]);
-    assert_eq!(
-        outcome.reason,
-        "M7: seat 0's pits are empty; seat 1 wins 18–30"
-    );
+    assert_eq!(outcome.reason, "seat 0's pits are empty; seat 1 wins 18–30");
     assert_eq!(game.board().stores(), [18, 30]);
     assert_eq!(rows(&game), [vec![0; 6], vec![0; 6]]);
     assert_eq!(game.to_move(), None);
@@ -303,10 +300,7 @@ fn m7_when_the_opponents_row_empties_each_side_keeps_its_own_seeds() {
     assert_eq!(outcome.rule, "M7");
     assert_eq!(outcome.points, vec![29, 19]);
     assert_eq!(outcome.result, GameResult::Win { winners: vec![0] });
-    assert_eq!(
-        outcome.reason,
-        "M7: seat 1's pits are empty; seat 0 wins 29–19"
-    );
+    assert_eq!(outcome.reason, "seat 1's pits are empty; seat 0 wins 29–19");
     assert_eq!(
         game.view(Viewer::Spectator).last_sow.unwrap().swept,
         Some([3, 0])
@@ -333,10 +327,7 @@ fn m8_equal_stores_are_a_draw() {
     assert_eq!(outcome.result, GameResult::Draw);
     assert_eq!(outcome.points, vec![24, 24]);
     assert_eq!(outcome.ranks, vec![0, 0]);
-    assert_eq!(
-        outcome.reason,
-        "M7: seat 0's pits are empty; a draw at 24–24"
-    );
+    assert_eq!(outcome.reason, "seat 0's pits are empty; a draw at 24–24");
 }
 
 #[test]
@@ -345,7 +336,7 @@ fn m9_resigning_loses_at_any_time() {
     let outcome = game.outcome().unwrap();
     assert_eq!(outcome.rule, "M9");
     assert_eq!(outcome.result, GameResult::Win { winners: vec![0] });
-    assert_eq!(outcome.reason, "M9: seat 1 resigned; seat 0 wins");
+    assert_eq!(outcome.reason, "seat 1 resigned; seat 0 wins");
     assert_eq!(game.to_move(), None);
     // A second resignation changes nothing.
     let again = game.resign(0);
@@ -407,7 +398,7 @@ fn m10_running_out_of_time_loses() {
     let outcome = game.outcome().unwrap();
     assert_eq!(outcome.rule, "M10");
     assert_eq!(outcome.result, GameResult::Win { winners: vec![0] });
-    assert_eq!(outcome.reason, "M10: seat 1 ran out of time; seat 0 wins");
+    assert_eq!(outcome.reason, "seat 1 ran out of time; seat 0 wins");
 }
 
 #[test]
@@ -496,7 +487,7 @@ fn k3_last_seed_in_the_opponents_empty_pit_ends_the_turn() {
     assert_eq!(outcome.result, GameResult::Win { winners: vec![0] });
     assert_eq!(
         outcome.reason,
-        "K4: seat 0 has no seeds to sow; seat 0 wins 51–47"
+        "seat 0 has no seeds to sow; seat 0 wins 51–47"
     );
 }
 
