@@ -199,3 +199,24 @@ fn m13_a_small_endgame_is_solved_exactly_within_a_budget() {
     assert_eq!(report.best, Some(5));
     assert!(report.nodes < 10_000_000);
 }
+
+/// The analysis RPC's values: with a starved budget every sow gets bounds that bracket its
+/// exact value; with enough budget they are exact and the best of them is the position's.
+#[test]
+fn analysis_bounds_bracket_the_exact_values() {
+    let pos = KalahPosition::new([2, 2, 2, 2, 2, 2], [2, 2, 2, 2, 2, 2], [12, 12]).unwrap();
+    let exact = Solver::new(18).analyze(&pos, u64::MAX);
+    assert_eq!(
+        exact.iter().map(|v| v.pit).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4, 5, 6]
+    );
+    assert!(exact.iter().all(|v| v.is_exact()));
+    let best = exact.iter().map(|v| v.lower).max().unwrap();
+    assert_eq!(best, Solver::new(18).solve(&pos).margin);
+    let starved = Solver::new(18).analyze(&pos, 600);
+    assert!(starved.iter().any(|v| !v.is_exact()));
+    for (s, e) in starved.iter().zip(&exact) {
+        assert_eq!(s.pit, e.pit);
+        assert!(s.lower <= e.lower && e.lower <= s.upper, "{s:?} vs {e:?}");
+    }
+}
