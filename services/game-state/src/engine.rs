@@ -8,6 +8,7 @@ use ludus_rules::{Game, Outcome, RandomSource, RuleViolation, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
+use crate::games::backgammon::BackgammonSession;
 use crate::games::caro::Caro;
 use crate::games::quoridor::Quoridor;
 
@@ -17,6 +18,7 @@ use crate::games::quoridor::Quoridor;
 pub enum GameKind {
     Caro,
     Quoridor,
+    Backgammon,
 }
 
 impl GameKind {
@@ -26,9 +28,7 @@ impl GameKind {
         match &settings.options {
             Some(Options::Caro(_)) => Ok(GameKind::Caro),
             Some(Options::Quoridor(_)) => Ok(GameKind::Quoridor),
-            Some(Options::Backgammon(_)) => Err(ServiceError::Unimplemented(
-                "backgammon is not hosted by this server yet".into(),
-            )),
+            Some(Options::Backgammon(_)) => Ok(GameKind::Backgammon),
             Some(Options::Mancala(_)) => Err(ServiceError::Unimplemented(
                 "mancala is not hosted by this server yet".into(),
             )),
@@ -263,6 +263,7 @@ pub fn setup(
     match GameKind::of(settings)? {
         GameKind::Caro => setup_hosted::<Caro>(settings, seats, rng),
         GameKind::Quoridor => setup_hosted::<Quoridor>(settings, seats, rng),
+        GameKind::Backgammon => setup_hosted::<BackgammonSession>(settings, seats, rng),
     }
 }
 
@@ -288,5 +289,6 @@ pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame
     match kind {
         GameKind::Caro => hosted::<Caro>(state),
         GameKind::Quoridor => hosted::<Quoridor>(state),
+        GameKind::Backgammon => hosted::<BackgammonSession>(state),
     }
 }

@@ -37,6 +37,9 @@ pub const DEFAULT_CARO_TURN_MS: u64 = 60_000;
 /// Quoridor quick matches whose players did not choose a clock: 30 s per turn (Q28).
 pub const DEFAULT_QUORIDOR_TURN_MS: u64 = 30_000;
 
+/// Backgammon quick matches whose players did not choose a clock: 60 s per turn (B20).
+pub const DEFAULT_BACKGAMMON_TURN_MS: u64 = 60_000;
+
 /// How often the matcher looks at the queues when no enqueue wakes it earlier.
 pub const DEFAULT_MATCH_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -51,6 +54,8 @@ pub struct Config {
     pub caro_turn_ms: u64,
     /// The default turn clock of Quoridor quick matches, in milliseconds (Q28).
     pub quoridor_turn_ms: u64,
+    /// The default turn clock of Backgammon quick matches, in milliseconds (B20).
+    pub backgammon_turn_ms: u64,
     /// How often the matcher polls the queues (an enqueue on this replica wakes it at once).
     pub match_interval: Duration,
 }
@@ -63,6 +68,7 @@ impl Config {
             game_state_url: game_state_url.into(),
             caro_turn_ms: DEFAULT_CARO_TURN_MS,
             quoridor_turn_ms: DEFAULT_QUORIDOR_TURN_MS,
+            backgammon_turn_ms: DEFAULT_BACKGAMMON_TURN_MS,
             match_interval: DEFAULT_MATCH_INTERVAL,
         }
     }
@@ -89,7 +95,8 @@ pub async fn run(
         config.match_interval,
         wake.clone(),
     )
-    .quoridor_turn_ms(config.quoridor_turn_ms);
+    .quoridor_turn_ms(config.quoridor_turn_ms)
+    .backgammon_turn_ms(config.backgammon_turn_ms);
     let matching = tokio::spawn(matcher.run(stop.clone()));
 
     let service = MatchmakingService::new(queues, wake, stop.clone());

@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use clap::Parser;
-use ludus_matchmaking::{Config, DEFAULT_CARO_TURN_MS, DEFAULT_QUORIDOR_TURN_MS};
+use ludus_matchmaking::{
+    Config, DEFAULT_BACKGAMMON_TURN_MS, DEFAULT_CARO_TURN_MS, DEFAULT_QUORIDOR_TURN_MS,
+};
 use ludus_store::Backend;
 use tokio::net::TcpListener;
 
@@ -32,6 +34,9 @@ struct Args {
     /// Default turn clock of Quoridor quick matches, milliseconds (Q28: 30 s).
     #[arg(long, env = "LUDUS_QUORIDOR_TURN_MS", default_value_t = DEFAULT_QUORIDOR_TURN_MS)]
     quoridor_turn_ms: u64,
+    /// Default turn clock of Backgammon quick matches, milliseconds (B20: 60 s).
+    #[arg(long, env = "LUDUS_BACKGAMMON_TURN_MS", default_value_t = DEFAULT_BACKGAMMON_TURN_MS)]
+    backgammon_turn_ms: u64,
     /// How often the matcher polls the queues, milliseconds.
     #[arg(long, env = "LUDUS_MATCH_INTERVAL_MS", default_value_t = 100)]
     match_interval_ms: u64,
@@ -56,6 +61,7 @@ async fn main() -> anyhow::Result<()> {
         game_state_url: args.game_state_url,
         caro_turn_ms: args.caro_turn_ms,
         quoridor_turn_ms: args.quoridor_turn_ms,
+        backgammon_turn_ms: args.backgammon_turn_ms,
         match_interval: Duration::from_millis(args.match_interval_ms.max(1)),
     };
     let listener = TcpListener::bind(&args.listen).await?;

@@ -38,6 +38,7 @@ pub struct Matcher {
     game_state: GameStateClient<Traced>,
     caro_turn_ms: u64,
     quoridor_turn_ms: u64,
+    backgammon_turn_ms: u64,
     interval: Duration,
     wake: Arc<Notify>,
 }
@@ -57,6 +58,7 @@ impl Matcher {
             game_state,
             caro_turn_ms,
             quoridor_turn_ms: crate::DEFAULT_QUORIDOR_TURN_MS,
+            backgammon_turn_ms: crate::DEFAULT_BACKGAMMON_TURN_MS,
             interval,
             wake,
         }
@@ -65,6 +67,12 @@ impl Matcher {
     /// The clock of Quoridor quick matches whose players did not ask for one (Q28).
     pub fn quoridor_turn_ms(mut self, ms: u64) -> Self {
         self.quoridor_turn_ms = ms;
+        self
+    }
+
+    /// The clock of Backgammon quick matches whose players did not choose one (B20).
+    pub fn backgammon_turn_ms(mut self, ms: u64) -> Self {
+        self.backgammon_turn_ms = ms;
         self
     }
 
@@ -191,6 +199,11 @@ impl Matcher {
                 settings.turn_time_ms
             }
             Some(pb::game_settings::Options::Quoridor(_)) => self.quoridor_turn_ms,
+            // B20: the clock the players queued for, else the server's default.
+            Some(pb::game_settings::Options::Backgammon(_)) if settings.turn_time_ms != 0 => {
+                settings.turn_time_ms
+            }
+            Some(pb::game_settings::Options::Backgammon(_)) => self.backgammon_turn_ms,
             _ => 0,
         }
     }

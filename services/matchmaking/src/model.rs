@@ -103,12 +103,60 @@ impl QuickMatch {
             pb::game_settings::Options::Quoridor(quoridor) => {
                 quoridor_quick_match(quoridor, settings.turn_time_ms)
             }
+            pb::game_settings::Options::Backgammon(backgammon) => {
+                backgammon_quick_match(backgammon, settings.turn_time_ms)
+            }
             other => Err(ServiceError::Unimplemented(format!(
                 "settings.options: quick match for {} is not offered yet",
                 game_name(other)
             ))),
         }
     }
+}
+
+/// Backgammon quick match: money games only, queued by the optional rules that are on
+/// (`backgammon/money/a2-b-j`), plus `/t<s>` when the player asked for one of B20's
+/// clocks (30, 60, 90 or 120 s) instead of the server's default (0).
+fn backgammon_quick_match(
+    options: &pb::BackgammonOptions,
+    turn_time_ms: u64,
+) -> Result<QuickMatch, ServiceError> {
+    use ludus_game_state::games::backgammon;
+    if options.match_game.is_some() {
+        return Err(ServiceError::InvalidArgument(
+            "settings.backgammon.match_game: B22: quick match plays money games; \
+             matches are created with their length"
+                .into(),
+        ));
+    }
+    let parsed = backgammon::options_from_pb(options).map_err(|e| match e {
+        ludus_game_state::error::ServiceError::InvalidArgument(m) => {
+            ServiceError::InvalidArgument(m)
+        }
+        other => ServiceError::Internal(other.to_string()),
+    })?;
+    let seconds = u32::try_from(turn_time_ms / 1000).unwrap_or(u32::MAX);
+    if !turn_time_ms.is_multiple_of(1000) {
+        return Err(ServiceError::InvalidArgument(format!(
+            "settings.turn_time_ms: B20: 30, 60, 90 or 120 s (or 0 for the default), \
+             not {turn_time_ms} ms"
+        )));
+    }
+    backgammon::validate_turn_seconds(seconds)
+        .map_err(|e| ServiceError::InvalidArgument(format!("settings.turn_time_ms: {e}")))?;
+    let mut queue = backgammon::money_queue(&parsed);
+    if seconds != 0 {
+        queue.push_str(&format!("/t{seconds}"));
+    }
+    Ok(QuickMatch {
+        queue,
+        settings: pb::GameSettings {
+            options: Some(pb::game_settings::Options::Backgammon(
+                backgammon::options_to_pb(&parsed),
+            )),
+            turn_time_ms: u64::from(seconds) * 1000,
+        },
+    })
 }
 
 /// Q28: the turn clocks a Quoridor player may ask a quick match for (0 = the server's).
@@ -288,6 +336,66 @@ mod tests {
             QuickMatch::from_settings(None),
             Err(ServiceError::InvalidArgument(_))
         ));
+    }
+
+    fn backgammon(options: pb::BackgammonOptions, turn_time_ms: u64) -> pb::GameSettings {
+        pb::GameSettings {
+            options: Some(pb::game_settings::Options::Backgammon(options)),
+            turn_time_ms,
+        }
+    }
+
+    #[test]
+    fn backgammon_queues_money_games_by_optional_rules_and_b20_clock() {
+        let plain = QuickMatch::from_settings(Some(&backgammon(Default::default(), 0)))
+            .expect("money game");
+        assert_eq!(plain.queue, "backgammon/money");
+        assert_eq!(plain.settings.turn_time_ms, 0, "B20: the matcher sets 60 s");
+        let rules = pb::BackgammonOptions {
+            automatic_doubles: true,
+            jacoby: true,
+            ..Default::default()
+        };
+        let quick = QuickMatch::from_settings(Some(&backgammon(rules, 90_000))).expect("rules");
+        assert_eq!(quick.queue, "backgammon/money/a1-j/t90");
+        assert_eq!(quick.settings.turn_time_ms, 90_000);
+        assert!(ticket_id(&quick.queue, Ulid::generate()).is_ok());
+        let longest = pb::BackgammonOptions {
+            automatic_doubles: true,
+            automatic_double_limit: 15,
+            beavers: true,
+            jacoby: true,
+            match_game: None,
+        };
+        let quick = QuickMatch::from_settings(Some(&backgammon(longest, 120_000))).expect("all");
+        assert_eq!(quick.queue, "backgammon/money/a15-b-j/t120");
+        assert!(ticket_id(&quick.queue, Ulid::generate()).is_ok());
+        for (settings, start) in [
+            (
+                backgammon(Default::default(), 45_000),
+                "settings.turn_time_ms: B20",
+            ),
+            (
+                backgammon(
+                    pb::BackgammonOptions {
+                        match_game: Some(pb::BackgammonMatchGame {
+                            length: 3,
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    },
+                    0,
+                ),
+                "settings.backgammon.match_game: B22",
+            ),
+        ] {
+            let Err(ServiceError::InvalidArgument(message)) =
+                QuickMatch::from_settings(Some(&settings))
+            else {
+                panic!("refused");
+            };
+            assert!(message.starts_with(start), "{message}");
+        }
     }
 
     fn quoridor(players: u32, turn_time_ms: u64) -> pb::GameSettings {

@@ -1,4 +1,5 @@
 //! The proto mapping of each hosted game (see [`crate::engine::Hosting`]).
 
+pub mod backgammon;
 pub mod caro;
 pub mod quoridor;

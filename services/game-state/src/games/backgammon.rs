@@ -1,0 +1,689 @@
+//! Backgammon in the contract: `BackgammonOptions`, `BackgammonAction`, `BackgammonView`
+//! (proto/ludus/v1/backgammon.proto). Rule ids refer to shared/rules/backgammon.md.
+//!
+//! # Money games and matches
+//! One game-state game hosts either one money game or a **whole match** (B22): the hosted
+//! value, [`BackgammonSession`], holds the match score ([`Match`]) and the game being played.
+//! When a game of a match ends, the same action records its points and sets up the next
+//! game at once (its opening roll, B4, comes from the same random source), with the Crawford
+//! rule from [`Match::next_game_options`]; the game-state game finishes (one [`Outcome`],
+//! one rating report) only when a player reaches the match length. So a match is one game
+//! id, one event log and one subscription; the view's `score`/`crawford` say where it
+//! stands. Leaving (the Resign RPC) loses the match, not just the game being played.
+//!
+//! Money games rate in `backgammon/money` and matches in `backgammon/match`; the optional
+//! money rules (B17-B19) and match lengths do not split the rating pools (quick-match queues
+//! do split by the optional rules, see [`money_queue`]).
+//!
+//! Dice come only from the random source game-state passes (its CSPRNG) inside `apply` of a
+//! roll and in setup; no state, view or event holds a die before it is rolled.
+
+pub use ludus_backgammon::Match;
+use ludus_backgammon::options::MAX_CUBE_LOG;
+pub use ludus_backgammon::options::{DEFAULT_TURN_SECONDS, validate_turn_seconds};
+use ludus_backgammon::{
+    Action, Backgammon, BackgammonError, BackgammonOptions, BackgammonView, MATCH_LENGTHS,
+    MatchGame, Move, Play, ResignLevel, ViewPhase,
+};
+use ludus_proto::pb;
+use ludus_rules::{Game, Outcome, RandomSource, Seat, SetupError, Viewer};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{GameKind, Hosting};
+use crate::error::ServiceError;
+
+/// The rating pool of money games.
+pub const MONEY_RULESET: &str = "backgammon/money";
+/// The rating pool of matches.
+pub const MATCH_RULESET: &str = "backgammon/match";
+
+fn side(seat: Seat) -> &'static str {
+    if seat == 0 { "white" } else { "black" }
+}
+
+/// A money game, or a whole match to N points (see the module docs).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BackgammonSession {
+    /// The game being played (the last one, once a match is over).
+    game: Backgammon,
+    /// The match score; `None` in money play.
+    #[serde(rename = "match")]
+    score: Option<Match>,
+    /// The match result, once a player reaches the match length or leaves.
+    match_outcome: Option<Outcome>,
+    /// How the previous game of the match ended.
+    previous_game: Option<Outcome>,
+    /// Actions applied in the match's finished games.
+    plies_before: u32,
+}
+
+impl BackgammonSession {
+    /// The game being played.
+    pub fn game(&self) -> &Backgammon {
+        &self.game
+    }
+
+    /// The match score; `None` in money play.
+    pub fn match_score(&self) -> Option<&Match> {
+        self.score.as_ref()
+    }
+
+    /// How the previous game of the match ended.
+    pub fn previous_game(&self) -> Option<&Outcome> {
+        self.previous_game.as_ref()
+    }
+
+    /// A money game from a chosen position (tests, analysis).
+    pub fn money(game: Backgammon) -> Self {
+        BackgammonSession {
+            game,
+            score: None,
+            match_outcome: None,
+            previous_game: None,
+            plies_before: 0,
+        }
+    }
+
+    /// In a match, after a change: when the game just ended, record it and either finish
+    /// the match or set up the next game (B22).
+    fn after_change(&mut self, rng: &mut dyn RandomSource) {
+        let Some(score) = self.score else { return };
+        if self.match_outcome.is_some() {
+            return;
+        }
+        let Some(result) = self.game.outcome().cloned() else {
+            return;
+        };
+        let score = score.record(&result);
+        self.score = Some(score);
+        self.previous_game = Some(result.clone());
+        if let Some(winner) = score.winner() {
+            self.match_outcome = Some(match_result(winner, score, &result.reason));
+            return;
+        }
+        match Backgammon::setup(score.next_game_options(), 2, rng) {
+            Ok(next) => {
+                self.plies_before += self.game.ply();
+                self.game = next;
+            }
+            // Only a random source that rolls nothing but equal dice gets here.
+            Err(e) => {
+                self.match_outcome = Some(Outcome::cancelled(e.rule, e.to_string()));
+            }
+        }
+    }
+}
+
+fn match_result(winner: Seat, score: Match, last: &str) -> Outcome {
+    let [white, black] = score.score();
+    Outcome::win(
+        2,
+        &[winner],
+        "B22",
+        format!(
+            "{last}; {} wins the match to {} ({white}-{black})",
+            side(winner),
+            score.length()
+        ),
+    )
+    .with_points(vec![i64::from(white), i64::from(black)])
+}
+
+impl Game for BackgammonSession {
+    type Options = BackgammonOptions;
+    type Action = Action;
+    type View = BackgammonView;
+    type Error = BackgammonError;
+
+    /// A money game, or the first game of a match when `options.match_game` is set (its
+    /// `length`; a hosted match starts at 0-0).
+    fn setup(
+        options: BackgammonOptions,
+        seats: usize,
+        rng: &mut dyn RandomSource,
+    ) -> Result<Self, SetupError> {
+        let score = match options.match_game {
+            Some(m) => Some(Match::new(m.length)?),
+            None => None,
+        };
+        let options = score.map_or(options, |m| m.next_game_options());
+        Ok(BackgammonSession {
+            game: Backgammon::setup(options, seats, rng)?,
+            score,
+            match_outcome: None,
+            previous_game: None,
+            plies_before: 0,
+        })
+    }
+
+    fn parse_action(&self, text: &str) -> Result<Action, BackgammonError> {
+        self.game.parse_action(text)
+    }
+
+    fn seats(&self) -> usize {
+        2
+    }
+
+    fn to_move(&self) -> Option<Seat> {
+        if self.match_outcome.is_some() {
+            return None;
+        }
+        self.game.to_move()
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        if self.match_outcome.is_some() {
+            return Vec::new();
+        }
+        self.game.legal_actions(seat)
+    }
+
+    fn apply(
+        mut self,
+        seat: Seat,
+        action: &Action,
+        rng: &mut dyn RandomSource,
+    ) -> Result<Self, (Self, BackgammonError)> {
+        if self.match_outcome.is_some() {
+            return Err((self, BackgammonError::new("B22", "the match is over")));
+        }
+        match self.game.apply(seat, action, rng) {
+            Ok(game) => {
+                self.game = game;
+                self.after_change(rng);
+                Ok(self)
+            }
+            Err((game, error)) => {
+                self.game = game;
+                Err((self, error))
+            }
+        }
+    }
+
+    /// B20, per game; the third timeout in a row forfeits the game, not the match.
+    fn timeout(mut self, seat: Seat, rng: &mut dyn RandomSource) -> Self {
+        if self.match_outcome.is_some() {
+            return self;
+        }
+        self.game = self.game.timeout(seat, rng);
+        self.after_change(rng);
+        self
+    }
+
+    /// B21 (leaving): in money play the game is lost as the position stands; in a match,
+    /// the match is lost.
+    fn resign(mut self, seat: Seat) -> Self {
+        if self.match_outcome.is_some() || self.game.outcome().is_some() || seat > 1 {
+            return self;
+        }
+        self.game = self.game.resign(seat);
+        if let Some(score) = self.score {
+            let result = self.game.outcome().cloned();
+            let score = result.as_ref().map_or(score, |r| score.record(r));
+            self.score = Some(score);
+            self.previous_game = result;
+            let left = format!("{} left the match", side(seat));
+            let mut outcome = match_result(seat ^ 1, score, &left);
+            outcome.rule = "B21".to_owned();
+            self.match_outcome = Some(outcome);
+        }
+        self
+    }
+
+    fn agree_draw(self) -> Result<Self, (Self, BackgammonError)> {
+        let BackgammonSession {
+            game,
+            score,
+            match_outcome,
+            previous_game,
+            plies_before,
+        } = self;
+        match game.agree_draw() {
+            Ok(game) => Ok(BackgammonSession {
+                game,
+                score,
+                match_outcome,
+                previous_game,
+                plies_before,
+            }),
+            Err((game, error)) => Err((
+                BackgammonSession {
+                    game,
+                    score,
+                    match_outcome,
+                    previous_game,
+                    plies_before,
+                },
+                error,
+            )),
+        }
+    }
+
+    fn outcome(&self) -> Option<&Outcome> {
+        match self.score {
+            Some(_) => self.match_outcome.as_ref(),
+            None => self.game.outcome(),
+        }
+    }
+
+    fn view(&self, viewer: Viewer) -> BackgammonView {
+        let mut view = self.game.view(viewer);
+        if self.match_outcome.is_some() {
+            view.to_move = None;
+            view.legal_actions.clear();
+            view.legal_plays.clear();
+        }
+        view
+    }
+
+    fn ply(&self) -> u32 {
+        self.plies_before + self.game.ply()
+    }
+}
+
+fn invalid(message: String) -> ServiceError {
+    ServiceError::InvalidArgument(message)
+}
+
+/// Reads Backgammon options (B17-B19, B22); errors name the field and the rule.
+pub fn options_from_pb(options: &pb::BackgammonOptions) -> Result<BackgammonOptions, ServiceError> {
+    let automatic_double_limit = match options.automatic_double_limit {
+        0 => ludus_backgammon::options::DEFAULT_AUTOMATIC_DOUBLE_LIMIT,
+        n if n <= u32::from(MAX_CUBE_LOG) => n as u8,
+        n => {
+            return Err(invalid(format!(
+                "settings.backgammon.automatic_double_limit: B17: 1 to 15, not {n}"
+            )));
+        }
+    };
+    let match_game = match &options.match_game {
+        None => None,
+        Some(m) => {
+            if !MATCH_LENGTHS.contains(&m.length) {
+                return Err(invalid(format!(
+                    "settings.backgammon.match_game.length: B22: a match is played to 1, 3, 5, \
+                     7, 11, 15 or 21 points, not {}",
+                    m.length
+                )));
+            }
+            if m.score.iter().any(|&s| s != 0) || m.crawford {
+                return Err(invalid(
+                    "settings.backgammon.match_game.score: B22: game-state hosts a whole match, \
+                     which starts at 0-0 (leave score and crawford unset)"
+                        .into(),
+                ));
+            }
+            if options.automatic_doubles || options.beavers || options.jacoby {
+                return Err(invalid(
+                    "settings.backgammon: B22: automatic doubles, beavers and the jacoby rule \
+                     do not apply in matches"
+                        .into(),
+                ));
+            }
+            Some(MatchGame {
+                length: m.length,
+                score: [0, 0],
+                crawford: false,
+            })
+        }
+    };
+    let parsed = BackgammonOptions {
+        automatic_doubles: options.automatic_doubles,
+        automatic_double_limit,
+        beavers: options.beavers,
+        jacoby: options.jacoby,
+        match_game,
+    };
+    parsed
+        .validate()
+        .map_err(|e| invalid(format!("settings.backgammon: {e}")))?;
+    Ok(parsed)
+}
+
+/// The options in the contract, normalised (matchmaking queues them).
+pub fn options_to_pb(options: &BackgammonOptions) -> pb::BackgammonOptions {
+    pb::BackgammonOptions {
+        automatic_doubles: options.automatic_doubles,
+        automatic_double_limit: if options.automatic_doubles {
+            u32::from(options.automatic_double_limit)
+        } else {
+            0
+        },
+        beavers: options.beavers,
+        jacoby: options.jacoby,
+        match_game: options.match_game.map(|m| pb::BackgammonMatchGame {
+            length: m.length,
+            score: m.score.to_vec(),
+            crawford: m.crawford,
+        }),
+    }
+}
+
+/// The rating pool of the options: money games and matches are rated apart.
+pub fn ruleset(options: &BackgammonOptions) -> &'static str {
+    if options.is_money() {
+        MONEY_RULESET
+    } else {
+        MATCH_RULESET
+    }
+}
+
+/// The quick-match queue of money options: the rating pool plus the optional rules that are
+/// on, so players are paired only with players who chose the same rules. The rules are one
+/// short segment (`a<limit>` automatic doubles, `b` beavers, `j` Jacoby:
+/// `backgammon/money/a2-b-j`) because a ticket id holds its queue within 64 characters.
+pub fn money_queue(options: &BackgammonOptions) -> String {
+    let mut rules = Vec::new();
+    if options.automatic_doubles {
+        rules.push(format!("a{}", options.automatic_double_limit));
+    }
+    if options.beavers {
+        rules.push("b".to_owned());
+    }
+    if options.jacoby {
+        rules.push("j".to_owned());
+    }
+    if rules.is_empty() {
+        MONEY_RULESET.to_owned()
+    } else {
+        format!("{MONEY_RULESET}/{}", rules.join("-"))
+    }
+}
+
+fn resign_level_from_pb(level: i32) -> Option<ResignLevel> {
+    match pb::BackgammonResignLevel::try_from(level).ok()? {
+        pb::BackgammonResignLevel::Single => Some(ResignLevel::Single),
+        pb::BackgammonResignLevel::Gammon => Some(ResignLevel::Gammon),
+        pb::BackgammonResignLevel::Backgammon => Some(ResignLevel::Backgammon),
+        pb::BackgammonResignLevel::Unspecified => None,
+    }
+}
+
+fn resign_level_to_pb(level: ResignLevel) -> pb::BackgammonResignLevel {
+    match level {
+        ResignLevel::Single => pb::BackgammonResignLevel::Single,
+        ResignLevel::Gammon => pb::BackgammonResignLevel::Gammon,
+        ResignLevel::Backgammon => pb::BackgammonResignLevel::Backgammon,
+    }
+}
+
+fn play_to_pb(play: &Play) -> pb::BackgammonPlay {
+    pb::BackgammonPlay {
+        moves: play
+            .moves()
+            .iter()
+            .map(|m| pb::BackgammonMove {
+                from: u32::from(m.from),
+                to: u32::from(m.to),
+                hit: m.hit,
+            })
+            .collect(),
+    }
+}
+
+fn play_from_pb(play: &pb::BackgammonPlay) -> Result<Play, ServiceError> {
+    if play.moves.len() > 4 {
+        return Err(invalid(format!(
+            "action.backgammon.play.moves: B7: a turn moves at most 4 checkers, not {}",
+            play.moves.len()
+        )));
+    }
+    play.moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if m.from == 0 || m.from > 25 {
+                return Err(invalid(format!(
+                    "action.backgammon.play.moves[{i}].from: B1: points are 1-24, or 25 for the \
+                     bar, not {}",
+                    m.from
+                )));
+            }
+            if m.to > 24 {
+                return Err(invalid(format!(
+                    "action.backgammon.play.moves[{i}].to: B1: points are 1-24, or 0 for off, \
+                     not {}",
+                    m.to
+                )));
+            }
+            // Both fit in u8: checked above.
+            Ok(Move::new(m.from as u8, m.to as u8))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Play)
+}
+
+fn simple_to_pb(action: &Action) -> Option<pb::BackgammonSimpleAction> {
+    Some(match action {
+        Action::Roll => pb::BackgammonSimpleAction::Roll,
+        Action::Double => pb::BackgammonSimpleAction::Double,
+        Action::Take => pb::BackgammonSimpleAction::Take,
+        Action::Drop => pb::BackgammonSimpleAction::Drop,
+        Action::Beaver => pb::BackgammonSimpleAction::Beaver,
+        Action::AcceptResignation => pb::BackgammonSimpleAction::AcceptResignation,
+        Action::RejectResignation => pb::BackgammonSimpleAction::RejectResignation,
+        Action::Play(_) | Action::Resign(_) => return None,
+    })
+}
+
+fn phase_to_pb(phase: ViewPhase) -> pb::BackgammonPhase {
+    match phase {
+        ViewPhase::Roll => pb::BackgammonPhase::Roll,
+        ViewPhase::Play => pb::BackgammonPhase::Play,
+        ViewPhase::DoubleOffered => pb::BackgammonPhase::DoubleOffered,
+        ViewPhase::ResignationOffered => pb::BackgammonPhase::ResignationOffered,
+        ViewPhase::Over => pb::BackgammonPhase::Over,
+    }
+}
+
+fn seat_u32(seat: Seat) -> u32 {
+    u32::try_from(seat).unwrap_or(u32::MAX)
+}
+
+impl Hosting for BackgammonSession {
+    const KIND: GameKind = GameKind::Backgammon;
+
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<BackgammonOptions, ServiceError> {
+        match &settings.options {
+            Some(pb::game_settings::Options::Backgammon(options)) => options_from_pb(options),
+            _ => Err(invalid(
+                "settings.options: expected backgammon options".into(),
+            )),
+        }
+    }
+
+    fn action_from_pb(&self, action: &pb::Action) -> Result<Action, ServiceError> {
+        use pb::backgammon_action::Kind;
+        let Some(pb::action::Action::Backgammon(bg)) = &action.action else {
+            return Err(invalid(
+                "action: this is a backgammon game: send action.backgammon or action.notation"
+                    .into(),
+            ));
+        };
+        match &bg.kind {
+            Some(Kind::Simple(simple)) => {
+                match pb::BackgammonSimpleAction::try_from(*simple)
+                    .unwrap_or(pb::BackgammonSimpleAction::Unspecified)
+                {
+                    pb::BackgammonSimpleAction::Roll => Ok(Action::Roll),
+                    pb::BackgammonSimpleAction::Double => Ok(Action::Double),
+                    pb::BackgammonSimpleAction::Take => Ok(Action::Take),
+                    pb::BackgammonSimpleAction::Drop => Ok(Action::Drop),
+                    pb::BackgammonSimpleAction::Beaver => Ok(Action::Beaver),
+                    pb::BackgammonSimpleAction::AcceptResignation => Ok(Action::AcceptResignation),
+                    pb::BackgammonSimpleAction::RejectResignation => Ok(Action::RejectResignation),
+                    pb::BackgammonSimpleAction::Unspecified => Err(invalid(format!(
+                        "action.backgammon.simple: choose an action, not {simple}"
+                    ))),
+                }
+            }
+            Some(Kind::Play(play)) => play_from_pb(play).map(Action::Play),
+            Some(Kind::Resign(level)) => resign_level_from_pb(*level)
+                .map(Action::Resign)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "action.backgammon.resign: B21: single, gammon or backgammon, not {level}"
+                    ))
+                }),
+            None => Err(invalid(
+                "action.backgammon: set one of simple, play or resign".into(),
+            )),
+        }
+    }
+
+    fn action_to_pb(action: &Action) -> pb::Action {
+        use pb::backgammon_action::Kind;
+        let kind = match action {
+            Action::Play(play) => Kind::Play(play_to_pb(play)),
+            Action::Resign(level) => Kind::Resign(resign_level_to_pb(*level) as i32),
+            other => Kind::Simple(
+                simple_to_pb(other).unwrap_or(pb::BackgammonSimpleAction::Unspecified) as i32,
+            ),
+        };
+        pb::Action {
+            action: Some(pb::action::Action::Backgammon(pb::BackgammonAction {
+                kind: Some(kind),
+            })),
+        }
+    }
+
+    fn view_to_pb(view: BackgammonView) -> pb::GameView {
+        let pair = |a: [u8; 2]| vec![u32::from(a[0]), u32::from(a[1])];
+        pb::GameView {
+            view: Some(pb::game_view::View::Backgammon(pb::BackgammonView {
+                points: view.points.iter().map(|&n| i32::from(n)).collect(),
+                you: view.viewer.map(seat_u32),
+                mirrored: view.mirrored,
+                bar: pair(view.bar),
+                off: pair(view.off),
+                pips: view.pips.to_vec(),
+                turn: seat_u32(view.turn),
+                to_move: view.to_move.map(seat_u32),
+                phase: phase_to_pb(view.phase) as i32,
+                dice: view.dice.map_or_else(Vec::new, pair),
+                cube_value: view.cube_value,
+                cube_owner: view.cube_owner.map(seat_u32),
+                can_double: view.can_double,
+                double_offer: view.double_offer.map(|d| pb::BackgammonDoubleOffer {
+                    by: seat_u32(d.by),
+                    value: d.value,
+                    beaver: d.beaver,
+                }),
+                resignation_offer: view
+                    .resignation_offer
+                    .map(|r| pb::BackgammonResignationOffer {
+                        by: seat_u32(r.by),
+                        level: resign_level_to_pb(r.level) as i32,
+                        points: r.points,
+                    }),
+                match_length: view.match_length,
+                score: view.score.to_vec(),
+                crawford: view.crawford,
+                jacoby: view.jacoby,
+                beavers: view.beavers,
+                automatic_doubles: u32::from(view.automatic_doubles),
+                legal_plays: view.legal_plays.iter().map(play_to_pb).collect(),
+                last_play: view.last_play.map(|last| pb::BackgammonLastPlay {
+                    seat: seat_u32(last.seat),
+                    dice: pair(last.dice),
+                    play: Some(play_to_pb(&last.play)),
+                    automatic: last.automatic,
+                }),
+                position_id: view.position_id,
+                match_id: view.match_id,
+                timeouts: pair(view.timeouts),
+                ply: view.ply,
+            })),
+        }
+    }
+
+    fn ruleset(&self) -> String {
+        match self.score {
+            Some(_) => MATCH_RULESET.to_owned(),
+            None => ruleset(self.game.options()).to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ludus_rules::ScriptedRandom;
+
+    use super::*;
+
+    fn match_to(length: u32) -> BackgammonOptions {
+        BackgammonOptions {
+            match_game: Some(MatchGame {
+                length,
+                score: [0, 0],
+                crawford: false,
+            }),
+            ..BackgammonOptions::default()
+        }
+    }
+
+    #[test]
+    fn b22_a_match_goes_on_after_a_game_and_ends_at_the_length() {
+        // Opening 3-1: white on roll.
+        let mut rng = ScriptedRandom::new([2, 0, 2, 0, 2, 0]);
+        let s = BackgammonSession::setup(match_to(3), 2, &mut rng).expect("setup");
+        let s = s
+            .apply(0, &Action::Resign(ResignLevel::Gammon), &mut rng)
+            .expect("offer");
+        let s = s
+            .apply(1, &Action::AcceptResignation, &mut rng)
+            .expect("accept");
+        assert!(s.outcome().is_none(), "2-0 in a 3-point match goes on");
+        assert_eq!(s.match_score().map(Match::score), Some([0, 2]));
+        assert!(s.game().is_crawford(), "B22: black is at 2 of 3");
+        assert_eq!(s.ply(), 2);
+        let s = s
+            .apply(0, &Action::Resign(ResignLevel::Single), &mut rng)
+            .expect("offer");
+        let s = s
+            .apply(1, &Action::AcceptResignation, &mut rng)
+            .expect("accept");
+        let outcome = s.outcome().expect("the match is over");
+        assert_eq!(outcome.rule, "B22");
+        assert_eq!(outcome.points, [0, 3]);
+        assert_eq!(s.to_move(), None);
+        assert_eq!(Hosting::ruleset(&s), MATCH_RULESET);
+    }
+
+    #[test]
+    fn leaving_a_match_loses_it() {
+        let mut rng = ScriptedRandom::new([2, 0]);
+        let s = BackgammonSession::setup(match_to(5), 2, &mut rng).expect("setup");
+        let s = s.resign(0);
+        let outcome = s.outcome().expect("over");
+        assert_eq!(outcome.rule, "B21");
+        assert_eq!(outcome.ranks, [1, 0]);
+    }
+
+    #[test]
+    fn options_name_the_field_and_rule() {
+        let bad = pb::BackgammonOptions {
+            match_game: Some(pb::BackgammonMatchGame {
+                length: 4,
+                score: vec![],
+                crawford: false,
+            }),
+            ..Default::default()
+        };
+        let Err(ServiceError::InvalidArgument(m)) = options_from_pb(&bad) else {
+            panic!("refused");
+        };
+        assert!(
+            m.starts_with("settings.backgammon.match_game.length: B22"),
+            "{m}"
+        );
+        let money = options_from_pb(&pb::BackgammonOptions {
+            jacoby: true,
+            beavers: true,
+            ..Default::default()
+        })
+        .expect("money");
+        assert_eq!(money_queue(&money), "backgammon/money/b-j");
+        assert_eq!(ruleset(&money), MONEY_RULESET);
+    }
+}
