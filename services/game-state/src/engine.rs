@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ServiceError;
 use crate::games::backgammon::BackgammonSession;
 use crate::games::caro::Caro;
+use crate::games::junqi::Junqi;
 use crate::games::quoridor::Quoridor;
 
 /// The games this build hosts, by their stored name.
@@ -19,6 +20,7 @@ pub enum GameKind {
     Caro,
     Quoridor,
     Backgammon,
+    Junqi,
 }
 
 impl GameKind {
@@ -32,9 +34,7 @@ impl GameKind {
             Some(Options::Mancala(_)) => Err(ServiceError::Unimplemented(
                 "mancala is not hosted by this server yet".into(),
             )),
-            Some(Options::Junqi(_)) => Err(ServiceError::Unimplemented(
-                "junqi is not hosted by this server yet".into(),
-            )),
+            Some(Options::Junqi(_)) => Ok(GameKind::Junqi),
             None => Err(ServiceError::InvalidArgument(
                 "settings.options: choose a game".into(),
             )),
@@ -89,6 +89,15 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
     /// The rating pool and matchmaking queue of the game's options.
     fn ruleset(&self) -> String;
     fn save(&self) -> Result<serde_json::Value, ServiceError>;
+    /// Whether the server plays for the seat to move as soon as its turn starts (Junqi J19
+    /// autoplay). The service then arms a short timer instead of the turn clock.
+    fn autoplay_due(&self) -> bool {
+        false
+    }
+    /// Plays one action for the seat to move under autoplay; `None` when nothing was played.
+    fn play_autoplay(&mut self, _rng: &mut dyn RandomSource) -> Option<AppliedAction> {
+        None
+    }
 }
 
 /// How a game maps to the contract: proto in, proto out.
@@ -107,6 +116,15 @@ pub trait Hosting: Game {
     /// better than "the turn passed" (e.g. Quoridor Q19 pass vs Q21 step aside).
     fn timeout_effect(&self) -> Option<String> {
         None
+    }
+    /// Whether the server plays for the seat to move as soon as its turn starts (Junqi J19).
+    /// Games without autoplay keep the default.
+    fn autoplay_due(&self) -> bool {
+        false
+    }
+    /// One action for the seat to move under autoplay, and the game after it.
+    fn play_autoplay(self, _rng: &mut dyn RandomSource) -> (Self, Option<Self::Action>) {
+        (self, None)
     }
 }
 
@@ -252,6 +270,20 @@ impl<G: Hosting> LiveGame for Hosted<G> {
         serde_json::to_value(self.game())
             .map_err(|e| ServiceError::Internal(format!("could not save the game: {e}")))
     }
+
+    fn autoplay_due(&self) -> bool {
+        self.game().autoplay_due()
+    }
+
+    fn play_autoplay(&mut self, rng: &mut dyn RandomSource) -> Option<AppliedAction> {
+        let game = self.0.take()?;
+        let (game, played) = game.play_autoplay(rng);
+        self.0 = Some(game);
+        played.map(|action| AppliedAction {
+            action: G::action_to_pb(&action),
+            notation: action.to_string(),
+        })
+    }
 }
 
 /// A new game of the kind the settings name.
@@ -264,6 +296,7 @@ pub fn setup(
         GameKind::Caro => setup_hosted::<Caro>(settings, seats, rng),
         GameKind::Quoridor => setup_hosted::<Quoridor>(settings, seats, rng),
         GameKind::Backgammon => setup_hosted::<BackgammonSession>(settings, seats, rng),
+        GameKind::Junqi => setup_hosted::<Junqi>(settings, seats, rng),
     }
 }
 
@@ -290,5 +323,6 @@ pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame
         GameKind::Caro => hosted::<Caro>(state),
         GameKind::Quoridor => hosted::<Quoridor>(state),
         GameKind::Backgammon => hosted::<BackgammonSession>(state),
+        GameKind::Junqi => hosted::<Junqi>(state),
     }
 }

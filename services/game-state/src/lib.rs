@@ -9,6 +9,8 @@
 //! - [`service`]: the `GameState` gRPC service (the path of one move lives here).
 //! - [`ratings`]: reporting finished games to the ratings service.
 //! - [`error`]: every refusal and its gRPC status.
+//! - `test_seams` (only with the `test-seams` feature, for end-to-end tests): games that start
+//!   from a chosen position.
 #![forbid(unsafe_code)]
 
 pub mod engine;
@@ -17,6 +19,8 @@ pub mod games;
 pub mod model;
 pub mod ratings;
 pub mod service;
+#[cfg(feature = "test-seams")]
+pub mod test_seams;
 
 use std::future::Future;
 

@@ -22,6 +22,11 @@ const SERVER_RETRIES: usize = 5;
 /// Most events one ReadEvents call returns.
 pub const MAX_EVENTS_PAGE: u32 = 500;
 
+/// How soon the server plays for a seat on autoplay (Junqi J19) once its turn starts: prompt,
+/// yet long enough for clients to show the action before the next one, and for the player to
+/// take back the turn by acting first.
+pub const AUTOPLAY_DELAY_MS: u64 = 1_000;
+
 /// Randomness for the rules: the thread-local CSPRNG (ChaCha12, reseeded from the OS).
 struct Csprng(rand::rngs::ThreadRng);
 
@@ -117,10 +122,17 @@ impl GameStateService {
 
     /// Starts the next turn's clock when the game goes on and is timed. Arms its timer
     /// before anything is committed, so a committed turn always has a timer; a timer for a
-    /// turn that never got committed fires into a stale turn_seq and is ignored.
+    /// turn that never got committed fires into a stale turn_seq and is ignored. When the
+    /// seat to move is on autoplay (Junqi J19) the timer is due after [`AUTOPLAY_DELAY_MS`]
+    /// and its expiry plays for the seat.
     async fn start_turn_clock(&self, loaded: &mut Loaded) -> Result<(), ServiceError> {
         loaded.record.turn_seq += 1;
-        let turn_time = loaded.turn_time_ms();
+        let autoplay = loaded.game.outcome().is_none() && loaded.game.autoplay_due();
+        let turn_time = if autoplay {
+            AUTOPLAY_DELAY_MS
+        } else {
+            loaded.turn_time_ms()
+        };
         if loaded.game.outcome().is_some() || turn_time == 0 {
             loaded.record.deadline_ms = 0;
             return Ok(());
@@ -260,7 +272,16 @@ impl GameStateService {
             });
         }
 
-        let game = engine::setup(&settings, request.players.len(), &mut csprng())?;
+        // A test build may start the game from a preset position (see `test_seams`); the
+        // default build always deals with the CSPRNG.
+        #[cfg(feature = "test-seams")]
+        let preset = crate::test_seams::take(&game_id, &settings, request.players.len())?;
+        #[cfg(not(feature = "test-seams"))]
+        let preset = None;
+        let game = match preset {
+            Some(game) => game,
+            None => engine::setup(&settings, request.players.len(), &mut csprng())?,
+        };
         let kind = game.kind();
         let started = pb::GameStarted {
             settings: Some(settings),
@@ -410,7 +431,9 @@ impl GameStateService {
             };
             let moved = matches!(
                 kind,
-                pb::game_event::Kind::TurnTimedOut(_) | pb::game_event::Kind::Resigned(_)
+                pb::game_event::Kind::TurnTimedOut(_)
+                    | pb::game_event::Kind::Resigned(_)
+                    | pb::game_event::Kind::ActionApplied(_)
             ) || loaded.game.outcome().is_some();
             if moved {
                 self.start_turn_clock(&mut loaded).await?;
@@ -445,6 +468,19 @@ impl GameStateService {
                 let Some(seat) = loaded.game.to_move() else {
                     return Ok(None);
                 };
+                // J19: the seat is on autoplay: this was the short timer, not its clock.
+                if loaded.game.autoplay_due()
+                    && let Some(applied) = loaded.game.play_autoplay(&mut csprng())
+                {
+                    return Ok(Some(pb::game_event::Kind::ActionApplied(
+                        pb::ActionApplied {
+                            seat: seat_u32(seat),
+                            action: Some(applied.action),
+                            notation: applied.notation,
+                            automatic: true,
+                        },
+                    )));
+                }
                 let effect = loaded.game.timeout(seat, &mut csprng());
                 tracing::info!(game_id = %loaded.game_id, seat, %effect, "turn timed out");
                 Ok(Some(pb::game_event::Kind::TurnTimedOut(pb::TurnTimedOut {

@@ -37,6 +37,9 @@ pub const DEFAULT_CARO_TURN_MS: u64 = 60_000;
 /// Quoridor quick matches whose players did not choose a clock: 30 s per turn (Q28).
 pub const DEFAULT_QUORIDOR_TURN_MS: u64 = 30_000;
 
+/// Junqi quick matches: 30 s per action (J19).
+pub const DEFAULT_JUNQI_TURN_MS: u64 = 30_000;
+
 /// Backgammon quick matches whose players did not choose a clock: 60 s per turn (B20).
 pub const DEFAULT_BACKGAMMON_TURN_MS: u64 = 60_000;
 
@@ -54,6 +57,8 @@ pub struct Config {
     pub caro_turn_ms: u64,
     /// The default turn clock of Quoridor quick matches, in milliseconds (Q28).
     pub quoridor_turn_ms: u64,
+    /// The turn clock of Junqi quick matches, in milliseconds (J19).
+    pub junqi_turn_ms: u64,
     /// The default turn clock of Backgammon quick matches, in milliseconds (B20).
     pub backgammon_turn_ms: u64,
     /// How often the matcher polls the queues (an enqueue on this replica wakes it at once).
@@ -68,6 +73,7 @@ impl Config {
             game_state_url: game_state_url.into(),
             caro_turn_ms: DEFAULT_CARO_TURN_MS,
             quoridor_turn_ms: DEFAULT_QUORIDOR_TURN_MS,
+            junqi_turn_ms: DEFAULT_JUNQI_TURN_MS,
             backgammon_turn_ms: DEFAULT_BACKGAMMON_TURN_MS,
             match_interval: DEFAULT_MATCH_INTERVAL,
         }
@@ -96,6 +102,7 @@ pub async fn run(
         wake.clone(),
     )
     .quoridor_turn_ms(config.quoridor_turn_ms)
+    .junqi_turn_ms(config.junqi_turn_ms)
     .backgammon_turn_ms(config.backgammon_turn_ms);
     let matching = tokio::spawn(matcher.run(stop.clone()));
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use ludus_matchmaking::{
-    Config, DEFAULT_BACKGAMMON_TURN_MS, DEFAULT_CARO_TURN_MS, DEFAULT_QUORIDOR_TURN_MS,
+    Config, DEFAULT_BACKGAMMON_TURN_MS, DEFAULT_CARO_TURN_MS, DEFAULT_JUNQI_TURN_MS,
+    DEFAULT_QUORIDOR_TURN_MS,
 };
 use ludus_store::Backend;
 use tokio::net::TcpListener;
@@ -34,6 +35,9 @@ struct Args {
     /// Default turn clock of Quoridor quick matches, milliseconds (Q28: 30 s).
     #[arg(long, env = "LUDUS_QUORIDOR_TURN_MS", default_value_t = DEFAULT_QUORIDOR_TURN_MS)]
     quoridor_turn_ms: u64,
+    /// Turn clock of Junqi quick matches, milliseconds (J19: 30 s per action).
+    #[arg(long, env = "LUDUS_JUNQI_TURN_MS", default_value_t = DEFAULT_JUNQI_TURN_MS)]
+    junqi_turn_ms: u64,
     /// Default turn clock of Backgammon quick matches, milliseconds (B20: 60 s).
     #[arg(long, env = "LUDUS_BACKGAMMON_TURN_MS", default_value_t = DEFAULT_BACKGAMMON_TURN_MS)]
     backgammon_turn_ms: u64,
@@ -61,6 +65,7 @@ async fn main() -> anyhow::Result<()> {
         game_state_url: args.game_state_url,
         caro_turn_ms: args.caro_turn_ms,
         quoridor_turn_ms: args.quoridor_turn_ms,
+        junqi_turn_ms: args.junqi_turn_ms,
         backgammon_turn_ms: args.backgammon_turn_ms,
         match_interval: Duration::from_millis(args.match_interval_ms.max(1)),
     };

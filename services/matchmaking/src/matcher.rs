@@ -38,6 +38,7 @@ pub struct Matcher {
     game_state: GameStateClient<Traced>,
     caro_turn_ms: u64,
     quoridor_turn_ms: u64,
+    junqi_turn_ms: u64,
     backgammon_turn_ms: u64,
     interval: Duration,
     wake: Arc<Notify>,
@@ -58,6 +59,7 @@ impl Matcher {
             game_state,
             caro_turn_ms,
             quoridor_turn_ms: crate::DEFAULT_QUORIDOR_TURN_MS,
+            junqi_turn_ms: crate::DEFAULT_JUNQI_TURN_MS,
             backgammon_turn_ms: crate::DEFAULT_BACKGAMMON_TURN_MS,
             interval,
             wake,
@@ -67,6 +69,12 @@ impl Matcher {
     /// The clock of Quoridor quick matches whose players did not ask for one (Q28).
     pub fn quoridor_turn_ms(mut self, ms: u64) -> Self {
         self.quoridor_turn_ms = ms;
+        self
+    }
+
+    /// The clock of Junqi quick matches (J19: 30 s per action).
+    pub fn junqi_turn_ms(mut self, ms: u64) -> Self {
+        self.junqi_turn_ms = ms;
         self
     }
 
@@ -199,6 +207,7 @@ impl Matcher {
                 settings.turn_time_ms
             }
             Some(pb::game_settings::Options::Quoridor(_)) => self.quoridor_turn_ms,
+            Some(pb::game_settings::Options::Junqi(_)) => self.junqi_turn_ms,
             // B20: the clock the players queued for, else the server's default.
             Some(pb::game_settings::Options::Backgammon(_)) if settings.turn_time_ms != 0 => {
                 settings.turn_time_ms

@@ -71,7 +71,7 @@ fn game_name(options: &pb::game_settings::Options) -> &'static str {
 
 impl QuickMatch {
     /// The queue for `settings`. Caro queues by board size and the two optional rules (C16);
-    /// other games have no quick match yet.
+    /// Junqi has one queue with the server's J19 clock; other games have no quick match yet.
     pub fn from_settings(settings: Option<&pb::GameSettings>) -> Result<Self, ServiceError> {
         let settings =
             settings.ok_or_else(|| ServiceError::InvalidArgument("settings: required".into()))?;
@@ -103,6 +103,14 @@ impl QuickMatch {
             pb::game_settings::Options::Quoridor(quoridor) => {
                 quoridor_quick_match(quoridor, settings.turn_time_ms)
             }
+            // Junqi has no options; the clock is the server's (J19: 30 s).
+            pb::game_settings::Options::Junqi(_) => Ok(QuickMatch {
+                queue: ludus_game_state::games::junqi::RULESET.to_owned(),
+                settings: pb::GameSettings {
+                    options: Some(pb::game_settings::Options::Junqi(pb::JunqiOptions {})),
+                    turn_time_ms: 0,
+                },
+            }),
             pb::game_settings::Options::Backgammon(backgammon) => {
                 backgammon_quick_match(backgammon, settings.turn_time_ms)
             }
@@ -336,6 +344,18 @@ mod tests {
             QuickMatch::from_settings(None),
             Err(ServiceError::InvalidArgument(_))
         ));
+    }
+
+    #[test]
+    fn junqi_has_one_queue_and_the_server_clock() {
+        let asked = pb::GameSettings {
+            options: Some(pb::game_settings::Options::Junqi(pb::JunqiOptions {})),
+            turn_time_ms: 5,
+        };
+        let quick = QuickMatch::from_settings(Some(&asked)).expect("junqi quick match");
+        assert_eq!(quick.queue, "junqi/flip");
+        assert_eq!(quick.settings.turn_time_ms, 0, "J19: the matcher sets 30 s");
+        assert!(ticket_id(&quick.queue, Ulid::generate()).is_ok());
     }
 
     fn backgammon(options: pb::BackgammonOptions, turn_time_ms: u64) -> pb::GameSettings {

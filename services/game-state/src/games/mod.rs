@@ -2,4 +2,5 @@
 
 pub mod backgammon;
 pub mod caro;
+pub mod junqi;
 pub mod quoridor;
