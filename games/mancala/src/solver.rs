@@ -17,7 +17,7 @@
 //! the mover's seeds toward its store, so no position repeats.
 //!
 //! M13: from the start the first player wins by 8, opening with pit 3 (672,761,766 positions,
-//! about 22 minutes in release on a loaded shared 2-core machine; see `BENCHMARKS.md`).
+//! about 11 minutes in release on a shared 2-core machine; see `BENCHMARKS.md`).
 //! Positions with up to about 30 seeds in the pits solve in milliseconds, so the analysis RPC
 //! gets exact values late in a game and bounds ([`Solver::solve_within`]) early on.
 //!

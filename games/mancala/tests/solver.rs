@@ -177,11 +177,11 @@ fn solver_on_finished_positions() {
 /// row is empty, each side keeping its own pits, M7; no capture from an empty opposite pit,
 /// M6) the first player wins by 8, opening with pit 3 (whose last seed lands in the store).
 ///
-/// Ignored: in release it searched 672,761,766 positions in 1,304 s (22 min) with a 2^25-slot
-/// table on a shared, loaded 2-core machine. Run it with
+/// Ignored: in release it searched 672,761,766 positions in 644 s (11 min; 1,304 s under
+/// heavier load) with a 2^25-slot table on a shared 2-core machine. Run it with
 /// `cargo test --release -p ludus-mancala --test solver -- --ignored m13`.
 #[test]
-#[ignore = "takes about 20 minutes in release"]
+#[ignore = "takes about 11 minutes in release"]
 fn m13_the_first_player_wins_the_start_by_8() {
     let solved = Solver::new(25).solve(&KalahPosition::start());
     assert_eq!(solved.margin, 8);
