@@ -9,8 +9,11 @@ use tonic::Status;
 pub const CALLS_PER_SECOND: u32 = 20;
 /// Calls a player may make in a burst.
 pub const BURST: u32 = 40;
-/// Guest sign-ins allowed per second for the whole gateway process (they are unauthenticated).
-pub const SIGN_INS_PER_SECOND: u32 = 50;
+/// Guest sign-ins allowed per second for the whole gateway process (they are unauthenticated),
+/// sustained; bursts up to [`SIGN_IN_BURST`].
+pub const SIGN_INS_PER_SECOND: u32 = 100;
+/// Guest sign-ins allowed in a burst.
+pub const SIGN_IN_BURST: u32 = 1000;
 
 /// Token buckets per player id, plus one for sign-ins.
 #[derive(Clone, Debug)]
@@ -21,7 +24,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits::new(CALLS_PER_SECOND, BURST, SIGN_INS_PER_SECOND)
+        Limits::new(CALLS_PER_SECOND, BURST, SIGN_INS_PER_SECOND, SIGN_IN_BURST)
     }
 }
 
@@ -30,13 +33,13 @@ fn nonzero(n: u32) -> NonZeroU32 {
 }
 
 impl Limits {
-    pub fn new(per_second: u32, burst: u32, sign_ins_per_second: u32) -> Self {
+    pub fn new(per_second: u32, burst: u32, sign_ins_per_second: u32, sign_in_burst: u32) -> Self {
         let quota = Quota::per_second(nonzero(per_second)).allow_burst(nonzero(burst));
         Limits {
             per_player: Arc::new(RateLimiter::keyed(quota)),
-            sign_ins: Arc::new(RateLimiter::direct(Quota::per_second(nonzero(
-                sign_ins_per_second,
-            )))),
+            sign_ins: Arc::new(RateLimiter::direct(
+                Quota::per_second(nonzero(sign_ins_per_second)).allow_burst(nonzero(sign_in_burst)),
+            )),
         }
     }
 
@@ -68,7 +71,7 @@ mod tests {
 
     #[test]
     fn a_player_over_the_burst_is_refused_and_others_are_not() {
-        let limits = Limits::new(1, 3, 1);
+        let limits = Limits::new(1, 3, 1, 1);
         for _ in 0..3 {
             assert!(limits.check_player("ann").is_ok());
         }
