@@ -429,6 +429,42 @@ impl Gateway for GatewayService {
             entries: page.entries,
         }))
     }
+
+    #[tracing::instrument(skip_all)]
+    async fn analyze_mancala(
+        &self,
+        request: Request<pb::AnalyzeMancalaRequest>,
+    ) -> Result<Response<pb::AnalyzeMancalaResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let request = request.into_inner();
+        // Shape checks only; game-state checks the position against the rules (M1, M2).
+        match &request.source {
+            Some(pb::analyze_mancala_request::Source::GameId(game_id)) => {
+                validate_id("game_id", game_id)?;
+            }
+            Some(pb::analyze_mancala_request::Source::Position(position)) => {
+                if position.sides.len() > 2 || position.sides.iter().any(|s| s.pits.len() > 7) {
+                    return Err(Status::invalid_argument(
+                        "position.sides: two sides of at most seven pits (M1)",
+                    ));
+                }
+            }
+            None => {
+                return Err(Status::invalid_argument(
+                    "source: give a game_id or a position",
+                ));
+            }
+        }
+        let answer = self
+            .game_state
+            .clone()
+            .analyze_mancala(pb::AnalyzeMancalaInternalRequest {
+                request: Some(request),
+                player_id: caller.player_id,
+            })
+            .await?;
+        Ok(answer)
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::error::ServiceError;
 use crate::games::backgammon::BackgammonSession;
 use crate::games::caro::Caro;
 use crate::games::junqi::Junqi;
+use crate::games::mancala::Mancala;
 use crate::games::quoridor::Quoridor;
 
 /// The games this build hosts, by their stored name.
@@ -21,6 +22,7 @@ pub enum GameKind {
     Quoridor,
     Backgammon,
     Junqi,
+    Mancala,
 }
 
 impl GameKind {
@@ -31,9 +33,7 @@ impl GameKind {
             Some(Options::Caro(_)) => Ok(GameKind::Caro),
             Some(Options::Quoridor(_)) => Ok(GameKind::Quoridor),
             Some(Options::Backgammon(_)) => Ok(GameKind::Backgammon),
-            Some(Options::Mancala(_)) => Err(ServiceError::Unimplemented(
-                "mancala is not hosted by this server yet".into(),
-            )),
+            Some(Options::Mancala(_)) => Ok(GameKind::Mancala),
             Some(Options::Junqi(_)) => Ok(GameKind::Junqi),
             None => Err(ServiceError::InvalidArgument(
                 "settings.options: choose a game".into(),
@@ -297,6 +297,7 @@ pub fn setup(
         GameKind::Quoridor => setup_hosted::<Quoridor>(settings, seats, rng),
         GameKind::Backgammon => setup_hosted::<BackgammonSession>(settings, seats, rng),
         GameKind::Junqi => setup_hosted::<Junqi>(settings, seats, rng),
+        GameKind::Mancala => setup_hosted::<Mancala>(settings, seats, rng),
     }
 }
 
@@ -324,5 +325,6 @@ pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame
         GameKind::Quoridor => hosted::<Quoridor>(state),
         GameKind::Backgammon => hosted::<BackgammonSession>(state),
         GameKind::Junqi => hosted::<Junqi>(state),
+        GameKind::Mancala => hosted::<Mancala>(state),
     }
 }

@@ -662,6 +662,38 @@ impl GameStateService {
         let loaded = self.load(&request.game_id).await?;
         Ok(self.snapshot(&loaded, &request.viewer_player_id))
     }
+
+    /// The Kalah solver's values for a game's position or an explicit one. A player seated in
+    /// a game still being played gets no engine help against a human.
+    pub async fn analyze_mancala(
+        &self,
+        request: pb::AnalyzeMancalaInternalRequest,
+    ) -> Result<pb::AnalyzeMancalaResponse, ServiceError> {
+        use crate::games::mancala;
+        use pb::analyze_mancala_request::Source;
+        let inner = request
+            .request
+            .ok_or_else(|| ServiceError::InvalidArgument("request: required".into()))?;
+        let analysable = match inner.source {
+            Some(Source::GameId(game_id)) => {
+                let loaded = self.load(&game_id).await?;
+                if loaded.game.outcome().is_none() && loaded.seat_of(&request.player_id).is_some() {
+                    return Err(ServiceError::PermissionDenied(format!(
+                        "you play in game {game_id} and it is still being played: no engine \
+                         help against a human; analyse it once it is over"
+                    )));
+                }
+                mancala::position_of_view(&loaded.game.view(Viewer::Spectator))?
+            }
+            Some(Source::Position(position)) => mancala::position_from_pb(&position)?,
+            None => {
+                return Err(ServiceError::InvalidArgument(
+                    "source: give a game_id or a position".into(),
+                ));
+            }
+        };
+        mancala::analyze(analysable, mancala::budget_ms(inner.budget_ms)).await
+    }
 }
 
 fn reply<T>(result: Result<T, ServiceError>) -> Result<Response<T>, Status> {
@@ -747,6 +779,14 @@ impl GameState for GameStateService {
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         reply(GameStateService::list_games(self, request.into_inner().limit).await)
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn analyze_mancala(
+        &self,
+        request: Request<pb::AnalyzeMancalaInternalRequest>,
+    ) -> Result<Response<pb::AnalyzeMancalaResponse>, Status> {
+        reply(GameStateService::analyze_mancala(self, request.into_inner()).await)
     }
 }
 

@@ -43,6 +43,9 @@ pub const DEFAULT_JUNQI_TURN_MS: u64 = 30_000;
 /// Backgammon quick matches whose players did not choose a clock: 60 s per turn (B20).
 pub const DEFAULT_BACKGAMMON_TURN_MS: u64 = 60_000;
 
+/// Mancala quick matches: 30 s per sow, a fresh 30 s for each extra sow (M10).
+pub const DEFAULT_MANCALA_TURN_MS: u64 = 30_000;
+
 /// How often the matcher looks at the queues when no enqueue wakes it earlier.
 pub const DEFAULT_MATCH_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -61,6 +64,8 @@ pub struct Config {
     pub junqi_turn_ms: u64,
     /// The default turn clock of Backgammon quick matches, in milliseconds (B20).
     pub backgammon_turn_ms: u64,
+    /// The turn clock of Mancala quick matches, in milliseconds (M10).
+    pub mancala_turn_ms: u64,
     /// How often the matcher polls the queues (an enqueue on this replica wakes it at once).
     pub match_interval: Duration,
 }
@@ -75,6 +80,7 @@ impl Config {
             quoridor_turn_ms: DEFAULT_QUORIDOR_TURN_MS,
             junqi_turn_ms: DEFAULT_JUNQI_TURN_MS,
             backgammon_turn_ms: DEFAULT_BACKGAMMON_TURN_MS,
+            mancala_turn_ms: DEFAULT_MANCALA_TURN_MS,
             match_interval: DEFAULT_MATCH_INTERVAL,
         }
     }
@@ -103,7 +109,8 @@ pub async fn run(
     )
     .quoridor_turn_ms(config.quoridor_turn_ms)
     .junqi_turn_ms(config.junqi_turn_ms)
-    .backgammon_turn_ms(config.backgammon_turn_ms);
+    .backgammon_turn_ms(config.backgammon_turn_ms)
+    .mancala_turn_ms(config.mancala_turn_ms);
     let matching = tokio::spawn(matcher.run(stop.clone()));
 
     let service = MatchmakingService::new(queues, wake, stop.clone());

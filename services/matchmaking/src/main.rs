@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Parser;
 use ludus_matchmaking::{
     Config, DEFAULT_BACKGAMMON_TURN_MS, DEFAULT_CARO_TURN_MS, DEFAULT_JUNQI_TURN_MS,
-    DEFAULT_QUORIDOR_TURN_MS,
+    DEFAULT_MANCALA_TURN_MS, DEFAULT_QUORIDOR_TURN_MS,
 };
 use ludus_store::Backend;
 use tokio::net::TcpListener;
@@ -41,6 +41,9 @@ struct Args {
     /// Default turn clock of Backgammon quick matches, milliseconds (B20: 60 s).
     #[arg(long, env = "LUDUS_BACKGAMMON_TURN_MS", default_value_t = DEFAULT_BACKGAMMON_TURN_MS)]
     backgammon_turn_ms: u64,
+    /// Turn clock of Mancala quick matches, milliseconds (M10: 30 s per sow).
+    #[arg(long, env = "LUDUS_MANCALA_TURN_MS", default_value_t = DEFAULT_MANCALA_TURN_MS)]
+    mancala_turn_ms: u64,
     /// How often the matcher polls the queues, milliseconds.
     #[arg(long, env = "LUDUS_MATCH_INTERVAL_MS", default_value_t = 100)]
     match_interval_ms: u64,
@@ -67,6 +70,7 @@ async fn main() -> anyhow::Result<()> {
         quoridor_turn_ms: args.quoridor_turn_ms,
         junqi_turn_ms: args.junqi_turn_ms,
         backgammon_turn_ms: args.backgammon_turn_ms,
+        mancala_turn_ms: args.mancala_turn_ms,
         match_interval: Duration::from_millis(args.match_interval_ms.max(1)),
     };
     let listener = TcpListener::bind(&args.listen).await?;

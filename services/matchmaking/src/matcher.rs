@@ -40,6 +40,7 @@ pub struct Matcher {
     quoridor_turn_ms: u64,
     junqi_turn_ms: u64,
     backgammon_turn_ms: u64,
+    mancala_turn_ms: u64,
     interval: Duration,
     wake: Arc<Notify>,
 }
@@ -61,6 +62,7 @@ impl Matcher {
             quoridor_turn_ms: crate::DEFAULT_QUORIDOR_TURN_MS,
             junqi_turn_ms: crate::DEFAULT_JUNQI_TURN_MS,
             backgammon_turn_ms: crate::DEFAULT_BACKGAMMON_TURN_MS,
+            mancala_turn_ms: crate::DEFAULT_MANCALA_TURN_MS,
             interval,
             wake,
         }
@@ -81,6 +83,12 @@ impl Matcher {
     /// The clock of Backgammon quick matches whose players did not choose one (B20).
     pub fn backgammon_turn_ms(mut self, ms: u64) -> Self {
         self.backgammon_turn_ms = ms;
+        self
+    }
+
+    /// The clock of Mancala quick matches (M10: 30 s per sow).
+    pub fn mancala_turn_ms(mut self, ms: u64) -> Self {
+        self.mancala_turn_ms = ms;
         self
     }
 
@@ -213,6 +221,7 @@ impl Matcher {
                 settings.turn_time_ms
             }
             Some(pb::game_settings::Options::Backgammon(_)) => self.backgammon_turn_ms,
+            Some(pb::game_settings::Options::Mancala(_)) => self.mancala_turn_ms,
             _ => 0,
         }
     }

@@ -59,16 +59,6 @@ pub struct QuickMatch {
     pub settings: pb::GameSettings,
 }
 
-fn game_name(options: &pb::game_settings::Options) -> &'static str {
-    match options {
-        pb::game_settings::Options::Caro(_) => "caro",
-        pb::game_settings::Options::Quoridor(_) => "quoridor",
-        pb::game_settings::Options::Backgammon(_) => "backgammon",
-        pb::game_settings::Options::Mancala(_) => "mancala",
-        pb::game_settings::Options::Junqi(_) => "junqi",
-    }
-}
-
 impl QuickMatch {
     /// The queue for `settings`. Caro queues by board size and the two optional rules (C16);
     /// Junqi has one queue with the server's J19 clock; other games have no quick match yet.
@@ -114,10 +104,9 @@ impl QuickMatch {
             pb::game_settings::Options::Backgammon(backgammon) => {
                 backgammon_quick_match(backgammon, settings.turn_time_ms)
             }
-            other => Err(ServiceError::Unimplemented(format!(
-                "settings.options: quick match for {} is not offered yet",
-                game_name(other)
-            ))),
+            pb::game_settings::Options::Mancala(mancala) => {
+                mancala_quick_match(mancala, settings.turn_time_ms)
+            }
         }
     }
 }
@@ -163,6 +152,37 @@ fn backgammon_quick_match(
                 backgammon::options_to_pb(&parsed),
             )),
             turn_time_ms: u64::from(seconds) * 1000,
+        },
+    })
+}
+
+/// Mancala quick match: one queue per rule set (`mancala/kalah`, `mancala/congklak`, M12),
+/// who sows first drawn at random (M3), and the server's M10 clock (30 s per sow).
+fn mancala_quick_match(
+    options: &pb::MancalaOptions,
+    turn_time_ms: u64,
+) -> Result<QuickMatch, ServiceError> {
+    use ludus_game_state::games::mancala;
+    let parsed = mancala::options_from_pb(options).map_err(|e| match e {
+        ludus_game_state::error::ServiceError::InvalidArgument(m) => {
+            ServiceError::InvalidArgument(m)
+        }
+        other => ServiceError::Internal(other.to_string()),
+    })?;
+    if turn_time_ms != 0 && turn_time_ms != mancala::MAX_TURN_MS {
+        return Err(ServiceError::InvalidArgument(format!(
+            "settings.turn_time_ms: M10: quick matches play 30 s per sow (or 0), not {turn_time_ms} ms"
+        )));
+    }
+    let normalised = pb::MancalaOptions {
+        first_player: pb::MancalaFirstPlayer::Random as i32,
+        ..mancala::options_to_pb(&parsed)
+    };
+    Ok(QuickMatch {
+        queue: mancala::ruleset(parsed.rule_set),
+        settings: pb::GameSettings {
+            options: Some(pb::game_settings::Options::Mancala(normalised)),
+            turn_time_ms: 0,
         },
     })
 }
@@ -416,6 +436,43 @@ mod tests {
             };
             assert!(message.starts_with(start), "{message}");
         }
+    }
+
+    #[test]
+    fn mancala_queues_by_rule_set_with_a_random_first_player() {
+        let asked = |rule_set: pb::MancalaRuleSet, turn_time_ms| pb::GameSettings {
+            options: Some(pb::game_settings::Options::Mancala(pb::MancalaOptions {
+                rule_set: rule_set as i32,
+                first_player: pb::MancalaFirstPlayer::Seat0 as i32,
+            })),
+            turn_time_ms,
+        };
+        let kalah = QuickMatch::from_settings(Some(&asked(pb::MancalaRuleSet::Unspecified, 0)))
+            .expect("kalah");
+        assert_eq!(kalah.queue, "mancala/kalah");
+        let Some(pb::game_settings::Options::Mancala(options)) = &kalah.settings.options else {
+            panic!("mancala settings");
+        };
+        assert_eq!(
+            options.first_player,
+            pb::MancalaFirstPlayer::Random as i32,
+            "M3"
+        );
+        assert_eq!(kalah.settings.turn_time_ms, 0, "M10: the matcher sets 30 s");
+        let congklak =
+            QuickMatch::from_settings(Some(&asked(pb::MancalaRuleSet::Congklak, 30_000)))
+                .expect("congklak");
+        assert_eq!(congklak.queue, "mancala/congklak");
+        assert!(ticket_id(&congklak.queue, Ulid::generate()).is_ok());
+        let Err(ServiceError::InvalidArgument(message)) =
+            QuickMatch::from_settings(Some(&asked(pb::MancalaRuleSet::Kalah, 60_000)))
+        else {
+            panic!("M10 refuses a minute");
+        };
+        assert!(
+            message.starts_with("settings.turn_time_ms: M10"),
+            "{message}"
+        );
     }
 
     fn quoridor(players: u32, turn_time_ms: u64) -> pb::GameSettings {

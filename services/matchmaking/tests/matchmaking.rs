@@ -116,6 +116,13 @@ impl GameState for FakeGameState {
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         Err(no())
     }
+
+    async fn analyze_mancala(
+        &self,
+        _: Request<pb::AnalyzeMancalaInternalRequest>,
+    ) -> Result<Response<pb::AnalyzeMancalaResponse>, Status> {
+        Err(no())
+    }
 }
 
 /// The fake game-state plus one or more matchmaking replicas; dropping it stops them all.

@@ -3,4 +3,5 @@
 pub mod backgammon;
 pub mod caro;
 pub mod junqi;
+pub mod mancala;
 pub mod quoridor;

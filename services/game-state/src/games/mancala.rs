@@ -1,0 +1,576 @@
+//! Mancala in the contract: `MancalaOptions`, `MancalaAction`, `MancalaView`
+//! (proto/ludus/v1/mancala.proto), and the Kalah analysis behind `AnalyzeMancala`
+//! (proto/ludus/v1/mancala_analysis.proto). Rule ids (M1…, K1…) are those of
+//! `shared/rules/mancala.md`.
+
+use std::time::{Duration, Instant};
+
+pub use ludus_mancala::Mancala;
+use ludus_mancala::{
+    FirstPlayer, KalahPosition, LastSeed, MancalaOptions, MancalaView, RuleSet, Solver, Sow,
+    SowRecord, Spot,
+};
+use ludus_proto::pb;
+use ludus_rules::Seat;
+
+use crate::engine::{GameKind, Hosting};
+use crate::error::ServiceError;
+use crate::model::{outcome_to_pb, seat_u32};
+
+/// M10: 30 s per sow in online and friend games. Longer clocks are refused; shorter ones are
+/// let through for the server's own uses (tests); 0 means untimed (M11, against the computer).
+pub const MAX_TURN_MS: u64 = 30_000;
+
+/// The analysis budget when the request leaves it at 0.
+pub const DEFAULT_ANALYSIS_MS: u32 = 500;
+/// The most time one analysis may take: it runs on a blocking thread, and a client must not be
+/// able to hold one for long.
+pub const MAX_ANALYSIS_MS: u32 = 2_000;
+/// Analyses running at once on this replica; more wait for a turn. Each holds a blocking
+/// thread and a 16 MiB table.
+pub const MAX_CONCURRENT_ANALYSES: usize = 2;
+static ANALYSES: tokio::sync::Semaphore =
+    tokio::sync::Semaphore::const_new(MAX_CONCURRENT_ANALYSES);
+/// The first node budget of the deepening loop; each round doubles it.
+const FIRST_NODE_BUDGET: u64 = 20_000;
+/// Transposition table of one analysis: 2^20 slots of 16 bytes (16 MiB).
+const ANALYSIS_TABLE_BITS: u32 = 20;
+/// Kalah seeds (M2).
+const KALAH_SEEDS: u32 = 48;
+
+fn rule_set_from_pb(value: i32, field: &str) -> Result<RuleSet, ServiceError> {
+    match pb::MancalaRuleSet::try_from(value) {
+        Ok(pb::MancalaRuleSet::Unspecified | pb::MancalaRuleSet::Kalah) => Ok(RuleSet::Kalah),
+        Ok(pb::MancalaRuleSet::Congklak) => Ok(RuleSet::Congklak),
+        Err(_) => Err(ServiceError::InvalidArgument(format!(
+            "{field}: M1/K1: {value} is not a rule set (kalah or congklak)"
+        ))),
+    }
+}
+
+fn rule_set_to_pb(rule_set: RuleSet) -> pb::MancalaRuleSet {
+    match rule_set {
+        RuleSet::Kalah => pb::MancalaRuleSet::Kalah,
+        RuleSet::Congklak => pb::MancalaRuleSet::Congklak,
+    }
+}
+
+/// The rating pool and quick-match queue of a rule set (M12, K5).
+pub fn ruleset(rule_set: RuleSet) -> String {
+    match rule_set {
+        RuleSet::Kalah => "mancala/kalah".to_owned(),
+        RuleSet::Congklak => "mancala/congklak".to_owned(),
+    }
+}
+
+/// Reads Mancala options: every combination is valid; unknown enum values are refused.
+pub fn options_from_pb(options: &pb::MancalaOptions) -> Result<MancalaOptions, ServiceError> {
+    let rule_set = rule_set_from_pb(options.rule_set, "settings.mancala.rule_set")?;
+    let first = match pb::MancalaFirstPlayer::try_from(options.first_player) {
+        Ok(pb::MancalaFirstPlayer::Unspecified | pb::MancalaFirstPlayer::Random) => {
+            FirstPlayer::Random
+        }
+        Ok(pb::MancalaFirstPlayer::Seat0) => FirstPlayer::Seat0,
+        Ok(pb::MancalaFirstPlayer::Seat1) => FirstPlayer::Seat1,
+        Err(_) => {
+            return Err(ServiceError::InvalidArgument(format!(
+                "settings.mancala.first_player: M3: {} is not a choice",
+                options.first_player
+            )));
+        }
+    };
+    Ok(MancalaOptions { rule_set, first })
+}
+
+/// The options as the proto names them (matchmaking normalises queued settings with it).
+pub fn options_to_pb(options: &MancalaOptions) -> pb::MancalaOptions {
+    pb::MancalaOptions {
+        rule_set: rule_set_to_pb(options.rule_set) as i32,
+        first_player: match options.first {
+            FirstPlayer::Random => pb::MancalaFirstPlayer::Random,
+            FirstPlayer::Seat0 => pb::MancalaFirstPlayer::Seat0,
+            FirstPlayer::Seat1 => pb::MancalaFirstPlayer::Seat1,
+        } as i32,
+    }
+}
+
+fn spot_to_pb(spot: Spot) -> pb::MancalaSpot {
+    match spot {
+        Spot::Pit { seat, pit } => pb::MancalaSpot {
+            seat: seat_u32(seat),
+            pit: u32::from(pit),
+        },
+        Spot::Store { seat } => pb::MancalaSpot {
+            seat: seat_u32(seat),
+            pit: 0,
+        },
+    }
+}
+
+fn last_seed_to_pb(last: LastSeed, mover: Seat) -> pb::MancalaLastSeed {
+    use pb::MancalaLastSeedKind as Kind;
+    let (kind, spot, captured) = match last {
+        LastSeed::Store => (Kind::Store, Spot::Store { seat: mover }, 0),
+        LastSeed::Capture { pit, opposite } => (
+            Kind::Capture,
+            Spot::Pit { seat: mover, pit },
+            u32::from(opposite),
+        ),
+        LastSeed::OwnEmptyPit { pit } => (Kind::OwnEmptyPit, Spot::Pit { seat: mover, pit }, 0),
+        LastSeed::Stopped { spot } => (Kind::Stopped, spot, 0),
+    };
+    pb::MancalaLastSeed {
+        kind: kind as i32,
+        spot: Some(spot_to_pb(spot)),
+        captured,
+    }
+}
+
+fn sow_to_pb(sow: SowRecord) -> pb::MancalaSow {
+    pb::MancalaSow {
+        seat: seat_u32(sow.seat),
+        pit: u32::from(sow.pit),
+        last_seed: Some(last_seed_to_pb(sow.last_seed, sow.seat)),
+        laps: sow
+            .laps
+            .into_iter()
+            .map(|lap| pb::MancalaSowLap {
+                from: Some(spot_to_pb(lap.from)),
+                drops: lap.drops.into_iter().map(spot_to_pb).collect(),
+            })
+            .collect(),
+        swept: sow
+            .swept
+            .map(|s| s.iter().map(|&n| u32::from(n)).collect())
+            .unwrap_or_default(),
+    }
+}
+
+/// The view of a game (everything is public; only `viewer_seat` differs).
+pub fn view_to_pb(view: MancalaView) -> pb::MancalaView {
+    pb::MancalaView {
+        rule_set: rule_set_to_pb(view.rule_set) as i32,
+        viewer_seat: view.viewer.map(seat_u32),
+        sides: (0..2)
+            .map(|seat| pb::MancalaSide {
+                pits: view.pits[seat].iter().map(|&n| u32::from(n)).collect(),
+                store: u32::from(view.stores[seat]),
+            })
+            .collect(),
+        to_move: view.to_move.map(seat_u32),
+        first_seat: seat_u32(view.first),
+        extra_turn: view.extra_turn,
+        sows: view.sows,
+        sow_limit: view.sow_limit,
+        legal_pits: view.legal_pits.iter().map(|&p| u32::from(p)).collect(),
+        last_sow: view.last_sow.map(sow_to_pb),
+        outcome: view.outcome.as_ref().map(|outcome| {
+            let common = outcome_to_pb(outcome);
+            pb::MancalaOutcome {
+                winner: common.winners.first().copied(),
+                rule: common.rule,
+                reason: common.reason,
+                points: common.points,
+            }
+        }),
+    }
+}
+
+impl Hosting for Mancala {
+    const KIND: GameKind = GameKind::Mancala;
+
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<MancalaOptions, ServiceError> {
+        let Some(pb::game_settings::Options::Mancala(options)) = &settings.options else {
+            return Err(ServiceError::InvalidArgument(
+                "settings.options: expected mancala options".into(),
+            ));
+        };
+        if settings.turn_time_ms > MAX_TURN_MS {
+            return Err(ServiceError::InvalidArgument(format!(
+                "settings.turn_time_ms: M10: at most 30 s per sow, not {} ms",
+                settings.turn_time_ms
+            )));
+        }
+        options_from_pb(options)
+    }
+
+    fn action_from_pb(&self, action: &pb::Action) -> Result<Sow, ServiceError> {
+        let Some(pb::action::Action::Mancala(sow)) = &action.action else {
+            return Err(ServiceError::InvalidArgument(
+                "action: this is a mancala game: send action.mancala or action.notation".into(),
+            ));
+        };
+        let pits = self.rule_set().pits();
+        // Pit numbers are checked by the rules too (M1/K1, FAILED_PRECONDITION); this only
+        // keeps a number that does not fit a pit from being truncated into one.
+        match u8::try_from(sow.pit) {
+            Ok(pit) => Ok(Sow { pit }),
+            Err(_) => Err(ServiceError::InvalidArgument(format!(
+                "action.mancala.pit: {}: pits are numbered 1 to {pits}",
+                self.rule_set().numbering_rule()
+            ))),
+        }
+    }
+
+    fn action_to_pb(action: &Sow) -> pb::Action {
+        pb::Action {
+            action: Some(pb::action::Action::Mancala(pb::MancalaAction {
+                pit: u32::from(action.pit),
+            })),
+        }
+    }
+
+    fn view_to_pb(view: MancalaView) -> pb::GameView {
+        pb::GameView {
+            view: Some(pb::game_view::View::Mancala(view_to_pb(view))),
+        }
+    }
+
+    fn ruleset(&self) -> String {
+        ruleset(self.rule_set())
+    }
+
+    fn check_seats(_settings: &pb::GameSettings, seats: usize) -> Result<(), ServiceError> {
+        if seats != 2 {
+            return Err(ServiceError::InvalidArgument(format!(
+                "players: M1: mancala is played by two, not {seats}"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A Kalah position ready for the solver, and how to show it back.
+#[derive(Clone, Debug)]
+pub struct Analysable {
+    /// The position as the answer shows it.
+    pub shown: pb::MancalaPosition,
+    /// From the seat to move; `None` when the game is over (no legal sow).
+    pub position: Option<KalahPosition>,
+    /// The final margin for `shown.to_move` of a finished game (M7, M8).
+    pub final_margin: i32,
+}
+
+fn to_u8(value: u32, field: &str) -> Result<u8, ServiceError> {
+    u8::try_from(value).map_err(|_| {
+        ServiceError::InvalidArgument(format!(
+            "{field}: M2: {value} seeds is more than the board holds"
+        ))
+    })
+}
+
+/// Checks an explicit position: Kalah, 2 sides of 6 pits, 48 seeds in all (M1, M2), a seat
+/// to move that exists, and seeds in both rows (M7: else the game is already over).
+pub fn position_from_pb(position: &pb::MancalaPosition) -> Result<Analysable, ServiceError> {
+    let rule_set = rule_set_from_pb(position.rule_set, "position.rule_set")?;
+    if rule_set != RuleSet::Kalah {
+        return Err(ServiceError::FailedPrecondition(
+            "position.rule_set: the solver analyses kalah positions only (M1-M8), not congklak"
+                .into(),
+        ));
+    }
+    if position.sides.len() != 2 {
+        return Err(ServiceError::InvalidArgument(format!(
+            "position.sides: M1: two sides, not {}",
+            position.sides.len()
+        )));
+    }
+    let mut pits = [[0u8; 6]; 2];
+    let mut stores = [0u8; 2];
+    let mut total = 0u32;
+    for (seat, side) in position.sides.iter().enumerate() {
+        if side.pits.len() != 6 {
+            return Err(ServiceError::InvalidArgument(format!(
+                "position.sides[{seat}].pits: M1: six pits, not {}",
+                side.pits.len()
+            )));
+        }
+        for (k, &seeds) in side.pits.iter().enumerate() {
+            pits[seat][k] = to_u8(seeds, &format!("position.sides[{seat}].pits[{k}]"))?;
+            total = total.saturating_add(seeds);
+        }
+        stores[seat] = to_u8(side.store, &format!("position.sides[{seat}].store"))?;
+        total = total.saturating_add(side.store);
+    }
+    if total != KALAH_SEEDS {
+        return Err(ServiceError::InvalidArgument(format!(
+            "position.sides: M2: the board holds {total} seeds, not {KALAH_SEEDS}"
+        )));
+    }
+    let to_move = match position.to_move {
+        0 => 0usize,
+        1 => 1,
+        other => {
+            return Err(ServiceError::InvalidArgument(format!(
+                "position.to_move: M3: seats are 0 and 1, not {other}"
+            )));
+        }
+    };
+    if pits.iter().any(|row| row.iter().all(|&p| p == 0)) {
+        return Err(ServiceError::InvalidArgument(
+            "position.sides: M7: a row is empty, so the game is already over".into(),
+        ));
+    }
+    let position = KalahPosition::new(
+        pits[to_move],
+        pits[1 - to_move],
+        [stores[to_move], stores[1 - to_move]],
+    )
+    .ok_or_else(|| ServiceError::InvalidArgument("position.sides: M2: too many seeds".into()))?;
+    Ok(Analysable {
+        shown: pb::MancalaPosition {
+            rule_set: pb::MancalaRuleSet::Kalah as i32,
+            sides: position_sides(&pits, &stores),
+            to_move: seat_u32(to_move),
+        },
+        position: Some(position),
+        final_margin: 0,
+    })
+}
+
+fn position_sides(pits: &[[u8; 6]; 2], stores: &[u8; 2]) -> Vec<pb::MancalaSide> {
+    (0..2)
+        .map(|seat| pb::MancalaSide {
+            pits: pits[seat].iter().map(|&n| u32::from(n)).collect(),
+            store: u32::from(stores[seat]),
+        })
+        .collect()
+}
+
+/// The position of a hosted game, read from its (public) view. A finished game has no seat
+/// to move: its final margin is given for seat 0 (`to_move` 0 in the answer).
+pub fn position_of_view(view: &pb::GameView) -> Result<Analysable, ServiceError> {
+    let Some(pb::game_view::View::Mancala(view)) = &view.view else {
+        return Err(ServiceError::FailedPrecondition(
+            "game_id: this is not a mancala game".into(),
+        ));
+    };
+    if rule_set_from_pb(view.rule_set, "game")? != RuleSet::Kalah {
+        return Err(ServiceError::FailedPrecondition(
+            "game_id: the solver analyses kalah games only (M1-M8), not congklak".into(),
+        ));
+    }
+    let mut pits = [[0u8; 6]; 2];
+    let mut stores = [0u8; 2];
+    for (seat, side) in view.sides.iter().take(2).enumerate() {
+        for (k, &seeds) in side.pits.iter().take(6).enumerate() {
+            pits[seat][k] = u8::try_from(seeds).unwrap_or(u8::MAX);
+        }
+        stores[seat] = u8::try_from(side.store).unwrap_or(u8::MAX);
+    }
+    let Some(to_move) = view.to_move.map(|s| usize::from(s == 1)) else {
+        // Over: each side keeps its own pits (M7, already swept), the stores decide (M8).
+        let margin = i32::from(stores[0]) - i32::from(stores[1]);
+        return Ok(Analysable {
+            shown: pb::MancalaPosition {
+                rule_set: pb::MancalaRuleSet::Kalah as i32,
+                sides: position_sides(&pits, &stores),
+                to_move: 0,
+            },
+            position: None,
+            final_margin: margin,
+        });
+    };
+    let position = KalahPosition::new(
+        pits[to_move],
+        pits[1 - to_move],
+        [stores[to_move], stores[1 - to_move]],
+    )
+    .ok_or_else(|| ServiceError::Internal("stored mancala board is too large".into()))?;
+    Ok(Analysable {
+        shown: pb::MancalaPosition {
+            rule_set: pb::MancalaRuleSet::Kalah as i32,
+            sides: position_sides(&pits, &stores),
+            to_move: seat_u32(to_move),
+        },
+        position: Some(position),
+        final_margin: 0,
+    })
+}
+
+/// The budget a request gets: 0 means the default, anything over the cap is capped.
+pub fn budget_ms(requested: u32) -> u32 {
+    match requested {
+        0 => DEFAULT_ANALYSIS_MS,
+        ms => ms.min(MAX_ANALYSIS_MS),
+    }
+}
+
+/// Analyses off the async runtime (a blocking thread), at most [`MAX_CONCURRENT_ANALYSES`]
+/// at once.
+pub async fn analyze(
+    analysable: Analysable,
+    budget_ms: u32,
+) -> Result<pb::AnalyzeMancalaResponse, ServiceError> {
+    let _turn = ANALYSES
+        .acquire()
+        .await
+        .map_err(|_| ServiceError::Unavailable("analysis is shutting down".into()))?;
+    tokio::task::spawn_blocking(move || analyze_blocking(analysable, budget_ms))
+        .await
+        .map_err(|e| ServiceError::Internal(format!("analysis failed: {e}")))
+}
+
+/// Solves every legal sow of the position within `budget`. Blocking: call it from
+/// `spawn_blocking`. The solver's budget is a node count, so this deepens: it analyses with a
+/// node budget, doubles it while some value is still open and the last round, doubled, fits
+/// in the time left. Its table carries over between rounds, so no round starts from scratch.
+pub fn analyze_blocking(analysable: Analysable, budget_ms: u32) -> pb::AnalyzeMancalaResponse {
+    let Some(position) = analysable.position else {
+        return pb::AnalyzeMancalaResponse {
+            position: Some(analysable.shown),
+            sows: Vec::new(),
+            best_pit: None,
+            exact: true,
+            margin: analysable.final_margin,
+            nodes: 0,
+            budget_ms,
+        };
+    };
+    let started = Instant::now();
+    let deadline = Duration::from_millis(u64::from(budget_ms));
+    let mut solver = Solver::new(ANALYSIS_TABLE_BITS);
+    let mut nodes_budget = FIRST_NODE_BUDGET;
+    let mut nodes = 0u64;
+    let values = loop {
+        let round = Instant::now();
+        let values = solver.analyze(&position, nodes_budget);
+        nodes = nodes.saturating_add(nodes_budget);
+        let exact = values.iter().all(|v| v.is_exact());
+        let took = round.elapsed();
+        let left = deadline.saturating_sub(started.elapsed());
+        if exact || took.saturating_mul(2) > left {
+            break values;
+        }
+        nodes_budget = nodes_budget.saturating_mul(2);
+    };
+    let exact = values.iter().all(|v| v.is_exact());
+    // The solver's own best sow where several tie (its table is warm: this costs little);
+    // otherwise the sow with the best proved lower bound.
+    let root = solver.solve_within(&position, nodes_budget);
+    nodes = nodes.saturating_add(root.nodes);
+    let best = root
+        .best
+        .filter(|_| root.is_exact())
+        .and_then(|pit| values.iter().find(|v| v.pit == pit))
+        .or_else(|| {
+            values
+                .iter()
+                .max_by_key(|v| (v.lower, v.upper, std::cmp::Reverse(v.pit)))
+        });
+    pb::AnalyzeMancalaResponse {
+        position: Some(analysable.shown),
+        sows: values
+            .iter()
+            .map(|v| pb::MancalaSowValue {
+                pit: u32::from(v.pit),
+                margin: v.lower + (v.upper - v.lower) / 2,
+                exact: v.is_exact(),
+                lower: v.lower,
+                upper: v.upper,
+            })
+            .collect(),
+        best_pit: best.map(|v| u32::from(v.pit)),
+        exact,
+        margin: best.map_or(0, |v| v.lower + (v.upper - v.lower) / 2),
+        nodes,
+        budget_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(pits: [u32; 6], store: u32) -> pb::MancalaSide {
+        pb::MancalaSide {
+            pits: pits.to_vec(),
+            store,
+        }
+    }
+
+    #[test]
+    fn positions_must_hold_48_seeds_in_two_rows_of_six() {
+        let good = pb::MancalaPosition {
+            rule_set: 0,
+            sides: vec![side([4; 6], 0), side([4; 6], 0)],
+            to_move: 1,
+        };
+        let ok = position_from_pb(&good).expect("the start");
+        assert_eq!(ok.shown.to_move, 1);
+        for (bad, start) in [
+            (
+                pb::MancalaPosition {
+                    sides: vec![side([4; 6], 1), side([4; 6], 0)],
+                    ..good.clone()
+                },
+                "position.sides: M2: the board holds 49",
+            ),
+            (
+                pb::MancalaPosition {
+                    sides: vec![side([0; 6], 24), side([4; 6], 0)],
+                    ..good.clone()
+                },
+                "position.sides: M7",
+            ),
+            (
+                pb::MancalaPosition {
+                    to_move: 2,
+                    ..good.clone()
+                },
+                "position.to_move: M3",
+            ),
+            (
+                pb::MancalaPosition {
+                    sides: vec![side([4; 6], 0)],
+                    ..good.clone()
+                },
+                "position.sides: M1",
+            ),
+        ] {
+            let Err(ServiceError::InvalidArgument(message)) = position_from_pb(&bad) else {
+                panic!("{bad:?} refused");
+            };
+            assert!(message.starts_with(start), "{message}");
+        }
+        let congklak = pb::MancalaPosition {
+            rule_set: pb::MancalaRuleSet::Congklak as i32,
+            ..good
+        };
+        assert!(matches!(
+            position_from_pb(&congklak),
+            Err(ServiceError::FailedPrecondition(_))
+        ));
+    }
+
+    #[test]
+    fn budgets_default_and_cap() {
+        assert_eq!(budget_ms(0), DEFAULT_ANALYSIS_MS);
+        assert_eq!(budget_ms(10), 10);
+        assert_eq!(budget_ms(60_000), MAX_ANALYSIS_MS);
+    }
+
+    #[test]
+    fn an_endgame_is_solved_exactly_and_the_best_sow_agrees_with_the_solver() {
+        // Seat 0 to move with a few seeds left: pit 6 (1 seed) ends in the store (M5).
+        let position = pb::MancalaPosition {
+            rule_set: 0,
+            sides: vec![side([0, 0, 0, 2, 0, 1], 20), side([1, 0, 1, 0, 0, 1], 22)],
+            to_move: 0,
+        };
+        let analysable = position_from_pb(&position).expect("valid");
+        let kalah = analysable.position.expect("game on");
+        let solved = Solver::new(16).solve(&kalah);
+        let answer = analyze_blocking(analysable, 1_000);
+        assert!(answer.exact);
+        assert_eq!(answer.margin, solved.margin);
+        let best = answer.best_pit.expect("a best sow");
+        let best_value = answer.sows.iter().find(|v| v.pit == best).expect("listed");
+        assert_eq!(best_value.margin, solved.margin);
+        assert_eq!(Some(best), solved.best.map(u32::from));
+        assert_eq!(
+            answer.sows.iter().map(|v| v.pit).collect::<Vec<_>>(),
+            vec![4, 6]
+        );
+    }
+}
