@@ -40,6 +40,31 @@ fn csprng() -> Csprng {
     Csprng(rand::rng())
 }
 
+/// Randomness for one change to `game_id`: the CSPRNG. A test build (`test-seams`) first
+/// uses values a test scripted for that game (`test_seams::script_random`).
+struct GameRandom<'a> {
+    #[cfg_attr(not(feature = "test-seams"), allow(dead_code))]
+    game_id: &'a str,
+    csprng: Csprng,
+}
+
+impl RandomSource for GameRandom<'_> {
+    fn below(&mut self, bound: u32) -> u32 {
+        #[cfg(feature = "test-seams")]
+        if let Some(value) = crate::test_seams::scripted_value(self.game_id) {
+            return value % bound.max(1);
+        }
+        self.csprng.below(bound)
+    }
+}
+
+fn random_for(game_id: &str) -> GameRandom<'_> {
+    GameRandom {
+        game_id,
+        csprng: csprng(),
+    }
+}
+
 /// Wall-clock Unix milliseconds: deadlines are absolute so every replica agrees on them.
 pub fn now_ms() -> i64 {
     SystemTime::now()
@@ -280,7 +305,7 @@ impl GameStateService {
         let preset = None;
         let game = match preset {
             Some(game) => game,
-            None => engine::setup(&settings, request.players.len(), &mut csprng())?,
+            None => engine::setup(&settings, request.players.len(), &mut random_for(&game_id))?,
         };
         let kind = game.kind();
         let started = pb::GameStarted {
@@ -371,7 +396,9 @@ impl GameStateService {
         }
         loaded.require_active()?;
 
-        let applied = loaded.game.apply(seat, action, &mut csprng())?;
+        let applied = loaded
+            .game
+            .apply(seat, action, &mut random_for(&request.game_id))?;
         loaded.record.draw_offer = None;
         let previous_turn = loaded.record.turn_seq;
         self.start_turn_clock(&mut loaded).await?;
@@ -481,7 +508,7 @@ impl GameStateService {
                         },
                     )));
                 }
-                let effect = loaded.game.timeout(seat, &mut csprng());
+                let effect = loaded.game.timeout(seat, &mut random_for(&request.game_id));
                 tracing::info!(game_id = %loaded.game_id, seat, %effect, "turn timed out");
                 Ok(Some(pb::game_event::Kind::TurnTimedOut(pb::TurnTimedOut {
                     seat: seat_u32(seat),

@@ -54,3 +54,30 @@ pub(crate) fn take(
     }
     Ok(Some(game))
 }
+
+/// Random values a test chose per game id (e.g. Backgammon dice), consumed in order.
+static RANDOM: Mutex<Option<HashMap<String, std::collections::VecDeque<u32>>>> = Mutex::new(None);
+
+/// The next random draws made for `game_id` (its setup, then its actions and timeouts, in
+/// order) return `values`, each taken modulo the draw's bound; once they run out the game
+/// draws from the CSPRNG again. A Backgammon die is a draw below 6: value `d - 1` rolls `d`.
+pub fn script_random(game_id: &str, values: impl IntoIterator<Item = u32>) {
+    RANDOM
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get_or_insert_with(HashMap::new)
+        .entry(game_id.to_owned())
+        .or_default()
+        .extend(values);
+}
+
+/// The next scripted value for `game_id`, if a test scripted one.
+pub(crate) fn scripted_value(game_id: &str) -> Option<u32> {
+    let mut guard = RANDOM.lock().unwrap_or_else(PoisonError::into_inner);
+    let values = guard.as_mut()?.get_mut(game_id)?;
+    let value = values.pop_front();
+    if values.is_empty() {
+        guard.as_mut()?.remove(game_id);
+    }
+    value
+}
