@@ -481,12 +481,15 @@ async fn tickets(backend: Backend) {
                 player_id: "zed".into(),
                 display_name: "Z".into(),
                 settings: Some(pb::GameSettings {
-                    options: Some(pb::game_settings::Options::Quoridor(Default::default())),
+                    options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                        mode: pb::QuoridorMode::Teams as i32,
+                        ..Default::default()
+                    })),
                     turn_time_ms: 0,
                 }),
             },
-            Code::Unimplemented,
-            "settings.options: quick match for quoridor is not offered yet",
+            Code::InvalidArgument,
+            "settings.quoridor.mode: quick match seats free-for-all tables (Q22)",
         ),
     ];
     for (request, code, start) in cases {
