@@ -8,7 +8,7 @@
 
 use std::{net::SocketAddr, time::Duration};
 
-use ludus_proto::pb::{self, gateway_client::GatewayClient};
+use ludus_proto::pb::{self, game_state_client::GameStateClient, gateway_client::GatewayClient};
 use ludus_store::{Backend, testing::RedisServer};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
@@ -101,6 +101,35 @@ impl Ludus {
     /// Signs a guest in and returns their client.
     pub async fn player(&self, name: &str) -> Player {
         sign_in(self.gateway, name).await
+    }
+
+    /// Creates a game through game-state's internal API (what matchmaking and rooms do), for
+    /// setups quick match cannot make: `players` in seat order; an empty `game_id` lets
+    /// game-state choose one. Returns the spectator snapshot.
+    pub async fn create_game(
+        &self,
+        game_id: &str,
+        settings: pb::GameSettings,
+        players: &[&Player],
+    ) -> pb::GameSnapshot {
+        let mut internal = GameStateClient::new(connect(self.game_state).await);
+        let response = internal
+            .create_game(pb::CreateGameRequest {
+                game_id: game_id.to_owned(),
+                settings: Some(settings),
+                players: players
+                    .iter()
+                    .map(|p| pb::PlayerRef {
+                        player_id: p.id.clone(),
+                        display_name: p.name.clone(),
+                    })
+                    .collect(),
+            })
+            .await
+            .expect("create game")
+            .into_inner();
+        assert!(response.created, "a new game");
+        response.game.expect("snapshot")
     }
 
     /// Stops every service and waits for them.

@@ -15,7 +15,7 @@ use ludus_backgammon::board::Board;
 use ludus_backgammon::{Backgammon, BackgammonOptions};
 use ludus_game_state::games::backgammon::BackgammonSession;
 use ludus_game_state::test_seams;
-use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_proto::pb;
 use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event};
 use tonic::Code;
 
@@ -48,24 +48,7 @@ async fn create(
     draws: Vec<u32>,
 ) -> pb::GameSnapshot {
     test_seams::script_random(game_id, draws);
-    let mut internal = GameStateClient::new(ludus_tests::connect(ludus.game_state).await);
-    let response = internal
-        .create_game(pb::CreateGameRequest {
-            game_id: game_id.to_owned(),
-            settings: Some(settings),
-            players: seats
-                .iter()
-                .map(|p| pb::PlayerRef {
-                    player_id: p.id.clone(),
-                    display_name: p.name.clone(),
-                })
-                .collect(),
-        })
-        .await
-        .expect("create game")
-        .into_inner();
-    assert!(response.created);
-    response.game.expect("snapshot")
+    ludus.create_game(game_id, settings, &seats).await
 }
 
 fn bg(view: Option<&pb::GameView>) -> &pb::BackgammonView {

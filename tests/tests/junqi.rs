@@ -8,7 +8,7 @@
 //! Everything after creation goes through the public gateway.
 
 use ludus_junqi::{Action, Colour, Junqi, JunqiOptions, JunqiSetup, Point};
-use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_proto::pb;
 use ludus_rules::{Game, SplitMix64, Viewer};
 use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event};
 use prost::Message;
@@ -49,24 +49,9 @@ async fn create(
     turn_time_ms: u64,
 ) -> pb::GameSnapshot {
     ludus_game_state::test_seams::preset(game_id, game);
-    let mut internal = GameStateClient::new(ludus_tests::connect(ludus.game_state).await);
-    let response = internal
-        .create_game(pb::CreateGameRequest {
-            game_id: game_id.to_owned(),
-            settings: Some(settings(turn_time_ms)),
-            players: seats
-                .iter()
-                .map(|p| pb::PlayerRef {
-                    player_id: p.id.clone(),
-                    display_name: p.name.clone(),
-                })
-                .collect(),
-        })
+    ludus
+        .create_game(game_id, settings(turn_time_ms), &seats)
         .await
-        .expect("create game")
-        .into_inner();
-    assert!(response.created);
-    response.game.expect("snapshot")
 }
 
 fn junqi_view(view: Option<&pb::GameView>) -> &pb::JunqiView {

@@ -46,28 +46,11 @@ async fn created(
 ) -> (String, Player, Player) {
     let a = ludus.player("ana").await;
     let b = ludus.player("bo").await;
-    let mut internal =
-        pb::game_state_client::GameStateClient::new(ludus_tests::connect(ludus.game_state).await);
-    let game = internal
-        .create_game(pb::CreateGameRequest {
-            game_id: String::new(),
-            settings: Some(pb::GameSettings {
-                options: Some(pb::game_settings::Options::Mancala(options)),
-                turn_time_ms,
-            }),
-            players: [&a, &b]
-                .iter()
-                .map(|p| pb::PlayerRef {
-                    player_id: p.id.clone(),
-                    display_name: p.name.clone(),
-                })
-                .collect(),
-        })
-        .await
-        .expect("create game")
-        .into_inner()
-        .game
-        .expect("snapshot");
+    let settings = pb::GameSettings {
+        options: Some(pb::game_settings::Options::Mancala(options)),
+        turn_time_ms,
+    };
+    let game = ludus.create_game("", settings, &[&a, &b]).await;
     (game.game_id, a, b)
 }
 

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_proto::pb;
 use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event};
 use tonic::{Code, Streaming};
 
@@ -77,27 +77,11 @@ async fn create(
     turn_time_ms: u64,
     players: &[&Player],
 ) -> String {
-    let mut game_state = GameStateClient::new(ludus_tests::connect(ludus.game_state).await);
-    let created = game_state
-        .create_game(pb::CreateGameRequest {
-            game_id: String::new(),
-            settings: Some(pb::GameSettings {
-                options: Some(pb::game_settings::Options::Quoridor(options)),
-                turn_time_ms,
-            }),
-            players: players
-                .iter()
-                .map(|p| pb::PlayerRef {
-                    player_id: p.id.clone(),
-                    display_name: p.name.clone(),
-                })
-                .collect(),
-        })
-        .await
-        .expect("create game")
-        .into_inner();
-    assert!(created.created);
-    created.game.expect("snapshot").game_id
+    let settings = pb::GameSettings {
+        options: Some(pb::game_settings::Options::Quoridor(options)),
+        turn_time_ms,
+    };
+    ludus.create_game("", settings, players).await.game_id
 }
 
 /// Reads events until a clock runs out.

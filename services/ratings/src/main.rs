@@ -38,35 +38,7 @@ async fn main() -> anyhow::Result<()> {
     ludus_ratings::run(
         ludus_ratings::Config { backend },
         listener,
-        shutdown_signal(),
+        ludus_telemetry::shutdown_signal(),
     )
     .await
-}
-
-/// Completes on ctrl-c or SIGTERM (what Kubernetes sends before killing a pod).
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(error) = tokio::signal::ctrl_c().await {
-            tracing::error!(%error, "cannot listen for ctrl-c");
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(error) => {
-                tracing::error!(%error, "cannot listen for sigterm");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
 }

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_proto::pb;
 use ludus_tests::{Ludus, Player, caro_settings, events_until_finished};
 
 /// Every game plays these cells alternately, X first: 15 moves ending with X's five on row 8
@@ -54,26 +54,11 @@ async fn set_table(ludus: &Ludus, index: usize) -> anyhow::Result<Table> {
     let x = ludus.player(&format!("x{index}")).await;
     let o = ludus.player(&format!("o{index}")).await;
     let mut watcher = ludus.player(&format!("w{index}")).await;
-    let mut game_state = GameStateClient::new(ludus_tests::connect(ludus.game_state).await);
     let settings = pb::GameSettings {
         turn_time_ms: 60_000,
         ..caro_settings()
     };
-    let created = game_state
-        .create_game(pb::CreateGameRequest {
-            game_id: String::new(),
-            settings: Some(settings),
-            players: [&x, &o]
-                .iter()
-                .map(|p| pb::PlayerRef {
-                    player_id: p.id.clone(),
-                    display_name: p.name.clone(),
-                })
-                .collect(),
-        })
-        .await?
-        .into_inner();
-    let game_id = created.game.map(|g| g.game_id).unwrap_or_default();
+    let game_id = ludus.create_game("", settings, &[&x, &o]).await.game_id;
     let stream = watcher.subscribe(&game_id, 0).await;
     Ok(Table {
         game_id,
