@@ -170,7 +170,7 @@ async fn a_late_spectator_resumes_from_an_older_seq_with_no_gap_and_no_duplicate
 
 #[tokio::test]
 async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
-    let ludus = Ludus::start_with_clock(Duration::from_millis(600)).await;
+    let ludus = Ludus::start_with_clock(Duration::from_millis(2000)).await;
     let (game, mut x, mut o) = matched(&ludus).await;
     let mut stream = x.subscribe(&game, 0).await;
     // Each move restarts the clock; X then lets it run out.
@@ -191,7 +191,7 @@ async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
 
 #[tokio::test]
 async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating() {
-    let ludus = Ludus::start_with_clock(Duration::from_millis(600)).await;
+    let ludus = Ludus::start_with_clock(Duration::from_millis(2000)).await;
     let (game, mut x, mut o) = matched(&ludus).await;
     let mut stream = o.subscribe(&game, 0).await;
     x.play(&game, "H8").await.expect("x");

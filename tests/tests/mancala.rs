@@ -270,7 +270,8 @@ async fn m7_the_game_ends_right_after_a_seed_lands_in_the_store() {
 #[tokio::test]
 async fn m10_the_seat_whose_clock_runs_out_loses_and_an_extra_sow_gets_a_fresh_clock() {
     let ludus = Ludus::start().await;
-    let (game, mut s0, mut s1) = created(&ludus, seat0_first(pb::MancalaRuleSet::Kalah), 800).await;
+    let (game, mut s0, mut s1) =
+        created(&ludus, seat0_first(pb::MancalaRuleSet::Kalah), 2000).await;
     let mut watch = s1.subscribe(&game, 0).await;
     let started = next_event(&mut watch).await;
     let first_turn = started.turn.expect("turn");
