@@ -111,9 +111,9 @@ pub async fn run(
     .junqi_turn_ms(config.junqi_turn_ms)
     .backgammon_turn_ms(config.backgammon_turn_ms)
     .mancala_turn_ms(config.mancala_turn_ms);
+    let service = MatchmakingService::new(queues, matcher.clone(), wake, stop.clone());
     let matching = tokio::spawn(matcher.run(stop.clone()));
 
-    let service = MatchmakingService::new(queues, wake, stop.clone());
     let server = MatchmakingServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
     let stop_on_shutdown = stop.clone();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_store::{QueueStore, Ticket};
+use ludus_store::{QueueStore, Ticket, TicketStatus};
 use ludus_telemetry::Traced;
 use rand::RngExt;
 use tokio::sync::Notify;
@@ -32,7 +32,7 @@ const CREATE_GAME_ATTEMPTS: u32 = 5;
 const CREATE_GAME_BACKOFF: Duration = Duration::from_millis(50);
 
 /// One replica's matcher.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Matcher {
     queues: QueueStore,
     game_state: GameStateClient<Traced>,
@@ -162,6 +162,54 @@ impl Matcher {
             tracing::error!(%error, game_id, "matched game could not be created");
         }
         Ok(true)
+    }
+
+    /// Makes sure the game of a matched table exists: if the matcher that took the tickets
+    /// never created it (it crashed, or game-state stayed down through its retries), create it
+    /// now from the tickets of the table, exactly as that matcher would have. CreateGame is
+    /// idempotent by game id, so racing a matcher that is still at it is harmless.
+    pub async fn ensure_game(
+        &self,
+        queue: &str,
+        game_id: &str,
+        table: &[String],
+    ) -> Result<(), ServiceError> {
+        let existing = self
+            .game_state
+            .clone()
+            .get_snapshot(pb::GetSnapshotRequest {
+                game_id: game_id.to_owned(),
+                viewer_player_id: String::new(),
+            })
+            .await;
+        match existing {
+            Ok(_) => return Ok(()),
+            Err(status) if status.code() == tonic::Code::NotFound => {}
+            Err(status) => {
+                return Err(ServiceError::Unavailable(format!(
+                    "game-state get snapshot: {}",
+                    status.message()
+                )));
+            }
+        }
+        let mut tickets = Vec::with_capacity(table.len());
+        for id in table {
+            let ticket = self.queues.ticket(queue, id).await?.ok_or_else(|| {
+                ServiceError::Internal(format!("ticket {id} of game {game_id} is gone"))
+            })?;
+            if !matches!(&ticket.status, TicketStatus::Matched { game_id: g, .. } if g == game_id) {
+                return Err(ServiceError::Internal(format!(
+                    "ticket {id} is not seated in game {game_id}"
+                )));
+            }
+            tickets.push(ticket);
+        }
+        tracing::warn!(
+            game_id,
+            "creating a matched game its matcher did not create"
+        );
+        let seated: Vec<&Ticket> = tickets.iter().collect();
+        self.create_game(game_id, &seated).await
     }
 
     async fn create_game(&self, game_id: &str, seated: &[&Ticket]) -> Result<(), ServiceError> {

@@ -318,7 +318,7 @@ impl TicketPayload {
 pub fn ticket_update(ticket: &Ticket, now_ms: u64) -> pb::TicketUpdate {
     let (state, game_id, seat) = match &ticket.status {
         TicketStatus::Queued => (pb::TicketState::Queued, String::new(), 0),
-        TicketStatus::Matched { game_id, seat } => {
+        TicketStatus::Matched { game_id, seat, .. } => {
             (pb::TicketState::Matched, game_id.clone(), *seat)
         }
         TicketStatus::Cancelled => (pb::TicketState::Cancelled, String::new(), 0),

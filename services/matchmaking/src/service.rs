@@ -14,6 +14,7 @@ use tonic::{Request, Response, Status};
 use ulid::Ulid;
 
 use crate::error::ServiceError;
+use crate::matcher::Matcher;
 use crate::model::{
     QuickMatch, TicketPayload, queue_of, ticket_id, ticket_update, validate_display_name,
     validate_id,
@@ -38,6 +39,8 @@ fn now_ms() -> u64 {
 #[derive(Clone, Debug)]
 pub struct MatchmakingService {
     queues: QueueStore,
+    /// Finishes setting up a matched game whose matcher could not (see `Matcher::ensure_game`).
+    matcher: Matcher,
     wake: Arc<Notify>,
     stop: CancellationToken,
 }
@@ -45,8 +48,18 @@ pub struct MatchmakingService {
 impl MatchmakingService {
     /// A service over `queues`; each enqueue notifies `wake` (the matcher); open watches end
     /// when `stop` is cancelled.
-    pub fn new(queues: QueueStore, wake: Arc<Notify>, stop: CancellationToken) -> Self {
-        MatchmakingService { queues, wake, stop }
+    pub fn new(
+        queues: QueueStore,
+        matcher: Matcher,
+        wake: Arc<Notify>,
+        stop: CancellationToken,
+    ) -> Self {
+        MatchmakingService {
+            queues,
+            matcher,
+            wake,
+            stop,
+        }
     }
 
     async fn enqueue(
@@ -125,15 +138,32 @@ fn settled(status: &TicketStatus) -> bool {
     !matches!(status, TicketStatus::Queued)
 }
 
+/// Whether the ticket's game is ready to be announced: a matched ticket is announced only once
+/// its game exists, so a player never gets a game id that GetGame would not find.
+async fn game_ready(matcher: &Matcher, ticket: &Ticket) -> bool {
+    let TicketStatus::Matched { game_id, table, .. } = &ticket.status else {
+        return true;
+    };
+    match matcher.ensure_game(&ticket.queue, game_id, table).await {
+        Ok(()) => true,
+        Err(error) => {
+            tracing::warn!(%error, game_id, "matched game not ready yet");
+            false
+        }
+    }
+}
+
 /// Follows one ticket: polls it and sends each change until it settles, the client leaves or
-/// the server stops.
+/// the server stops. `announced` is the state the client already has.
 async fn watch(
     queues: QueueStore,
+    matcher: Matcher,
     mut ticket: Ticket,
+    mut announced: bool,
     tx: mpsc::Sender<Result<pb::TicketUpdate, Status>>,
     stop: CancellationToken,
 ) {
-    while !settled(&ticket.status) {
+    while !(announced && settled(&ticket.status)) {
         tokio::select! {
             () = tx.closed() => return,
             () = stop.cancelled() => {
@@ -160,10 +190,16 @@ async fn watch(
                 return;
             }
         };
-        if next.status != ticket.status
-            && tx.send(Ok(ticket_update(&next, now_ms()))).await.is_err()
-        {
-            return;
+        if next.status != ticket.status || !announced {
+            if !game_ready(&matcher, &next).await {
+                ticket = next;
+                announced = false;
+                continue;
+            }
+            if tx.send(Ok(ticket_update(&next, now_ms()))).await.is_err() {
+                return;
+            }
+            announced = true;
         }
         ticket = next;
     }
@@ -191,11 +227,22 @@ impl Matchmaking for MatchmakingService {
             .owned_ticket(&request.ticket_id, &request.player_id)
             .await?;
         let (tx, rx) = mpsc::channel(WATCH_BUFFER);
-        // The current state goes out at once, before any poll.
-        tx.send(Ok(ticket_update(&ticket, now_ms())))
-            .await
-            .map_err(|_| Status::internal("internal error"))?;
-        tokio::spawn(watch(self.queues.clone(), ticket, tx, self.stop.clone()));
+        // The current state goes out at once, before any poll (a match only once its game is
+        // ready; until then the watch keeps trying).
+        let announced = game_ready(&self.matcher, &ticket).await;
+        if announced {
+            tx.send(Ok(ticket_update(&ticket, now_ms())))
+                .await
+                .map_err(|_| Status::internal("internal error"))?;
+        }
+        tokio::spawn(watch(
+            self.queues.clone(),
+            self.matcher.clone(),
+            ticket,
+            announced,
+            tx,
+            self.stop.clone(),
+        ));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

@@ -62,11 +62,21 @@ impl GameState for FakeGameState {
             created: new,
         }))
     }
+    /// Knows the games it created: NOT_FOUND for any other (matchmaking announces a match
+    /// only once its game exists).
     async fn get_snapshot(
         &self,
-        _: Request<pb::GetSnapshotRequest>,
+        request: Request<pb::GetSnapshotRequest>,
     ) -> Result<Response<pb::GameSnapshot>, Status> {
-        Err(no())
+        let game_id = request.into_inner().game_id;
+        if self.created().iter().any(|c| c.game_id == game_id) {
+            Ok(Response::new(pb::GameSnapshot {
+                game_id,
+                ..Default::default()
+            }))
+        } else {
+            Err(Status::not_found(format!("no game {game_id}")))
+        }
     }
     async fn apply_action(
         &self,
@@ -157,6 +167,18 @@ async fn serve_fake(fake: FakeGameState) -> (String, oneshot::Sender<()>) {
 }
 
 async fn world(backends: Vec<Backend>, caro_turn_ms: Option<u64>) -> World {
+    world_with(backends, caro_turn_ms, Duration::from_millis(20)).await
+}
+
+async fn world_with_interval(backends: Vec<Backend>, interval: Duration) -> World {
+    world_with(backends, None, interval).await
+}
+
+async fn world_with(
+    backends: Vec<Backend>,
+    caro_turn_ms: Option<u64>,
+    match_interval: Duration,
+) -> World {
     let fake = FakeGameState::default();
     let (url, fake_stop) = serve_fake(fake.clone()).await;
     let mut clients = Vec::new();
@@ -166,7 +188,7 @@ async fn world(backends: Vec<Backend>, caro_turn_ms: Option<u64>) -> World {
         if let Some(ms) = caro_turn_ms {
             config.caro_turn_ms = ms;
         }
-        config.match_interval = Duration::from_millis(20);
+        config.match_interval = match_interval;
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("address");
         let (stop, stopped) = oneshot::channel::<()>();
@@ -576,6 +598,71 @@ async fn replicas(first: Backend, second: Backend) {
     assert_eq!(seated.len(), 20);
 }
 
+/// Queues a ticket straight through the store, as Enqueue does but without waking a matcher.
+async fn queue_quietly(
+    queues: &ludus_store::QueueStore,
+    player: &str,
+    settings: &pb::GameSettings,
+) -> String {
+    use ludus_matchmaking::model::{QuickMatch, TicketPayload, ticket_id};
+    let quick = QuickMatch::from_settings(Some(settings)).expect("quick match");
+    let id = ticket_id(&quick.queue, ulid::Ulid::generate()).expect("ticket id");
+    let ticket = ludus_store::Ticket {
+        ticket_id: id.clone(),
+        queue: quick.queue.clone(),
+        player_id: player.into(),
+        payload: TicketPayload::new(&player.to_uppercase(), &quick)
+            .to_bytes()
+            .expect("payload"),
+        created_ms: 1,
+        status: ludus_store::TicketStatus::Queued,
+    };
+    queues.enqueue(&ticket).await.expect("enqueue");
+    id
+}
+
+/// A matcher that took two tickets and died before CreateGame (simulated by taking them
+/// straight through the store, with this replica's matcher asleep): the players' watches
+/// create the game from the tickets and only then announce the match, so nobody is sent to a
+/// game that does not exist.
+async fn orphaned_match(backend: Backend) {
+    let w = world_with_interval(vec![backend.clone()], Duration::from_secs(3600)).await;
+    let mut c = w.client();
+    let queues = ludus_store::QueueStore::new(backend);
+    let settings = caro(19, true, true);
+    let a = queue_quietly(&queues, "ann", &settings).await;
+    let b = queue_quietly(&queues, "bob", &settings).await;
+    let queue = "caro/19/exactly-five";
+    assert!(
+        queues
+            .take(queue, &[b.clone(), a.clone()], "orphan-game")
+            .await
+            .expect("take"),
+        "both tickets were queued"
+    );
+    assert!(w.fake.created().is_empty(), "nobody created the game yet");
+    let updates = watch_to_end(&mut c, &a, "ann").await;
+    let last = updates.last().expect("an update");
+    assert_eq!(state(last), pb::TicketState::Matched);
+    assert_eq!((last.game_id.as_str(), last.seat), ("orphan-game", 1));
+    let created = w.fake.created();
+    assert_eq!(created.len(), 1, "the watch created the game");
+    let players: Vec<&str> = created[0]
+        .players
+        .iter()
+        .map(|p| p.player_id.as_str())
+        .collect();
+    assert_eq!(players, ["bob", "ann"], "seats as the tickets were taken");
+    assert_eq!(
+        created[0].settings.as_ref().map(|s| s.turn_time_ms),
+        Some(ludus_matchmaking::DEFAULT_CARO_TURN_MS)
+    );
+    // bob's watch finds the game and does not create it again.
+    let updates = watch_to_end(&mut c, &b, "bob").await;
+    assert_eq!(updates.last().map(|u| u.seat), Some(0));
+    assert_eq!(w.fake.created().len(), 1);
+}
+
 fn redis() -> RedisServer {
     RedisServer::start().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -591,6 +678,9 @@ async fn memory_backend() {
     bounded(replicas(shared.clone(), shared))
         .await
         .expect("replicas");
+    bounded(orphaned_match(Backend::memory()))
+        .await
+        .expect("orphaned match");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -612,4 +702,7 @@ async fn redis_backend() {
     bounded(replicas(backend("r:").await, backend("r:").await))
         .await
         .expect("replicas");
+    bounded(orphaned_match(backend("x:").await))
+        .await
+        .expect("orphaned match");
 }

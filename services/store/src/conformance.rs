@@ -745,7 +745,8 @@ pub async fn queue_take_all_or_nothing(backend: Backend) {
         c.status,
         TicketStatus::Matched {
             game_id: "g1".into(),
-            seat: 0
+            seat: 0,
+            table: ids(&["c", "a"]),
         }
     );
     let a = q.ticket("qu", "a").await.expect("ticket").expect("a");
@@ -753,7 +754,8 @@ pub async fn queue_take_all_or_nothing(backend: Backend) {
         a.status,
         TicketStatus::Matched {
             game_id: "g1".into(),
-            seat: 1
+            seat: 1,
+            table: ids(&["c", "a"]),
         }
     );
     assert!(!q.take("qu", &ids(&["b", "a"]), "g2").await.expect("take"));
@@ -837,7 +839,8 @@ pub async fn queue_cancel(backend: Backend) {
         b.status,
         TicketStatus::Matched {
             game_id: "g".into(),
-            seat: 0
+            seat: 0,
+            table: ids(&["b", "c"]),
         }
     );
     let again = q.cancel("a", "qu", "pa").await.expect("cancel").expect("a");

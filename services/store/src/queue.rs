@@ -40,6 +40,10 @@ pub enum TicketStatus {
         game_id: String,
         /// Its seat: its position in the slice given to [`QueueStore::take`].
         seat: u32,
+        /// Every ticket of the game in seat order (the slice given to [`QueueStore::take`]),
+        /// so whoever reads one ticket can finish setting the game up if the matcher could
+        /// not.
+        table: Vec<String>,
     },
     /// Cancelled by its player before it was matched.
     Cancelled,
@@ -114,7 +118,8 @@ return {'1'}
 });
 
 /// KEYS: queue zset, queues set, ticket hashes... ARGV: game id, queue, player key prefix,
-/// ttl, ticket ids... The player index keys are derived here from the tickets; they share the
+/// ttl, ticket ids..., then the ticket ids joined by commas (each ticket's `table`).
+/// The player index keys are derived here from the tickets; they share the
 /// `{mm}` hash tag, so this stays on one cluster slot.
 static TAKE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
@@ -126,7 +131,7 @@ for i = 1, n do
 end
 for i = 1, n do
   local t = KEYS[2 + i]
-  redis.call('HSET', t, 'status', 'matched', 'game', ARGV[1], 'seat', i - 1)
+  redis.call('HSET', t, 'status', 'matched', 'game', ARGV[1], 'seat', i - 1, 'table', ARGV[5 + n])
   redis.call('EXPIRE', t, ARGV[4])
   redis.call('ZREM', KEYS[1], ARGV[4 + i])
   local pkey = ARGV[3] .. redis.call('HGET', t, 'player')
@@ -314,6 +319,8 @@ impl QueueStore {
                 for id in ticket_ids {
                     inv.arg(id);
                 }
+                // Ticket ids are `[A-Za-z0-9_-]`, so a comma separates them safely.
+                inv.arg(ticket_ids.join(","));
                 let taken: i64 = inv.invoke_async(&mut r.conn.clone()).await?;
                 Ok(taken == 1)
             }
@@ -331,6 +338,7 @@ impl QueueStore {
                     let status = TicketStatus::Matched {
                         game_id: game_id.to_owned(),
                         seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                        table: ticket_ids.to_vec(),
                     };
                     q.finish(queue, id, status);
                 }
@@ -451,6 +459,10 @@ fn parse_ticket(
             game_id: text(take("game")?)?,
             seat: u32::try_from(parse_u64("ticket seat", &take("seat")?)?)
                 .map_err(|_| StoreError::Corrupt("ticket seat too large".into()))?,
+            table: text(take("table")?)?
+                .split(',')
+                .map(str::to_owned)
+                .collect(),
         },
         _ => return Err(StoreError::Corrupt("unknown ticket status".into())),
     };
