@@ -374,15 +374,19 @@ impl GameStateService {
             .action
             .as_ref()
             .ok_or_else(|| ServiceError::InvalidArgument("action: required".into()))?;
-        let mut loaded = self.load(&request.game_id).await?;
+        validate_id("game_id", &request.game_id)?;
+        // One round trip reads the game and whether this action id was seen.
+        let (record, seen) = self
+            .store
+            .load_for_action(&request.game_id, &request.action_id)
+            .await?;
+        let record =
+            record.ok_or_else(|| ServiceError::NotFound(format!("no game {}", request.game_id)))?;
+        let mut loaded = Loaded::decode(&request.game_id, record.seq, &record.meta, &record.state)?;
         let seat = loaded.require_seat(&request.player_id)?;
 
         // A retried action gets its first result, whatever happened since.
-        if let Some(seq) = self
-            .store
-            .action_seq(&request.game_id, &request.action_id)
-            .await?
-        {
+        if let Some(seq) = seen {
             return Ok(pb::ApplyActionResponse {
                 event: Some(self.original_event(&request.game_id, seq).await?),
                 duplicate: true,

@@ -224,6 +224,15 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     assert_eq!(games.action_seq("g", "b").await.expect("lookup"), Some(3));
     assert_eq!(games.action_seq("g", "zzz").await.expect("lookup"), None);
     assert_eq!(games.action_seq("nope", "a").await.expect("lookup"), None);
+    let (record, seq) = games.load_for_action("g", "b").await.expect("load");
+    assert_eq!(record.map(|r| (r.seq, r.state)), Some((4, b"4".to_vec())));
+    assert_eq!(seq, Some(3));
+    let (record, seq) = games.load_for_action("g", "zzz").await.expect("load");
+    assert!(record.is_some());
+    assert_eq!(seq, None);
+    let (record, seq) = games.load_for_action("nope", "a").await.expect("load");
+    assert!(record.is_none());
+    assert_eq!(seq, None);
     // Action ids are per game.
     games.create("h", b"m", b"s", b"e1").await.expect("create");
     assert_eq!(

@@ -184,30 +184,49 @@ impl GameStore {
     pub async fn load(&self, game_id: &str) -> Result<Option<GameRecord>, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let [seq, state, meta]: [Option<Vec<u8>>; 3] = redis::cmd("HMGET")
+                let fields: [Option<Vec<u8>>; 3] = redis::cmd("HMGET")
                     .arg(r.keys.game_state(game_id))
                     .arg("seq")
                     .arg("state")
                     .arg("meta")
                     .query_async(&mut r.conn.clone())
                     .await?;
-                let Some(seq) = seq else { return Ok(None) };
-                match (state, meta) {
-                    (Some(state), Some(meta)) => Ok(Some(GameRecord {
-                        seq: parse_u64("game seq", &seq)?,
-                        state,
-                        meta,
-                    })),
-                    _ => Err(StoreError::Corrupt(format!(
-                        "game {game_id} has a seq but no state or meta"
-                    ))),
-                }
+                record_from_fields(game_id, fields)
             }
-            Kind::Memory(m) => Ok(lock(&m.games).games.get(game_id).map(|g| GameRecord {
-                seq: g.events.len() as u64,
-                state: g.state.clone(),
-                meta: g.meta.clone(),
-            })),
+            Kind::Memory(m) => Ok(memory_record(&lock(&m.games), game_id)),
+        }
+    }
+
+    /// [`GameStore::load`] and [`GameStore::action_seq`] in one round trip: the path of a
+    /// player's action needs both, and a round trip saved there is saved on every move.
+    pub async fn load_for_action(
+        &self,
+        game_id: &str,
+        action_id: &str,
+    ) -> Result<(Option<GameRecord>, Option<u64>), StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let (fields, seq): ([Option<Vec<u8>>; 3], Option<u64>) = redis::pipe()
+                    .cmd("HMGET")
+                    .arg(r.keys.game_state(game_id))
+                    .arg("seq")
+                    .arg("state")
+                    .arg("meta")
+                    .cmd("HGET")
+                    .arg(r.keys.game_actions(game_id))
+                    .arg(action_id)
+                    .query_async(&mut r.conn.clone())
+                    .await?;
+                Ok((record_from_fields(game_id, fields)?, seq))
+            }
+            Kind::Memory(m) => {
+                let games = lock(&m.games);
+                let seq = games
+                    .games
+                    .get(game_id)
+                    .and_then(|g| g.actions.get(action_id).copied());
+                Ok((memory_record(&games, game_id), seq))
+            }
         }
     }
 
@@ -432,4 +451,30 @@ fn stream_entry((id, fields): (String, Vec<Vec<u8>>)) -> Result<StoredEvent, Sto
         _ => return Err(StoreError::Corrupt(format!("event {id} has no payload"))),
     };
     Ok(StoredEvent { seq, payload })
+}
+
+/// A game record from the `seq`, `state`, `meta` fields of its hash.
+fn record_from_fields(
+    game_id: &str,
+    [seq, state, meta]: [Option<Vec<u8>>; 3],
+) -> Result<Option<GameRecord>, StoreError> {
+    let Some(seq) = seq else { return Ok(None) };
+    match (state, meta) {
+        (Some(state), Some(meta)) => Ok(Some(GameRecord {
+            seq: parse_u64("game seq", &seq)?,
+            state,
+            meta,
+        })),
+        _ => Err(StoreError::Corrupt(format!(
+            "game {game_id} has a seq but no state or meta"
+        ))),
+    }
+}
+
+fn memory_record(games: &GamesMem, game_id: &str) -> Option<GameRecord> {
+    games.games.get(game_id).map(|g| GameRecord {
+        seq: g.events.len() as u64,
+        state: g.state.clone(),
+        meta: g.meta.clone(),
+    })
 }
