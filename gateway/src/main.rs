@@ -17,18 +17,21 @@ struct Args {
     /// The Redis holding session state, e.g. `redis://redis:6379` (live events).
     #[arg(long, env = "LUDUS_REDIS_URL")]
     redis_url: String,
+    /// game-state: snapshots, actions, event logs.
     #[arg(
         long,
         env = "LUDUS_GAME_STATE_URL",
         default_value = "http://game-state:50051"
     )]
     game_state_url: String,
+    /// matchmaking: quick-match tickets.
     #[arg(
         long,
         env = "LUDUS_MATCHMAKING_URL",
         default_value = "http://matchmaking:50052"
     )]
     matchmaking_url: String,
+    /// ratings: ratings and leaderboards.
     #[arg(
         long,
         env = "LUDUS_RATINGS_URL",
