@@ -13,13 +13,6 @@ use crate::model::{leaderboard_limit, validate_id, validate_report, validate_rul
 /// players in between, before giving up with ABORTED (the caller retries later).
 pub const MAX_RECORD_ATTEMPTS: usize = 8;
 
-/// Leaderboard entries read per round trip while looking for a player's rank.
-const RANK_SCAN_PAGE: usize = 500;
-
-/// Deepest leaderboard position GetRating reports; players further down show rank 0. The
-/// store offers the board only by position, so a rank costs a scan; this bounds it.
-pub const MAX_RANKED: usize = 10_000;
-
 /// The ratings service.
 #[derive(Clone, Debug)]
 pub struct RatingsService {
@@ -113,20 +106,10 @@ impl RatingsService {
         )))
     }
 
-    /// The player's 1-based place, 0 when not within the first [`MAX_RANKED`].
+    /// The player's 1-based place on the leaderboard, 0 when unranked.
     async fn rank_of(&self, ruleset: &str, player_id: &str) -> Result<u32, ServiceError> {
-        let mut offset = 0;
-        while offset < MAX_RANKED {
-            let page = self.store.top(ruleset, offset, RANK_SCAN_PAGE).await?;
-            if let Some(i) = page.iter().position(|e| e.player_id == player_id) {
-                return Ok(u32::try_from(offset + i + 1).unwrap_or(0));
-            }
-            if page.len() < RANK_SCAN_PAGE {
-                break;
-            }
-            offset += RANK_SCAN_PAGE;
-        }
-        Ok(0)
+        let place = self.store.rank(ruleset, player_id).await?;
+        Ok(place.map_or(0, |p| u32::try_from(p + 1).unwrap_or(u32::MAX)))
     }
 }
 

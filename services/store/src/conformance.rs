@@ -1045,4 +1045,14 @@ pub async fn rating_top_order_and_paging(backend: Backend) {
         (1800.0, 2, 2)
     );
     assert!(r.top("other", 0, 10).await.expect("top").is_empty());
+    // A player's place is their 0-based position in `top`, in one call.
+    for (place, id) in ["e", "d", "c", "a", "b", "f"].iter().enumerate() {
+        assert_eq!(
+            r.rank("rs", id).await.expect("rank"),
+            Some(place as u64),
+            "{id}"
+        );
+    }
+    assert_eq!(r.rank("rs", "nobody").await.expect("rank"), None);
+    assert_eq!(r.rank("other", "e").await.expect("rank"), None);
 }

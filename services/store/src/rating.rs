@@ -63,6 +63,20 @@ pub(crate) struct RatingsMem {
     results: HashMap<String, Vec<u8>>,
 }
 
+/// KEYS: board, player hash. Returns the player's 0-based place, or -1 when unrated. The
+/// member is stored on the player hash; both keys share the `{rating}` tag.
+static RANK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local member = redis.call('HGET', KEYS[2], 'member')
+if not member then return -1 end
+local place = redis.call('ZRANK', KEYS[1], member)
+if not place then return -1 end
+return place
+",
+    )
+});
+
 /// KEYS: game marker, board, player hashes... ARGV: result, then per player: expected
 /// version, name, rating, games, board member, board score. Returns 0 recorded, 1 already
 /// recorded, 2 conflict.
@@ -246,6 +260,43 @@ impl RatingStore {
                 .query_async(&mut r.conn.clone())
                 .await?),
             Kind::Memory(m) => Ok(lock(&m.ratings).results.get(game_id).cloned()),
+        }
+    }
+
+    /// A player's 0-based place on the leaderboard ([`RatingStore::top`]'s order), in one
+    /// call; `None` for a player without a rating in this pool.
+    pub async fn rank(&self, ruleset: &str, player_id: &str) -> Result<Option<u64>, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let place: i64 = RANK
+                    .key(r.keys.rating_board(ruleset))
+                    .key(r.keys.rating_player(ruleset, player_id))
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                Ok(u64::try_from(place).ok())
+            }
+            Kind::Memory(m) => {
+                let ratings = lock(&m.ratings);
+                let Some(board) = ratings.players.get(ruleset) else {
+                    return Ok(None);
+                };
+                let Some(me) = board.get(player_id) else {
+                    return Ok(None);
+                };
+                // Everyone ahead of the player in `top`'s order.
+                let ahead = board
+                    .values()
+                    .filter(|e| {
+                        e.rating
+                            .total_cmp(&me.rating)
+                            .reverse()
+                            .then(e.games.cmp(&me.games))
+                            .then(e.player_id.cmp(&me.player_id))
+                            .is_lt()
+                    })
+                    .count();
+                Ok(Some(ahead as u64))
+            }
         }
     }
 
