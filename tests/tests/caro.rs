@@ -203,8 +203,17 @@ async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating
         .expect("outcome");
     assert_eq!(outcome.kind, pb::ResultKind::Cancelled as i32);
     assert_eq!(outcome.rule, "C15");
-    // The cancelled game is reported to ratings (through its timer) and changes nothing.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The cancelled game reaches ratings (through its timer) and changes nothing. Asking
+    // game-state to report it again proves it is recorded by then, whoever got there first,
+    // so the check below cannot pass merely because the report had not arrived yet.
+    let mut internal =
+        pb::game_state_client::GameStateClient::new(ludus_tests::connect(ludus.game_state).await);
+    internal
+        .report_outcome(pb::ReportOutcomeRequest {
+            game_id: game.clone(),
+        })
+        .await
+        .expect("the cancelled game is reported");
     for player in [&mut x, &mut o] {
         let rating = player.rating(RULESET).await;
         assert_eq!((rating.rating, rating.games), (1200.0, 0));
