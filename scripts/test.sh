@@ -16,6 +16,10 @@ if ! command -v redis-server >/dev/null 2>&1; then
 fi
 redis-server --version
 
+# A fresh CI checkout never reuses incremental state: writing it only costs disk (gigabytes).
+if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
+df -h . | awk 'NR == 2 { print "disk free before building: " $4 }'
+
 echo "== cargo fmt --check"
 cargo fmt --all --check
 
@@ -26,5 +30,6 @@ echo "== cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
+du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk '{ print "build directory after the run: " $1 }' || true
 # One closing line for the whole workspace (cargo prints one summary per test binary).
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "total: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
