@@ -1,0 +1,10 @@
+//! End to end: every game played by real clients through the gateway, every service real (gRPC
+//! on loopback), session state in a real redis-server started by the harness. One test binary
+//! for all five games: each linked test binary costs a full link of the whole system, in time
+//! and in disk.
+
+mod backgammon;
+mod caro;
+mod junqi;
+mod mancala;
+mod quoridor;
