@@ -330,3 +330,15 @@ pub async fn next_event(stream: &mut Streaming<pb::GameEvent>) -> pb::GameEvent 
         .expect("stream open")
         .expect("event")
 }
+
+/// Reads events until a turn clock runs out: the timeout and the event that carries it.
+pub async fn next_timeout(
+    stream: &mut Streaming<pb::GameEvent>,
+) -> (pb::TurnTimedOut, pb::GameEvent) {
+    loop {
+        let event = next_event(stream).await;
+        if let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &event.kind {
+            return (timeout.clone(), event);
+        }
+    }
+}

@@ -112,9 +112,10 @@ pub trait Hosting: Game {
     fn check_seats(_settings: &pb::GameSettings, _seats: usize) -> Result<(), ServiceError> {
         Ok(())
     }
-    /// What the clock policy just did, in words with the rule id, when the game can say
-    /// better than "the turn passed" (e.g. Quoridor Q19 pass vs Q21 step aside).
-    fn timeout_effect(&self) -> Option<String> {
+    /// What the clock policy just did (`before` is the game as the clock ran out), in words
+    /// with the rule id, when the game can say better than "the turn passed" (e.g. Quoridor Q19
+    /// pass vs Q21 step aside, Backgammon B20's roll and play).
+    fn timeout_effect(&self, _before: &Self) -> Option<String> {
         None
     }
     /// Whether the server plays for the seat to move as soon as its turn starts (Junqi J19).
@@ -200,14 +201,14 @@ impl<G: Hosting> LiveGame for Hosted<G> {
     }
 
     fn timeout(&mut self, seat: Seat, rng: &mut dyn RandomSource) -> String {
-        let before = self.game().ply();
+        let before = self.game().clone();
         self.replace(|game| game.timeout(seat, rng));
-        if let (None, Some(effect)) = (self.game().outcome(), self.game().timeout_effect()) {
+        if let (None, Some(effect)) = (self.game().outcome(), self.game().timeout_effect(&before)) {
             return effect;
         }
         match self.game().outcome() {
             Some(outcome) => format!("{}: {}", outcome.rule, outcome.reason),
-            None if self.game().ply() > before => "the server played for the seat".to_owned(),
+            None if self.game().ply() > before.ply() => "the server played for the seat".to_owned(),
             None => "the turn passed".to_owned(),
         }
     }

@@ -16,7 +16,7 @@ use ludus_backgammon::{Backgammon, BackgammonOptions};
 use ludus_game_state::games::backgammon::BackgammonSession;
 use ludus_game_state::test_seams;
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event};
+use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event, next_timeout};
 use tonic::Code;
 
 const MONEY: &str = "backgammon/money";
@@ -409,5 +409,94 @@ async fn no_view_snapshot_or_event_shows_dice_before_they_are_rolled() {
         Some(true),
         "6-6 first appears in the roll's own event"
     );
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_third_timeout_forfeits()
+ {
+    let ludus = Ludus::start().await;
+    let ann = ludus.player("ann").await;
+    let bob = ludus.player("bob").await;
+    let mut carol = ludus.player("carol").await;
+    // A short clock: B20's 30-120 s choices bind quick match; game-state's internal API takes
+    // any clock. Opening roll 6-5, then 3-1 for the player who doubles.
+    let settings = pb::GameSettings {
+        turn_time_ms: 3_000,
+        ..money()
+    };
+    let snapshot = create(
+        &ludus,
+        "bg-clock",
+        settings,
+        [&ann, &bob],
+        dice(&[[6, 5], [3, 1]]),
+    )
+    .await;
+    let on_roll = bg(snapshot.view.as_ref()).turn;
+    let mut players = [ann, bob];
+    let mut stream = carol.subscribe("bg-clock", 0).await;
+
+    // 1. The opening player lets the clock run out: the server plays the opening 6-5 for them
+    //    with the normal bot, and says so.
+    let (timeout, event) = next_timeout(&mut stream).await;
+    assert_eq!(timeout.seat, on_roll);
+    assert!(
+        timeout.effect.starts_with("B20") && timeout.effect.contains("played 6-5"),
+        "{}",
+        timeout.effect
+    );
+    let view = bg(event.view.as_ref());
+    let last = view.last_play.as_ref().expect("the automatic play");
+    assert!(last.automatic, "B20: marked as played by the server");
+    assert_eq!((last.seat, last.dice.as_slice()), (on_roll, &[6, 5][..]));
+    assert_eq!(view.timeouts[on_roll as usize], 1);
+    assert_eq!(view.to_move, Some(1 - on_roll));
+
+    // 2. The other player doubles; the decision times out, which takes the double.
+    let other = 1 - on_roll;
+    players[other as usize]
+        .play("bg-clock", "double")
+        .await
+        .expect("B14: double");
+    let (timeout, event) = next_timeout(&mut stream).await;
+    assert_eq!(timeout.seat, on_roll);
+    assert!(
+        timeout.effect.starts_with("B20") && timeout.effect.contains("takes the double"),
+        "{}",
+        timeout.effect
+    );
+    let view = bg(event.view.as_ref());
+    assert_eq!(
+        (view.cube_value, view.cube_owner),
+        (2, Some(on_roll)),
+        "B20: a pending double times out as a take"
+    );
+    assert_eq!(view.timeouts[on_roll as usize], 2);
+
+    // 3. The doubler rolls and plays in time (their own timeouts stay at zero).
+    let rolled = players[other as usize]
+        .play("bg-clock", "roll")
+        .await
+        .expect("roll");
+    assert_eq!(bg(rolled.view.as_ref()).dice, [3, 1]);
+    let reply = first_legal_play(&mut players[other as usize], "bg-clock").await;
+    players[other as usize]
+        .play("bg-clock", &reply)
+        .await
+        .expect("play");
+
+    // 4. The third timeout in a row forfeits a single game at the current cube: 2 points.
+    let (timeout, event) = next_timeout(&mut stream).await;
+    assert_eq!(timeout.seat, on_roll);
+    assert_eq!(event.status, pb::GameStatus::Finished as i32);
+    let outcome = event.outcome.expect("outcome");
+    assert_eq!(outcome.rule, "B20");
+    assert_eq!(outcome.winners, [other]);
+    let mut points = vec![0, 0];
+    points[other as usize] = 2;
+    assert_eq!(outcome.points, points, "a single game at cube 2");
+    let winner = rated(&mut players[other as usize], MONEY).await;
+    assert!(winner.rating > 1200.0, "{}", winner.rating);
     ludus.shutdown().await;
 }

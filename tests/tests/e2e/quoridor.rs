@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event};
-use tonic::{Code, Streaming};
+use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_timeout};
+use tonic::Code;
 
 /// Quoridor options for a table of `players` (0 = two), everything else default: 9×9,
 /// opposite edge, Auto walls, free-for-all.
@@ -82,16 +82,6 @@ async fn create(
         turn_time_ms,
     };
     ludus.create_game("", settings, players).await.game_id
-}
-
-/// Reads events until a clock runs out.
-async fn next_timeout(stream: &mut Streaming<pb::GameEvent>) -> (pb::TurnTimedOut, pb::GameEvent) {
-    loop {
-        let event = next_event(stream).await;
-        if let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &event.kind {
-            return (timeout.clone(), event);
-        }
-    }
 }
 
 #[tokio::test]

@@ -21,6 +21,7 @@
 pub use ludus_backgammon::Match;
 use ludus_backgammon::options::MAX_CUBE_LOG;
 pub use ludus_backgammon::options::{DEFAULT_TURN_SECONDS, validate_turn_seconds};
+use ludus_backgammon::play::roll;
 use ludus_backgammon::{
     Action, Backgammon, BackgammonError, BackgammonOptions, BackgammonView, MATCH_LENGTHS,
     MatchGame, Move, Play, ResignLevel, ViewPhase,
@@ -601,6 +602,49 @@ impl Hosting for BackgammonSession {
         match self.score {
             Some(_) => MATCH_RULESET.to_owned(),
             None => ruleset(self.game.options()).to_owned(),
+        }
+    }
+
+    /// B20: what the server did for the seat whose clock ran out: took the double, rejected a
+    /// resignation offer, rolled and played; or, in a match, forfeited the game (the match
+    /// goes on, so the session has no outcome to tell it).
+    fn timeout_effect(&self, before: &Self) -> Option<String> {
+        let seat = before.game.to_move()?;
+        if self.plies_before != before.plies_before {
+            let forfeit = self.previous_game.as_ref()?;
+            return Some(format!(
+                "{}: {}; the match goes on",
+                forfeit.rule, forfeit.reason
+            ));
+        }
+        let was = before.game.view(Viewer::Spectator);
+        let now = self.game.view(Viewer::Spectator);
+        let who = side(seat);
+        match was.phase {
+            ViewPhase::DoubleOffered => Some(format!(
+                "B20: {who} ran out of time and takes the double; the cube is at {}",
+                now.cube_value
+            )),
+            ViewPhase::ResignationOffered => Some(format!(
+                "B20: {who} ran out of time and rejects the resignation offer"
+            )),
+            ViewPhase::Roll | ViewPhase::Play => {
+                let last = now
+                    .last_play
+                    .filter(|last| last.automatic && last.seat == seat)?;
+                let rolled = if was.phase == ViewPhase::Roll {
+                    "rolled and "
+                } else {
+                    ""
+                };
+                // An empty play reads "no play" (a blocked roll, B10).
+                Some(format!(
+                    "B20: {who} ran out of time; the server {rolled}played {} {}",
+                    roll(last.dice),
+                    last.play
+                ))
+            }
+            ViewPhase::Over => None,
         }
     }
 }

@@ -397,7 +397,7 @@ impl Hosting for Quoridor {
     }
 
     /// Q19/Q21: what the clock policy did, from the automatic action it recorded.
-    fn timeout_effect(&self) -> Option<String> {
+    fn timeout_effect(&self, _before: &Self) -> Option<String> {
         let last = self.view(ludus_rules::Viewer::Spectator).last_action?;
         if !last.automatic {
             return None;
