@@ -140,6 +140,9 @@ impl Keys {
     pub(crate) fn game_actions(&self, id: &str) -> String {
         format!("{}ludus:game:{{{id}}}:actions", self.prefix)
     }
+    pub(crate) fn game_presence(&self, id: &str) -> String {
+        format!("{}ludus:game:{{{id}}}:presence", self.prefix)
+    }
     pub(crate) fn game_live(&self, id: &str) -> String {
         format!("{}ludus:game:{{{id}}}:live", self.prefix)
     }

@@ -62,6 +62,7 @@ properties!(
     game_concurrent_commits_one_wins,
     game_events_after_order_and_limit,
     game_live_set,
+    game_presence_counts,
     feed_subscribers_share_one_channel,
     feed_event_right_after_subscribe_is_received,
     feed_games_are_separate,
@@ -335,6 +336,35 @@ pub async fn game_live_set(backend: Backend) {
     assert_eq!(games.live_games(10).await.expect("live"), vec!["a", "c"]);
     assert_eq!(games.live_games(1).await.expect("live"), vec!["a"]);
     assert!(games.live_games(0).await.expect("live").is_empty());
+}
+
+/// Presence counts per game and seat, never below zero, and reset by a new game with the id.
+pub async fn game_presence_counts(backend: Backend) {
+    let games = GameStore::new(backend);
+    assert_eq!(games.presence("g", 0, 0).await.expect("read"), 0);
+    assert_eq!(games.presence("g", 0, 1).await.expect("open"), 1);
+    assert_eq!(games.presence("g", 0, 1).await.expect("open"), 2);
+    assert_eq!(games.presence("g", 1, 1).await.expect("other seat"), 1);
+    assert_eq!(games.presence("h", 0, 0).await.expect("other game"), 0);
+    assert_eq!(games.presence("g", 0, -1).await.expect("close"), 1);
+    assert_eq!(games.presence("g", 0, -1).await.expect("close"), 0);
+    assert_eq!(
+        games.presence("g", 0, -1).await.expect("close again"),
+        0,
+        "a stray close never goes below zero"
+    );
+    assert_eq!(games.presence("g", 0, 1).await.expect("open"), 1);
+    assert!(
+        games
+            .create("g", b"meta", b"state", b"started")
+            .await
+            .expect("create")
+    );
+    assert_eq!(
+        games.presence("g", 1, 0).await.expect("read"),
+        0,
+        "a new game with the id starts with nobody connected"
+    );
 }
 
 /// Two subscribers of one game share one channel, both receive, and dropping both closes it.

@@ -73,6 +73,8 @@ pub struct GameStore {
 pub(crate) struct GamesMem {
     games: HashMap<String, GameMem>,
     live: BTreeSet<String>,
+    /// (game, seat) -> open streams; see [`GameStore::presence`].
+    presence: HashMap<(String, u32), u64>,
 }
 
 struct GameMem {
@@ -83,13 +85,13 @@ struct GameMem {
     actions: HashMap<String, u64>,
 }
 
-/// KEYS: state, events, actions. ARGV: meta, state, first event, live channel.
+/// KEYS: state, events, actions, presence. ARGV: meta, state, first event, live channel.
 /// Clears leftovers of an earlier game with the same id so event 1 can be appended.
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('HSET', KEYS[1], 'seq', 1, 'state', ARGV[2], 'meta', ARGV[1])
 redis.call('XADD', KEYS[2], '1-0', 'e', ARGV[3])
 redis.call('PUBLISH', ARGV[4], '1:' .. ARGV[3])
@@ -123,6 +125,21 @@ return {3, new}
     )
 });
 
+/// KEYS: presence. ARGV: seat, delta. Adds `delta` to the seat's count, never below zero;
+/// returns the count.
+static PRESENCE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local n = redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
+if n < 0 then
+  redis.call('HSET', KEYS[1], ARGV[1], 0)
+  n = 0
+end
+return n
+",
+    )
+});
+
 impl GameStore {
     /// A game store over `backend`.
     pub fn new(backend: Backend) -> Self {
@@ -145,6 +162,7 @@ impl GameStore {
                     .key(k.game_state(game_id))
                     .key(k.game_events(game_id))
                     .key(k.game_actions(game_id))
+                    .key(k.game_presence(game_id))
                     .arg(meta)
                     .arg(state)
                     .arg(first_event)
@@ -158,6 +176,7 @@ impl GameStore {
                 if games.games.contains_key(game_id) {
                     return Ok(false);
                 }
+                games.presence.retain(|(game, _), _| game != game_id);
                 games.games.insert(
                     game_id.to_owned(),
                     GameMem {
@@ -394,6 +413,33 @@ impl GameStore {
                     })
                 });
                 Ok(event)
+            }
+        }
+    }
+
+    /// Counts the event streams a seat's player has open on the game (Caro C13: a player
+    /// with none is disconnected): adds `delta` (+1 when a stream opens, -1 when it closes,
+    /// 0 to read), never going below zero, and returns the new count. Every gateway replica
+    /// shares the count, so a player who moves from one replica to another stays connected.
+    pub async fn presence(&self, game_id: &str, seat: u32, delta: i64) -> Result<u64, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let n: i64 = PRESENCE
+                    .key(r.keys.game_presence(game_id))
+                    .arg(seat)
+                    .arg(delta)
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                Ok(u64::try_from(n).unwrap_or(0))
+            }
+            Kind::Memory(m) => {
+                let mut games = lock(&m.games);
+                let count = games
+                    .presence
+                    .entry((game_id.to_owned(), seat))
+                    .or_insert(0);
+                *count = count.saturating_add_signed(delta);
+                Ok(*count)
             }
         }
     }

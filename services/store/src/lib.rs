@@ -32,6 +32,7 @@
 //! | `ludus:game:{ID}:state` | hash | `seq`, `state`, `meta` of one game |
 //! | `ludus:game:{ID}:events` | stream | event `seq` at stream id `<seq>-0`, field `e` |
 //! | `ludus:game:{ID}:actions` | hash | `action_id` -> the `seq` it committed |
+//! | `ludus:game:{ID}:presence` | hash | seat -> open event streams of that seat's player (C13) |
 //! | `ludus:game:{ID}:live` | pub/sub channel | `<seq>:<event bytes>` per committed event |
 //! | `ludus:games:live` | set | ids of games not finished |
 //! | `ludus:{timers}:due` | zset | timer key, scored by due time or claim deadline (ms) |
