@@ -487,6 +487,35 @@ impl Game for Caro {
         self
     }
 
+    fn absence_rule(&self) -> Option<&'static str> {
+        Some("C13")
+    }
+
+    /// C13: a player who does not come back within the minute loses; C15: before each player
+    /// has moved once, the game is cancelled instead. **[decided]** C15's "disconnects" means
+    /// a disconnection not come back from within C13's minute: a moment's network loss at the
+    /// start of a game does not cancel it.
+    fn abandon(mut self, seat: Seat) -> Self {
+        if self.outcome.is_some() || seat > 1 {
+            return self;
+        }
+        let stone = Stone::of_seat(seat);
+        self.outcome = Some(if self.both_have_moved() {
+            Outcome::win(
+                2,
+                &[stone.other().seat()],
+                "C13",
+                format!("{stone} disconnected and did not come back in time"),
+            )
+        } else {
+            Outcome::cancelled(
+                "C15",
+                format!("{stone} disconnected before each player had moved once"),
+            )
+        });
+        self
+    }
+
     fn agree_draw(mut self) -> Result<Self, (Self, CaroError)> {
         if self.outcome.is_some() {
             return Err((self, CaroError::GameOver));

@@ -430,6 +430,29 @@ fn c15_a_timeout_before_each_player_moved_once_cancels() {
 }
 
 #[test]
+fn c13_not_coming_back_loses_once_both_have_moved_and_either_side_may_be_away() {
+    let game = play(play(new_game(BLOCKED), 0, "H8").unwrap(), 1, "H9").unwrap();
+    assert_eq!(game.absence_rule(), Some("C13"));
+    // O is away although it is X's turn: the disconnection rule does not wait for the turn.
+    let over = game.clone().abandon(1);
+    let outcome = over.outcome().unwrap();
+    assert_eq!(outcome.result, GameResult::Win { winners: vec![0] });
+    assert_eq!(outcome.rule, "C13");
+    assert_eq!(outcome.ranks, [0, 1]);
+    // A finished game stays as it ended.
+    let again = over.clone().abandon(0);
+    assert_eq!(again.outcome(), over.outcome());
+}
+
+#[test]
+fn c15_not_coming_back_before_each_player_moved_once_cancels() {
+    let game = play(new_game(BLOCKED), 0, "H8").unwrap().abandon(0);
+    let outcome = game.outcome().unwrap();
+    assert_eq!(outcome.result, GameResult::Cancelled);
+    assert_eq!(outcome.rule, "C15");
+}
+
+#[test]
 fn c14_resigning_loses() {
     let game = new_game(BLOCKED).resign(0);
     let outcome = game.outcome().unwrap();

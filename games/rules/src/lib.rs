@@ -258,6 +258,20 @@ pub trait Game:
     /// `seat` resigns or leaves the game.
     fn resign(self, seat: Seat) -> Self;
 
+    /// The rule that ends the game when a disconnected player does not come back in time
+    /// (Caro C13), if the game has one; the services then give the player a grace period and
+    /// call [`Game::abandon`] when it runs out. Games without one keep the default: their
+    /// turn clock alone runs while a player is away (Mancala M10).
+    fn absence_rule(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// `seat` disconnected and did not come back within the grace period of
+    /// [`Game::absence_rule`]. The default changes nothing.
+    fn abandon(self, _seat: Seat) -> Self {
+        self
+    }
+
     /// Both sides agreed to a draw. Games without draws by agreement refuse with their rule.
     fn agree_draw(self) -> Result<Self, (Self, Self::Error)>;
 
