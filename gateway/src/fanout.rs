@@ -6,6 +6,9 @@
 //! live feed *before* reading the log, so an event committed in between is seen at least once;
 //! the `last` seq sent drops the duplicate. A gap in the live feed (a lagging stream, a Redis
 //! reconnect) is filled from the log.
+//!
+//! A seated player's stream also tells game-state when it opens and closes: a player with no
+//! stream open on any gateway replica is disconnected (Caro C13).
 
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
 use ludus_store::{FeedError, GameFeed};
@@ -34,6 +37,9 @@ pub struct Subscription {
     pub last: u64,
     pub tx: mpsc::Sender<Result<pb::GameEvent, Status>>,
     pub game_state: GameStateClient<Traced>,
+    /// The caller's player id when they sit in the game and it is being played: their
+    /// presence follows this stream.
+    pub seated_player: Option<String>,
 }
 
 impl Subscription {
@@ -81,9 +87,39 @@ impl Subscription {
 
     /// Streams until the game ends, the client leaves, or `stop` is cancelled.
     pub async fn run(mut self, feed: GameFeed, stop: CancellationToken) {
+        let seated_player = self.seated_player.take();
+        if let Some(player_id) = &seated_player {
+            self.presence(player_id, true).await;
+        }
         let outcome = self.stream(feed, stop).await;
+        let finished = outcome.is_ok();
         if let Err(Stop::Status(status)) = outcome {
             let _ = self.tx.send(Err(status)).await;
+        }
+        // Once the game is over nobody needs to know who is still watching it.
+        if let Some(player_id) = &seated_player
+            && !finished
+        {
+            self.presence(player_id, false).await;
+        }
+    }
+
+    /// Tells game-state this stream opened or closed. A failure only costs the presence
+    /// signal (the turn clock still runs), so it is logged, not sent to the client.
+    async fn presence(&mut self, player_id: &str, connected: bool) {
+        let request = pb::UpdatePresenceRequest {
+            game_id: self.game_id.clone(),
+            player_id: player_id.to_owned(),
+            connected,
+        };
+        if let Err(status) = self.game_state.update_presence(request).await {
+            tracing::warn!(
+                game_id = %self.game_id,
+                connected,
+                code = ?status.code(),
+                message = status.message(),
+                "could not update the player's presence"
+            );
         }
     }
 

@@ -329,24 +329,30 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::SubscribeRequest>,
     ) -> Result<Response<EventStream>, Status> {
-        self.caller(&request)?;
+        let caller = self.caller(&request)?;
         let request = request.into_inner();
         validate_id("game_id", &request.game_id)?;
-        // Fail fast on an unknown game, before the stream opens.
-        self.game_state
+        // Fail fast on an unknown game, before the stream opens; learn whether the caller
+        // plays in it (their presence then follows the stream, C13).
+        let snapshot = self
+            .game_state
             .clone()
-            .read_events(pb::ReadEventsRequest {
+            .get_snapshot(pb::GetSnapshotRequest {
                 game_id: request.game_id.clone(),
-                after_seq: u64::MAX,
-                limit: 1,
+                viewer_player_id: caller.player_id.clone(),
             })
-            .await?;
+            .await?
+            .into_inner();
+        let seated_player = (snapshot.your_seat.is_some()
+            && snapshot.status == pb::GameStatus::Active as i32)
+            .then_some(caller.player_id);
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let subscription = Subscription {
             game_id: request.game_id,
             last: request.after_seq,
             tx,
             game_state: self.game_state.clone(),
+            seated_player,
         };
         tokio::spawn(subscription.run(self.feed.clone(), self.stopping.clone()));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))

@@ -52,19 +52,40 @@ impl Ludus {
 
     /// The system on a fresh redis-server with a custom Caro quick-match clock.
     pub async fn start_with_clock(caro_turn: Duration) -> Ludus {
+        Ludus::start_with(caro_turn, Duration::from_secs(60)).await
+    }
+
+    /// The system on a fresh redis-server with a custom grace for disconnected players (C13
+    /// says one minute).
+    pub async fn start_with_absence_grace(grace: Duration) -> Ludus {
+        Ludus::start_with(Duration::from_secs(60), grace).await
+    }
+
+    async fn start_with(caro_turn: Duration, absence_grace: Duration) -> Ludus {
         let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
         let backend = Backend::redis(&redis.url())
             .await
             .expect("connect to the test redis-server");
-        Ludus::start_on(backend, caro_turn, Some(redis)).await
+        Ludus::start_on(backend, caro_turn, absence_grace, Some(redis)).await
     }
 
     /// The system on the in-memory store.
     pub async fn start_in_memory() -> Ludus {
-        Ludus::start_on(Backend::memory(), Duration::from_secs(60), None).await
+        Ludus::start_on(
+            Backend::memory(),
+            Duration::from_secs(60),
+            Duration::from_secs(60),
+            None,
+        )
+        .await
     }
 
-    async fn start_on(backend: Backend, caro_turn: Duration, redis: Option<RedisServer>) -> Ludus {
+    async fn start_on(
+        backend: Backend,
+        caro_turn: Duration,
+        absence_grace: Duration,
+        redis: Option<RedisServer>,
+    ) -> Ludus {
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let stop = CancellationToken::new();
         let system = ludus::System::start(
@@ -73,6 +94,7 @@ impl Ludus {
                 gateway,
                 token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
                 caro_turn,
+                absence_grace,
             },
             stop.clone(),
         )

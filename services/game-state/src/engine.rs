@@ -80,6 +80,11 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
     /// The game's clock policy for `seat`; returns what it did, in words with the rule id.
     fn timeout(&mut self, seat: Seat, rng: &mut dyn RandomSource) -> String;
     fn resign(&mut self, seat: Seat);
+    /// The game's disconnection rule, if it has one (Caro C13).
+    fn absence_rule(&self) -> Option<&'static str>;
+    /// `seat` did not come back in time: the game's disconnection rule; returns what it did,
+    /// in words with the rule id.
+    fn abandon(&mut self, seat: Seat) -> String;
     /// Whether the game allows a draw by agreement now (checked before an offer is made).
     fn can_agree_draw(&self) -> Result<(), Refusal>;
     fn agree_draw(&mut self) -> Result<(), Refusal>;
@@ -215,6 +220,18 @@ impl<G: Hosting> LiveGame for Hosted<G> {
 
     fn resign(&mut self, seat: Seat) {
         self.replace(|game| game.resign(seat));
+    }
+
+    fn absence_rule(&self) -> Option<&'static str> {
+        self.game().absence_rule()
+    }
+
+    fn abandon(&mut self, seat: Seat) -> String {
+        self.replace(|game| game.abandon(seat));
+        match self.game().outcome() {
+            Some(outcome) => format!("{}: {}", outcome.rule, outcome.reason),
+            None => "the game goes on".to_owned(),
+        }
     }
 
     fn can_agree_draw(&self) -> Result<(), Refusal> {

@@ -23,6 +23,7 @@ pub mod service;
 pub mod test_seams;
 
 use std::future::Future;
+use std::time::Duration;
 
 use ludus_proto::pb::{
     game_state_server::GameStateServer, ratings_client::RatingsClient, timers_client::TimersClient,
@@ -41,7 +42,13 @@ pub struct Config {
     pub timers_url: String,
     /// The ratings service, e.g. `http://ratings:50054`.
     pub ratings_url: String,
+    /// How long a disconnected player has to come back in a game with a disconnection rule
+    /// ([`DEFAULT_ABSENCE_GRACE`]).
+    pub absence_grace: Duration,
 }
+
+/// C13: a disconnected player has one minute to come back.
+pub const DEFAULT_ABSENCE_GRACE: Duration = Duration::from_secs(60);
 
 /// Serves game-state on `listener` until `shutdown` completes.
 pub async fn run(
@@ -55,6 +62,7 @@ pub async fn run(
         GameStore::new(config.backend),
         timers,
         ratings::OutcomeReporter::new(ratings),
+        u64::try_from(config.absence_grace.as_millis()).unwrap_or(u64::MAX),
     );
     let server = GameStateServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);

@@ -26,6 +26,10 @@ struct Args {
         default_value = "http://ratings:50054"
     )]
     ratings_url: String,
+    /// Seconds a disconnected player has to come back in games with a disconnection rule
+    /// (Caro C13 says 60).
+    #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
+    absence_grace_seconds: u64,
     /// OTLP/gRPC endpoint for traces; none exported when unset.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
@@ -46,6 +50,7 @@ async fn main() -> anyhow::Result<()> {
         backend: Backend::redis(&args.redis_url).await?,
         timers_url: args.timers_url,
         ratings_url: args.ratings_url,
+        absence_grace: std::time::Duration::from_secs(args.absence_grace_seconds),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "game-state listening");

@@ -24,6 +24,19 @@ pub struct LiveRecord {
     pub draw_offer: Option<Seat>,
     /// The game's own state, as its rules crate serializes it.
     pub game: serde_json::Value,
+    /// Seats whose player is disconnected (C13), in the order they left.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub away: Vec<Away>,
+}
+
+/// A disconnected seat.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Away {
+    pub seat: Seat,
+    /// When the game's disconnection rule applies (Unix ms); 0 when the game has none.
+    pub return_by_ms: i64,
+    /// Names this disconnection's grace timer, so a stale timer changes nothing.
+    pub token: String,
 }
 
 /// A loaded game: immutable meta, the live record, the rules' state, and the log position.
@@ -104,6 +117,18 @@ impl Loaded {
             deadline_unix_ms: self.record.deadline_ms,
             turn_seq: self.record.turn_seq,
         }
+    }
+
+    /// The seats disconnected now, as the contract shows them.
+    pub fn disconnected(&self) -> Vec<pb::PlayerDisconnected> {
+        self.record
+            .away
+            .iter()
+            .map(|away| pb::PlayerDisconnected {
+                seat: seat_u32(away.seat),
+                return_by_unix_ms: away.return_by_ms,
+            })
+            .collect()
     }
 
     pub fn status(&self) -> pb::GameStatus {

@@ -12,7 +12,7 @@ use tonic::{Request, Response, Status};
 
 use crate::engine;
 use crate::error::ServiceError;
-use crate::model::{LiveRecord, Loaded, outcome_to_pb, seat_u32, validate_id};
+use crate::model::{Away, LiveRecord, Loaded, outcome_to_pb, seat_u32, validate_id};
 use crate::ratings::OutcomeReporter;
 
 /// How many times a server-side change (timeout, resignation) retries a lost compare-and-set
@@ -78,6 +78,9 @@ pub struct GameStateService {
     store: GameStore,
     timers: TimersClient<Traced>,
     reporter: OutcomeReporter,
+    /// How long a disconnected player has to come back in a game with a disconnection rule
+    /// (C13: one minute).
+    absence_grace_ms: u64,
 }
 
 /// The key of a turn timer: one per turn, so a stale timer can never replace a live one.
@@ -89,12 +92,23 @@ fn outcome_timer_key(game_id: &str) -> String {
     format!("outcome/{game_id}")
 }
 
+/// The key of a disconnected seat's grace timer: one per disconnection.
+fn absence_timer_key(game_id: &str, seat: usize, token: &str) -> String {
+    format!("absence/{game_id}/{seat}/{token}")
+}
+
 impl GameStateService {
-    pub fn new(store: GameStore, timers: TimersClient<Traced>, reporter: OutcomeReporter) -> Self {
+    pub fn new(
+        store: GameStore,
+        timers: TimersClient<Traced>,
+        reporter: OutcomeReporter,
+        absence_grace_ms: u64,
+    ) -> Self {
         GameStateService {
             store,
             timers,
             reporter,
+            absence_grace_ms,
         }
     }
 
@@ -128,6 +142,7 @@ impl GameStateService {
             legal_actions,
             draw_offered_by: loaded.record.draw_offer.map(seat_u32),
             outcome: loaded.game.outcome().as_ref().map(outcome_to_pb),
+            disconnected: loaded.disconnected(),
         }
     }
 
@@ -331,6 +346,7 @@ impl GameStateService {
                 deadline_ms: 0,
                 draw_offer: None,
                 game: serde_json::Value::Null,
+                away: Vec::new(),
             },
             game,
         };
@@ -404,6 +420,8 @@ impl GameStateService {
             .game
             .apply(seat, action, &mut random_for(&request.game_id))?;
         loaded.record.draw_offer = None;
+        // A player who acts is back, stream or not (C13): their grace timer becomes stale.
+        loaded.record.away.retain(|away| away.seat != seat);
         let previous_turn = loaded.record.turn_seq;
         self.start_turn_clock(&mut loaded).await?;
         let kind = pb::game_event::Kind::ActionApplied(pb::ActionApplied {
@@ -454,12 +472,16 @@ impl GameStateService {
             let Some(kind) = change(&mut loaded)? else {
                 return Ok(None);
             };
-            loaded.record.draw_offer = match &kind {
+            match &kind {
                 pb::game_event::Kind::DrawOffered(offer) => {
-                    Some(usize::try_from(offer.seat).unwrap_or(usize::MAX))
+                    loaded.record.draw_offer =
+                        Some(usize::try_from(offer.seat).unwrap_or(usize::MAX));
                 }
-                _ => None,
-            };
+                // Coming and going withdraws no draw offer.
+                pb::game_event::Kind::PlayerDisconnected(_)
+                | pb::game_event::Kind::PlayerReconnected(_) => {}
+                _ => loaded.record.draw_offer = None,
+            }
             let moved = matches!(
                 kind,
                 pb::game_event::Kind::TurnTimedOut(_)
@@ -520,6 +542,187 @@ impl GameStateService {
                 })))
             })
             .await?;
+        Ok(pb::ExpireTurnResponse {
+            applied: event.is_some(),
+            event,
+        })
+    }
+
+    /// A seated player's event stream opened or closed (see the RPC's docs).
+    pub async fn update_presence(
+        &self,
+        request: pb::UpdatePresenceRequest,
+    ) -> Result<pb::UpdatePresenceResponse, ServiceError> {
+        validate_id("player_id", &request.player_id)?;
+        let loaded = self.load(&request.game_id).await?;
+        let Some(seat) = loaded.seat_of(&request.player_id) else {
+            return Ok(pb::UpdatePresenceResponse::default());
+        };
+        if loaded.game.outcome().is_some() {
+            return Ok(pb::UpdatePresenceResponse {
+                seat: Some(seat_u32(seat)),
+                ..Default::default()
+            });
+        }
+        let streams = self
+            .store
+            .presence(
+                &request.game_id,
+                seat_u32(seat),
+                if request.connected { 1 } else { -1 },
+            )
+            .await?;
+        let away = loaded.record.away.iter().any(|away| away.seat == seat);
+        let event = if request.connected && away {
+            self.come_back(&request.game_id, seat).await?
+        } else if !request.connected && streams == 0 && !away {
+            self.leave(&loaded, seat).await?
+        } else {
+            None
+        };
+        Ok(pb::UpdatePresenceResponse {
+            seat: Some(seat_u32(seat)),
+            streams,
+            event,
+        })
+    }
+
+    /// Commits `seat`'s disconnection; in a game with a disconnection rule, first arms the
+    /// timer that applies it when the grace runs out.
+    async fn leave(
+        &self,
+        loaded: &Loaded,
+        seat: usize,
+    ) -> Result<Option<pb::GameEvent>, ServiceError> {
+        let game_id = loaded.game_id.clone();
+        let token = ulid::Ulid::generate().to_string();
+        let return_by = if loaded.game.absence_rule().is_some() {
+            now_ms().saturating_add(i64::try_from(self.absence_grace_ms).unwrap_or(i64::MAX))
+        } else {
+            0
+        };
+        if return_by > 0 {
+            let request = pb::ArmTimerRequest {
+                key: absence_timer_key(&game_id, seat, &token),
+                due_unix_ms: return_by,
+                action: Some(pb::TimerAction {
+                    action: Some(pb::timer_action::Action::ExpireAbsence(
+                        pb::ExpireAbsenceTimer {
+                            game_id: game_id.clone(),
+                            seat: seat_u32(seat),
+                            token: token.clone(),
+                        },
+                    )),
+                }),
+            };
+            self.timers.clone().arm(request).await?;
+        }
+        let event = self
+            .server_change(&game_id, |loaded| {
+                if loaded.game.outcome().is_some()
+                    || loaded.record.away.iter().any(|away| away.seat == seat)
+                {
+                    return Ok(None);
+                }
+                loaded.record.away.push(Away {
+                    seat,
+                    return_by_ms: return_by,
+                    token: token.clone(),
+                });
+                Ok(Some(pb::game_event::Kind::PlayerDisconnected(
+                    pb::PlayerDisconnected {
+                        seat: seat_u32(seat),
+                        return_by_unix_ms: return_by,
+                    },
+                )))
+            })
+            .await?;
+        // A stream that opened while this was being committed found nobody away: it is
+        // the one that brings the player back.
+        if event.is_some() && self.store.presence(&game_id, seat_u32(seat), 0).await? > 0 {
+            self.come_back(&game_id, seat).await?;
+        }
+        Ok(event)
+    }
+
+    /// Commits `seat`'s return, if they are away, and cancels their grace timer.
+    async fn come_back(
+        &self,
+        game_id: &str,
+        seat: usize,
+    ) -> Result<Option<pb::GameEvent>, ServiceError> {
+        let mut token = None;
+        let event = self
+            .server_change(game_id, |loaded| {
+                let Some(i) = loaded.record.away.iter().position(|away| away.seat == seat) else {
+                    return Ok(None);
+                };
+                if loaded.game.outcome().is_some() {
+                    return Ok(None);
+                }
+                token = Some(loaded.record.away.remove(i).token);
+                Ok(Some(pb::game_event::Kind::PlayerReconnected(
+                    pb::PlayerReconnected {
+                        seat: seat_u32(seat),
+                    },
+                )))
+            })
+            .await?;
+        if let (Some(_), Some(token)) = (&event, token) {
+            // A timer left behind would find the token gone and change nothing; cancelling it
+            // only saves that round trip.
+            let mut timers = self.timers.clone();
+            let key = absence_timer_key(game_id, seat, &token);
+            tokio::spawn(async move {
+                let _ = timers.cancel(pb::CancelTimerRequest { key }).await;
+            });
+        }
+        Ok(event)
+    }
+
+    /// A disconnected seat's grace ran out: the game's disconnection rule applies, unless
+    /// the player is back (a stream open, or they acted) or the timer is stale.
+    pub async fn expire_absence(
+        &self,
+        request: pb::ExpireAbsenceRequest,
+    ) -> Result<pb::ExpireTurnResponse, ServiceError> {
+        let seat = usize::try_from(request.seat).unwrap_or(usize::MAX);
+        let is_this_absence = |loaded: &Loaded| {
+            loaded.game.outcome().is_none()
+                && loaded
+                    .record
+                    .away
+                    .iter()
+                    .any(|away| away.seat == seat && away.token == request.token)
+        };
+        let loaded = self.load(&request.game_id).await?;
+        if !is_this_absence(&loaded) {
+            return Ok(pb::ExpireTurnResponse::default());
+        }
+        let event = if self
+            .store
+            .presence(&request.game_id, request.seat, 0)
+            .await?
+            > 0
+        {
+            self.come_back(&request.game_id, seat).await?
+        } else {
+            self.server_change(&request.game_id, |loaded| {
+                if !is_this_absence(loaded) {
+                    return Ok(None);
+                }
+                loaded.record.away.retain(|away| away.seat != seat);
+                let effect = loaded.game.abandon(seat);
+                tracing::info!(game_id = %loaded.game_id, seat, %effect, "absence expired");
+                Ok(Some(pb::game_event::Kind::AbsenceExpired(
+                    pb::AbsenceExpired {
+                        seat: request.seat,
+                        effect,
+                    },
+                )))
+            })
+            .await?
+        };
         Ok(pb::ExpireTurnResponse {
             applied: event.is_some(),
             event,
@@ -787,6 +990,22 @@ impl GameState for GameStateService {
         request: Request<pb::ExpireTurnRequest>,
     ) -> Result<Response<pb::ExpireTurnResponse>, Status> {
         reply(GameStateService::expire_turn(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn update_presence(
+        &self,
+        request: Request<pb::UpdatePresenceRequest>,
+    ) -> Result<Response<pb::UpdatePresenceResponse>, Status> {
+        reply(GameStateService::update_presence(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn expire_absence(
+        &self,
+        request: Request<pb::ExpireAbsenceRequest>,
+    ) -> Result<Response<pb::ExpireTurnResponse>, Status> {
+        reply(GameStateService::expire_absence(self, request.into_inner()).await)
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

@@ -24,6 +24,8 @@ pub struct SystemConfig {
     pub token_secret: Vec<u8>,
     /// The Caro quick-match clock (C12: one minute).
     pub caro_turn: Duration,
+    /// How long a disconnected player has to come back (C13: one minute).
+    pub absence_grace: Duration,
 }
 
 /// A running system.
@@ -58,6 +60,7 @@ impl System {
             gateway: gateway_listener,
             token_secret,
             caro_turn,
+            absence_grace,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -67,6 +70,7 @@ impl System {
                 backend: backend.clone(),
                 timers_url: timers_url.clone(),
                 ratings_url: ratings_url.clone(),
+                absence_grace,
             };
             let stop = stop.clone();
             async move {

@@ -24,6 +24,10 @@ pub struct ServeArgs {
     /// Seconds per move in Caro quick matches (C12 says 60).
     #[arg(long, env = "LUDUS_CARO_TURN_SECONDS", default_value_t = 60)]
     pub caro_turn_seconds: u64,
+    /// Seconds a disconnected player has to come back in games with a disconnection rule
+    /// (Caro C13 says 60).
+    #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
+    pub absence_grace_seconds: u64,
     /// OTLP/gRPC endpoint for traces, e.g. http://127.0.0.1:4317.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     pub otlp_endpoint: Option<String>,
@@ -54,6 +58,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             gateway: TcpListener::bind(args.listen).await?,
             token_secret: secret,
             caro_turn: Duration::from_secs(args.caro_turn_seconds),
+            absence_grace: Duration::from_secs(args.absence_grace_seconds),
         },
         stop.clone(),
     )

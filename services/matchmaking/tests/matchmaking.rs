@@ -108,6 +108,18 @@ impl GameState for FakeGameState {
     ) -> Result<Response<pb::ExpireTurnResponse>, Status> {
         Err(no())
     }
+    async fn update_presence(
+        &self,
+        _: Request<pb::UpdatePresenceRequest>,
+    ) -> Result<Response<pb::UpdatePresenceResponse>, Status> {
+        Err(no())
+    }
+    async fn expire_absence(
+        &self,
+        _: Request<pb::ExpireAbsenceRequest>,
+    ) -> Result<Response<pb::ExpireTurnResponse>, Status> {
+        Err(no())
+    }
     async fn report_outcome(
         &self,
         _: Request<pb::ReportOutcomeRequest>,

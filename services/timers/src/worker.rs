@@ -93,6 +93,14 @@ async fn fire(worker: Worker, timer: DueTimer) {
             })
             .await
             .map(drop),
+        Action::ExpireAbsence(expire) => game_state
+            .expire_absence(pb::ExpireAbsenceRequest {
+                game_id: expire.game_id,
+                seat: expire.seat,
+                token: expire.token,
+            })
+            .await
+            .map(drop),
         Action::ReportOutcome(report) => game_state
             .report_outcome(pb::ReportOutcomeRequest {
                 game_id: report.game_id,

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use ludus_proto::pb;
 use ludus_tests::{Ludus, PATIENCE, Player, caro_settings, events_until_finished, next_event};
-use tonic::Code;
+use tonic::{Code, Streaming};
 
 const RULESET: &str = "caro/15/blocked-ends";
 
@@ -597,5 +597,177 @@ async fn every_server_answers_health_checks() {
             tonic_health::pb::health_check_response::ServingStatus::Serving as i32
         );
     }
+    ludus.shutdown().await;
+}
+
+/// The grace of the C13 tests: short, so a test waits seconds, not a minute.
+const GRACE: Duration = Duration::from_millis(3_000);
+
+/// Opens a player's event stream and waits until the gateway serves it (the first event
+/// comes after the gateway has told game-state the player is connected).
+async fn connect_stream(
+    player: &mut Player,
+    game: &str,
+    after_seq: u64,
+) -> Streaming<pb::GameEvent> {
+    let mut stream = player.subscribe(game, after_seq.saturating_sub(1)).await;
+    next_event(&mut stream).await;
+    stream
+}
+
+/// Reads a stream until an event of the wanted kind.
+async fn next_of<T>(
+    stream: &mut Streaming<pb::GameEvent>,
+    pick: impl Fn(&pb::game_event::Kind) -> Option<T>,
+) -> (T, pb::GameEvent) {
+    loop {
+        let event = next_event(stream).await;
+        if let Some(found) = event.kind.as_ref().and_then(&pick) {
+            return (found, event);
+        }
+    }
+}
+
+fn disconnected(kind: &pb::game_event::Kind) -> Option<pb::PlayerDisconnected> {
+    match kind {
+        pb::game_event::Kind::PlayerDisconnected(gone) => Some(*gone),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn c13_a_disconnected_player_who_does_not_come_back_in_time_loses() {
+    let ludus = Ludus::start_with_absence_grace(GRACE).await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    x.play(&game, "H8").await.expect("x");
+    o.play(&game, "H9").await.expect("o");
+    let mut carol = ludus.player("carol").await;
+    let mut watch = carol.subscribe(&game, 0).await;
+    // Spectators come and go without a trace: only seated players have a presence.
+    drop(connect_stream(&mut carol, &game, 1).await);
+
+    // X's only stream closes: X is disconnected, whoever's turn it is.
+    let x_stream = connect_stream(&mut x, &game, 1).await;
+    drop(x_stream);
+    let (gone, event) = next_of(&mut watch, disconnected).await;
+    assert_eq!(gone.seat, 0);
+    assert!(
+        gone.return_by_unix_ms > event.at_unix_ms,
+        "C13: a time to come back"
+    );
+    let snapshot = o.game(&game).await;
+    assert_eq!(
+        snapshot.disconnected,
+        [gone],
+        "the snapshot shows who is away"
+    );
+    assert_eq!(
+        snapshot.status,
+        pb::GameStatus::Active as i32,
+        "C13: the game is kept"
+    );
+
+    // The grace runs out: X loses.
+    let (effect, event) = next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::AbsenceExpired(expired) => Some(expired.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(effect.seat, 0);
+    assert!(effect.effect.starts_with("C13"), "{}", effect.effect);
+    assert_eq!(event.status, pb::GameStatus::Finished as i32);
+    let outcome = event.outcome.expect("outcome");
+    assert_eq!(outcome.rule, "C13");
+    assert_eq!(outcome.winners, [1]);
+    let rated = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let rating = o.rating(RULESET).await;
+            if rating.games == 1 {
+                return rating;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("rated in time");
+    assert!(rated.rating > 1200.0, "{}", rated.rating);
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_them_connected() {
+    let ludus = Ludus::start_with_absence_grace(GRACE).await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    x.play(&game, "H8").await.expect("x");
+    o.play(&game, "H9").await.expect("o");
+    let mut carol = ludus.player("carol").await;
+    let mut watch = carol.subscribe(&game, 0).await;
+
+    // Two devices: closing one of them is not a disconnection; closing both is.
+    let phone = connect_stream(&mut x, &game, 1).await;
+    let tablet = connect_stream(&mut x, &game, 1).await;
+    drop(phone);
+    drop(tablet);
+    let (gone, event) = next_of(&mut watch, disconnected).await;
+    assert_eq!(gone.seat, 0);
+    assert_eq!(
+        event.seq, 4,
+        "one disconnection for the two streams, right after the two moves"
+    );
+
+    // X resumes from the last event seen: back in time, the game goes on.
+    let mut back = x.subscribe(&game, event.seq).await;
+    let (reconnected, _) = next_of(&mut back, |kind| match kind {
+        pb::game_event::Kind::PlayerReconnected(back) => Some(*back),
+        _ => None,
+    })
+    .await;
+    assert_eq!(reconnected.seat, 0);
+    assert!(o.game(&game).await.disconnected.is_empty());
+    // Well past the grace the stale timer has changed nothing: the next event is X's move.
+    tokio::time::sleep(GRACE * 2).await;
+    x.play(&game, "H10").await.expect("X plays on");
+    let (next, _) = next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::PlayerReconnected(_) => None,
+        other => Some(other.clone()),
+    })
+    .await;
+    assert!(
+        matches!(next, pb::game_event::Kind::ActionApplied(_)),
+        "{next:?}"
+    );
+
+    // O leaves too, and comes back by playing (stream or not, acting is being there).
+    drop(connect_stream(&mut o, &game, 1).await);
+    let (gone, _) = next_of(&mut watch, disconnected).await;
+    assert_eq!(gone.seat, 1);
+    o.play(&game, "H11").await.expect("O plays");
+    assert!(o.game(&game).await.disconnected.is_empty());
+    tokio::time::sleep(GRACE * 2).await;
+    let snapshot = x.game(&game).await;
+    assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
+    assert_eq!(snapshot.turn.and_then(|t| t.to_move), Some(0));
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn c15_a_disconnection_not_come_back_from_before_both_moved_cancels() {
+    let ludus = Ludus::start_with_absence_grace(GRACE).await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    let mut carol = ludus.player("carol").await;
+    let mut watch = carol.subscribe(&game, 0).await;
+    x.play(&game, "H8").await.expect("x");
+    // O never moved; O's phone dies.
+    drop(connect_stream(&mut o, &game, 1).await);
+    let events = events_until_finished(&mut watch).await;
+    let last = events.last().expect("events");
+    assert!(
+        matches!(last.kind, Some(pb::game_event::Kind::AbsenceExpired(_))),
+        "{:?}",
+        last.kind
+    );
+    let outcome = last.outcome.clone().expect("outcome");
+    assert_eq!(outcome.kind, pb::ResultKind::Cancelled as i32);
+    assert_eq!(outcome.rule, "C15");
     ludus.shutdown().await;
 }

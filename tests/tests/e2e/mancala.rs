@@ -516,3 +516,30 @@ async fn analysis_solves_a_known_position_and_is_refused_to_a_player_of_an_activ
     assert_eq!(refused.code(), Code::FailedPrecondition);
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn m10_a_disconnection_is_shown_but_only_the_clock_runs() {
+    // Mancala has no disconnection rule (M10: the clock keeps running while a player is
+    // away), so a disconnected player gets no deadline to come back, even with a short grace.
+    let ludus = Ludus::start_with_absence_grace(Duration::from_millis(500)).await;
+    let (game, mut a, mut b) = matched(&ludus, kalah()).await;
+    let mut watch = b.subscribe(&game, 0).await;
+    let mut stream = a.subscribe(&game, 0).await;
+    next_event(&mut stream).await;
+    drop(stream);
+    let gone = loop {
+        let event = next_event(&mut watch).await;
+        if let Some(pb::game_event::Kind::PlayerDisconnected(gone)) = event.kind {
+            break gone;
+        }
+    };
+    assert_eq!(gone.seat, 0);
+    assert_eq!(gone.return_by_unix_ms, 0, "no deadline to come back");
+    assert_eq!(b.game(&game).await.disconnected, [gone]);
+    // Long past the grace the game is still on, and the clock is the 30 s of M10.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let snapshot = b.game(&game).await;
+    assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
+    assert!(snapshot.turn.expect("turn").deadline_unix_ms > 0);
+    ludus.shutdown().await;
+}

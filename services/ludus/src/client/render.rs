@@ -366,6 +366,23 @@ pub fn event_line(
             "#{seq} draw agreed ({} had offered)",
             who(agreed.seat)
         )),
+        Kind::PlayerDisconnected(gone) if gone.return_by_unix_ms > 0 => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+            let seconds = (gone.return_by_unix_ms - now).max(0) / 1000;
+            Some(format!(
+                "#{seq} {} disconnected: {seconds} s to come back",
+                who(gone.seat)
+            ))
+        }
+        Kind::PlayerDisconnected(gone) => Some(format!("#{seq} {} disconnected", who(gone.seat))),
+        Kind::PlayerReconnected(back) => Some(format!("#{seq} {} is back", who(back.seat))),
+        Kind::AbsenceExpired(expired) => Some(format!(
+            "#{seq} {} did not come back: {}",
+            who(expired.seat),
+            expired.effect
+        )),
     }
 }
 

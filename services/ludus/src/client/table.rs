@@ -89,7 +89,14 @@ impl Table {
             Some(Kind::ActionApplied(_) | Kind::DrawDeclined(_) | Kind::DrawAgreed(_)) => {
                 self.draw_offered_by = None;
             }
-            Some(Kind::TurnTimedOut(_) | Kind::Resigned(_)) | None => {}
+            Some(
+                Kind::TurnTimedOut(_)
+                | Kind::Resigned(_)
+                | Kind::PlayerDisconnected(_)
+                | Kind::PlayerReconnected(_)
+                | Kind::AbsenceExpired(_),
+            )
+            | None => {}
         }
         if let Some(line) = render::event_line(event, self.view.as_ref(), &self.seats) {
             self.note(line);
