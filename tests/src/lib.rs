@@ -31,6 +31,9 @@ pub struct Ludus {
     pub game_state: SocketAddr,
     stop: CancellationToken,
     system: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    /// The store every service shares (for setting up what no public call can, like a
+    /// player's rating history).
+    backend: Backend,
     /// Kept alive for the test's lifetime; killed on drop.
     redis: Option<RedisServer>,
 }
@@ -90,7 +93,7 @@ impl Ludus {
         let stop = CancellationToken::new();
         let system = ludus::System::start(
             ludus::SystemConfig {
-                backend,
+                backend: backend.clone(),
                 gateway,
                 token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
                 caro_turn,
@@ -106,8 +109,29 @@ impl Ludus {
             game_state,
             stop,
             system: Some(tokio::spawn(system.wait())),
+            backend,
             redis,
         }
+    }
+
+    /// Gives `player` a rating in `ruleset` as if they had played `games` rated games (what
+    /// the ratings service writes after games; a test cannot play hundreds of them).
+    pub async fn seed_rating(&self, ruleset: &str, player: &Player, rating: f64, games: u32) {
+        let update = ludus_store::RatingUpdate {
+            player_id: player.id.clone(),
+            display_name: player.name.clone(),
+            expected_version: 0,
+            rating,
+            games,
+        };
+        let outcome = ludus_store::RatingStore::new(self.backend.clone())
+            .record(ruleset, &format!("seed-{}", player.id), &[update], b"seed")
+            .await
+            .expect("seed a rating");
+        assert!(
+            matches!(outcome, ludus_store::RecordOutcome::Recorded),
+            "{outcome:?}"
+        );
     }
 
     /// Whether this system runs on Redis.

@@ -106,6 +106,7 @@ impl System {
         tasks.spawn({
             let mut mm = ludus_matchmaking::Config::new(backend.clone(), game_state_url.clone());
             mm.caro_turn_ms = u64::try_from(caro_turn.as_millis()).unwrap_or(u64::MAX);
+            mm.ratings_url = Some(ratings_url.clone());
             let stop = stop.clone();
             async move {
                 (

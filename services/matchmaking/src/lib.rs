@@ -8,7 +8,8 @@
 //!
 //! # Layout
 //! - [`model`]: request validation, queue names, ticket ids and the ticket payload.
-//! - [`matcher`]: the matcher loop (pairing, random seats, creating the game).
+//! - [`matcher`]: the matcher loop (claiming tables, random seats, creating the game).
+//! - [`pairing`]: who sits with whom: rating windows that widen with waiting.
 //! - [`service`]: the `Matchmaking` gRPC service.
 //! - [`error`]: every refusal and its gRPC status.
 #![forbid(unsafe_code)]
@@ -16,19 +17,24 @@
 pub mod error;
 pub mod matcher;
 pub mod model;
+pub mod pairing;
 pub mod service;
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ludus_proto::pb::{game_state_client::GameStateClient, matchmaking_server::MatchmakingServer};
+use ludus_proto::pb::{
+    game_state_client::GameStateClient, matchmaking_server::MatchmakingServer,
+    ratings_client::RatingsClient,
+};
 use ludus_store::{Backend, QueueStore};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 pub use matcher::Matcher;
+pub use pairing::RatingWindow;
 pub use service::MatchmakingService;
 
 /// Caro quick matches: one minute per move (C12).
@@ -68,6 +74,11 @@ pub struct Config {
     pub mancala_turn_ms: u64,
     /// How often the matcher polls the queues (an enqueue on this replica wakes it at once).
     pub match_interval: Duration,
+    /// The ratings service, e.g. `http://ratings:50054`, asked for a player's rating when
+    /// they queue; `None` pairs everyone first come, first served.
+    pub ratings_url: Option<String>,
+    /// How far apart paired ratings may be, by waiting time.
+    pub rating_window: RatingWindow,
 }
 
 impl Config {
@@ -82,6 +93,8 @@ impl Config {
             backgammon_turn_ms: DEFAULT_BACKGAMMON_TURN_MS,
             mancala_turn_ms: DEFAULT_MANCALA_TURN_MS,
             match_interval: DEFAULT_MATCH_INTERVAL,
+            ratings_url: None,
+            rating_window: RatingWindow::DEFAULT,
         }
     }
 }
@@ -110,8 +123,12 @@ pub async fn run(
     .quoridor_turn_ms(config.quoridor_turn_ms)
     .junqi_turn_ms(config.junqi_turn_ms)
     .backgammon_turn_ms(config.backgammon_turn_ms)
-    .mancala_turn_ms(config.mancala_turn_ms);
-    let service = MatchmakingService::new(queues, matcher.clone(), wake, stop.clone());
+    .mancala_turn_ms(config.mancala_turn_ms)
+    .rating_window(config.rating_window);
+    let mut service = MatchmakingService::new(queues, matcher.clone(), wake, stop.clone());
+    if let Some(url) = &config.ratings_url {
+        service = service.with_ratings(RatingsClient::new(ludus_telemetry::traced_channel(url)?));
+    }
     let matching = tokio::spawn(matcher.run(stop.clone()));
 
     let server = MatchmakingServer::new(service)

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Parser;
 use ludus_matchmaking::{
     Config, DEFAULT_BACKGAMMON_TURN_MS, DEFAULT_CARO_TURN_MS, DEFAULT_JUNQI_TURN_MS,
-    DEFAULT_MANCALA_TURN_MS, DEFAULT_QUORIDOR_TURN_MS,
+    DEFAULT_MANCALA_TURN_MS, DEFAULT_QUORIDOR_TURN_MS, RatingWindow,
 };
 use ludus_store::Backend;
 use tokio::net::TcpListener;
@@ -29,6 +29,23 @@ struct Args {
     /// The game-state service, e.g. `http://game-state:50051`.
     #[arg(long, env = "LUDUS_GAME_STATE_URL")]
     game_state_url: String,
+    /// The ratings service, asked for a player's rating when they queue (rating windows);
+    /// set it empty to pair everyone first come, first served.
+    #[arg(
+        long,
+        env = "LUDUS_RATINGS_URL",
+        default_value = "http://ratings:50054"
+    )]
+    ratings_url: String,
+    /// Rating difference paired at once (Elo).
+    #[arg(long, env = "LUDUS_RATING_WINDOW", default_value_t = RatingWindow::DEFAULT.base)]
+    rating_window: f64,
+    /// How much the window widens per second of waiting (Elo).
+    #[arg(long, env = "LUDUS_RATING_WINDOW_PER_SECOND", default_value_t = RatingWindow::DEFAULT.per_second)]
+    rating_window_per_second: f64,
+    /// Seconds after which a ticket pairs with any rating.
+    #[arg(long, env = "LUDUS_RATING_WINDOW_OPEN_AFTER_SECONDS", default_value_t = RatingWindow::DEFAULT.open_after.as_secs())]
+    rating_window_open_after_seconds: u64,
     /// Turn clock of Caro quick matches, milliseconds (C12).
     #[arg(long, env = "LUDUS_CARO_TURN_MS", default_value_t = DEFAULT_CARO_TURN_MS)]
     caro_turn_ms: u64,
@@ -72,6 +89,12 @@ async fn main() -> anyhow::Result<()> {
         backgammon_turn_ms: args.backgammon_turn_ms,
         mancala_turn_ms: args.mancala_turn_ms,
         match_interval: Duration::from_millis(args.match_interval_ms.max(1)),
+        ratings_url: Some(args.ratings_url).filter(|url| !url.is_empty()),
+        rating_window: RatingWindow {
+            base: args.rating_window,
+            per_second: args.rating_window_per_second,
+            open_after: Duration::from_secs(args.rating_window_open_after_seconds),
+        },
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "matchmaking listening");

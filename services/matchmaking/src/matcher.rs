@@ -17,6 +17,7 @@ use ulid::Ulid;
 
 use crate::error::ServiceError;
 use crate::model::{TicketPayload, table_seats};
+use crate::pairing::{self, RatingWindow, Seeker};
 
 /// Tickets read from a queue per round: enough for many pairs, bounded per round trip.
 pub const MATCH_BATCH: usize = 64;
@@ -43,6 +44,7 @@ pub struct Matcher {
     mancala_turn_ms: u64,
     interval: Duration,
     wake: Arc<Notify>,
+    rating_window: RatingWindow,
 }
 
 impl Matcher {
@@ -65,7 +67,14 @@ impl Matcher {
             mancala_turn_ms: crate::DEFAULT_MANCALA_TURN_MS,
             interval,
             wake,
+            rating_window: RatingWindow::DEFAULT,
         }
+    }
+
+    /// How far apart in rating paired players may be, by how long they waited.
+    pub fn rating_window(mut self, window: RatingWindow) -> Self {
+        self.rating_window = window;
+        self
     }
 
     /// The clock of Quoridor quick matches whose players did not ask for one (Q28).
@@ -130,9 +139,19 @@ impl Matcher {
                 break;
             };
             let seats = table_seats(&TicketPayload::from_bytes(&first.payload)?.settings()?);
+            let seekers = tickets
+                .iter()
+                .map(|ticket| {
+                    Ok(Seeker {
+                        rating: TicketPayload::from_bytes(&ticket.payload)?.rating,
+                        created_ms: ticket.created_ms,
+                    })
+                })
+                .collect::<Result<Vec<_>, ServiceError>>()?;
             let mut lost_race = false;
-            for table in tickets.chunks_exact(seats) {
-                if !self.match_table(queue, table).await? {
+            for table in pairing::tables(&seekers, seats, now_ms(), &self.rating_window) {
+                let table: Vec<Ticket> = table.iter().map(|&i| tickets[i].clone()).collect();
+                if !self.match_table(queue, &table).await? {
                     lost_race = true;
                     break;
                 }
@@ -273,6 +292,12 @@ impl Matcher {
             _ => 0,
         }
     }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Draws the seat order with the thread's CSPRNG (C9: X and O at random; seat 0 is X).

@@ -52,8 +52,11 @@ pub fn validate_display_name(name: &str) -> Result<(), ServiceError> {
 /// created with, normalised so that every ticket of a queue carries the same options.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuickMatch {
-    /// The queue, e.g. `caro/15/blocked-ends` (also the rating pool).
+    /// The queue, e.g. `caro/15/blocked-ends`.
     pub queue: String,
+    /// The rating pool of the games it makes (the game's rule set, e.g.
+    /// `backgammon/money` for every money queue): the ratings that pair players.
+    pub rating_pool: String,
     /// The game's options; `turn_time_ms` 0 lets the matcher set the server's quick-match
     /// clock (Quoridor players may ask for one of Q28's, which then names the queue).
     pub settings: pb::GameSettings,
@@ -84,6 +87,7 @@ impl QuickMatch {
                 };
                 Ok(QuickMatch {
                     queue: options.ruleset(),
+                    rating_pool: options.ruleset(),
                     settings: pb::GameSettings {
                         options: Some(pb::game_settings::Options::Caro(normalised)),
                         turn_time_ms: 0,
@@ -96,6 +100,7 @@ impl QuickMatch {
             // Junqi has no options; the clock is the server's (J19: 30 s).
             pb::game_settings::Options::Junqi(_) => Ok(QuickMatch {
                 queue: ludus_game_state::games::junqi::RULESET.to_owned(),
+                rating_pool: ludus_game_state::games::junqi::RULESET.to_owned(),
                 settings: pb::GameSettings {
                     options: Some(pb::game_settings::Options::Junqi(pb::JunqiOptions {})),
                     turn_time_ms: 0,
@@ -147,6 +152,7 @@ fn backgammon_quick_match(
     }
     Ok(QuickMatch {
         queue,
+        rating_pool: backgammon::ruleset(&parsed).to_owned(),
         settings: pb::GameSettings {
             options: Some(pb::game_settings::Options::Backgammon(
                 backgammon::options_to_pb(&parsed),
@@ -180,6 +186,7 @@ fn mancala_quick_match(
     };
     Ok(QuickMatch {
         queue: mancala::ruleset(parsed.rule_set),
+        rating_pool: mancala::ruleset(parsed.rule_set),
         settings: pb::GameSettings {
             options: Some(pb::game_settings::Options::Mancala(normalised)),
             turn_time_ms: 0,
@@ -222,13 +229,15 @@ fn quoridor_quick_match(
         ..parsed
     };
     let players = (options.players as usize).max(2);
-    let mut queue = quoridor::ruleset(&parsed, players);
+    let rating_pool = quoridor::ruleset(&parsed, players);
+    let mut queue = rating_pool.clone();
     let seconds = turn_time_ms / 1000;
     if seconds != 0 {
         queue.push_str(&format!("/t{seconds}"));
     }
     Ok(QuickMatch {
         queue,
+        rating_pool,
         settings: pb::GameSettings {
             options: Some(pb::game_settings::Options::Quoridor(
                 quoridor::options_to_pb(&parsed, players),
@@ -285,14 +294,19 @@ pub struct TicketPayload {
     pub display_name: String,
     /// The encoded `pb::GameSettings` (normalised; see [`QuickMatch`]).
     pub settings: Vec<u8>,
+    /// The player's rating in the queue's rating pool when they queued, rounded; `None`
+    /// when ratings could not be asked (the ticket then pairs with anyone, see `pairing`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i32>,
 }
 
 impl TicketPayload {
-    /// The payload for a player queuing for `quick`.
-    pub fn new(display_name: &str, quick: &QuickMatch) -> Self {
+    /// The payload for a player queuing for `quick` with `rating`.
+    pub fn new(display_name: &str, quick: &QuickMatch, rating: Option<i32>) -> Self {
         TicketPayload {
             display_name: display_name.to_owned(),
             settings: quick.settings.encode_to_vec(),
+            rating,
         }
     }
 
@@ -549,7 +563,7 @@ mod tests {
     #[test]
     fn payload_round_trips() {
         let quick = QuickMatch::from_settings(Some(&caro(19, false, true))).expect("ok");
-        let payload = TicketPayload::new("Ann", &quick);
+        let payload = TicketPayload::new("Ann", &quick, Some(1316));
         let back = TicketPayload::from_bytes(&payload.to_bytes().expect("json")).expect("read");
         assert_eq!(back, payload);
         assert_eq!(back.settings().expect("settings"), quick.settings);

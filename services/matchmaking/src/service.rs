@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures::Stream;
-use ludus_proto::pb::{self, matchmaking_server::Matchmaking};
+use ludus_proto::pb::{self, matchmaking_server::Matchmaking, ratings_client::RatingsClient};
 use ludus_store::{EnqueueOutcome, QueueStore, Ticket, TicketStatus};
+use ludus_telemetry::Traced;
 use tokio::sync::{Notify, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::CancellationToken;
@@ -39,6 +40,9 @@ fn now_ms() -> u64 {
 #[derive(Clone, Debug)]
 pub struct MatchmakingService {
     queues: QueueStore,
+    /// Where a player's rating comes from when they queue (for rating windows); `None`
+    /// pairs every ticket with anyone.
+    ratings: Option<RatingsClient<Traced>>,
     /// Finishes setting up a matched game whose matcher could not (see `Matcher::ensure_game`).
     matcher: Matcher,
     wake: Arc<Notify>,
@@ -56,9 +60,36 @@ impl MatchmakingService {
     ) -> Self {
         MatchmakingService {
             queues,
+            ratings: None,
             matcher,
             wake,
             stop,
+        }
+    }
+
+    /// Reads players' ratings from `ratings` when they queue, so the matcher pairs close
+    /// ratings first (see [`crate::pairing`]).
+    pub fn with_ratings(mut self, ratings: RatingsClient<Traced>) -> Self {
+        self.ratings = Some(ratings);
+        self
+    }
+
+    /// The player's rating in the pool, rounded. A ratings outage must not stop quick match:
+    /// the ticket is then unrated and pairs with anyone.
+    async fn rating(&self, pool: &str, player_id: &str) -> Option<i32> {
+        let mut ratings = self.ratings.clone()?;
+        let request = pb::RatingsGetRatingRequest {
+            ruleset: pool.to_owned(),
+            player_id: player_id.to_owned(),
+        };
+        match ratings.get_rating(request).await {
+            // Elo lives far inside i32; the cast saturates anyway.
+            #[allow(clippy::cast_possible_truncation)]
+            Ok(rating) => Some(rating.into_inner().rating.round() as i32),
+            Err(status) => {
+                tracing::warn!(pool, code = ?status.code(), message = status.message(), "no rating for a ticket; it pairs with anyone");
+                None
+            }
         }
     }
 
@@ -69,11 +100,12 @@ impl MatchmakingService {
         validate_id("player_id", &request.player_id)?;
         validate_display_name(&request.display_name)?;
         let quick = QuickMatch::from_settings(request.settings.as_ref())?;
+        let rating = self.rating(&quick.rating_pool, &request.player_id).await;
         let ticket = Ticket {
             ticket_id: ticket_id(&quick.queue, Ulid::generate())?,
             queue: quick.queue.clone(),
             player_id: request.player_id.clone(),
-            payload: TicketPayload::new(&request.display_name, &quick).to_bytes()?,
+            payload: TicketPayload::new(&request.display_name, &quick, rating).to_bytes()?,
             created_ms: now_ms(),
             status: TicketStatus::Queued,
         };

@@ -623,7 +623,7 @@ async fn queue_quietly(
         ticket_id: id.clone(),
         queue: quick.queue.clone(),
         player_id: player.into(),
-        payload: TicketPayload::new(&player.to_uppercase(), &quick)
+        payload: TicketPayload::new(&player.to_uppercase(), &quick, None)
             .to_bytes()
             .expect("payload"),
         created_ms: 1,

@@ -771,3 +771,32 @@ async fn c15_a_disconnection_not_come_back_from_before_both_moved_cancels() {
     assert_eq!(outcome.rule, "C15");
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn quick_match_pairs_close_ratings_together() {
+    // Rating windows: 150 Elo at once, wider with waiting. Four players queue together; the
+    // two strong ones meet each other, not the weak ones (who are 270-300 Elo away).
+    let ludus = Ludus::start().await;
+    let mut ann = ludus.player("ann").await;
+    let mut bob = ludus.player("bob").await;
+    let mut cat = ludus.player("cat").await;
+    let mut dan = ludus.player("dan").await;
+    for (player, rating) in [
+        (&ann, 1500.0),
+        (&bob, 1210.0),
+        (&cat, 1480.0),
+        (&dan, 1200.0),
+    ] {
+        ludus.seed_rating(RULESET, player, rating, 40).await;
+    }
+    let ((game_ann, _), (game_bob, _), (game_cat, _), (game_dan, _)) = tokio::join!(
+        ann.find_match(caro_settings()),
+        bob.find_match(caro_settings()),
+        cat.find_match(caro_settings()),
+        dan.find_match(caro_settings()),
+    );
+    assert_eq!(game_ann, game_cat, "1500 meets 1480");
+    assert_eq!(game_bob, game_dan, "1210 meets 1200");
+    assert_ne!(game_ann, game_bob);
+    ludus.shutdown().await;
+}
