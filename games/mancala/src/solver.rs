@@ -358,8 +358,18 @@ impl Solver {
     /// The value of every legal sow of `pos` (final margin for the mover), spending about
     /// `node_budget` positions in all. Unused budget of one sow passes to the next.
     pub fn analyze(&mut self, pos: &KalahPosition, node_budget: u64) -> Vec<MoveValue> {
+        self.analyze_counted(pos, node_budget).0
+    }
+
+    /// [`Solver::analyze`], and the number of positions it searched.
+    pub fn analyze_counted(
+        &mut self,
+        pos: &KalahPosition,
+        node_budget: u64,
+    ) -> (Vec<MoveValue>, u64) {
         let legal = pos.legal_pits();
         let mut left = node_budget;
+        let mut searched = 0u64;
         let mut out = Vec::with_capacity(legal.len());
         for (k, &pit) in legal.iter().enumerate() {
             let (child, gain, next) = play(&pos.pits, usize::from(pit - 1));
@@ -377,6 +387,7 @@ impl Solver {
                         share,
                     );
                     left = left.saturating_sub(r.nodes);
+                    searched = searched.saturating_add(r.nodes);
                     if next == Next::Again {
                         (base + r.lower, base + r.upper)
                     } else {
@@ -386,7 +397,7 @@ impl Solver {
             };
             out.push(MoveValue { pit, lower, upper });
         }
-        out
+        (out, searched)
     }
 
     fn index(&self, pits: &[u8; 2 * PITS]) -> usize {

@@ -223,3 +223,19 @@ fn analysis_bounds_bracket_the_exact_values() {
         assert!(s.lower <= e.lower && e.lower <= s.upper, "{s:?} vs {e:?}");
     }
 }
+
+/// The analysis reports the positions it really searched: some, and never more than its
+/// budget (each sow's search stops one node past its share).
+#[test]
+fn analysis_counts_the_positions_it_searched() {
+    let pos = KalahPosition::new([2, 2, 2, 2, 2, 2], [2, 2, 2, 2, 2, 2], [12, 12]).unwrap();
+    let (starved, searched) = Solver::new(18).analyze_counted(&pos, 600);
+    assert!(searched > 0);
+    assert!(searched <= 600 + 6, "{searched}");
+    assert_eq!(starved, Solver::new(18).analyze(&pos, 600));
+    let (_, unbounded) = Solver::new(18).analyze_counted(&pos, u64::MAX);
+    assert!(
+        unbounded > searched,
+        "an exact analysis searches more than a starved one"
+    );
+}

@@ -434,8 +434,8 @@ pub fn analyze_blocking(analysable: Analysable, budget_ms: u32) -> pb::AnalyzeMa
     let mut nodes = 0u64;
     let values = loop {
         let round = Instant::now();
-        let values = solver.analyze(&position, nodes_budget);
-        nodes = nodes.saturating_add(nodes_budget);
+        let (values, searched) = solver.analyze_counted(&position, nodes_budget);
+        nodes = nodes.saturating_add(searched);
         let exact = values.iter().all(|v| v.is_exact());
         let took = round.elapsed();
         let left = deadline.saturating_sub(started.elapsed());
