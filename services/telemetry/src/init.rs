@@ -2,7 +2,10 @@
 
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::WithExportConfig;
-use opentelemetry_sdk::{Resource, propagation::TraceContextPropagator, trace::SdkTracerProvider};
+use opentelemetry_sdk::{
+    Resource, metrics::SdkMeterProvider, propagation::TraceContextPropagator,
+    trace::SdkTracerProvider,
+};
 use tracing_subscriber::{EnvFilter, layer::SubscriberExt, util::SubscriberInitExt};
 
 /// How a process logs and traces.
@@ -16,10 +19,11 @@ pub struct TelemetryConfig {
     pub json_logs: bool,
 }
 
-/// Flushes and shuts down trace export when dropped: keep it alive in `main`.
+/// Flushes and shuts down trace and metric export when dropped: keep it alive in `main`.
 #[derive(Debug)]
 pub struct TelemetryGuard {
     provider: Option<SdkTracerProvider>,
+    meter_provider: Option<SdkMeterProvider>,
 }
 
 impl Drop for TelemetryGuard {
@@ -28,6 +32,12 @@ impl Drop for TelemetryGuard {
             && let Err(error) = provider.shutdown()
         {
             eprintln!("trace export did not shut down cleanly: {error}");
+        }
+        // Shutting down exports what was recorded since the last periodic export.
+        if let Some(provider) = self.meter_provider.take()
+            && let Err(error) = provider.shutdown()
+        {
+            eprintln!("metric export did not shut down cleanly: {error}");
         }
     }
 }
@@ -39,29 +49,44 @@ pub fn init(config: &TelemetryConfig) -> anyhow::Result<TelemetryGuard> {
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
 
-    let provider = match &config.otlp_endpoint {
+    let (provider, meter_provider) = match &config.otlp_endpoint {
         Some(endpoint) => {
+            let resource = Resource::builder_empty()
+                .with_service_name(config.service_name.clone())
+                .build();
             let exporter = opentelemetry_otlp::SpanExporter::builder()
                 .with_tonic()
                 .with_endpoint(endpoint.clone())
                 .build()?;
-            let resource = Resource::builder_empty()
-                .with_service_name(config.service_name.clone())
+            let tracer_provider = SdkTracerProvider::builder()
+                .with_batch_exporter(exporter)
+                .with_resource(resource.clone())
                 .build();
-            Some(
-                SdkTracerProvider::builder()
-                    .with_batch_exporter(exporter)
-                    .with_resource(resource)
-                    .build(),
-            )
+            // Periodic export, every 60 s unless OTEL_METRIC_EXPORT_INTERVAL (ms) says
+            // otherwise.
+            let metric_exporter = opentelemetry_otlp::MetricExporter::builder()
+                .with_tonic()
+                .with_endpoint(endpoint.clone())
+                .build()?;
+            let meter_provider = SdkMeterProvider::builder()
+                .with_periodic_exporter(metric_exporter)
+                .with_resource(resource)
+                .build();
+            (Some(tracer_provider), Some(meter_provider))
         }
-        None => None,
+        None => (None, None),
     };
     let otel_layer = provider.as_ref().map(|provider| {
         tracing_opentelemetry::layer().with_tracer(provider.tracer(config.service_name.clone()))
     });
     if let Some(provider) = &provider {
         opentelemetry::global::set_tracer_provider(provider.clone());
+    }
+    // Without a provider the global meter stays the no-op one: every instrument records
+    // nothing and costs next to nothing.
+    if let Some(meter_provider) = &meter_provider {
+        opentelemetry::global::set_meter_provider(meter_provider.clone());
+        crate::metrics::set_enabled();
     }
 
     let registry = tracing_subscriber::registry().with(filter).with(otel_layer);
@@ -75,5 +100,8 @@ pub fn init(config: &TelemetryConfig) -> anyhow::Result<TelemetryGuard> {
     if result.is_err() {
         tracing::debug!("a tracing subscriber was already installed");
     }
-    Ok(TelemetryGuard { provider })
+    Ok(TelemetryGuard {
+        provider,
+        meter_provider,
+    })
 }

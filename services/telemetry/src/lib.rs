@@ -4,6 +4,8 @@
 //! # Layout
 //! - [`init`]: `tracing` subscriber (plain or JSON logs) plus OpenTelemetry export over OTLP
 //!   when an endpoint is configured.
+//! - [`metrics`]: the shared `ludus` meter and the `rpc.server.duration` histogram layer
+//!   every server records (metrics are exported with traces when an endpoint is set).
 //! - [`propagation`]: the client interceptor that injects the current span's trace context
 //!   into outgoing metadata, and the server `trace_fn` that continues it, so one move is one
 //!   trace from the gateway to Redis.
@@ -12,8 +14,11 @@
 #![forbid(unsafe_code)]
 
 pub mod init;
+pub mod metrics;
 pub mod propagation;
 pub mod server;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use init::{TelemetryConfig, TelemetryGuard, init};
 pub use propagation::{TraceContext, Traced, traced_channel};

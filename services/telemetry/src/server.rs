@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::server::NamedService;
 use tonic_health::server::HealthReporter;
 
+use crate::metrics::RpcMetricsLayer;
 use crate::propagation::server_span;
 
 /// Largest request a Ludus server decodes (4 MiB is tonic's default too); larger ones get
@@ -73,8 +74,8 @@ where
     serve_with(service, Some(INTERNAL_CONNECTION_AGE), listener, shutdown).await
 }
 
-/// Serves `service` on `listener` with tracing, health (overall and per service) and
-/// reflection, until `shutdown` completes; then reports NOT_SERVING and drains for at most
+/// Serves `service` on `listener` with tracing, the `rpc.server.duration` histogram
+/// ([`RpcMetricsLayer`]), health (overall and per service) and reflection, until `shutdown` completes; then reports NOT_SERVING and drains for at most
 /// [`DRAIN_GRACE`]. `connection_age` bounds how long one client connection lives (`None` for
 /// the public gateway, whose clients hold long event streams).
 pub async fn serve_with<S>(
@@ -111,6 +112,17 @@ where
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
 
+    // Made here, after `init` installed the meter provider (see `crate::metrics`).
+    let rpc_metrics = RpcMetricsLayer::new(
+        &crate::metrics::meter(),
+        vec![
+            S::NAME,
+            name_of(&health_service),
+            name_of(&reflection_v1),
+            name_of(&reflection_v1alpha),
+        ],
+    );
+
     let mut builder = tonic::transport::Server::builder();
     if let Some(age) = connection_age {
         // In-flight calls get the drain grace to finish on the old connection.
@@ -119,6 +131,7 @@ where
             .max_connection_age_grace(DRAIN_GRACE);
     }
     let router = builder
+        .layer(rpc_metrics)
         .trace_fn(server_span)
         .tcp_nodelay(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
@@ -154,6 +167,10 @@ where
         ),
     }
     Ok(())
+}
+
+fn name_of<T: NamedService>(_: &T) -> &'static str {
+    T::NAME
 }
 
 /// Completes on Ctrl-C or SIGTERM (what Kubernetes sends before it kills a pod).
