@@ -1,6 +1,10 @@
 //! Per-player rate limits: one player cannot flood the services behind the gateway.
 
-use std::{num::NonZeroU32, sync::Arc};
+use std::{
+    collections::HashMap,
+    num::NonZeroU32,
+    sync::{Arc, Mutex, PoisonError},
+};
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use tonic::Status;
@@ -14,12 +18,37 @@ pub const BURST: u32 = 40;
 pub const SIGN_INS_PER_SECOND: u32 = 100;
 /// Guest sign-ins allowed in a burst.
 pub const SIGN_IN_BURST: u32 = 1000;
+/// Subscribe streams one player may hold open at once on one gateway process: plenty for a
+/// few devices and a few games watched, and a cap on what one token can pin (a task, a buffer
+/// and a share of a feed subscription each). FindMatch needs none: a player holds one ticket.
+pub const STREAMS_PER_PLAYER: usize = 16;
 
-/// Token buckets per player id, plus one for sign-ins.
+/// Token buckets per player id, plus one for sign-ins, and open streams per player.
 #[derive(Clone, Debug)]
 pub struct Limits {
     per_player: Arc<DefaultKeyedRateLimiter<String>>,
     sign_ins: Arc<governor::DefaultDirectRateLimiter>,
+    streams: Arc<Mutex<HashMap<String, usize>>>,
+    streams_per_player: usize,
+}
+
+/// One open stream of a player, counted until dropped.
+#[derive(Debug)]
+pub struct StreamPermit {
+    streams: Arc<Mutex<HashMap<String, usize>>>,
+    player_id: String,
+}
+
+impl Drop for StreamPermit {
+    fn drop(&mut self) {
+        let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(open) = streams.get_mut(&self.player_id) {
+            *open = open.saturating_sub(1);
+            if *open == 0 {
+                streams.remove(&self.player_id);
+            }
+        }
+    }
 }
 
 impl Default for Limits {
@@ -40,7 +69,33 @@ impl Limits {
             sign_ins: Arc::new(RateLimiter::direct(
                 Quota::per_second(nonzero(sign_ins_per_second)).allow_burst(nonzero(sign_in_burst)),
             )),
+            streams: Arc::default(),
+            streams_per_player: STREAMS_PER_PLAYER,
         }
+    }
+
+    /// The same limits with another cap on open streams per player.
+    pub fn with_streams_per_player(mut self, streams: usize) -> Self {
+        self.streams_per_player = streams;
+        self
+    }
+
+    /// A permit for one more open stream of `player_id`, or RESOURCE_EXHAUSTED when they
+    /// already hold the maximum.
+    pub fn open_stream(&self, player_id: &str) -> Result<StreamPermit, Status> {
+        let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+        let open = streams.entry(player_id.to_owned()).or_insert(0);
+        if *open >= self.streams_per_player {
+            return Err(Status::resource_exhausted(format!(
+                "too many open streams: a player may hold {} at once; close one first",
+                self.streams_per_player
+            )));
+        }
+        *open += 1;
+        Ok(StreamPermit {
+            streams: self.streams.clone(),
+            player_id: player_id.to_owned(),
+        })
     }
 
     /// RESOURCE_EXHAUSTED when `player_id` is over its rate.
@@ -80,5 +135,25 @@ mod tests {
         assert!(limits.check_player("bob").is_ok(), "limits are per player");
         assert!(limits.check_sign_in().is_ok());
         assert!(limits.check_sign_in().is_err());
+    }
+
+    #[test]
+    fn open_streams_are_capped_per_player_and_freed_on_drop() {
+        let limits = Limits::default().with_streams_per_player(2);
+        let first = limits.open_stream("ann").expect("first");
+        let _second = limits.open_stream("ann").expect("second");
+        let refused = limits.open_stream("ann").unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            refused.message().contains("2 at once"),
+            "{}",
+            refused.message()
+        );
+        assert!(limits.open_stream("bob").is_ok(), "caps are per player");
+        drop(first);
+        assert!(
+            limits.open_stream("ann").is_ok(),
+            "a closed stream frees its place"
+        );
     }
 }

@@ -332,6 +332,7 @@ impl Gateway for GatewayService {
         let caller = self.caller(&request)?;
         let request = request.into_inner();
         validate_id("game_id", &request.game_id)?;
+        let permit = self.limits.open_stream(&caller.player_id)?;
         // Fail fast on an unknown game, before the stream opens; learn whether the caller
         // plays in it (their presence then follows the stream, C13).
         let snapshot = self
@@ -354,7 +355,11 @@ impl Gateway for GatewayService {
             game_state: self.game_state.clone(),
             seated_player,
         };
-        tokio::spawn(subscription.run(self.feed.clone(), self.stopping.clone()));
+        let (feed, stopping) = (self.feed.clone(), self.stopping.clone());
+        tokio::spawn(async move {
+            subscription.run(feed, stopping).await;
+            drop(permit);
+        });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

@@ -800,3 +800,53 @@ async fn quick_match_pairs_close_ratings_together() {
     assert_ne!(game_ann, game_bob);
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_player_holds_at_most_sixteen_open_streams() {
+    let ludus = Ludus::start().await;
+    let (game, _x, _o) = matched(&ludus).await;
+    let mut carol = ludus.player("carol").await;
+    let mut streams = Vec::new();
+    for _ in 0..16 {
+        streams.push(carol.subscribe(&game, 0).await);
+    }
+    let refused = carol
+        .client
+        .subscribe(pb::SubscribeRequest {
+            game_id: game.clone(),
+            after_seq: 0,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::ResourceExhausted);
+    assert!(
+        refused.message().contains("16 at once"),
+        "{}",
+        refused.message()
+    );
+    // Closing one frees its place (once the gateway has seen it close).
+    streams.pop();
+    let reopened = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let attempt = carol
+                .client
+                .subscribe(pb::SubscribeRequest {
+                    game_id: game.clone(),
+                    after_seq: 0,
+                })
+                .await;
+            match attempt {
+                Ok(stream) => return stream,
+                Err(status) if status.code() == Code::ResourceExhausted => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(status) => panic!("{status}"),
+            }
+        }
+    })
+    .await
+    .expect("a place freed in time");
+    drop(reopened);
+    drop(streams);
+    ludus.shutdown().await;
+}
