@@ -116,21 +116,15 @@ impl QuickMatch {
     }
 }
 
-/// Backgammon quick match: money games only, queued by the optional rules that are on
-/// (`backgammon/money/a2-b-j`), plus `/t<s>` when the player asked for one of B20's
-/// clocks (30, 60, 90 or 120 s) instead of the server's default (0).
+/// Backgammon quick match: money games queued by the optional rules that are on
+/// (`backgammon/money/a2-b-j`), or matches by their length (`backgammon/match/5`, B22), plus
+/// `/t<s>` when the player asked for one of B20's clocks (30, 60, 90 or 120 s) instead of the
+/// server's default (0).
 fn backgammon_quick_match(
     options: &pb::BackgammonOptions,
     turn_time_ms: u64,
 ) -> Result<QuickMatch, ServiceError> {
     use ludus_game_state::games::backgammon;
-    if options.match_game.is_some() {
-        return Err(ServiceError::InvalidArgument(
-            "settings.backgammon.match_game: B22: quick match plays money games; \
-             matches are created with their length"
-                .into(),
-        ));
-    }
     let parsed = backgammon::options_from_pb(options).map_err(|e| match e {
         ludus_game_state::error::ServiceError::InvalidArgument(m) => {
             ServiceError::InvalidArgument(m)
@@ -146,7 +140,12 @@ fn backgammon_quick_match(
     }
     backgammon::validate_turn_seconds(seconds)
         .map_err(|e| ServiceError::InvalidArgument(format!("settings.turn_time_ms: {e}")))?;
-    let mut queue = backgammon::money_queue(&parsed);
+    // B22: a match queues by its length (`backgammon/match/5`) and starts at 0-0; the
+    // optional rules are off in matches, which `options_from_pb` has checked.
+    let mut queue = match &parsed.match_game {
+        Some(game) => format!("{}/{}", backgammon::MATCH_RULESET, game.length),
+        None => backgammon::money_queue(&parsed),
+    };
     if seconds != 0 {
         queue.push_str(&format!("/t{seconds}"));
     }
@@ -433,14 +432,28 @@ mod tests {
                 backgammon(
                     pb::BackgammonOptions {
                         match_game: Some(pb::BackgammonMatchGame {
-                            length: 3,
+                            length: 4,
                             ..Default::default()
                         }),
                         ..Default::default()
                     },
                     0,
                 ),
-                "settings.backgammon.match_game: B22",
+                "settings.backgammon.match_game.length: B22",
+            ),
+            (
+                backgammon(
+                    pb::BackgammonOptions {
+                        jacoby: true,
+                        match_game: Some(pb::BackgammonMatchGame {
+                            length: 5,
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    },
+                    0,
+                ),
+                "settings.backgammon",
             ),
         ] {
             let Err(ServiceError::InvalidArgument(message)) =
@@ -450,6 +463,33 @@ mod tests {
             };
             assert!(message.starts_with(start), "{message}");
         }
+    }
+
+    #[test]
+    fn b22_backgammon_matches_queue_by_length_and_rate_in_the_match_pool() {
+        let five = pb::BackgammonOptions {
+            match_game: Some(pb::BackgammonMatchGame {
+                length: 5,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let quick = QuickMatch::from_settings(Some(&backgammon(five.clone(), 0))).expect("5");
+        assert_eq!(quick.queue, "backgammon/match/5");
+        assert_eq!(quick.rating_pool, "backgammon/match");
+        let Some(pb::game_settings::Options::Backgammon(options)) = &quick.settings.options else {
+            panic!("backgammon settings");
+        };
+        let game = options.match_game.as_ref().expect("a match");
+        assert_eq!(
+            (game.length, game.score.as_slice(), game.crawford),
+            (5, &[0, 0][..], false)
+        );
+        let timed = QuickMatch::from_settings(Some(&backgammon(five, 30_000))).expect("timed");
+        assert_eq!(timed.queue, "backgammon/match/5/t30");
+        assert!(ticket_id(&timed.queue, Ulid::generate()).is_ok());
+        let money = QuickMatch::from_settings(Some(&backgammon(Default::default(), 0))).expect("$");
+        assert_eq!(money.rating_pool, "backgammon/money");
     }
 
     #[test]

@@ -500,3 +500,31 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
     assert!(winner.rating > 1200.0, "{}", winner.rating);
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn b22_quick_match_plays_a_match_to_the_chosen_length() {
+    let ludus = Ludus::start().await;
+    let mut ann = ludus.player("ann").await;
+    let mut bob = ludus.player("bob").await;
+    let three = settings(pb::BackgammonOptions {
+        match_game: Some(pb::BackgammonMatchGame {
+            length: 3,
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let ((game, _), (game_b, _)) =
+        tokio::join!(ann.find_match(three.clone()), bob.find_match(three));
+    assert_eq!(game, game_b, "both tickets are matched into one match");
+    let snapshot = ann.game(&game).await;
+    assert_eq!(snapshot.ruleset, MATCH);
+    assert_eq!(
+        snapshot.settings.as_ref().map(|s| s.turn_time_ms),
+        Some(60_000),
+        "B20: 60 s per turn by default"
+    );
+    let view = bg(snapshot.view.as_ref());
+    assert_eq!((view.match_length, view.score.as_slice()), (3, &[0, 0][..]));
+    assert!(!view.crawford);
+    ludus.shutdown().await;
+}
