@@ -63,6 +63,7 @@ properties!(
     game_events_after_order_and_limit,
     game_live_set,
     game_presence_counts,
+    game_finish_forgets_the_game_after_its_retention,
     feed_subscribers_share_one_channel,
     feed_event_right_after_subscribe_is_received,
     feed_games_are_separate,
@@ -365,6 +366,67 @@ pub async fn game_presence_counts(backend: Backend) {
         0,
         "a new game with the id starts with nobody connected"
     );
+}
+
+/// A finished game leaves the live set at once and is forgotten (state, log, action ids,
+/// presence) after its retention; a game finished later is kept meanwhile.
+pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) {
+    let games = GameStore::new(backend);
+    for id in ["old", "new"] {
+        assert!(
+            games
+                .create(id, b"meta", b"s1", b"e1")
+                .await
+                .expect("create")
+        );
+        games.set_live(id, true).await.expect("live");
+        let committed = games
+            .commit(id, commit(1, Some("a1"), b"two"))
+            .await
+            .expect("commit");
+        assert_eq!(committed, CommitOutcome::Committed { seq: 2 });
+        games.presence(id, 0, 1).await.expect("presence");
+    }
+    games
+        .finish("old", 1_000, Duration::from_millis(50))
+        .await
+        .expect("finish old");
+    assert_eq!(games.live_games(10).await.expect("live"), vec!["new"]);
+    assert!(
+        games.load("old").await.expect("load").is_some(),
+        "kept for a while"
+    );
+    // Redis expires by its own clock; the memory backend at the next finish.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    games
+        .finish("new", 60_000, Duration::from_secs(3600))
+        .await
+        .expect("finish new");
+    assert!(games.live_games(10).await.expect("live").is_empty());
+    assert_eq!(games.load("old").await.expect("load"), None);
+    assert!(
+        games
+            .events_after("old", 0, 10)
+            .await
+            .expect("events")
+            .is_empty()
+    );
+    assert_eq!(games.action_seq("old", "a1").await.expect("action"), None);
+    assert_eq!(games.presence("old", 0, 0).await.expect("presence"), 0);
+    assert!(games.load("new").await.expect("load").is_some());
+    assert_eq!(
+        games
+            .events_after("new", 0, 10)
+            .await
+            .expect("events")
+            .len(),
+        2
+    );
+    // A game finished again (or unknown) is fine.
+    games
+        .finish("gone", 60_000, Duration::from_secs(1))
+        .await
+        .expect("finish unknown");
 }
 
 /// Two subscribers of one game share one channel, both receive, and dropping both closes it.

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use redis::Script;
 
@@ -75,9 +76,34 @@ pub(crate) struct GamesMem {
     live: BTreeSet<String>,
     /// (game, seat) -> open streams; see [`GameStore::presence`].
     presence: HashMap<(String, u32), u64>,
+    /// Finished games by the time they may be forgotten (Unix ms); see [`GameStore::finish`].
+    expiring: BTreeSet<(u64, String)>,
+}
+
+impl GamesMem {
+    /// Forgets every finished game whose retention ended by `now_ms`.
+    fn purge(&mut self, now_ms: u64) {
+        while let Some((at, game_id)) = self.expiring.first().cloned() {
+            if at > now_ms {
+                break;
+            }
+            self.expiring.pop_first();
+            // A game re-created under the same id since then has no expiry of its own.
+            if self
+                .games
+                .get(&game_id)
+                .is_some_and(|g| g.expires_ms == Some(at))
+            {
+                self.games.remove(&game_id);
+                self.presence.retain(|(game, _), _| *game != game_id);
+            }
+        }
+    }
 }
 
 struct GameMem {
+    /// Set once the game is finished: when it may be forgotten (Unix ms).
+    expires_ms: Option<u64>,
     state: Vec<u8>,
     meta: Vec<u8>,
     /// `events[i]` has seq `i + 1`, so the seq is `events.len()`.
@@ -121,6 +147,18 @@ redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[5])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[3], ARGV[3], new) end
 redis.call('PUBLISH', ARGV[6], new .. ':' .. ARGV[5])
 return {3, new}
+",
+    )
+});
+
+/// KEYS: state, events, actions, presence. ARGV: milliseconds to keep them. Only a game that
+/// exists gets an expiry.
+static FINISH: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+return 1
 ",
     )
 });
@@ -180,6 +218,7 @@ impl GameStore {
                 games.games.insert(
                     game_id.to_owned(),
                     GameMem {
+                        expires_ms: None,
                         state: state.to_vec(),
                         meta: meta.to_vec(),
                         events: vec![first_event.to_vec()],
@@ -442,6 +481,51 @@ impl GameStore {
                 Ok(*count)
             }
         }
+    }
+
+    /// A game is over: it leaves the live set, and its keys (state, log, action ids, presence)
+    /// expire after `keep_for`, so finished games do not pile up in Redis forever while
+    /// players and spectators can still read them for a while. `now_ms` is the caller's
+    /// clock: the memory backend forgets games whose time has come whenever a game finishes.
+    pub async fn finish(
+        &self,
+        game_id: &str,
+        now_ms: u64,
+        keep_for: Duration,
+    ) -> Result<(), StoreError> {
+        let keep_ms = u64::try_from(keep_for.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let k = &r.keys;
+                let _: i64 = FINISH
+                    .key(k.game_state(game_id))
+                    .key(k.game_events(game_id))
+                    .key(k.game_actions(game_id))
+                    .key(k.game_presence(game_id))
+                    .arg(keep_ms)
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                // The live set lives in another slot: its own command.
+                redis::cmd("SREM")
+                    .arg(k.games_live())
+                    .arg(game_id)
+                    .query_async::<()>(&mut r.conn.clone())
+                    .await?;
+            }
+            Kind::Memory(m) => {
+                let mut games = lock(&m.games);
+                games.live.remove(game_id);
+                let at = now_ms.saturating_add(keep_ms);
+                if let Some(game) = games.games.get_mut(game_id) {
+                    game.expires_ms = Some(at);
+                    games.expiring.insert((at, game_id.to_owned()));
+                }
+                games.purge(now_ms);
+            }
+        }
+        Ok(())
     }
 
     /// Marks the game as live (not finished) or not, for [`GameStore::live_games`].

@@ -24,7 +24,8 @@
 //!
 //! # Redis key layout
 //! Keys between braces are Redis Cluster hash tags: every key one script touches shares a tag,
-//! so the scripts also run on a cluster. An optional prefix
+//! so the scripts also run on a cluster. A finished game's `ludus:game:{ID}:*` keys expire
+//! after its retention ([`GameStore::finish`]). An optional prefix
 //! ([`Backend::redis_with_prefix`]) goes in front of every key and channel.
 //!
 //! | key | type | holds |
