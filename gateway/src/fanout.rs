@@ -10,9 +10,12 @@
 //! A seated player's stream also tells game-state when it opens and closes: a player with no
 //! stream open on any gateway replica is disconnected (Caro C13).
 
+use std::sync::LazyLock;
+
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
 use ludus_store::{FeedError, GameFeed};
 use ludus_telemetry::Traced;
+use opentelemetry::metrics::{Meter, UpDownCounter};
 use prost::Message;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -21,6 +24,36 @@ use tonic::Status;
 /// Events buffered per stream before the stream stops reading the feed (it then catches up
 /// from the log).
 pub const STREAM_BUFFER: usize = 64;
+
+/// `ludus.gateway.streams`, made on first use, after `main` installed the meter provider (see
+/// `ludus_telemetry::metrics`).
+static STREAMS: LazyLock<UpDownCounter<i64>> =
+    LazyLock::new(|| streams_counter(&ludus_telemetry::metrics::meter()));
+
+fn streams_counter(meter: &Meter) -> UpDownCounter<i64> {
+    meter
+        .i64_up_down_counter("ludus.gateway.streams")
+        .with_unit("{stream}")
+        .with_description("Subscribe streams open on this gateway")
+        .build()
+}
+
+/// Counts one open stream in `ludus.gateway.streams` for as long as it lives: dropped when
+/// the stream ends, however it ends (also when its task is aborted).
+struct OpenStream<'a>(&'a UpDownCounter<i64>);
+
+impl<'a> OpenStream<'a> {
+    fn new(counter: &'a UpDownCounter<i64>) -> Self {
+        counter.add(1, &[]);
+        OpenStream(counter)
+    }
+}
+
+impl Drop for OpenStream<'_> {
+    fn drop(&mut self) {
+        self.0.add(-1, &[]);
+    }
+}
 
 /// Why a stream stopped early.
 enum Stop {
@@ -87,6 +120,7 @@ impl Subscription {
 
     /// Streams until the game ends, the client leaves, or `stop` is cancelled.
     pub async fn run(mut self, feed: GameFeed, stop: CancellationToken) {
+        let _open = OpenStream::new(&STREAMS);
         let seated_player = self.seated_player.take();
         if let Some(player_id) = &seated_player {
             self.presence(player_id, true).await;
@@ -168,5 +202,30 @@ impl Subscription {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ludus_telemetry::testing::MetricsRecorder;
+
+    #[test]
+    fn open_streams_go_up_and_back_down() {
+        let recorder = MetricsRecorder::new();
+        let counter = streams_counter(&recorder.meter());
+        let first = OpenStream::new(&counter);
+        let second = OpenStream::new(&counter);
+        let value = |recorder: &MetricsRecorder| {
+            let points = recorder.named("ludus.gateway.streams");
+            assert_eq!(points.len(), 1, "one series, no attributes: {points:?}");
+            assert!(points[0].attributes.is_empty());
+            points[0].value
+        };
+        assert_eq!(value(&recorder), 2.0);
+        drop(first);
+        assert_eq!(value(&recorder), 1.0);
+        drop(second);
+        assert_eq!(value(&recorder), 0.0);
     }
 }
