@@ -2,13 +2,17 @@
 //! the owner answered.
 
 use std::{
-    sync::Arc,
+    sync::{Arc, LazyLock},
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
 use ludus_proto::pb::{self, game_state_client::GameStateClient, timer_action::Action};
 use ludus_store::{DueTimer, TimerStore};
 use ludus_telemetry::Traced;
+use opentelemetry::{
+    KeyValue,
+    metrics::{Counter, Histogram, Meter},
+};
 use prost::Message;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -24,6 +28,95 @@ pub struct Worker {
     pub visibility: Duration,
     pub poll: Duration,
     pub wake: Arc<Notify>,
+}
+
+/// Made on first use, after `main` installed the meter provider (see
+/// `ludus_telemetry::metrics`).
+static METRICS: LazyLock<TimerMetrics> =
+    LazyLock::new(|| TimerMetrics::new(&ludus_telemetry::metrics::meter()));
+
+/// `ludus.timers.fired` and `ludus.timers.lateness`.
+#[derive(Debug)]
+struct TimerMetrics {
+    fired: Counter<u64>,
+    lateness: Histogram<u64>,
+}
+
+/// The `action` of a payload nothing can decode.
+const UNREADABLE: &str = "unreadable";
+
+impl TimerMetrics {
+    fn new(meter: &Meter) -> Self {
+        TimerMetrics {
+            fired: meter
+                .u64_counter("ludus.timers.fired")
+                .with_unit("{timer}")
+                .with_description(
+                    "Timers fired, by action and by the owner's answer (ok, refused: deleted, \
+                     retry: fires again after the visibility timeout)",
+                )
+                .build(),
+            lateness: meter
+                .u64_histogram("ludus.timers.lateness")
+                .with_unit("ms")
+                .with_description(
+                    "From a claimed timer's due time (or expired earlier claim) to its firing",
+                )
+                .build(),
+        }
+    }
+
+    /// One firing of an `action` timer, `late_ms` after it came due, and what came of it.
+    fn fired(&self, action: &'static str, late_ms: u64, outcome: Fired) {
+        let action = KeyValue::new("action", action);
+        self.lateness.record(late_ms, std::slice::from_ref(&action));
+        self.fired
+            .add(1, &[action, KeyValue::new("outcome", outcome.name())]);
+    }
+}
+
+/// What came of firing a timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fired {
+    /// The owner answered: the timer is deleted.
+    Ok,
+    /// A permanent refusal (firing again would get the same one): the timer is deleted.
+    Refused,
+    /// A failure that may pass: the timer fires again after the visibility timeout.
+    Retry,
+}
+
+impl Fired {
+    fn of(result: &Result<(), tonic::Status>) -> Self {
+        match result {
+            Ok(()) => Fired::Ok,
+            Err(status)
+                if matches!(
+                    status.code(),
+                    Code::NotFound | Code::InvalidArgument | Code::FailedPrecondition
+                ) =>
+            {
+                Fired::Refused
+            }
+            Err(_) => Fired::Retry,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Fired::Ok => "ok",
+            Fired::Refused => "refused",
+            Fired::Retry => "retry",
+        }
+    }
+}
+
+fn action_name(action: &Action) -> &'static str {
+    match action {
+        Action::ExpireTurn(_) => "expire_turn",
+        Action::ExpireAbsence(_) => "expire_absence",
+        Action::ReportOutcome(_) => "report_outcome",
+    }
 }
 
 fn now_ms() -> u64 {
@@ -73,6 +166,7 @@ pub async fn run(worker: Worker, stop: CancellationToken) {
 /// Calls the owner of one claimed timer and acknowledges it when the owner answered.
 #[tracing::instrument(skip_all, fields(key = %timer.key))]
 async fn fire(worker: Worker, timer: DueTimer) {
+    let late_ms = now_ms().saturating_sub(timer.due_ms);
     let action = match pb::TimerAction::decode(timer.payload.as_slice()) {
         Ok(pb::TimerAction {
             action: Some(action),
@@ -80,10 +174,12 @@ async fn fire(worker: Worker, timer: DueTimer) {
         _ => {
             // Nothing can ever fire it: drop it rather than retry forever.
             tracing::error!("unreadable timer payload; deleting the timer");
+            METRICS.fired(UNREADABLE, late_ms, Fired::Refused);
             let _ = worker.store.ack(&timer.key, timer.claim_ms).await;
             return;
         }
     };
+    let name = action_name(&action);
     let mut game_state = worker.game_state.clone();
     let result = match action {
         Action::ExpireTurn(expire) => game_state
@@ -108,23 +204,69 @@ async fn fire(worker: Worker, timer: DueTimer) {
             .await
             .map(drop),
     };
-    match result {
-        Ok(()) => {}
-        // A permanent answer: firing again would get the same one.
-        Err(status)
-            if matches!(
-                status.code(),
-                Code::NotFound | Code::InvalidArgument | Code::FailedPrecondition
-            ) =>
-        {
-            tracing::warn!(code = ?status.code(), message = status.message(), "owner refused the timer; deleting it");
-        }
-        Err(status) => {
+    let fired = Fired::of(&result);
+    METRICS.fired(name, late_ms, fired);
+    if let Err(status) = result {
+        if fired == Fired::Retry {
             tracing::warn!(code = ?status.code(), message = status.message(), "owner failed; the timer fires again after the visibility timeout");
             return;
         }
+        // A permanent answer: firing again would get the same one.
+        tracing::warn!(code = ?status.code(), message = status.message(), "owner refused the timer; deleting it");
     }
     if let Err(error) = worker.store.ack(&timer.key, timer.claim_ms).await {
         tracing::warn!(%error, "could not delete a fired timer; it will fire again");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ludus_telemetry::testing::{MetricsRecorder, attrs};
+    use tonic::Status;
+
+    #[test]
+    fn owners_answers_are_classified() {
+        assert_eq!(Fired::of(&Ok(())), Fired::Ok);
+        assert_eq!(Fired::of(&Err(Status::not_found("gone"))), Fired::Refused);
+        assert_eq!(
+            Fired::of(&Err(Status::failed_precondition("still being played"))),
+            Fired::Refused
+        );
+        assert_eq!(Fired::of(&Err(Status::unavailable("down"))), Fired::Retry);
+        assert_eq!(Fired::of(&Err(Status::aborted("busy"))), Fired::Retry);
+    }
+
+    #[test]
+    fn firings_are_counted_by_action_and_outcome_with_their_lateness() {
+        let recorder = MetricsRecorder::new();
+        let metrics = TimerMetrics::new(&recorder.meter());
+        metrics.fired("expire_turn", 5, Fired::Ok);
+        metrics.fired("expire_turn", 15, Fired::Ok);
+        metrics.fired("expire_turn", 7, Fired::Retry);
+        metrics.fired("report_outcome", 1, Fired::Refused);
+        metrics.fired(UNREADABLE, 0, Fired::Refused);
+
+        let fired = |action: &str, outcome: &str| {
+            recorder
+                .named("ludus.timers.fired")
+                .into_iter()
+                .find(|p| p.attributes == attrs(&[("action", action), ("outcome", outcome)]))
+                .map(|p| p.value)
+        };
+        assert_eq!(fired("expire_turn", "ok"), Some(2.0));
+        assert_eq!(fired("expire_turn", "retry"), Some(1.0));
+        assert_eq!(fired("report_outcome", "refused"), Some(1.0));
+        assert_eq!(fired("unreadable", "refused"), Some(1.0));
+        assert_eq!(fired("expire_absence", "ok"), None);
+        assert_eq!(recorder.named("ludus.timers.fired").len(), 4);
+
+        let lateness = recorder.named("ludus.timers.lateness");
+        let turn = lateness
+            .iter()
+            .find(|p| p.attributes == attrs(&[("action", "expire_turn")]))
+            .expect("expire_turn lateness");
+        assert_eq!((turn.count, turn.value), (Some(3), 27.0));
+        assert_eq!(lateness.len(), 3);
     }
 }
