@@ -20,8 +20,9 @@ pub mod model;
 pub mod pairing;
 pub mod service;
 
+use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use ludus_proto::pb::{
@@ -29,6 +30,7 @@ use ludus_proto::pb::{
     ratings_client::RatingsClient,
 };
 use ludus_store::{Backend, QueueStore};
+use opentelemetry::{KeyValue, metrics::Meter};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -125,11 +127,18 @@ pub async fn run(
     .backgammon_turn_ms(config.backgammon_turn_ms)
     .mancala_turn_ms(config.mancala_turn_ms)
     .rating_window(config.rating_window);
+    let queues_for_counts = queues.clone();
     let mut service = MatchmakingService::new(queues, matcher.clone(), wake, stop.clone());
     if let Some(url) = &config.ratings_url {
         service = service.with_ratings(RatingsClient::new(ludus_telemetry::traced_channel(url)?));
     }
     let matching = tokio::spawn(matcher.run(stop.clone()));
+    // Counting polls the store: only when metrics are exported.
+    let counting = ludus_telemetry::metrics::enabled().then(|| {
+        let counts = TicketCounts::default();
+        counts.observe(&ludus_telemetry::metrics::meter());
+        tokio::spawn(counts.run(queues_for_counts, TICKET_COUNT_INTERVAL, stop.clone()))
+    });
 
     let server = MatchmakingServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
@@ -143,5 +152,82 @@ pub async fn run(
     if let Err(error) = matching.await {
         tracing::error!(%error, "matcher task failed");
     }
+    if let Some(counting) = counting
+        && let Err(error) = counting.await
+    {
+        tracing::error!(%error, "ticket counting task failed");
+    }
     result
+}
+
+/// How often a replica counts the queued tickets for `ludus.matchmaking.tickets`.
+pub const TICKET_COUNT_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The most tickets counted per queue: the gauge saturates there. A queue that long means the
+/// matcher is stuck, and a bounded read keeps the count cheap (the matcher itself reads up to
+/// 64 tickets per queue every 100 ms).
+pub const TICKET_COUNT_CAP: usize = 1_000;
+
+/// Queued tickets per queue for the observable gauge `ludus.matchmaking.tickets` (attribute
+/// `queue`). A background task refreshes the counts from the store every
+/// [`TICKET_COUNT_INTERVAL`]; the gauge's callback only reads them, so an export never waits
+/// for Redis. Every replica reads the same shared queues: aggregate the gauge across replicas
+/// with max, not sum.
+#[derive(Clone, Debug, Default)]
+pub struct TicketCounts {
+    /// queue -> queued tickets. A queue that empties stays, at 0, so its series drops to 0
+    /// instead of stopping at its last value.
+    counts: Arc<Mutex<BTreeMap<String, u64>>>,
+}
+
+impl TicketCounts {
+    /// Registers the gauge on `meter`; it reports the counts of the last refresh.
+    pub fn observe(&self, meter: &Meter) {
+        let counts = self.counts.clone();
+        meter
+            .u64_observable_gauge("ludus.matchmaking.tickets")
+            .with_unit("{ticket}")
+            .with_description(format!(
+                "Queued tickets per queue (counted every {} s, at most {TICKET_COUNT_CAP})",
+                TICKET_COUNT_INTERVAL.as_secs()
+            ))
+            .with_callback(move |observer| {
+                // A poisoned lock only means a refresh panicked midway: the counts are
+                // still numbers.
+                let counts = counts.lock().unwrap_or_else(PoisonError::into_inner);
+                for (queue, count) in counts.iter() {
+                    observer.observe(*count, &[KeyValue::new("queue", queue.clone())]);
+                }
+            })
+            .build();
+    }
+
+    /// Counts the queued tickets of every queue now.
+    pub async fn refresh(&self, queues: &QueueStore) -> Result<(), ludus_store::StoreError> {
+        let mut fresh = BTreeMap::new();
+        for queue in queues.queues().await? {
+            let queued = queues.queued(&queue, TICKET_COUNT_CAP).await?.len();
+            fresh.insert(queue, u64::try_from(queued).unwrap_or(u64::MAX));
+        }
+        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
+        for count in counts.values_mut() {
+            *count = 0;
+        }
+        counts.extend(fresh);
+        Ok(())
+    }
+
+    /// Refreshes every `interval` until `stop` is cancelled. A store error keeps the last
+    /// counts until the next refresh.
+    pub async fn run(self, queues: QueueStore, interval: Duration, stop: CancellationToken) {
+        loop {
+            if let Err(error) = self.refresh(&queues).await {
+                tracing::debug!(%error, "could not count queued tickets");
+            }
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(interval) => {}
+            }
+        }
+    }
 }
