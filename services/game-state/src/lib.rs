@@ -16,6 +16,7 @@
 pub mod engine;
 pub mod error;
 pub mod games;
+mod metrics;
 pub mod model;
 pub mod ratings;
 pub mod service;

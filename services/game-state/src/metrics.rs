@@ -1,0 +1,177 @@
+//! game-state's instruments: `ludus.moves` and `ludus.games.finished`, recorded once per
+//! committed event (a lost compare-and-set records nothing, a retried action is not counted
+//! twice).
+
+use std::sync::LazyLock;
+
+use ludus_proto::pb;
+use opentelemetry::{
+    KeyValue,
+    metrics::{Counter, Meter},
+};
+
+use crate::engine::GameKind;
+
+/// Made on first use, after `main` installed the meter provider (see
+/// `ludus_telemetry::metrics`).
+static METRICS: LazyLock<GameMetrics> =
+    LazyLock::new(|| GameMetrics::new(&ludus_telemetry::metrics::meter()));
+
+/// Records what the committed `event` of a `kind` game counts for.
+pub fn committed(kind: GameKind, event: &pb::GameEvent) {
+    METRICS.committed(kind, event);
+}
+
+#[derive(Debug)]
+pub struct GameMetrics {
+    moves: Counter<u64>,
+    finished: Counter<u64>,
+}
+
+impl GameMetrics {
+    pub fn new(meter: &Meter) -> Self {
+        GameMetrics {
+            moves: meter
+                .u64_counter("ludus.moves")
+                .with_unit("{move}")
+                .with_description(
+                    "Committed player actions; automatic = played by the server for the seat",
+                )
+                .build(),
+            finished: meter
+                .u64_counter("ludus.games.finished")
+                .with_unit("{game}")
+                .with_description("Games that ended, by result")
+                .build(),
+        }
+    }
+
+    /// One `ludus.moves` per committed action (`automatic` for the server's autoplay), one
+    /// `ludus.games.finished` for the event that ended the game: no event is committed
+    /// after that one, so a game finishes once.
+    pub fn committed(&self, kind: GameKind, event: &pb::GameEvent) {
+        let game = KeyValue::new("game", game_name(kind));
+        if let Some(pb::game_event::Kind::ActionApplied(applied)) = &event.kind {
+            self.moves.add(
+                1,
+                &[game.clone(), KeyValue::new("automatic", applied.automatic)],
+            );
+        }
+        if let Some(outcome) = &event.outcome {
+            let result = match pb::ResultKind::try_from(outcome.kind) {
+                Ok(pb::ResultKind::Win) => "win",
+                Ok(pb::ResultKind::Draw) => "draw",
+                Ok(pb::ResultKind::Cancelled) => "cancelled",
+                // Every outcome game-state writes has one of the three.
+                _ => "unknown",
+            };
+            self.finished
+                .add(1, &[game, KeyValue::new("result", result)]);
+        }
+    }
+}
+
+/// The `game` attribute: the game's stored name.
+fn game_name(kind: GameKind) -> &'static str {
+    match kind {
+        GameKind::Caro => "caro",
+        GameKind::Quoridor => "quoridor",
+        GameKind::Backgammon => "backgammon",
+        GameKind::Junqi => "junqi",
+        GameKind::Mancala => "mancala",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ludus_telemetry::testing::{MetricsRecorder, attrs};
+
+    fn applied(automatic: bool) -> pb::GameEvent {
+        pb::GameEvent {
+            kind: Some(pb::game_event::Kind::ActionApplied(pb::ActionApplied {
+                automatic,
+                ..Default::default()
+            })),
+            ..Default::default()
+        }
+    }
+
+    fn finishing(event: pb::GameEvent, kind: pb::ResultKind) -> pb::GameEvent {
+        pb::GameEvent {
+            outcome: Some(pb::Outcome {
+                kind: kind as i32,
+                ..Default::default()
+            }),
+            ..event
+        }
+    }
+
+    #[test]
+    fn moves_and_finished_games_are_counted_by_game_and_kind() {
+        let recorder = MetricsRecorder::new();
+        let metrics = GameMetrics::new(&recorder.meter());
+        metrics.committed(GameKind::Caro, &applied(false));
+        metrics.committed(GameKind::Caro, &applied(false));
+        metrics.committed(
+            GameKind::Caro,
+            &finishing(applied(false), pb::ResultKind::Win),
+        );
+        metrics.committed(GameKind::Junqi, &applied(true));
+        let resigned = pb::GameEvent {
+            kind: Some(pb::game_event::Kind::Resigned(pb::PlayerResigned {
+                seat: 0,
+            })),
+            ..Default::default()
+        };
+        metrics.committed(
+            GameKind::Quoridor,
+            &finishing(resigned, pb::ResultKind::Win),
+        );
+        let agreed = pb::GameEvent {
+            kind: Some(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
+                seat: 1,
+            })),
+            ..Default::default()
+        };
+        metrics.committed(GameKind::Mancala, &finishing(agreed, pb::ResultKind::Draw));
+        // A disconnection, say: neither a move nor an ending.
+        metrics.committed(GameKind::Caro, &pb::GameEvent::default());
+
+        let mut points: Vec<_> = recorder
+            .points()
+            .into_iter()
+            .map(|p| (p.name, p.attributes, p.value))
+            .collect();
+        points.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+        let mut expected = vec![
+            (
+                "ludus.moves".to_owned(),
+                attrs(&[("game", "caro"), ("automatic", "false")]),
+                3.0,
+            ),
+            (
+                "ludus.moves".to_owned(),
+                attrs(&[("game", "junqi"), ("automatic", "true")]),
+                1.0,
+            ),
+            (
+                "ludus.games.finished".to_owned(),
+                attrs(&[("game", "caro"), ("result", "win")]),
+                1.0,
+            ),
+            (
+                "ludus.games.finished".to_owned(),
+                attrs(&[("game", "quoridor"), ("result", "win")]),
+                1.0,
+            ),
+            (
+                "ludus.games.finished".to_owned(),
+                attrs(&[("game", "mancala"), ("result", "draw")]),
+                1.0,
+            ),
+        ];
+        expected.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+        assert_eq!(points, expected);
+    }
+}

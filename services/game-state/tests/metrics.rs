@@ -1,0 +1,162 @@
+//! `ludus.moves` and `ludus.games.finished` from real game-state calls on the memory store.
+//! This file is its own test binary because it installs the process-wide meter provider.
+
+use ludus_game_state::{GameStateService, error::ServiceError, ratings::OutcomeReporter};
+use ludus_proto::pb::{
+    self,
+    ratings_client::RatingsClient,
+    timers_client::TimersClient,
+    timers_server::{Timers, TimersServer},
+};
+use ludus_store::{Backend, GameStore};
+use ludus_telemetry::testing::{MetricsRecorder, attrs};
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::{Request, Response, Status};
+
+/// Accepts every timer and never fires one.
+struct IdleTimers;
+
+#[tonic::async_trait]
+impl Timers for IdleTimers {
+    async fn arm(
+        &self,
+        _: Request<pb::ArmTimerRequest>,
+    ) -> Result<Response<pb::ArmTimerResponse>, Status> {
+        Ok(Response::new(pb::ArmTimerResponse {}))
+    }
+
+    async fn cancel(
+        &self,
+        _: Request<pb::CancelTimerRequest>,
+    ) -> Result<Response<pb::CancelTimerResponse>, Status> {
+        Ok(Response::new(pb::CancelTimerResponse { cancelled: true }))
+    }
+}
+
+async fn service() -> GameStateService {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(TimersServer::new(IdleTimers))
+            .serve_with_incoming(TcpListenerStream::new(listener)),
+    );
+    let timers = ludus_telemetry::traced_channel(&format!("http://{address}")).expect("timers");
+    // Outcomes are reported when their timer fires, and these timers never fire: ratings is
+    // never dialled.
+    let ratings = ludus_telemetry::traced_channel("http://127.0.0.1:9").expect("ratings");
+    GameStateService::new(
+        GameStore::new(Backend::memory()),
+        TimersClient::new(timers),
+        OutcomeReporter::new(RatingsClient::new(ratings)),
+        60_000,
+    )
+}
+
+async fn caro(service: &GameStateService, game_id: &str) {
+    service
+        .create_game(pb::CreateGameRequest {
+            game_id: game_id.to_owned(),
+            settings: Some(pb::GameSettings {
+                options: Some(pb::game_settings::Options::Caro(pb::CaroOptions::default())),
+                turn_time_ms: 0,
+            }),
+            players: ["x", "o"]
+                .map(|player| pb::PlayerRef {
+                    player_id: player.to_owned(),
+                    display_name: player.to_owned(),
+                })
+                .to_vec(),
+        })
+        .await
+        .expect("create");
+}
+
+async fn play(
+    service: &GameStateService,
+    (game_id, player, seq): (&str, &str, u64),
+    action_id: &str,
+    notation: &str,
+) -> Result<pb::ApplyActionResponse, ServiceError> {
+    service
+        .apply_action(pb::ApplyActionRequest {
+            game_id: game_id.to_owned(),
+            player_id: player.to_owned(),
+            expected_seq: seq,
+            action_id: action_id.to_owned(),
+            action: Some(pb::Action {
+                action: Some(pb::action::Action::Notation(notation.to_owned())),
+            }),
+        })
+        .await
+}
+
+fn player(game_id: &str, player_id: &str) -> pb::PlayerRequest {
+    pb::PlayerRequest {
+        game_id: game_id.to_owned(),
+        player_id: player_id.to_owned(),
+    }
+}
+
+#[tokio::test]
+async fn committed_moves_and_finished_games_are_counted() {
+    let recorder = MetricsRecorder::new();
+    // Before the first commit: game-state makes its instruments on first use.
+    recorder.install_global();
+    let service = service().await;
+
+    // Two moves, a retried one (not counted again), a refused one, then a resignation.
+    caro(&service, "g1").await;
+    play(&service, ("g1", "x", 1), "a1", "H8").await.expect("x");
+    let retried = play(&service, ("g1", "x", 1), "a1", "H8")
+        .await
+        .expect("retry");
+    assert!(retried.duplicate);
+    play(&service, ("g1", "o", 2), "a2", "H8")
+        .await
+        .expect_err("occupied");
+    play(&service, ("g1", "o", 2), "a3", "H9").await.expect("o");
+    service.resign(player("g1", "x")).await.expect("resign");
+
+    // A draw by agreement, no move.
+    caro(&service, "g2").await;
+    service.offer_draw(player("g2", "x")).await.expect("offer");
+    service
+        .respond_draw(pb::RespondDrawInternalRequest {
+            game_id: "g2".to_owned(),
+            player_id: "o".to_owned(),
+            accept: true,
+        })
+        .await
+        .expect("accept");
+
+    let count = |name: &str, pairs: &[(&str, &str)]| {
+        let points = recorder.named(name);
+        points
+            .iter()
+            .find(|point| point.attributes == attrs(pairs))
+            .map(|point| point.value)
+            .unwrap_or_else(|| panic!("no {name} {pairs:?} in {points:?}"))
+    };
+    assert_eq!(
+        count("ludus.moves", &[("game", "caro"), ("automatic", "false")]),
+        2.0
+    );
+    assert_eq!(recorder.named("ludus.moves").len(), 1);
+    assert_eq!(
+        count(
+            "ludus.games.finished",
+            &[("game", "caro"), ("result", "win")]
+        ),
+        1.0
+    );
+    assert_eq!(
+        count(
+            "ludus.games.finished",
+            &[("game", "caro"), ("result", "draw")]
+        ),
+        1.0
+    );
+    assert_eq!(recorder.named("ludus.games.finished").len(), 2);
+}
