@@ -46,7 +46,14 @@ pub struct Config {
     /// How long a disconnected player has to come back in a game with a disconnection rule
     /// ([`DEFAULT_ABSENCE_GRACE`]).
     pub absence_grace: Duration,
+    /// How long a finished game stays readable (snapshot, events) before its keys expire
+    /// ([`DEFAULT_FINISHED_GAME_RETENTION`]).
+    pub finished_game_retention: Duration,
 }
+
+/// Finished games stay readable for a week: long enough for late spectators, replays and
+/// disputes, short enough that Redis holds live play, not history.
+pub const DEFAULT_FINISHED_GAME_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// C13: a disconnected player has one minute to come back.
 pub const DEFAULT_ABSENCE_GRACE: Duration = Duration::from_secs(60);
@@ -64,7 +71,8 @@ pub async fn run(
         timers,
         ratings::OutcomeReporter::new(ratings),
         u64::try_from(config.absence_grace.as_millis()).unwrap_or(u64::MAX),
-    );
+    )
+    .finished_game_retention(config.finished_game_retention);
     let server = GameStateServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
     ludus_telemetry::serve(server, listener, shutdown).await

@@ -30,6 +30,13 @@ struct Args {
     /// (Caro C13 says 60).
     #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
     absence_grace_seconds: u64,
+    /// Hours a finished game stays readable before its keys expire (default a week).
+    #[arg(
+        long,
+        env = "LUDUS_FINISHED_GAME_RETENTION_HOURS",
+        default_value_t = 168
+    )]
+    finished_game_retention_hours: u64,
     /// OTLP/gRPC endpoint for traces; none exported when unset.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
@@ -51,6 +58,9 @@ async fn main() -> anyhow::Result<()> {
         timers_url: args.timers_url,
         ratings_url: args.ratings_url,
         absence_grace: std::time::Duration::from_secs(args.absence_grace_seconds),
+        finished_game_retention: std::time::Duration::from_secs(
+            args.finished_game_retention_hours.saturating_mul(3600),
+        ),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "game-state listening");

@@ -81,6 +81,8 @@ pub struct GameStateService {
     /// How long a disconnected player has to come back in a game with a disconnection rule
     /// (C13: one minute).
     absence_grace_ms: u64,
+    /// How long a finished game's keys are kept.
+    retention: std::time::Duration,
 }
 
 /// The key of a turn timer: one per turn, so a stale timer can never replace a live one.
@@ -109,7 +111,14 @@ impl GameStateService {
             timers,
             reporter,
             absence_grace_ms,
+            retention: crate::DEFAULT_FINISHED_GAME_RETENTION,
         }
+    }
+
+    /// How long finished games stay readable before their keys expire.
+    pub fn finished_game_retention(mut self, retention: std::time::Duration) -> Self {
+        self.retention = retention;
+        self
     }
 
     async fn load(&self, game_id: &str) -> Result<Loaded, ServiceError> {
@@ -242,6 +251,7 @@ impl GameStateService {
             .await?;
         match outcome {
             CommitOutcome::Committed { .. } => {
+                crate::metrics::committed(loaded.record.kind, &event);
                 if turn_changed {
                     // The old turn's timer would fire into a stale turn_seq and be ignored;
                     // cancelling it only saves that round trip.
@@ -252,7 +262,10 @@ impl GameStateService {
                     });
                 }
                 if loaded.game.outcome().is_some() {
-                    self.store.set_live(&loaded.game_id, false).await?;
+                    let now = u64::try_from(now_ms()).unwrap_or(0);
+                    self.store
+                        .finish(&loaded.game_id, now, self.retention)
+                        .await?;
                 }
                 Ok(Ok(event))
             }

@@ -71,6 +71,7 @@ impl System {
                 timers_url: timers_url.clone(),
                 ratings_url: ratings_url.clone(),
                 absence_grace,
+                finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
             };
             let stop = stop.clone();
             async move {
