@@ -26,7 +26,7 @@ struct Cli {
 enum Command {
     /// Run every service in one process (the default).
     Serve(serve::ServeArgs),
-    /// Sign in, quick-match and play Caro in the terminal.
+    /// Sign in, quick-match and play a game (Caro by default) in the terminal.
     Play(client::PlayArgs),
     /// Watch a live game as a spectator.
     Watch(client::WatchArgs),

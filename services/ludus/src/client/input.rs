@@ -3,6 +3,8 @@
 
 use tokio::sync::mpsc;
 
+use super::GameChoice;
+
 /// One line of player input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -20,6 +22,8 @@ pub enum Command {
     Quit,
     /// Show the commands.
     Help,
+    /// List the legal actions the server offers now (`?`, except in Caro where `?` is help).
+    Legal,
     /// An empty line: redraw.
     Redraw,
     /// Something else.
@@ -37,9 +41,70 @@ pub const HELP: &str = "commands:
   help      this list
   (empty)   redraw the board";
 
-/// Parses one line. A cell is a letter then a number (`h8` works too); the server checks
-/// that it is on the board and empty.
-pub fn parse(line: &str) -> Command {
+/// The help text of each game.
+pub fn help(game: GameChoice) -> &'static str {
+    match game {
+        GameChoice::Caro => HELP,
+        GameChoice::Mancala => {
+            "commands:
+  3         sow your pit 3 (pits count 1-6, or 1-7 in congklak, from your far end
+            toward your store)
+  ?         list the pits you may sow
+  resign    give up the game
+  draw      offer a draw; accept / decline answer one
+  quit      leave (resigns a game in progress)
+  help      this list
+  (empty)   redraw the board"
+        }
+        GameChoice::Quoridor => {
+            "commands:
+  e2        move your pawn to e2 (a step, a jump or a diagonal; files a-i from the left,
+            ranks 1-9 from the bottom)
+  e3h       place a wall along the top edges of e3 and f3
+  e3v       place a wall along the right edges of e3 and e4
+  pass      pass the turn
+  ?         list the legal actions
+  resign    give up the game
+  draw      offer a draw; accept / decline answer one
+  quit      leave (resigns a game in progress)
+  help      this list
+  (empty)   redraw the board"
+        }
+        GameChoice::Backgammon => {
+            "commands (points counted 1-24 from your own home board, bar and off):
+  roll              roll the dice
+  24/18 13/11       play the roll (also bar/22, 6/off, 8/2(2), 13/7*; no play when blocked)
+  double            offer the cube before rolling
+  take, drop, beaver   answer a double
+  resign gammon     offer to resign a single, gammon or backgammon (the other accepts
+                    or rejects: accept, reject)
+  ?                 list the legal actions
+  resign            give up the game at once
+  quit              leave (resigns a game in progress)
+  help              this list
+  (empty)           redraw the board"
+        }
+        GameChoice::Junqi => {
+            "commands (points: a column a-e, then a row 1-12 from the bottom):
+  c6        flip the face-down piece on c6
+  c6-c7     move your face-up piece from c6 to c7 (attacking what is there)
+  ?         list the legal actions
+  resign    give up the game
+  draw      offer a draw; accept / decline answer one
+  quit      leave (resigns a game in progress)
+  help      this list
+  (empty)   redraw the board"
+        }
+    }
+}
+
+/// Parses one line of a game. In Caro a cell is a letter then a number (`h8` works too); the
+/// server checks that it is on the board and empty. In the other games anything that is not
+/// a command word goes to the server as notation, which names the rule when it is refused.
+pub fn parse(line: &str, game: GameChoice) -> Command {
+    if game != GameChoice::Caro {
+        return parse_notation(line, game);
+    }
     let line = line.trim();
     match line.to_ascii_lowercase().as_str() {
         "" => Command::Redraw,
@@ -63,6 +128,26 @@ pub fn parse(line: &str) -> Command {
                 Command::Unknown(line.to_owned())
             }
         }
+    }
+}
+
+/// A line of a game played in its own notation (everything but Caro).
+fn parse_notation(line: &str, game: GameChoice) -> Command {
+    let lower = line.trim().to_ascii_lowercase();
+    let backgammon = game == GameChoice::Backgammon;
+    match lower.as_str() {
+        "" => Command::Redraw,
+        "quit" | "exit" | "q" => Command::Quit,
+        "help" | "h" => Command::Help,
+        "?" | "legal" => Command::Legal,
+        // Bare `resign` leaves the game in every game; Backgammon's graded offers
+        // (`resign gammon`) are actions and go to the server as notation.
+        "resign" => Command::Resign,
+        "draw" | "offer" => Command::OfferDraw,
+        // In Backgammon `accept` and `reject` answer a resignation offer (B21).
+        "accept" | "yes" if !backgammon => Command::Accept,
+        "decline" | "no" => Command::Decline,
+        _ => Command::Play(lower),
     }
 }
 
@@ -101,6 +186,38 @@ pub fn stdin_lines() -> mpsc::Receiver<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(line: &str) -> Command {
+        super::parse(line, GameChoice::Caro)
+    }
+
+    #[test]
+    fn other_games_send_their_notation() {
+        use GameChoice::{Backgammon, Junqi, Mancala, Quoridor};
+        assert_eq!(super::parse(" 3\n", Mancala), Command::Play("3".into()));
+        assert_eq!(super::parse("?", Mancala), Command::Legal);
+        assert_eq!(super::parse("E3H", Quoridor), Command::Play("e3h".into()));
+        assert_eq!(super::parse("pass", Quoridor), Command::Play("pass".into()));
+        assert_eq!(
+            super::parse("24/18 13/11", Backgammon),
+            Command::Play("24/18 13/11".into())
+        );
+        assert_eq!(
+            super::parse("accept", Backgammon),
+            Command::Play("accept".into())
+        );
+        assert_eq!(
+            super::parse("resign gammon", Backgammon),
+            Command::Play("resign gammon".into())
+        );
+        assert_eq!(super::parse("resign", Backgammon), Command::Resign);
+        assert_eq!(super::parse("accept", Junqi), Command::Accept);
+        assert_eq!(super::parse("c6-c7", Junqi), Command::Play("c6-c7".into()));
+        assert_eq!(super::parse("help", Junqi), Command::Help);
+        assert_eq!(super::parse("", Junqi), Command::Redraw);
+        // In Caro `?` stays the help it always was.
+        assert_eq!(parse("?"), Command::Help);
+    }
 
     #[test]
     fn cells_and_words() {

@@ -1,13 +1,16 @@
-//! The terminal client: `ludus play` finds a Caro quick match and plays it from the keyboard;
-//! `ludus watch` follows a live game as a spectator. Both talk only to the public `Gateway`.
+//! The terminal client: `ludus play` finds a quick match (Caro by default; Mancala, Quoridor,
+//! Backgammon or Flip Junqi with `--game`) and plays it from the keyboard; `ludus watch`
+//! follows a live game of any of them as a spectator. Both talk only to the public `Gateway`.
 //!
 //! # Layout
 //! - [`PlayArgs`], [`WatchArgs`], [`play`], [`watch`]: what `main.rs` calls.
 //! - `session`: connect, guest sign-in, the bearer token on every call, the resumable event
 //!   stream.
 //! - `table`: the game as last seen, updated from the snapshot and each event.
-//! - `render`: pure text rendering (board in C1 notation, clock, move list, outcome).
-//! - `input`: parsing typed commands; reading stdin on a thread that cannot hang shutdown.
+//! - `render`: pure text rendering (the frame, clock, outcome, event lines, and the Caro board
+//!   in C1 notation); `render/{mancala,quoridor,backgammon,junqi}.rs` draw the other boards.
+//! - `input`: parsing typed commands (per game: the move notation differs); reading stdin on a
+//!   thread that cannot hang shutdown.
 //! - `play`, `watch`: the two loops.
 //!
 //! Nothing from the network is trusted to be well formed: a malformed view renders as a
@@ -22,10 +25,38 @@ mod watch;
 
 use std::io::{IsTerminal as _, Write as _};
 
+use ludus_proto::pb;
+
 /// The default Gateway address (the all-in-one binary listens here).
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
 
-/// `ludus play`: quick-match a Caro game and play it in the terminal.
+/// The games `ludus play` can queue for.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GameChoice {
+    /// Caro (gomoku), 15x15 or 19x19.
+    #[default]
+    Caro,
+    /// Mancala: Kalah or Congklak.
+    Mancala,
+    /// Quoridor, two players, 9x9, 11x11 or 13x13.
+    Quoridor,
+    /// Backgammon, a money game (or a match with `--match-length`).
+    Backgammon,
+    /// Flip Junqi.
+    Junqi,
+}
+
+/// Mancala rule sets (M12).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RuleSetChoice {
+    /// 6 pits of 4 seeds, counterclockwise.
+    #[default]
+    Kalah,
+    /// 7 pits of 7 seeds, clockwise, relay sowing.
+    Congklak,
+}
+
+/// `ludus play`: quick-match a game and play it in the terminal.
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
     /// The Gateway address.
@@ -34,15 +65,127 @@ pub struct PlayArgs {
     /// Your display name (1 to 32 characters).
     #[arg(long)]
     pub name: String,
-    /// Board side: 15 or 19 (C1).
-    #[arg(long, default_value_t = 15, value_parser = parse_size)]
-    pub size: u32,
-    /// Free rules: a five blocked at both ends also wins (turns the C5 blocked-ends rule off).
+    /// The game to play.
+    #[arg(long, value_enum, default_value_t = GameChoice::Caro)]
+    pub game: GameChoice,
+    /// Board side: 15 (default) or 19 for Caro (C1); 9 (default), 11 or 13 for Quoridor (Q26).
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u32>,
+    /// Caro free rules: a five blocked at both ends also wins (turns the C5 blocked-ends rule
+    /// off).
     #[arg(long)]
     pub free: bool,
-    /// Only a run of exactly five wins (C5 exactly-five rule on).
+    /// Caro: only a run of exactly five wins (C5 exactly-five rule on).
     #[arg(long)]
     pub exactly_five: bool,
+    /// Mancala: the rule set.
+    #[arg(long, value_enum)]
+    pub rule_set: Option<RuleSetChoice>,
+    /// Quoridor: seconds per turn, 15 to 90 (Q28); Backgammon: 30, 60, 90 or 120 (B20).
+    /// Without it the server's default clock.
+    #[arg(long)]
+    pub turn_seconds: Option<u32>,
+    /// Backgammon: equal opening rolls double the stake (B17).
+    #[arg(long)]
+    pub automatic_doubles: bool,
+    /// Backgammon: a doubled player may beaver (B18).
+    #[arg(long)]
+    pub beavers: bool,
+    /// Backgammon: the Jacoby rule (B19).
+    #[arg(long)]
+    pub jacoby: bool,
+    /// Backgammon: play a match to this many points (1, 3, 5, 7, 11, 15 or 21; B22) instead
+    /// of a money game.
+    #[arg(long)]
+    pub match_length: Option<u32>,
+}
+
+impl PlayArgs {
+    /// The quick-match settings for the chosen game. Flags of another game are refused rather
+    /// than silently ignored, so nobody queues for something they did not mean.
+    pub fn settings(&self) -> anyhow::Result<pb::GameSettings> {
+        use pb::game_settings::Options;
+        let caro_only = self.free || self.exactly_five;
+        let backgammon_only =
+            self.automatic_doubles || self.beavers || self.jacoby || self.match_length.is_some();
+        let misplaced = match self.game {
+            GameChoice::Caro => {
+                (backgammon_only || self.rule_set.is_some() || self.turn_seconds.is_some())
+                    .then_some("--rule-set, --turn-seconds and the backgammon flags")
+            }
+            GameChoice::Mancala => (caro_only
+                || backgammon_only
+                || self.size.is_some()
+                || self.turn_seconds.is_some())
+            .then_some("--size, --turn-seconds, --free, --exactly-five and the backgammon flags"),
+            GameChoice::Quoridor => (caro_only || backgammon_only || self.rule_set.is_some())
+                .then_some("--free, --exactly-five, --rule-set and the backgammon flags"),
+            GameChoice::Backgammon => (caro_only || self.size.is_some() || self.rule_set.is_some())
+                .then_some("--size, --free, --exactly-five and --rule-set"),
+            GameChoice::Junqi => (caro_only
+                || backgammon_only
+                || self.size.is_some()
+                || self.rule_set.is_some()
+                || self.turn_seconds.is_some())
+            .then_some("game options: flip junqi has none"),
+        };
+        if let Some(flags) = misplaced {
+            anyhow::bail!("{:?} does not take {flags}", self.game);
+        }
+        let turn_time_ms = u64::from(self.turn_seconds.unwrap_or(0)) * 1000;
+        let options = match self.game {
+            GameChoice::Caro => {
+                let size = self.size.unwrap_or(15);
+                if size != 15 && size != 19 {
+                    anyhow::bail!("a caro board is 15 or 19 (C1), not {size}");
+                }
+                Options::Caro(pb::CaroOptions {
+                    board_size: size,
+                    blocked_ends_off: self.free,
+                    exactly_five: self.exactly_five,
+                })
+            }
+            GameChoice::Mancala => Options::Mancala(pb::MancalaOptions {
+                rule_set: match self.rule_set.unwrap_or_default() {
+                    RuleSetChoice::Kalah => pb::MancalaRuleSet::Kalah,
+                    RuleSetChoice::Congklak => pb::MancalaRuleSet::Congklak,
+                } as i32,
+                // Quick matches draw who sows first (M3).
+                first_player: pb::MancalaFirstPlayer::Random as i32,
+            }),
+            GameChoice::Quoridor => {
+                let size = self.size.unwrap_or(9);
+                if ![9, 11, 13].contains(&size) {
+                    anyhow::bail!("a quoridor board is 9, 11 or 13 (Q26), not {size}");
+                }
+                Options::Quoridor(pb::QuoridorOptions {
+                    mode: pb::QuoridorMode::FreeForAll as i32,
+                    goal: pb::QuoridorGoal::Opposite as i32,
+                    size,
+                    players: 2,
+                    ..Default::default()
+                })
+            }
+            GameChoice::Backgammon => Options::Backgammon(pb::BackgammonOptions {
+                automatic_doubles: self.automatic_doubles,
+                automatic_double_limit: 0,
+                beavers: self.beavers,
+                jacoby: self.jacoby,
+                match_game: self.match_length.map(|length| pb::BackgammonMatchGame {
+                    length,
+                    score: vec![0, 0],
+                    crawford: false,
+                }),
+            }),
+            GameChoice::Junqi => Options::Junqi(pb::JunqiOptions {}),
+        };
+        Ok(pb::GameSettings {
+            options: Some(options),
+            // Quick matches use the server's clock unless the game lets players choose one
+            // (C12, Q28, B20); the server checks the value.
+            turn_time_ms,
+        })
+    }
 }
 
 /// `ludus watch`: follow a live game as a spectator.
@@ -72,12 +215,16 @@ pub async fn watch(args: WatchArgs) -> anyhow::Result<()> {
     watch::run(args).await
 }
 
-/// Board sides Caro is played on (C1).
+/// Board sides: Caro is played on 15 or 19 (C1), Quoridor on 9, 11 or 13 (Q26); which fits
+/// the game is checked with the game in [`PlayArgs::settings`].
 fn parse_size(text: &str) -> Result<u32, String> {
     match text.trim() {
         "15" => Ok(15),
         "19" => Ok(19),
-        _ => Err("the board is 15 or 19".to_owned()),
+        "9" => Ok(9),
+        "11" => Ok(11),
+        "13" => Ok(13),
+        _ => Err("the board is 15 or 19 (caro), or 9, 11 or 13 (quoridor)".to_owned()),
     }
 }
 
@@ -112,13 +259,78 @@ mod tests {
         let Ok(Cli::Play(args)) = Cli::try_parse_from(["ludus", "play", "--name", "ann"]) else {
             panic!("play did not parse");
         };
-        assert_eq!(args.size, 15);
-        assert!(!args.free && !args.exactly_five);
+        assert_eq!(args.game, GameChoice::Caro);
+        let settings = args.settings().ok();
+        assert_eq!(
+            settings.and_then(|s| s.options),
+            Some(pb::game_settings::Options::Caro(pb::CaroOptions {
+                board_size: 15,
+                blocked_ends_off: false,
+                exactly_five: false,
+            }))
+        );
         assert!(Cli::try_parse_from(["ludus", "play", "--name", "a", "--size", "17"]).is_err());
+        let Ok(Cli::Play(nine)) =
+            Cli::try_parse_from(["ludus", "play", "--name", "a", "--size", "9"])
+        else {
+            panic!("--size 9 did not parse");
+        };
+        assert!(nine.settings().is_err(), "caro is not played on 9x9");
         assert!(
             Cli::try_parse_from(["ludus", "play"]).is_err(),
             "name is required"
         );
+    }
+
+    fn settings_of(args: &[&str]) -> anyhow::Result<pb::GameSettings> {
+        let mut argv = vec!["ludus", "play", "--name", "ann"];
+        argv.extend_from_slice(args);
+        match Cli::try_parse_from(argv)? {
+            Cli::Play(play) => play.settings(),
+            Cli::Watch(_) => anyhow::bail!("not play"),
+        }
+    }
+
+    #[test]
+    fn each_game_has_its_quick_match_options() {
+        use pb::game_settings::Options;
+        let Ok(Some(Options::Mancala(mancala))) =
+            settings_of(&["--game", "mancala", "--rule-set", "congklak"]).map(|s| s.options)
+        else {
+            panic!("mancala did not parse");
+        };
+        assert_eq!(mancala.rule_set, pb::MancalaRuleSet::Congklak as i32);
+        let Ok(Some(Options::Mancala(kalah))) =
+            settings_of(&["--game", "mancala"]).map(|s| s.options)
+        else {
+            panic!("kalah is the default");
+        };
+        assert_eq!(kalah.rule_set, pb::MancalaRuleSet::Kalah as i32);
+        let Ok(quoridor) =
+            settings_of(&["--game", "quoridor", "--size", "11", "--turn-seconds", "20"])
+        else {
+            panic!("quoridor did not parse");
+        };
+        assert_eq!(quoridor.turn_time_ms, 20_000);
+        let Some(Options::Quoridor(options)) = quoridor.options else {
+            panic!("not quoridor");
+        };
+        assert_eq!((options.size, options.players), (11, 2));
+        assert!(settings_of(&["--game", "quoridor", "--size", "15"]).is_err());
+        let Ok(Some(Options::Backgammon(money))) =
+            settings_of(&["--game", "backgammon", "--jacoby"]).map(|s| s.options)
+        else {
+            panic!("backgammon did not parse");
+        };
+        assert!(money.jacoby && money.match_game.is_none());
+        assert!(matches!(
+            settings_of(&["--game", "junqi"]).map(|s| s.options),
+            Ok(Some(Options::Junqi(_)))
+        ));
+        // Another game's flags are refused, not ignored.
+        assert!(settings_of(&["--game", "mancala", "--size", "9"]).is_err());
+        assert!(settings_of(&["--rule-set", "kalah"]).is_err());
+        assert!(settings_of(&["--game", "junqi", "--jacoby"]).is_err());
     }
 
     #[test]

@@ -1,4 +1,6 @@
 //! `ludus play`: quick match, then the game loop (events and typed commands side by side).
+//! The loop is the same for every game; what differs (how a line parses, the prompt, the
+//! board) is looked up from the game being played.
 
 use std::time::Duration;
 
@@ -7,10 +9,11 @@ use ludus_proto::pb;
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
-use super::PlayArgs;
 use super::input::{self, Command};
+use super::render;
 use super::session::{self, Client, Events, Next, Session};
 use super::table::Table;
+use super::{GameChoice, PlayArgs};
 use super::{clear_screen, flush};
 
 /// How long before the deadline the player is warned that the clock is running out.
@@ -20,21 +23,14 @@ const QUEUE_TICK: Duration = Duration::from_secs(1);
 
 /// Signs in, finds a match, and plays it to the end.
 pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
+    // Checked before signing in: a wrong flag should not cost a round trip.
+    let settings = args.settings()?;
     let Session {
         mut client,
         player_id,
     } = session::sign_in(&args.server, &args.name).await?;
     println!("signed in as {} ({player_id})", args.name.trim());
     let mut lines = input::stdin_lines();
-    let settings = pb::GameSettings {
-        options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
-            board_size: args.size,
-            blocked_ends_off: args.free,
-            exactly_five: args.exactly_five,
-        })),
-        // Quick matches use the server's clock whatever is asked (C12).
-        turn_time_ms: 0,
-    };
     let Some((game_id, seat)) = find_match(&mut client, settings, &mut lines).await? else {
         return Ok(());
     };
@@ -47,6 +43,7 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
     let events = Events::new(client.clone(), game_id.clone(), table.seq);
     let mut game = Game {
         client,
+        kind: args.game,
         table,
         events,
         action_prefix: action_prefix(&player_id),
@@ -104,7 +101,8 @@ async fn find_match(
                 print!("\rwaiting for an opponent… {} s ", started.elapsed().as_secs());
                 flush();
             }
-            line = lines.recv(), if input_open => match line.as_deref().map(input::parse) {
+            // Only `quit` matters here, and it reads the same in every game.
+            line = lines.recv(), if input_open => match line.as_deref().map(|l| input::parse(l, GameChoice::Caro)) {
                 None => input_open = false,
                 Some(Command::Quit) => {
                     leave_queue(client, &ticket_id).await;
@@ -190,6 +188,8 @@ fn action_prefix(player_id: &str) -> String {
 /// A game in progress, from one seat.
 struct Game {
     client: Client,
+    /// The game queued for; the view, once it comes, says the same.
+    kind: GameChoice,
     table: Table,
     events: Events,
     action_prefix: String,
@@ -214,7 +214,7 @@ impl Game {
             let flow = tokio::select! {
                 next = self.events.next() => self.on_next(next?),
                 line = lines.recv(), if self.input_open => match line {
-                    Some(line) => self.on_command(input::parse(&line)).await?,
+                    Some(line) => self.on_command(input::parse(&line, self.kind)).await?,
                     None => {
                         self.input_open = false;
                         println!("input closed: following the game without commands (ctrl-c leaves)");
@@ -286,16 +286,22 @@ impl Game {
     fn redraw(&self) {
         clear_screen();
         print!("{}", self.table.screen(session::now_ms()));
-        if !self.table.is_caro() && self.table.view.is_some() {
-            println!("(this game is not Caro: moves are shown in their notation)");
-        }
         self.prompt();
     }
 
     fn prompt(&self) {
         if self.table.my_turn() && self.input_open {
-            print!("your move (a cell like H8, or help)> ");
+            print!("{}", prompt_text(self.kind, self.table.view.as_ref()));
             flush();
+        }
+    }
+
+    /// Lists the legal actions the server offers now. They come only with a snapshot (the
+    /// public events do not carry them), so this reads the game afresh.
+    async fn show_legal(&mut self) {
+        match get_game(&mut self.client, &self.table.game_id.clone()).await {
+            Ok(snapshot) => self.say(render::render_legal(&snapshot.legal_actions).trim_end()),
+            Err(error) => self.say(&format!("{error:#}")),
         }
     }
 
@@ -310,9 +316,18 @@ impl Game {
             return Ok(Flow::Done);
         }
         let game_id = self.table.game_id.clone();
+        let is_action = matches!(command, Command::Play(_));
         let result = match command {
             Command::Help => {
-                self.say(input::HELP);
+                self.say(input::help(self.kind));
+                return Ok(Flow::Continue);
+            }
+            Command::Legal => {
+                if !self.table.my_turn() {
+                    self.say("not your turn yet");
+                } else {
+                    self.show_legal().await;
+                }
                 return Ok(Flow::Continue);
             }
             Command::Redraw => {
@@ -393,6 +408,20 @@ impl Game {
             Ok(Some(event)) => Ok(self.on_event(&event)),
             // Accepted without an event to show: the stream will bring it.
             Ok(None) => Ok(Flow::Continue),
+            // A refused move outside Caro: the server's reason, then what is legal (a Caro
+            // board shows the free cells itself, and listing 200 of them helps nobody).
+            Err(status)
+                if is_action
+                    && self.kind != GameChoice::Caro
+                    && matches!(
+                        status.code(),
+                        Code::FailedPrecondition | Code::InvalidArgument
+                    ) =>
+            {
+                println!("{}", session::describe(&status));
+                self.show_legal().await;
+                Ok(Flow::Continue)
+            }
             Err(status) => self.on_error(&status).await,
         }
     }
@@ -422,6 +451,41 @@ impl Game {
     }
 }
 
+/// What the prompt asks for, in the game's notation; in Backgammon it follows the stage of
+/// the turn.
+fn prompt_text(game: GameChoice, view: Option<&pb::GameView>) -> String {
+    match game {
+        GameChoice::Caro => "your move (a cell like H8, or help)> ".to_owned(),
+        GameChoice::Mancala => "your sow (a pit number; ? lists them, help)> ".to_owned(),
+        GameChoice::Quoridor => {
+            "your move (a cell like e2, a wall like e3h or e3v, pass; ? lists them)> ".to_owned()
+        }
+        GameChoice::Junqi => "your action (flip c6, move c6-c7; ? lists them)> ".to_owned(),
+        GameChoice::Backgammon => {
+            let backgammon = match view.and_then(|v| v.view.as_ref()) {
+                Some(pb::game_view::View::Backgammon(b)) => Some(b),
+                _ => None,
+            };
+            let phase = backgammon.map_or(pb::BackgammonPhase::Unspecified as i32, |b| b.phase);
+            match pb::BackgammonPhase::try_from(phase) {
+                Ok(pb::BackgammonPhase::Roll) if backgammon.is_some_and(|b| b.can_double) => {
+                    "roll or double> ".to_owned()
+                }
+                Ok(pb::BackgammonPhase::Roll) => "roll> ".to_owned(),
+                Ok(pb::BackgammonPhase::DoubleOffered) => {
+                    if backgammon.is_some_and(|b| b.beavers) {
+                        "take, drop or beaver> ".to_owned()
+                    } else {
+                        "take or drop> ".to_owned()
+                    }
+                }
+                Ok(pb::BackgammonPhase::ResignationOffered) => "accept or reject> ".to_owned(),
+                _ => "your play (like 24/18 13/11; ? lists them)> ".to_owned(),
+            }
+        }
+    }
+}
+
 /// Sleeps for `duration`, or forever when there is nothing to wait for.
 async fn sleep_opt(duration: Option<Duration>) {
     match duration {
@@ -439,5 +503,30 @@ mod tests {
         assert_eq!(action_prefix("01HZX-abc:def_123456789"), "23456789");
         assert_eq!(action_prefix("ab"), "ab");
         assert_eq!(action_prefix("::"), "p");
+    }
+
+    #[test]
+    fn prompts_follow_the_game_and_the_backgammon_phase() {
+        assert_eq!(
+            prompt_text(GameChoice::Caro, None),
+            "your move (a cell like H8, or help)> "
+        );
+        assert!(prompt_text(GameChoice::Mancala, None).starts_with("your sow"));
+        let view = |phase: pb::BackgammonPhase, can_double: bool| pb::GameView {
+            view: Some(pb::game_view::View::Backgammon(pb::BackgammonView {
+                phase: phase as i32,
+                can_double,
+                ..Default::default()
+            })),
+        };
+        let prompt =
+            |phase, can_double| prompt_text(GameChoice::Backgammon, Some(&view(phase, can_double)));
+        assert_eq!(prompt(pb::BackgammonPhase::Roll, true), "roll or double> ");
+        assert_eq!(prompt(pb::BackgammonPhase::Roll, false), "roll> ");
+        assert_eq!(
+            prompt(pb::BackgammonPhase::DoubleOffered, false),
+            "take or drop> "
+        );
+        assert!(prompt(pb::BackgammonPhase::Play, false).starts_with("your play"));
     }
 }

@@ -1,7 +1,13 @@
 //! Pure text rendering: boards, the status line, move lists, event lines and outcomes.
 //!
 //! Nothing here does I/O or reads the clock (the current time comes in as an argument), so
-//! every screen the client can show is unit-tested.
+//! every screen the client can show is unit-tested. The Caro board and everything shared by
+//! all games live here; each other game's board is drawn by its own module.
+
+mod backgammon;
+mod junqi;
+mod mancala;
+mod quoridor;
 
 use std::fmt::Write as _;
 
@@ -163,13 +169,78 @@ pub fn render_moves(view: &pb::CaroView) -> String {
     out
 }
 
-/// A seat as people read it: `X (alice)`.
-pub fn seat_label(view: Option<&pb::CaroView>, seats: &[pb::SeatInfo], seat: u32) -> String {
-    let stone = seat_stone(view, seat);
-    match seats.iter().find(|s| s.seat == seat) {
-        Some(info) => format!("{stone} ({})", info.display_name),
-        None => format!("{stone} (seat {seat})"),
+/// What a seat plays as, in the game's own words: `X` in Caro, `white` in Backgammon, the
+/// pawn's colour in Quoridor, the colour once settled in Junqi, else `seat 1`.
+pub fn seat_mark(view: Option<&pb::GameView>, seat: u32) -> String {
+    use pb::game_view::View;
+    match view.and_then(|v| v.view.as_ref()) {
+        Some(View::Caro(caro)) => seat_stone(Some(caro), seat).to_string(),
+        None => seat_stone(None, seat).to_string(),
+        Some(View::Backgammon(_)) => backgammon::seat_colour(seat).to_owned(),
+        Some(View::Quoridor(quoridor)) => quoridor::seat_colour(quoridor, seat)
+            .map_or_else(|| format!("seat {seat}"), str::to_owned),
+        Some(View::Junqi(junqi)) => {
+            junqi::seat_colour(junqi, seat).map_or_else(|| format!("seat {seat}"), str::to_owned)
+        }
+        Some(View::Mancala(_)) => format!("seat {seat}"),
     }
+}
+
+/// A seat as people read it: `X (alice)`, `white (bob)`, `seat 0 (carol)`.
+pub fn seat_label(view: Option<&pb::GameView>, seats: &[pb::SeatInfo], seat: u32) -> String {
+    let mark = seat_mark(view, seat);
+    match seats.iter().find(|s| s.seat == seat) {
+        Some(info) => format!("{mark} ({})", info.display_name),
+        // `seat 1 (seat 1)` would say nothing twice.
+        None if mark.starts_with("seat ") => mark,
+        None => format!("{mark} (seat {seat})"),
+    }
+}
+
+/// A seat's display name, or `seat N` when the server did not name it.
+pub fn player_name(seats: &[pb::SeatInfo], seat: u32) -> String {
+    seats
+        .iter()
+        .find(|s| s.seat == seat)
+        .map_or_else(|| format!("seat {seat}"), |s| s.display_name.clone())
+}
+
+/// Joins lines with their trailing spaces removed (they make copied transcripts ragged),
+/// ending in a newline.
+pub fn trimmed(text: &str) -> String {
+    let mut out: String = text
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out
+}
+
+/// The legal actions the server listed, wrapped to the terminal: `legal: 1, 2, 5`.
+pub fn render_legal(actions: &[pb::LegalAction]) -> String {
+    const WIDTH: usize = 78;
+    if actions.is_empty() {
+        return "no legal actions listed right now\n".to_owned();
+    }
+    let mut out = String::new();
+    let mut line = String::from("legal:");
+    for (i, action) in actions.iter().enumerate() {
+        let item = if i + 1 < actions.len() {
+            format!(" {},", action.notation)
+        } else {
+            format!(" {}", action.notation)
+        };
+        if line.len() + item.len() > WIDTH && line.len() > "legal:".len() {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("      ");
+        }
+        line.push_str(&item);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
 }
 
 /// Everything shown above the prompt, for one moment of a game.
@@ -208,15 +279,33 @@ pub fn seconds_left(deadline_unix_ms: i64, now_ms: i64) -> Option<i64> {
     (deadline_unix_ms > 0).then(|| (deadline_unix_ms.saturating_sub(now_ms).max(0) + 999) / 1000)
 }
 
+/// The game's board, drawn from the view the server sent.
+pub fn render_board(
+    view: Option<&pb::GameView>,
+    me: Option<u32>,
+    seats: &[pb::SeatInfo],
+) -> String {
+    use pb::game_view::View;
+    match view.and_then(|v| v.view.as_ref()) {
+        Some(View::Caro(caro)) => render_caro(caro, caro.moves.last()),
+        Some(View::Mancala(mancala)) => mancala::render(mancala, me, seats),
+        Some(View::Quoridor(quoridor)) => quoridor::render(quoridor, seats),
+        Some(View::Backgammon(backgammon)) => backgammon::render(backgammon, me, seats),
+        Some(View::Junqi(junqi)) => junqi::render(junqi, seats),
+        None if view.is_none() => "(no position yet)\n".to_owned(),
+        // A game added after this client was built.
+        None => "(this client cannot draw this game)\n".to_owned(),
+    }
+}
+
 /// The players line, the board, recent notes, and whose turn it is with the clock.
 pub fn render_frame(frame: &Frame<'_>) -> String {
-    let caro = caro_view(frame.view);
     let mut out = String::new();
     let players: Vec<String> = frame
         .seats
         .iter()
         .map(|s| {
-            let mut label = seat_label(caro, frame.seats, s.seat);
+            let mut label = seat_label(frame.view, frame.seats, s.seat);
             if frame.me == Some(s.seat) {
                 label.push_str(" — you");
             }
@@ -225,13 +314,7 @@ pub fn render_frame(frame: &Frame<'_>) -> String {
         .collect();
     let _ = writeln!(out, "game {}: {}", frame.game_id, players.join(" vs "));
     out.push('\n');
-    match caro {
-        Some(view) => {
-            out.push_str(&render_caro(view, view.moves.last()));
-        }
-        None if frame.view.is_none() => out.push_str("(no position yet)\n"),
-        None => out.push_str("this client draws Caro boards only\n"),
-    }
+    out.push_str(&render_board(frame.view, frame.me, frame.seats));
     out.push('\n');
     for note in frame.notes {
         out.push_str(note);
@@ -245,14 +328,14 @@ pub fn render_frame(frame: &Frame<'_>) -> String {
 
 /// `X (alice) to move — 57 s left`, addressed to the viewer when it is their turn.
 fn render_turn(frame: &Frame<'_>) -> String {
-    let caro = caro_view(frame.view);
+    let view = frame.view;
     let mut out = String::new();
     match frame.turn.and_then(|t| t.to_move) {
         Some(seat) => {
             if frame.me == Some(seat) {
-                let _ = write!(out, "your turn ({})", seat_stone(caro, seat));
+                let _ = write!(out, "your turn ({})", seat_mark(view, seat));
             } else {
-                let _ = write!(out, "{} to move", seat_label(caro, frame.seats, seat));
+                let _ = write!(out, "{} to move", seat_label(view, frame.seats, seat));
             }
             if let Some(secs) = frame
                 .turn
@@ -269,10 +352,10 @@ fn render_turn(frame: &Frame<'_>) -> String {
             let _ = writeln!(
                 out,
                 "{} offers a draw: type accept or decline",
-                seat_label(caro, frame.seats, by)
+                seat_label(view, frame.seats, by)
             );
         } else {
-            let _ = writeln!(out, "draw offered by {}", seat_label(caro, frame.seats, by));
+            let _ = writeln!(out, "draw offered by {}", seat_label(view, frame.seats, by));
         }
     }
     out
@@ -284,7 +367,6 @@ pub fn render_outcome(
     view: Option<&pb::GameView>,
     seats: &[pb::SeatInfo],
 ) -> String {
-    let caro = caro_view(view);
     let Some(outcome) = outcome else {
         return "game over\n".to_owned();
     };
@@ -293,7 +375,7 @@ pub fn render_outcome(
             let winners: Vec<String> = outcome
                 .winners
                 .iter()
-                .map(|seat| seat_label(caro, seats, *seat))
+                .map(|seat| seat_label(view, seats, *seat))
                 .collect();
             if winners.is_empty() {
                 "a win".to_owned()
@@ -323,7 +405,7 @@ pub fn event_line(
 ) -> Option<String> {
     use pb::game_event::Kind;
     let caro = caro_view(view);
-    let who = |seat: u32| seat_label(caro, seats, seat);
+    let who = |seat: u32| seat_label(view, seats, seat);
     let seq = event.seq;
     match event.kind.as_ref()? {
         Kind::Started(started) => {
@@ -334,18 +416,21 @@ pub fn event_line(
                 .collect();
             Some(format!("#{seq} game started: {}", names.join(" vs ")))
         }
-        // On a Caro board the move shows as the highlighted cell; other games get the raw
-        // notation since there is no board to show it on.
+        // On a Caro board the move shows as the highlighted cell and in the move list; the
+        // other boards highlight only the last action, so every action also gets a note in
+        // the game's notation: the notes are the recent history.
         Kind::ActionApplied(applied) if caro.is_none() || applied.automatic => {
             let auto = if applied.automatic {
                 " (played by the server)"
             } else {
                 ""
             };
-            Some(format!(
-                "#{seq} seat {}: {}{auto}",
-                applied.seat, applied.notation
-            ))
+            let who = if caro.is_some() {
+                format!("seat {}", applied.seat)
+            } else {
+                who(applied.seat)
+            };
+            Some(format!("#{seq} {who}: {}{auto}", applied.notation))
         }
         Kind::ActionApplied(_) => None,
         Kind::TurnTimedOut(timeout) if timeout.effect.is_empty() => {
@@ -581,7 +666,7 @@ mod tests {
     }
 
     #[test]
-    fn other_games_are_not_drawn() {
+    fn other_games_are_drawn_and_their_actions_noted() {
         let view = pb::GameView {
             view: Some(pb::game_view::View::Mancala(pb::MancalaView::default())),
         };
@@ -597,7 +682,12 @@ mod tests {
             notes: &[],
             now_ms: 0,
         };
-        assert!(render_frame(&frame).contains("this client draws Caro boards only"));
+        // A malformed (empty) board is a note, not a panic.
+        assert!(
+            render_frame(&frame).contains("0 mancala sides"),
+            "{}",
+            render_frame(&frame)
+        );
         let event = pb::GameEvent {
             seq: 4,
             kind: Some(pb::game_event::Kind::ActionApplied(pb::ActionApplied {
@@ -610,8 +700,37 @@ mod tests {
         };
         assert_eq!(
             event_line(&event, Some(&view), &seats).as_deref(),
-            Some("#4 seat 1: c3")
+            Some("#4 seat 1 (bob): c3")
         );
+        let backgammon = pb::GameView {
+            view: Some(pb::game_view::View::Backgammon(
+                pb::BackgammonView::default(),
+            )),
+        };
+        assert_eq!(
+            event_line(&event, Some(&backgammon), &seats).as_deref(),
+            Some("#4 black (bob): c3")
+        );
+        assert_eq!(
+            event_line(&event, Some(&backgammon), &[]).as_deref(),
+            Some("#4 black (seat 1): c3")
+        );
+    }
+
+    #[test]
+    fn legal_actions_wrap() {
+        let actions: Vec<pb::LegalAction> = (0..40)
+            .map(|i| pb::LegalAction {
+                action: None,
+                notation: format!("{}/{}", 24 - i % 12, 18 - i % 12),
+            })
+            .collect();
+        let text = render_legal(&actions);
+        assert!(text.starts_with("legal: 24/18, 23/17,"), "{text}");
+        assert!(text.lines().all(|l| l.len() <= 78));
+        assert!(text.lines().count() > 1);
+        assert!(text.ends_with(" 21/15\n"), "{text}");
+        assert_eq!(render_legal(&[]), "no legal actions listed right now\n");
     }
 
     #[test]

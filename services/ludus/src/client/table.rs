@@ -118,11 +118,6 @@ impl Table {
         !self.finished && self.me.is_some() && self.turn.as_ref().and_then(|t| t.to_move) == self.me
     }
 
-    /// The game is not a Caro game (this client cannot draw it).
-    pub fn is_caro(&self) -> bool {
-        render::caro_view(self.view.as_ref()).is_some()
-    }
-
     /// The whole screen: board, turn, clock and notes.
     pub fn screen(&self, now_ms: i64) -> String {
         let mut out = render::render_frame(&Frame {

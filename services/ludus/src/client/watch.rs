@@ -90,9 +90,6 @@ pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
 fn redraw(table: &Table) {
     clear_screen();
     print!("{}", table.screen(session::now_ms()));
-    if !table.is_caro() && table.view.is_some() {
-        println!("(this game is not Caro: moves are shown in their notation)");
-    }
     flush();
 }
 
@@ -124,9 +121,21 @@ fn game_name(settings: Option<&pb::GameSettings>) -> String {
             };
             format!("caro {side}x{side}")
         }
-        Some(Options::Quoridor(_)) => "quoridor".to_owned(),
-        Some(Options::Backgammon(_)) => "backgammon".to_owned(),
-        Some(Options::Mancala(_)) => "mancala".to_owned(),
+        Some(Options::Quoridor(quoridor)) => {
+            let side = if quoridor.size == 0 { 9 } else { quoridor.size };
+            format!("quoridor {side}x{side}")
+        }
+        Some(Options::Backgammon(backgammon)) => match &backgammon.match_game {
+            Some(game) => format!("backgammon match to {}", game.length),
+            None => "backgammon money".to_owned(),
+        },
+        Some(Options::Mancala(mancala)) => {
+            if mancala.rule_set == pb::MancalaRuleSet::Congklak as i32 {
+                "mancala congklak".to_owned()
+            } else {
+                "mancala kalah".to_owned()
+            }
+        }
         Some(Options::Junqi(_)) => "junqi".to_owned(),
         None => "?".to_owned(),
     }
@@ -162,5 +171,21 @@ mod tests {
             listing(&games),
             "live games (newest first):\n  g7  caro 15x15  alice vs bob  seq 12\n"
         );
+        let mancala = pb::GameSettings {
+            options: Some(pb::game_settings::Options::Mancala(pb::MancalaOptions {
+                rule_set: pb::MancalaRuleSet::Congklak as i32,
+                first_player: 0,
+            })),
+            turn_time_ms: 0,
+        };
+        assert_eq!(game_name(Some(&mancala)), "mancala congklak");
+        let quoridor = pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                size: 11,
+                ..Default::default()
+            })),
+            turn_time_ms: 0,
+        };
+        assert_eq!(game_name(Some(&quoridor)), "quoridor 11x11");
     }
 }
