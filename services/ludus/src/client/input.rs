@@ -86,14 +86,19 @@ pub fn help(game: GameChoice) -> &'static str {
         }
         GameChoice::Junqi => {
             "commands (points: a column a-e, then a row 1-12 from the bottom):
-  c6        flip the face-down piece on c6
-  c6-c7     move your face-up piece from c6 to c7 (attacking what is there)
+  c6        flip the face-down piece on c6 (also: flip c6)
+  c6-c7     move your face-up piece from c6 to c7, attacking what is there (also:
+            move c6-c7); until colours settle (J8) every action is a flip
   ?         list the legal actions
   resign    give up the game
   draw      offer a draw; accept / decline answer one
   quit      leave (resigns a game in progress)
   help      this list
-  (empty)   redraw the board"
+  (empty)   redraw the board
+the board: rCm a red commander, bEn a blue engineer; ### face down; ( ) a camp
+(its piece cannot be attacked), { } a headquarters; === and | | railways, --- and
+| roads, ^ a mountain (no link), \\ / camp diagonals; [ ] the last action's point,
+< > where it moved from"
         }
     }
 }
@@ -147,6 +152,15 @@ fn parse_notation(line: &str, game: GameChoice) -> Command {
         // In Backgammon `accept` and `reject` answer a resignation offer (B21).
         "accept" | "yes" if !backgammon => Command::Accept,
         "decline" | "no" => Command::Decline,
+        // Players write "flip c6" or "move c6-c7" as readily as the bare notation; the
+        // server reads only the points.
+        _ if game == GameChoice::Junqi => {
+            let bare = ["flip ", "move "]
+                .iter()
+                .find_map(|word| lower.strip_prefix(word))
+                .unwrap_or(&lower);
+            Command::Play(bare.trim().to_owned())
+        }
         _ => Command::Play(lower),
     }
 }
@@ -213,6 +227,19 @@ mod tests {
         assert_eq!(super::parse("resign", Backgammon), Command::Resign);
         assert_eq!(super::parse("accept", Junqi), Command::Accept);
         assert_eq!(super::parse("c6-c7", Junqi), Command::Play("c6-c7".into()));
+        assert_eq!(
+            super::parse("Move C6-C7", Junqi),
+            Command::Play("c6-c7".into())
+        );
+        assert_eq!(
+            super::parse("flip e12\n", Junqi),
+            Command::Play("e12".into())
+        );
+        // Only Junqi drops the words: in Quoridor "move" is not notation to tidy.
+        assert_eq!(
+            super::parse("move e2", Quoridor),
+            Command::Play("move e2".into())
+        );
         assert_eq!(super::parse("help", Junqi), Command::Help);
         assert_eq!(super::parse("", Junqi), Command::Redraw);
         // In Caro `?` stays the help it always was.

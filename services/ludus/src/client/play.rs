@@ -460,7 +460,7 @@ fn prompt_text(game: GameChoice, view: Option<&pb::GameView>) -> String {
         GameChoice::Quoridor => {
             "your move (a cell like e2, a wall like e3h or e3v, pass; ? lists them)> ".to_owned()
         }
-        GameChoice::Junqi => "your action (flip c6, move c6-c7; ? lists them)> ".to_owned(),
+        GameChoice::Junqi => "your action (c6 flips, c6-c7 moves; ? lists them)> ".to_owned(),
         GameChoice::Backgammon => {
             let backgammon = match view.and_then(|v| v.view.as_ref()) {
                 Some(pb::game_view::View::Backgammon(b)) => Some(b),

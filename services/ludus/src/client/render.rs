@@ -291,7 +291,7 @@ pub fn render_board(
         Some(View::Mancala(mancala)) => mancala::render(mancala, me, seats),
         Some(View::Quoridor(quoridor)) => quoridor::render(quoridor, seats),
         Some(View::Backgammon(backgammon)) => backgammon::render(backgammon, me, seats),
-        Some(View::Junqi(junqi)) => junqi::render(junqi, seats),
+        Some(View::Junqi(junqi)) => junqi::render(junqi, me, seats),
         None if view.is_none() => "(no position yet)\n".to_owned(),
         // A game added after this client was built.
         None => "(this client cannot draw this game)\n".to_owned(),
@@ -430,7 +430,15 @@ pub fn event_line(
             } else {
                 who(applied.seat)
             };
-            Some(format!("#{seq} {who}: {}{auto}", applied.notation))
+            // A Junqi note also says what the action revealed or took: flips are the game.
+            let what = match view.and_then(|v| v.view.as_ref()) {
+                Some(pb::game_view::View::Junqi(junqi)) => {
+                    junqi::action_note(junqi, applied.seat, &applied.notation)
+                }
+                _ => None,
+            }
+            .unwrap_or_else(|| applied.notation.clone());
+            Some(format!("#{seq} {who}: {what}{auto}"))
         }
         Kind::ActionApplied(_) => None,
         Kind::TurnTimedOut(timeout) if timeout.effect.is_empty() => {
@@ -715,6 +723,46 @@ mod tests {
             event_line(&event, Some(&backgammon), &[]).as_deref(),
             Some("#4 black (seat 1): c3")
         );
+    }
+
+    #[test]
+    fn junqi_notes_say_what_a_flip_revealed() {
+        let junqi = pb::JunqiView {
+            seat_colours: vec![pb::JunqiColour::Blue as i32, pb::JunqiColour::Red as i32],
+            last_action: Some(pb::JunqiLastAction {
+                seat: 1,
+                notation: "c6".into(),
+                piece: Some(pb::JunqiPiece {
+                    colour: pb::JunqiColour::Blue as i32,
+                    rank: pb::JunqiRank::Engineer as i32,
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let view = pb::GameView {
+            view: Some(pb::game_view::View::Junqi(junqi)),
+        };
+        let applied = |notation: &str| pb::GameEvent {
+            seq: 9,
+            kind: Some(pb::game_event::Kind::ActionApplied(pb::ActionApplied {
+                seat: 1,
+                action: None,
+                notation: notation.into(),
+                automatic: false,
+            })),
+            ..Default::default()
+        };
+        assert_eq!(
+            event_line(&applied("c6"), Some(&view), &seats()).as_deref(),
+            Some("#9 red (bob): flipped c6: blue engineer")
+        );
+        // A view that does not show this action: the notation alone.
+        assert_eq!(
+            event_line(&applied("d6"), Some(&view), &seats()).as_deref(),
+            Some("#9 red (bob): d6")
+        );
+        assert_eq!(seat_mark(Some(&view), 0), "blue");
     }
 
     #[test]
