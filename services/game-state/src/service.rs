@@ -800,8 +800,8 @@ impl GameStateService {
             .server_change(&request.game_id, |loaded| {
                 let seat = loaded.require_seat(&request.player_id)?;
                 loaded.require_active()?;
-                match loaded.record.draw_offer {
-                    Some(by) if by != seat => {}
+                let offered_by = match loaded.record.draw_offer {
+                    Some(by) if by != seat => by,
                     Some(_) => {
                         return Err(ServiceError::FailedPrecondition(
                             "C8: you cannot answer your own draw offer".into(),
@@ -812,11 +812,12 @@ impl GameStateService {
                             "C8: there is no draw offer to answer".into(),
                         ));
                     }
-                }
+                };
                 if request.accept {
                     loaded.game.agree_draw().map_err(ServiceError::Rule)?;
+                    // The event's message is the offer's: it names who offered.
                     Ok(Some(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
-                        seat: seat_u32(seat),
+                        seat: seat_u32(offered_by),
                     })))
                 } else {
                     Ok(Some(pb::game_event::Kind::DrawDeclined(pb::DrawDeclined {

@@ -485,6 +485,13 @@ async fn c8_a_declined_draw_changes_nothing_and_an_accepted_one_ends_the_game() 
         .into_inner()
         .event
         .expect("event");
+    assert_eq!(
+        accepted.kind,
+        Some(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
+            seat: 0
+        })),
+        "the agreed draw names who offered it (X)"
+    );
     let outcome = accepted.outcome.expect("outcome");
     assert_eq!(outcome.kind, pb::ResultKind::Draw as i32);
     assert_eq!(outcome.rule, "C8");
