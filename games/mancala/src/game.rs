@@ -397,7 +397,12 @@ impl Mancala {
                     2,
                     &[winner],
                     rule,
-                    format!("{why}; seat {winner} wins {score}"),
+                    // The winner's store first: "seat 1 wins 30 to 18".
+                    format!(
+                        "{why}; seat {winner} wins {} to {}",
+                        stores[winner],
+                        stores[1 - winner]
+                    ),
                 )
             }
         };
