@@ -122,8 +122,15 @@ impl Subscription {
     pub async fn run(mut self, feed: GameFeed, stop: CancellationToken) {
         let _open = OpenStream::new(&STREAMS);
         let seated_player = self.seated_player.take();
-        if let Some(player_id) = &seated_player {
-            self.presence(player_id, true).await;
+        // Only a stream game-state counted is uncounted when it closes: uncounting one whose
+        // opening was lost would make a player with another stream open look disconnected
+        // (and lose by C13). A lost close errs the other way: counted as connected, the
+        // player never loses on a false disconnection.
+        let mut counted = None;
+        if let Some(player_id) = seated_player
+            && self.presence(&player_id, true).await
+        {
+            counted = Some(player_id);
         }
         let outcome = self.stream(feed, stop).await;
         let finished = outcome.is_ok();
@@ -131,29 +138,38 @@ impl Subscription {
             let _ = self.tx.send(Err(status)).await;
         }
         // Once the game is over nobody needs to know who is still watching it.
-        if let Some(player_id) = &seated_player
+        if let Some(player_id) = &counted
             && !finished
         {
             self.presence(player_id, false).await;
         }
     }
 
-    /// Tells game-state this stream opened or closed. A failure only costs the presence
-    /// signal (the turn clock still runs), so it is logged, not sent to the client.
-    async fn presence(&mut self, player_id: &str, connected: bool) {
+    /// Tells game-state this stream opened or closed; true when game-state counted it. A
+    /// failure only costs the presence signal (the turn clock still runs), so it is logged,
+    /// not sent to the client.
+    async fn presence(&mut self, player_id: &str, connected: bool) -> bool {
         let request = pb::UpdatePresenceRequest {
             game_id: self.game_id.clone(),
             player_id: player_id.to_owned(),
             connected,
         };
-        if let Err(status) = self.game_state.update_presence(request).await {
-            tracing::warn!(
-                game_id = %self.game_id,
-                connected,
-                code = ?status.code(),
-                message = status.message(),
-                "could not update the player's presence"
-            );
+        match self.game_state.update_presence(request).await {
+            // game-state counts a seated player's stream of a game still being played.
+            Ok(response) => {
+                let response = response.into_inner();
+                response.seat.is_some() && (!connected || response.streams > 0)
+            }
+            Err(status) => {
+                tracing::warn!(
+                    game_id = %self.game_id,
+                    connected,
+                    code = ?status.code(),
+                    message = status.message(),
+                    "could not update the player's presence"
+                );
+                false
+            }
         }
     }
 
