@@ -198,7 +198,10 @@ fn m5_m6_m7_extra_turns_chain_until_a_capture_empties_the_row() {
     assert_eq!(outcome.result, GameResult::Win { winners: vec![1] });
     assert_eq!(outcome.points, vec![18, 30]);
     assert_eq!(outcome.ranks, vec![1, 0]);
-    assert_eq!(outcome.reason, "seat 0's pits are empty; seat 1 wins 30 to 18");
+    assert_eq!(
+        outcome.reason,
+        "seat 0's pits are empty; seat 1 wins 30 to 18"
+    );
     assert_eq!(game.board().stores(), [18, 30]);
     assert_eq!(rows(&game), [vec![0; 6], vec![0; 6]]);
     assert_eq!(game.to_move(), None);
@@ -300,7 +303,10 @@ fn m7_when_the_opponents_row_empties_each_side_keeps_its_own_seeds() {
     assert_eq!(outcome.rule, "M7");
     assert_eq!(outcome.points, vec![29, 19]);
     assert_eq!(outcome.result, GameResult::Win { winners: vec![0] });
-    assert_eq!(outcome.reason, "seat 1's pits are empty; seat 0 wins 29 to 19");
+    assert_eq!(
+        outcome.reason,
+        "seat 1's pits are empty; seat 0 wins 29 to 19"
+    );
     assert_eq!(
         game.view(Viewer::Spectator).last_sow.unwrap().swept,
         Some([3, 0])
