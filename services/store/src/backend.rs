@@ -146,6 +146,9 @@ impl Keys {
     pub(crate) fn game_live(&self, id: &str) -> String {
         format!("{}ludus:game:{{{id}}}:live", self.prefix)
     }
+    pub(crate) fn player_games(&self, player: &str) -> String {
+        format!("{}ludus:player:{{{player}}}:games", self.prefix)
+    }
     pub(crate) fn games_live(&self) -> String {
         format!("{}ludus:games:live", self.prefix)
     }

@@ -64,6 +64,7 @@ properties!(
     game_live_set,
     game_presence_counts,
     game_finish_forgets_the_game_after_its_retention,
+    game_player_index,
     feed_subscribers_share_one_channel,
     feed_event_right_after_subscribe_is_received,
     feed_games_are_separate,
@@ -324,7 +325,7 @@ pub async fn game_events_after_order_and_limit(backend: Backend) {
     assert_eq!(games.event("none", 1).await.expect("event"), None);
 }
 
-/// set_live adds and removes; live_games lists sorted ids up to the limit.
+/// set_live adds and removes; live_games lists ids highest first up to the limit.
 pub async fn game_live_set(backend: Backend) {
     let games = GameStore::new(backend);
     assert!(games.live_games(10).await.expect("live").is_empty());
@@ -334,8 +335,12 @@ pub async fn game_live_set(backend: Backend) {
     games.set_live("a", true).await.expect("set live twice");
     games.set_live("b", false).await.expect("set finished");
     games.set_live("zz", false).await.expect("unknown finished");
-    assert_eq!(games.live_games(10).await.expect("live"), vec!["a", "c"]);
-    assert_eq!(games.live_games(1).await.expect("live"), vec!["a"]);
+    assert_eq!(games.live_games(10).await.expect("live"), vec!["c", "a"]);
+    assert_eq!(
+        games.live_games(1).await.expect("live"),
+        vec!["c"],
+        "the highest id first: ULIDs, so the newest game"
+    );
     assert!(games.live_games(0).await.expect("live").is_empty());
 }
 
@@ -427,6 +432,63 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
         .finish("gone", 60_000, Duration::from_secs(1))
         .await
         .expect("finish unknown");
+}
+
+/// Each player's unfinished games: added and removed idempotently, sorted, limited.
+pub async fn game_player_index(backend: Backend) {
+    let games = GameStore::new(backend);
+    let ann_bob = ["ann".to_owned(), "bob".to_owned()];
+    assert!(
+        games
+            .player_games("ann", 10)
+            .await
+            .expect("list")
+            .is_empty()
+    );
+    games
+        .seat_players("g2", &ann_bob, true)
+        .await
+        .expect("seat");
+    games
+        .seat_players("g1", &ann_bob[..1], true)
+        .await
+        .expect("seat");
+    games
+        .seat_players("g1", &ann_bob[..1], true)
+        .await
+        .expect("seat twice");
+    assert_eq!(
+        games.player_games("ann", 10).await.expect("list"),
+        vec!["g2", "g1"]
+    );
+    assert_eq!(
+        games.player_games("ann", 1).await.expect("list"),
+        vec!["g2"]
+    );
+    assert_eq!(
+        games.player_games("bob", 10).await.expect("list"),
+        vec!["g2"]
+    );
+    assert!(games.player_games("ann", 0).await.expect("list").is_empty());
+    games
+        .seat_players("g2", &ann_bob, false)
+        .await
+        .expect("over");
+    games
+        .seat_players("g2", &ann_bob, false)
+        .await
+        .expect("over twice");
+    assert_eq!(
+        games.player_games("ann", 10).await.expect("list"),
+        vec!["g1"]
+    );
+    assert!(
+        games
+            .player_games("bob", 10)
+            .await
+            .expect("list")
+            .is_empty()
+    );
 }
 
 /// Two subscribers of one game share one channel, both receive, and dropping both closes it.

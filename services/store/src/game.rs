@@ -78,6 +78,8 @@ pub(crate) struct GamesMem {
     presence: HashMap<(String, u32), u64>,
     /// Finished games by the time they may be forgotten (Unix ms); see [`GameStore::finish`].
     expiring: BTreeSet<(u64, String)>,
+    /// player -> the unfinished games they sit in; see [`GameStore::seat_players`].
+    player_games: HashMap<String, BTreeSet<String>>,
 }
 
 impl GamesMem {
@@ -528,6 +530,73 @@ impl GameStore {
         Ok(())
     }
 
+    /// Records that `players` sit in the unfinished game `game_id` (or, with `seated` false,
+    /// no longer: it is over), for [`GameStore::player_games`]. One set per player, so each
+    /// player's set lives in its own slot: one command per player, each idempotent.
+    pub async fn seat_players(
+        &self,
+        game_id: &str,
+        players: &[String],
+        seated: bool,
+    ) -> Result<(), StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                for player in players {
+                    redis::cmd(if seated { "SADD" } else { "SREM" })
+                        .arg(r.keys.player_games(player))
+                        .arg(game_id)
+                        .query_async::<()>(&mut r.conn.clone())
+                        .await?;
+                }
+            }
+            Kind::Memory(m) => {
+                let mut games = lock(&m.games);
+                for player in players {
+                    if seated {
+                        games
+                            .player_games
+                            .entry(player.clone())
+                            .or_default()
+                            .insert(game_id.to_owned());
+                    } else if let Some(set) = games.player_games.get_mut(player) {
+                        set.remove(game_id);
+                        if set.is_empty() {
+                            games.player_games.remove(player);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ids of the unfinished games `player` sits in, highest (newest) first, at most `limit`.
+    pub async fn player_games(
+        &self,
+        player: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        match &self.backend.kind {
+            Kind::Redis(r) => Ok(redis::cmd("SORT")
+                .arg(r.keys.player_games(player))
+                .arg("ALPHA")
+                .arg("DESC")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(limit)
+                .query_async(&mut r.conn.clone())
+                .await?),
+            Kind::Memory(m) => Ok(lock(&m.games)
+                .player_games
+                .get(player)
+                .map(|set| set.iter().rev().take(limit).cloned().collect())
+                .unwrap_or_default()),
+        }
+    }
+
     /// Marks the game as live (not finished) or not, for [`GameStore::live_games`].
     pub async fn set_live(&self, game_id: &str, live: bool) -> Result<(), StoreError> {
         match &self.backend.kind {
@@ -550,8 +619,8 @@ impl GameStore {
         Ok(())
     }
 
-    /// Ids of live games, sorted (Redis: `SORT ALPHA`, i.e. the server's collation, which
-    /// is byte order for lowercase ASCII ids), at most `limit`.
+    /// Ids of live games, highest first (game ids are ULIDs, so newest first), at most
+    /// `limit`. Redis sorts with `SORT ALPHA DESC`: byte order for ASCII ids.
     pub async fn live_games(&self, limit: usize) -> Result<Vec<String>, StoreError> {
         if limit == 0 {
             return Ok(Vec::new());
@@ -560,12 +629,19 @@ impl GameStore {
             Kind::Redis(r) => Ok(redis::cmd("SORT")
                 .arg(r.keys.games_live())
                 .arg("ALPHA")
+                .arg("DESC")
                 .arg("LIMIT")
                 .arg(0)
                 .arg(limit)
                 .query_async(&mut r.conn.clone())
                 .await?),
-            Kind::Memory(m) => Ok(lock(&m.games).live.iter().take(limit).cloned().collect()),
+            Kind::Memory(m) => Ok(lock(&m.games)
+                .live
+                .iter()
+                .rev()
+                .take(limit)
+                .cloned()
+                .collect()),
         }
     }
 }

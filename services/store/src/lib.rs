@@ -36,6 +36,7 @@
 //! | `ludus:game:{ID}:presence` | hash | seat -> open event streams of that seat's player (C13) |
 //! | `ludus:game:{ID}:live` | pub/sub channel | `<seq>:<event bytes>` per committed event |
 //! | `ludus:games:live` | set | ids of games not finished |
+//! | `ludus:player:{PID}:games` | set | ids of the unfinished games a player sits in |
 //! | `ludus:{timers}:due` | zset | timer key, scored by due time or claim deadline (ms) |
 //! | `ludus:{timers}:payload` | hash | timer key -> payload |
 //! | `ludus:{mm}:queues` | set | names of queues holding tickets |
