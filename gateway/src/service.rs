@@ -373,7 +373,10 @@ impl Gateway for GatewayService {
         let listing = self
             .game_state
             .clone()
-            .list_games(pb::ListGamesRequest { limit })
+            .list_games(pb::ListGamesRequest {
+                limit,
+                player_id: String::new(),
+            })
             .await?
             .into_inner();
         let games = listing
@@ -387,6 +390,27 @@ impl Gateway for GatewayService {
             })
             .collect();
         Ok(Response::new(pb::ListLiveGamesResponse { games }))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn list_my_games(
+        &self,
+        request: Request<pb::ListMyGamesRequest>,
+    ) -> Result<Response<pb::ListMyGamesResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let limit = request.into_inner().limit;
+        let listing = self
+            .game_state
+            .clone()
+            .list_games(pb::ListGamesRequest {
+                limit,
+                player_id: caller.player_id,
+            })
+            .await?
+            .into_inner();
+        Ok(Response::new(pb::ListMyGamesResponse {
+            games: listing.games,
+        }))
     }
 
     #[tracing::instrument(skip_all)]

@@ -119,6 +119,15 @@ impl Loaded {
         }
     }
 
+    /// The player ids in seat order.
+    pub fn player_ids(&self) -> Vec<String> {
+        self.started
+            .seats
+            .iter()
+            .map(|seat| seat.player_id.clone())
+            .collect()
+    }
+
     /// The seats disconnected now, as the contract shows them.
     pub fn disconnected(&self) -> Vec<pb::PlayerDisconnected> {
         self.record

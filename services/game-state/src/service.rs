@@ -266,6 +266,9 @@ impl GameStateService {
                     self.store
                         .finish(&loaded.game_id, now, self.retention)
                         .await?;
+                    self.store
+                        .seat_players(&loaded.game_id, &loaded.player_ids(), false)
+                        .await?;
                 }
                 Ok(Ok(event))
             }
@@ -385,6 +388,9 @@ impl GameStateService {
             .await;
         }
         self.store.set_live(&game_id, true).await?;
+        self.store
+            .seat_players(&game_id, &loaded.player_ids(), true)
+            .await?;
         loaded.seq = 1;
         tracing::info!(game_id = %game_id, ruleset = %loaded.game.ruleset(), "game created");
         Ok(pb::CreateGameResponse {
@@ -885,19 +891,29 @@ impl GameStateService {
         })
     }
 
-    pub async fn list_games(&self, limit: u32) -> Result<pb::ListGamesResponse, ServiceError> {
-        let limit = match limit {
+    /// Live games (spectator snapshots), or the unfinished games `player_id` sits in (their
+    /// own snapshots) when it is set.
+    pub async fn list_games(
+        &self,
+        request: pb::ListGamesRequest,
+    ) -> Result<pb::ListGamesResponse, ServiceError> {
+        let limit = match request.limit {
             0 => 20,
             n => n.min(100),
+        } as usize;
+        let ids = if request.player_id.is_empty() {
+            self.store.live_games(limit).await?
+        } else {
+            validate_id("player_id", &request.player_id)?;
+            self.store.player_games(&request.player_id, limit).await?
         };
-        let ids = self.store.live_games(limit as usize).await?;
         let mut games = Vec::with_capacity(ids.len());
         for id in ids {
             // A game may finish between the listing and the load: skip what is gone.
             if let Ok(loaded) = self.load(&id).await
                 && loaded.game.outcome().is_none()
             {
-                games.push(self.snapshot(&loaded, ""));
+                games.push(self.snapshot(&loaded, &request.player_id));
             }
         }
         Ok(pb::ListGamesResponse { games })
@@ -1042,7 +1058,7 @@ impl GameState for GameStateService {
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
-        reply(GameStateService::list_games(self, request.into_inner().limit).await)
+        reply(GameStateService::list_games(self, request.into_inner()).await)
     }
 
     #[tracing::instrument(skip_all)]

@@ -857,3 +857,52 @@ async fn a_player_holds_at_most_sixteen_open_streams() {
     drop(streams);
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_app_that_lost_its_state_finds_its_games_again() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    x.play(&game, "H8").await.expect("x");
+    // O's app restarts with nothing but its token: it asks for its games.
+    let mine = o
+        .client
+        .list_my_games(pb::ListMyGamesRequest { limit: 0 })
+        .await
+        .expect("list")
+        .into_inner()
+        .games;
+    assert_eq!(mine.len(), 1);
+    let found = &mine[0];
+    assert_eq!(found.game_id, game);
+    assert_eq!(found.your_seat, Some(1), "its own snapshot: O's seat");
+    assert_eq!(found.seq, 2, "resume from here with Subscribe");
+    assert!(!found.legal_actions.is_empty(), "O's turn: O's legal moves");
+    // A spectator has no games of their own.
+    let mut carol = ludus.player("carol").await;
+    let none = carol
+        .client
+        .list_my_games(pb::ListMyGamesRequest { limit: 0 })
+        .await
+        .expect("list")
+        .into_inner()
+        .games;
+    assert!(none.is_empty());
+    // A finished game is no longer listed.
+    o.client
+        .resign(pb::ResignRequest {
+            game_id: game.clone(),
+        })
+        .await
+        .expect("resign");
+    for player in [&mut x, &mut o] {
+        let left = player
+            .client
+            .list_my_games(pb::ListMyGamesRequest { limit: 0 })
+            .await
+            .expect("list")
+            .into_inner()
+            .games;
+        assert!(left.is_empty(), "{left:?}");
+    }
+    ludus.shutdown().await;
+}
