@@ -44,7 +44,7 @@ struct Args {
     /// How long a guest token is valid, in hours.
     #[arg(long, env = "LUDUS_TOKEN_TTL_HOURS", default_value_t = 168)]
     token_ttl_hours: u64,
-    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
     /// Log JSON lines instead of human-readable ones.

@@ -37,7 +37,7 @@ struct Args {
         default_value_t = 168
     )]
     finished_game_retention_hours: u64,
-    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
     /// Log JSON lines instead of human-readable ones.

@@ -28,7 +28,7 @@ pub struct ServeArgs {
     /// (Caro C13 says 60).
     #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
     pub absence_grace_seconds: u64,
-    /// OTLP/gRPC endpoint for traces, e.g. http://127.0.0.1:4317.
+    /// OTLP/gRPC endpoint for traces and metrics, e.g. http://127.0.0.1:4317.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     pub otlp_endpoint: Option<String>,
     /// Log JSON lines instead of text.

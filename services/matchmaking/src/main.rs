@@ -64,7 +64,7 @@ struct Args {
     /// How often the matcher polls the queues, milliseconds.
     #[arg(long, env = "LUDUS_MATCH_INTERVAL_MS", default_value_t = 100)]
     match_interval_ms: u64,
-    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
     /// Log JSON lines instead of human-readable ones.

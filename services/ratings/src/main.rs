@@ -16,7 +16,7 @@ struct Args {
     /// The Redis holding session state, e.g. `redis://redis:6379`.
     #[arg(long, env = "LUDUS_REDIS_URL")]
     redis_url: String,
-    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
     /// Log JSON lines instead of human-readable ones.

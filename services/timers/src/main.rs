@@ -28,7 +28,7 @@ struct Args {
     /// Seconds a claimed timer stays hidden before another replica may fire it again.
     #[arg(long, env = "LUDUS_TIMER_VISIBILITY_SECONDS", default_value_t = 10)]
     visibility_seconds: u64,
-    /// OTLP/gRPC endpoint for traces; none exported when unset.
+    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
     /// Log JSON lines instead of human-readable ones.
