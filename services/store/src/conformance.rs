@@ -71,6 +71,7 @@ properties!(
     feed_lagging_subscriber_sees_lagged,
     feed_resubscribe_after_drop,
     timer_arm_get_cancel,
+    timer_counts_armed_and_due,
     timer_claim_order_limit_and_ack,
     timer_unacked_claim_comes_due_again,
     timer_rearm_during_claim_defeats_ack,
@@ -489,6 +490,23 @@ pub async fn game_player_index(backend: Backend) {
             .expect("list")
             .is_empty()
     );
+}
+
+/// Armed timers, and those due by a time (the backlog gauge).
+pub async fn timer_counts_armed_and_due(backend: Backend) {
+    let timers = TimerStore::new(backend);
+    assert_eq!(timers.counts(1_000).await.expect("counts"), (0, 0));
+    for (key, due) in [("a", 100), ("b", 1_000), ("c", 5_000)] {
+        timers.arm(key, b"p", due).await.expect("arm");
+    }
+    assert_eq!(timers.counts(999).await.expect("counts"), (3, 1));
+    assert_eq!(
+        timers.counts(1_000).await.expect("counts"),
+        (3, 2),
+        "due at now counts"
+    );
+    timers.cancel("a").await.expect("cancel");
+    assert_eq!(timers.counts(10_000).await.expect("counts"), (2, 2));
 }
 
 /// Two subscribers of one game share one channel, both receive, and dropping both closes it.

@@ -252,6 +252,38 @@ impl TimerStore {
         }
     }
 
+    /// How many timers are armed, and how many of them have a score at or before `now_ms`
+    /// (due and not fired yet, or claimed by a worker that did not answer in time): the
+    /// backlog a healthy system keeps near zero.
+    pub async fn counts(&self, now_ms: u64) -> Result<(u64, u64), StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let (armed, due): (u64, u64) = redis::pipe()
+                    .cmd("ZCARD")
+                    .arg(r.keys.timers_due())
+                    .cmd("ZCOUNT")
+                    .arg(r.keys.timers_due())
+                    .arg("-inf")
+                    .arg(now_ms)
+                    .query_async(&mut r.conn.clone())
+                    .await?;
+                Ok((armed, due))
+            }
+            Kind::Memory(m) => {
+                let timers = lock(&m.timers);
+                let due = timers
+                    .order
+                    .iter()
+                    .take_while(|(score, _)| *score <= now_ms)
+                    .count();
+                Ok((
+                    u64::try_from(timers.order.len()).unwrap_or(u64::MAX),
+                    u64::try_from(due).unwrap_or(u64::MAX),
+                ))
+            }
+        }
+    }
+
     /// The earliest score (due time, or claim deadline of a claimed timer): sleep until then.
     pub async fn next_due(&self) -> Result<Option<u64>, StoreError> {
         match &self.backend.kind {

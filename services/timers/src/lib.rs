@@ -9,8 +9,10 @@
 //! # Layout
 //! - [`service`]: the `Timers` gRPC service (arm, cancel).
 //! - [`worker`]: the claim-and-fire loop.
+//! - [`backlog`]: the armed and due gauges.
 #![forbid(unsafe_code)]
 
+pub mod backlog;
 pub mod service;
 pub mod worker;
 
@@ -74,6 +76,12 @@ pub async fn run(
         },
         stop.clone(),
     ));
+    // Counting polls the store: only when metrics are exported.
+    let counting = ludus_telemetry::metrics::enabled().then(|| {
+        let backlog = backlog::Backlog::default();
+        backlog.observe(&ludus_telemetry::metrics::meter());
+        tokio::spawn(backlog.run(store.clone(), backlog::BACKLOG_INTERVAL, stop.clone()))
+    });
     // The worker stops when the server does, whichever way it stops.
     let _stop_worker = stop.clone().drop_guard();
     let stop_on_shutdown = stop.clone();
@@ -85,5 +93,8 @@ pub async fn run(
     let served = ludus_telemetry::serve(server, listener, shutdown).await;
     stop.cancel();
     let _ = worker.await;
+    if let Some(counting) = counting {
+        let _ = counting.await;
+    }
     served
 }

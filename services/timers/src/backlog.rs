@@ -1,0 +1,75 @@
+//! `ludus.timers.armed` and `ludus.timers.due`: how many timers are armed, and how many are
+//! due and not yet fired — the backlog, which stays near zero while the workers keep up and
+//! grows when they stall or cannot reach game-state.
+//!
+//! A background task counts them from the store every [`BACKLOG_INTERVAL`]; the gauges'
+//! callbacks only read the last counts, so an export never waits for Redis. Every replica
+//! reads the same shared timers: aggregate across replicas with max, not sum.
+
+use std::sync::{
+    Arc,
+    atomic::{AtomicU64, Ordering},
+};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ludus_store::{StoreError, TimerStore};
+use opentelemetry::metrics::Meter;
+use tokio_util::sync::CancellationToken;
+
+/// How often a replica counts the timers.
+pub const BACKLOG_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The last counts, shared with the gauges' callbacks.
+#[derive(Clone, Debug, Default)]
+pub struct Backlog {
+    armed: Arc<AtomicU64>,
+    due: Arc<AtomicU64>,
+}
+
+impl Backlog {
+    /// Registers both gauges on `meter`; they report the counts of the last refresh.
+    pub fn observe(&self, meter: &Meter) {
+        let armed = self.armed.clone();
+        meter
+            .u64_observable_gauge("ludus.timers.armed")
+            .with_unit("{timer}")
+            .with_description("Timers armed (counted every 5 s)")
+            .with_callback(move |observer| observer.observe(armed.load(Ordering::Relaxed), &[]))
+            .build();
+        let due = self.due.clone();
+        meter
+            .u64_observable_gauge("ludus.timers.due")
+            .with_unit("{timer}")
+            .with_description("Timers due and not yet fired (counted every 5 s): the backlog")
+            .with_callback(move |observer| observer.observe(due.load(Ordering::Relaxed), &[]))
+            .build();
+    }
+
+    /// Counts the timers as of `now_ms`.
+    pub async fn refresh(&self, store: &TimerStore, now_ms: u64) -> Result<(), StoreError> {
+        let (armed, due) = store.counts(now_ms).await?;
+        self.armed.store(armed, Ordering::Relaxed);
+        self.due.store(due, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Refreshes every `interval` until `stop` is cancelled; a store error keeps the last
+    /// counts until the next refresh.
+    pub async fn run(self, store: TimerStore, interval: Duration, stop: CancellationToken) {
+        loop {
+            if let Err(error) = self.refresh(&store, now_ms()).await {
+                tracing::debug!(%error, "could not count timers");
+            }
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(interval) => {}
+            }
+        }
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
