@@ -36,6 +36,9 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// How long an enqueue waits for the player's rating before queuing the ticket unrated.
+pub const RATING_LOOKUP_TIMEOUT: Duration = Duration::from_millis(500);
+
 /// The matchmaking service.
 #[derive(Clone, Debug)]
 pub struct MatchmakingService {
@@ -74,20 +77,29 @@ impl MatchmakingService {
         self
     }
 
-    /// The player's rating in the pool, rounded. A ratings outage must not stop quick match:
-    /// the ticket is then unrated and pairs with anyone.
+    /// The player's rating in the pool, rounded. A ratings outage must not stop quick match,
+    /// nor a slow ratings service hold it up: past [`RATING_LOOKUP_TIMEOUT`] the ticket is
+    /// unrated and pairs with anyone.
     async fn rating(&self, pool: &str, player_id: &str) -> Option<i32> {
         let mut ratings = self.ratings.clone()?;
         let request = pb::RatingsGetRatingRequest {
             ruleset: pool.to_owned(),
             player_id: player_id.to_owned(),
         };
-        match ratings.get_rating(request).await {
+        // Bounded here, on the client: a hung server would not honour a grpc-timeout.
+        match tokio::time::timeout(RATING_LOOKUP_TIMEOUT, ratings.get_rating(request)).await {
             // Elo lives far inside i32; the cast saturates anyway.
             #[allow(clippy::cast_possible_truncation)]
-            Ok(rating) => Some(rating.into_inner().rating.round() as i32),
-            Err(status) => {
+            Ok(Ok(rating)) => Some(rating.into_inner().rating.round() as i32),
+            Ok(Err(status)) => {
                 tracing::warn!(pool, code = ?status.code(), message = status.message(), "no rating for a ticket; it pairs with anyone");
+                None
+            }
+            Err(_) => {
+                tracing::warn!(
+                    pool,
+                    "ratings answered too slowly; the ticket pairs with anyone"
+                );
                 None
             }
         }
