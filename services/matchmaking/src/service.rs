@@ -37,7 +37,7 @@ fn now_ms() -> u64 {
 }
 
 /// How long an enqueue waits for the player's rating before queuing the ticket unrated.
-pub const RATING_LOOKUP_TIMEOUT: Duration = Duration::from_millis(500);
+pub const RATING_LOOKUP_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The matchmaking service.
 #[derive(Clone, Debug)]
