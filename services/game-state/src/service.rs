@@ -387,7 +387,9 @@ impl GameStateService {
             }))
             .await;
         }
-        self.store.set_live(&game_id, true).await?;
+        self.store
+            .mark_live(&game_id, u64::try_from(now_ms()).unwrap_or(0))
+            .await?;
         self.store
             .seat_players(&game_id, &loaded.player_ids(), true)
             .await?;

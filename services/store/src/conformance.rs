@@ -326,22 +326,29 @@ pub async fn game_events_after_order_and_limit(backend: Backend) {
     assert_eq!(games.event("none", 1).await.expect("event"), None);
 }
 
-/// set_live adds and removes; live_games lists ids highest first up to the limit.
+/// mark_live lists a game until finish; live_games lists the newest first (ties by id,
+/// highest first) up to the limit; marking again keeps the first time.
 pub async fn game_live_set(backend: Backend) {
     let games = GameStore::new(backend);
     assert!(games.live_games(10).await.expect("live").is_empty());
-    for id in ["c", "a", "b"] {
-        games.set_live(id, true).await.expect("set live");
+    for (id, since) in [("c", 3), ("a", 1), ("b", 2), ("d", 3)] {
+        games.mark_live(id, since).await.expect("mark live");
     }
-    games.set_live("a", true).await.expect("set live twice");
-    games.set_live("b", false).await.expect("set finished");
-    games.set_live("zz", false).await.expect("unknown finished");
-    assert_eq!(games.live_games(10).await.expect("live"), vec!["c", "a"]);
+    games.mark_live("a", 9).await.expect("mark live again");
+    games
+        .finish("b", 10, Duration::from_secs(60))
+        .await
+        .expect("finish");
+    games
+        .finish("zz", 10, Duration::from_secs(60))
+        .await
+        .expect("finish an unknown game");
     assert_eq!(
-        games.live_games(1).await.expect("live"),
-        vec!["c"],
-        "the highest id first: ULIDs, so the newest game"
+        games.live_games(10).await.expect("live"),
+        vec!["d", "c", "a"],
+        "newest first; a keeps its first time"
     );
+    assert_eq!(games.live_games(1).await.expect("live"), vec!["d"]);
     assert!(games.live_games(0).await.expect("live").is_empty());
 }
 
@@ -385,7 +392,7 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
                 .await
                 .expect("create")
         );
-        games.set_live(id, true).await.expect("live");
+        games.mark_live(id, 1).await.expect("live");
         let committed = games
             .commit(id, commit(1, Some("a1"), b"two"))
             .await

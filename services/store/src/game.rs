@@ -73,7 +73,10 @@ pub struct GameStore {
 #[derive(Default)]
 pub(crate) struct GamesMem {
     games: HashMap<String, GameMem>,
-    live: BTreeSet<String>,
+    /// (live since, id) of unfinished games: the Redis zset's order.
+    live: BTreeSet<(u64, String)>,
+    /// id -> live since, to find a live entry by id.
+    live_since: HashMap<String, u64>,
     /// (game, seat) -> open streams; see [`GameStore::presence`].
     presence: HashMap<(String, u32), u64>,
     /// Finished games by the time they may be forgotten (Unix ms); see [`GameStore::finish`].
@@ -510,7 +513,7 @@ impl GameStore {
                     .invoke_async(&mut r.conn.clone())
                     .await?;
                 // The live set lives in another slot: its own command.
-                redis::cmd("SREM")
+                redis::cmd("ZREM")
                     .arg(k.games_live())
                     .arg(game_id)
                     .query_async::<()>(&mut r.conn.clone())
@@ -518,7 +521,9 @@ impl GameStore {
             }
             Kind::Memory(m) => {
                 let mut games = lock(&m.games);
-                games.live.remove(game_id);
+                if let Some(since) = games.live_since.remove(game_id) {
+                    games.live.remove(&(since, game_id.to_owned()));
+                }
                 let at = now_ms.saturating_add(keep_ms);
                 if let Some(game) = games.games.get_mut(game_id) {
                     game.expires_ms = Some(at);
@@ -597,42 +602,42 @@ impl GameStore {
         }
     }
 
-    /// Marks the game as live (not finished) or not, for [`GameStore::live_games`].
-    pub async fn set_live(&self, game_id: &str, live: bool) -> Result<(), StoreError> {
+    /// Lists the game as live since `since_ms` (its creation) for [`GameStore::live_games`],
+    /// until [`GameStore::finish`]; marking it again keeps the first time.
+    pub async fn mark_live(&self, game_id: &str, since_ms: u64) -> Result<(), StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                redis::cmd(if live { "SADD" } else { "SREM" })
+                redis::cmd("ZADD")
                     .arg(r.keys.games_live())
+                    .arg("NX")
+                    .arg(since_ms)
                     .arg(game_id)
                     .query_async::<()>(&mut r.conn.clone())
                     .await?;
             }
             Kind::Memory(m) => {
                 let mut games = lock(&m.games);
-                if live {
-                    games.live.insert(game_id.to_owned());
-                } else {
-                    games.live.remove(game_id);
+                if !games.live_since.contains_key(game_id) {
+                    games.live_since.insert(game_id.to_owned(), since_ms);
+                    games.live.insert((since_ms, game_id.to_owned()));
                 }
             }
         }
         Ok(())
     }
 
-    /// Ids of live games, highest first (game ids are ULIDs, so newest first), at most
-    /// `limit`. Redis sorts with `SORT ALPHA DESC`: byte order for ASCII ids.
+    /// Ids of live games, newest first (latest `since_ms`; ties by id, highest first), at
+    /// most `limit`. One `ZREVRANGE`: O(log n + limit) however many games are live, so
+    /// listing never blocks Redis the way sorting the whole set would.
     pub async fn live_games(&self, limit: usize) -> Result<Vec<String>, StoreError> {
         if limit == 0 {
             return Ok(Vec::new());
         }
         match &self.backend.kind {
-            Kind::Redis(r) => Ok(redis::cmd("SORT")
+            Kind::Redis(r) => Ok(redis::cmd("ZREVRANGE")
                 .arg(r.keys.games_live())
-                .arg("ALPHA")
-                .arg("DESC")
-                .arg("LIMIT")
                 .arg(0)
-                .arg(limit)
+                .arg(limit - 1)
                 .query_async(&mut r.conn.clone())
                 .await?),
             Kind::Memory(m) => Ok(lock(&m.games)
@@ -640,7 +645,7 @@ impl GameStore {
                 .iter()
                 .rev()
                 .take(limit)
-                .cloned()
+                .map(|(_, id)| id.clone())
                 .collect()),
         }
     }

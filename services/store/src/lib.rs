@@ -35,7 +35,7 @@
 //! | `ludus:game:{ID}:actions` | hash | `action_id` -> the `seq` it committed |
 //! | `ludus:game:{ID}:presence` | hash | seat -> open event streams of that seat's player (C13) |
 //! | `ludus:game:{ID}:live` | pub/sub channel | `<seq>:<event bytes>` per committed event |
-//! | `ludus:games:live` | set | ids of games not finished |
+//! | `ludus:games:live` | zset | ids of games not finished, scored by creation time (ms) |
 //! | `ludus:player:{PID}:games` | set | ids of the unfinished games a player sits in |
 //! | `ludus:{timers}:due` | zset | timer key, scored by due time or claim deadline (ms) |
 //! | `ludus:{timers}:payload` | hash | timer key -> payload |
