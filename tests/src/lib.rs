@@ -336,6 +336,23 @@ impl Player {
             .into_inner()
     }
 
+    /// This player's rating in a pool once exactly `games` of their games there are rated: results
+    /// reach ratings through a durable timer after the final move, not with it, so this
+    /// polls (up to [`PATIENCE`]).
+    pub async fn rating_after(&mut self, ruleset: &str, games: u32) -> pb::Rating {
+        tokio::time::timeout(PATIENCE, async {
+            loop {
+                let rating = self.rating(ruleset).await;
+                if rating.games == games {
+                    return rating;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{games} rated game(s) in {ruleset} in time"))
+    }
+
     /// This player's rating in a pool.
     pub async fn rating(&mut self, ruleset: &str) -> pb::Rating {
         self.client
@@ -381,10 +398,22 @@ pub async fn next_event(stream: &mut Streaming<pb::GameEvent>) -> pb::GameEvent 
 pub async fn next_timeout(
     stream: &mut Streaming<pb::GameEvent>,
 ) -> (pb::TurnTimedOut, pb::GameEvent) {
+    next_of(stream, |kind| match kind {
+        pb::game_event::Kind::TurnTimedOut(timeout) => Some(timeout.clone()),
+        _ => None,
+    })
+    .await
+}
+
+/// Reads a stream until an event `pick` accepts: what it picked and the event.
+pub async fn next_of<T>(
+    stream: &mut Streaming<pb::GameEvent>,
+    pick: impl Fn(&pb::game_event::Kind) -> Option<T>,
+) -> (T, pb::GameEvent) {
     loop {
         let event = next_event(stream).await;
-        if let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &event.kind {
-            return (timeout.clone(), event);
+        if let Some(found) = event.kind.as_ref().and_then(&pick) {
+            return (found, event);
         }
     }
 }

@@ -9,14 +9,12 @@
 //! Positions other than the start come from the `preset` seam. Every action goes through the
 //! public gateway.
 
-use std::time::Duration;
-
 use ludus_backgammon::board::Board;
 use ludus_backgammon::{Backgammon, BackgammonOptions};
 use ludus_game_state::games::backgammon::BackgammonSession;
 use ludus_game_state::test_seams;
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event, next_timeout};
+use ludus_tests::{Ludus, Player, events_until_finished, next_event, next_timeout};
 use tonic::Code;
 
 const MONEY: &str = "backgammon/money";
@@ -88,20 +86,6 @@ async fn first_legal_play(player: &mut Player, game: &str) -> String {
         .expect("a legal play")
 }
 
-async fn rated(player: &mut Player, ruleset: &str) -> pb::Rating {
-    tokio::time::timeout(PATIENCE, async {
-        loop {
-            let rating = player.rating(ruleset).await;
-            if rating.games == 1 {
-                return rating;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("rated in time")
-}
-
 #[tokio::test]
 async fn quick_match_money_game_with_a_double_taken_and_a_redouble_dropped() {
     let ludus = Ludus::start().await;
@@ -167,7 +151,7 @@ async fn quick_match_money_game_with_a_double_taken_and_a_redouble_dropped() {
     points[on_roll as usize] = 2;
     assert_eq!(outcome.points, points, "the stake before the redouble");
 
-    let winner = rated(&mut first, MONEY).await;
+    let winner = first.rating_after(MONEY, 1).await;
     assert!(winner.rating > 1200.0, "{}", winner.rating);
     let loser = second.rating(MONEY).await;
     assert!(loser.rating < 1200.0, "{}", loser.rating);
@@ -202,7 +186,7 @@ async fn b16_bearing_off_the_last_checker_against_no_checker_off_wins_a_gammon()
     let view = bg(last.view.as_ref());
     assert_eq!(view.off, [15, 0]);
     assert_eq!(view.phase, pb::BackgammonPhase::Over as i32);
-    rated(&mut ann, MONEY).await;
+    ann.rating_after(MONEY, 1).await;
     ludus.shutdown().await;
 }
 
@@ -320,7 +304,7 @@ async fn b22_a_three_point_match_plays_through_the_crawford_game_as_one_game_id(
     );
     let err = refused(bob.play(id, "roll").await);
     assert_eq!(err.code(), Code::FailedPrecondition);
-    let winner = rated(&mut bob, MATCH).await;
+    let winner = bob.rating_after(MATCH, 1).await;
     assert!(winner.rating > 1200.0);
     assert_eq!(bob.rating(MONEY).await.games, 0, "money rates apart");
     ludus.shutdown().await;
@@ -496,7 +480,7 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
     let mut points = vec![0, 0];
     points[other as usize] = 2;
     assert_eq!(outcome.points, points, "a single game at cube 2");
-    let winner = rated(&mut players[other as usize], MONEY).await;
+    let winner = players[other as usize].rating_after(MONEY, 1).await;
     assert!(winner.rating > 1200.0, "{}", winner.rating);
     ludus.shutdown().await;
 }

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, caro_settings, events_until_finished, next_event};
+use ludus_tests::{
+    Ludus, PATIENCE, Player, caro_settings, events_until_finished, next_event, next_of,
+};
 use tonic::{Code, Streaming};
 
 const RULESET: &str = "caro/15/blocked-ends";
@@ -389,17 +391,7 @@ async fn ratings_move_by_elo_after_a_win_and_the_leaderboard_shows_it() {
     let (game, mut x, mut o) = matched(&ludus).await;
     play_x_to_a_win(&game, &mut x, &mut o).await;
     // The result reaches ratings through its durable timer: wait for it.
-    let rating = tokio::time::timeout(PATIENCE, async {
-        loop {
-            let rating = x.rating(RULESET).await;
-            if rating.games == 1 {
-                return rating;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("rated in time");
+    let rating = x.rating_after(RULESET, 1).await;
     // Elo, K = 32, from 1200 each: the winner gains 16.
     assert!((rating.rating - 1216.0).abs() < 1e-9, "{}", rating.rating);
     let loser = o.rating(RULESET).await;
@@ -612,27 +604,10 @@ const GRACE: Duration = Duration::from_millis(3_000);
 
 /// Opens a player's event stream and waits until the gateway serves it (the first event
 /// comes after the gateway has told game-state the player is connected).
-async fn connect_stream(
-    player: &mut Player,
-    game: &str,
-    after_seq: u64,
-) -> Streaming<pb::GameEvent> {
-    let mut stream = player.subscribe(game, after_seq.saturating_sub(1)).await;
+async fn connect_stream(player: &mut Player, game: &str) -> Streaming<pb::GameEvent> {
+    let mut stream = player.subscribe(game, 0).await;
     next_event(&mut stream).await;
     stream
-}
-
-/// Reads a stream until an event of the wanted kind.
-async fn next_of<T>(
-    stream: &mut Streaming<pb::GameEvent>,
-    pick: impl Fn(&pb::game_event::Kind) -> Option<T>,
-) -> (T, pb::GameEvent) {
-    loop {
-        let event = next_event(stream).await;
-        if let Some(found) = event.kind.as_ref().and_then(&pick) {
-            return (found, event);
-        }
-    }
 }
 
 fn disconnected(kind: &pb::game_event::Kind) -> Option<pb::PlayerDisconnected> {
@@ -651,10 +626,10 @@ async fn c13_a_disconnected_player_who_does_not_come_back_in_time_loses() {
     let mut carol = ludus.player("carol").await;
     let mut watch = carol.subscribe(&game, 0).await;
     // Spectators come and go without a trace: only seated players have a presence.
-    drop(connect_stream(&mut carol, &game, 1).await);
+    drop(connect_stream(&mut carol, &game).await);
 
     // X's only stream closes: X is disconnected, whoever's turn it is.
-    let x_stream = connect_stream(&mut x, &game, 1).await;
+    let x_stream = connect_stream(&mut x, &game).await;
     drop(x_stream);
     let (gone, event) = next_of(&mut watch, disconnected).await;
     assert_eq!(gone.seat, 0);
@@ -686,17 +661,7 @@ async fn c13_a_disconnected_player_who_does_not_come_back_in_time_loses() {
     let outcome = event.outcome.expect("outcome");
     assert_eq!(outcome.rule, "C13");
     assert_eq!(outcome.winners, [1]);
-    let rated = tokio::time::timeout(PATIENCE, async {
-        loop {
-            let rating = o.rating(RULESET).await;
-            if rating.games == 1 {
-                return rating;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("rated in time");
+    let rated = o.rating_after(RULESET, 1).await;
     assert!(rated.rating > 1200.0, "{}", rated.rating);
     ludus.shutdown().await;
 }
@@ -711,8 +676,8 @@ async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_
     let mut watch = carol.subscribe(&game, 0).await;
 
     // Two devices: closing one of them is not a disconnection; closing both is.
-    let phone = connect_stream(&mut x, &game, 1).await;
-    let tablet = connect_stream(&mut x, &game, 1).await;
+    let phone = connect_stream(&mut x, &game).await;
+    let tablet = connect_stream(&mut x, &game).await;
     drop(phone);
     drop(tablet);
     let (gone, event) = next_of(&mut watch, disconnected).await;
@@ -745,7 +710,7 @@ async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_
     );
 
     // O leaves too, and comes back by playing (stream or not, acting is being there).
-    drop(connect_stream(&mut o, &game, 1).await);
+    drop(connect_stream(&mut o, &game).await);
     let (gone, _) = next_of(&mut watch, disconnected).await;
     assert_eq!(gone.seat, 1);
     o.play(&game, "H11").await.expect("O plays");
@@ -765,7 +730,7 @@ async fn c15_a_disconnection_not_come_back_from_before_both_moved_cancels() {
     let mut watch = carol.subscribe(&game, 0).await;
     x.play(&game, "H8").await.expect("x");
     // O never moved; O's phone dies.
-    drop(connect_stream(&mut o, &game, 1).await);
+    drop(connect_stream(&mut o, &game).await);
     let events = events_until_finished(&mut watch).await;
     let last = events.last().expect("events");
     assert!(

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use ludus_mancala::{KalahPosition, Solver};
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event};
+use ludus_tests::{Ludus, Player, events_until_finished, next_event, next_of};
 use tonic::Code;
 
 fn kalah() -> pb::GameSettings {
@@ -203,17 +203,7 @@ async fn kalah_quick_match_chained_extra_turns_a_capture_and_elo_per_rule_set() 
     } else {
         (&mut s1, &mut s0)
     };
-    let rated = tokio::time::timeout(PATIENCE, async {
-        loop {
-            let rating = winner.rating("mancala/kalah").await;
-            if rating.games == 1 {
-                return rating;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("rated in time");
+    let rated = winner.rating_after("mancala/kalah", 1).await;
     assert!(rated.rating > 1200.0);
     assert!(loser.rating("mancala/kalah").await.rating < 1200.0);
     assert_eq!(
@@ -527,12 +517,11 @@ async fn m10_a_disconnection_is_shown_but_only_the_clock_runs() {
     let mut stream = a.subscribe(&game, 0).await;
     next_event(&mut stream).await;
     drop(stream);
-    let gone = loop {
-        let event = next_event(&mut watch).await;
-        if let Some(pb::game_event::Kind::PlayerDisconnected(gone)) = event.kind {
-            break gone;
-        }
-    };
+    let (gone, _) = next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::PlayerDisconnected(gone) => Some(*gone),
+        _ => None,
+    })
+    .await;
     assert_eq!(gone.seat, 0);
     assert_eq!(gone.return_by_unix_ms, 0, "no deadline to come back");
     assert_eq!(b.game(&game).await.disconnected, [gone]);

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_timeout};
+use ludus_tests::{Ludus, Player, events_until_finished, next_timeout};
 use tonic::Code;
 
 /// Quoridor options for a table of `players` (0 = two), everything else default: 9×9,
@@ -166,17 +166,7 @@ async fn two_players_quick_match_and_race_to_a_win_with_q31_points_and_a_rating(
     assert!(err.message().starts_with("Q17"), "{}", err.message());
 
     // Ratings hear of the result through its durable timer.
-    let winner = tokio::time::timeout(PATIENCE, async {
-        loop {
-            let rating = players[0].rating("quoridor/9/classic").await;
-            if rating.games == 1 {
-                return rating;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("the result is rated");
+    let winner = players[0].rating_after("quoridor/9/classic", 1).await;
     assert!(winner.rating > 1200.0);
     let loser = players[1].rating("quoridor/9/classic").await;
     assert!(loser.rating < 1200.0);
