@@ -77,8 +77,9 @@ pub(crate) struct GamesMem {
     live: BTreeSet<(u64, String)>,
     /// id -> live since, to find a live entry by id.
     live_since: HashMap<String, u64>,
-    /// (game, seat) -> open streams; see [`GameStore::presence`].
-    presence: HashMap<(String, u32), u64>,
+    /// game -> seat -> open streams; see [`GameStore::presence`]. Keyed by game first so a
+    /// game's counts go in one removal, not a scan of every game's.
+    presence: HashMap<String, HashMap<u32, u64>>,
     /// Finished games by the time they may be forgotten (Unix ms); see [`GameStore::finish`].
     expiring: BTreeSet<(u64, String)>,
     /// player -> the unfinished games they sit in; see [`GameStore::seat_players`].
@@ -100,7 +101,7 @@ impl GamesMem {
                 .is_some_and(|g| g.expires_ms == Some(at))
             {
                 self.games.remove(&game_id);
-                self.presence.retain(|(game, _), _| *game != game_id);
+                self.presence.remove(&game_id);
             }
         }
     }
@@ -219,7 +220,7 @@ impl GameStore {
                 if games.games.contains_key(game_id) {
                     return Ok(false);
                 }
-                games.presence.retain(|(game, _), _| game != game_id);
+                games.presence.remove(game_id);
                 games.games.insert(
                     game_id.to_owned(),
                     GameMem {
@@ -480,7 +481,9 @@ impl GameStore {
                 let mut games = lock(&m.games);
                 let count = games
                     .presence
-                    .entry((game_id.to_owned(), seat))
+                    .entry(game_id.to_owned())
+                    .or_default()
+                    .entry(seat)
                     .or_insert(0);
                 *count = count.saturating_add_signed(delta);
                 Ok(*count)
