@@ -18,6 +18,7 @@ use ulid::Ulid;
 use crate::error::ServiceError;
 use crate::model::{TicketPayload, table_seats};
 use crate::pairing::{self, RatingWindow, Seeker};
+use crate::service::now_ms;
 
 /// Tickets read from a queue per round: enough for many pairs, bounded per round trip.
 pub const MATCH_BATCH: usize = 64;
@@ -292,12 +293,6 @@ impl Matcher {
             _ => 0,
         }
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Draws the seat order with the thread's CSPRNG (C9: X and O at random; seat 0 is X).

@@ -30,7 +30,7 @@ const WATCH_BUFFER: usize = 4;
 type TicketStream = Pin<Box<dyn Stream<Item = Result<pb::TicketUpdate, Status>> + Send>>;
 
 /// Wall-clock Unix milliseconds (tickets are ordered and aged by it across replicas).
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

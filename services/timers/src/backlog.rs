@@ -10,11 +10,13 @@ use std::sync::{
     Arc,
     atomic::{AtomicU64, Ordering},
 };
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use ludus_store::{StoreError, TimerStore};
 use opentelemetry::metrics::Meter;
 use tokio_util::sync::CancellationToken;
+
+use crate::worker::now_ms;
 
 /// How often a replica counts the timers.
 pub const BACKLOG_INTERVAL: Duration = Duration::from_secs(5);
@@ -66,10 +68,4 @@ impl Backlog {
             }
         }
     }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

@@ -119,7 +119,8 @@ fn action_name(action: &Action) -> &'static str {
     }
 }
 
-fn now_ms() -> u64 {
+/// Wall-clock Unix milliseconds: timer scores are absolute so every replica agrees.
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
