@@ -7,7 +7,7 @@ use crate::action::{Action, ResignLevel};
 use crate::board::{Board, side_name};
 use crate::bot;
 use crate::error::BackgammonError;
-use crate::gnubg::{GnubgGameState, MatchKey};
+use crate::gnubg::{GnubgGameState, MatchKey, higher_first};
 use crate::notation;
 use crate::options::{BackgammonOptions, MAX_CUBE_LOG};
 use crate::play::{Dice, LegalPlays, Play, check_play, legal_plays, roll};
@@ -72,6 +72,11 @@ pub struct Backgammon {
     outcome: Option<Outcome>,
     /// How the game ended, for the Match ID.
     end: Option<GnubgGameState>,
+    /// gnubg's Match ID fields once the game is over, fixed when it ends: they depend on the
+    /// offer that was open then (see [`crate::gnubg`]). `None` in games stored before it
+    /// existed, which fall back to the live fields.
+    #[serde(default)]
+    end_key: Option<MatchKey>,
     /// The latest play, for the view.
     #[serde(default)]
     last_play: Option<(Seat, Dice, Play, bool)>,
@@ -111,6 +116,99 @@ impl Backgammon {
             ply: 0,
             outcome: None,
             end: None,
+            end_key: None,
+            last_play: None,
+        })
+    }
+
+    /// The same game with the cube at `2^cube_log` owned by `owner` (`None`: the middle), for
+    /// positions set up with [`Backgammon::from_position`]. Refused when no game reaches that
+    /// cube: an owned cube is at least 2 (B15), a cube above 1 stays in the middle only by
+    /// automatic doubles within their limit (B17), the Crawford game has no cube (B22), and
+    /// the cube stops at 2^15 (B14).
+    pub fn with_cube(
+        mut self,
+        cube_log: u8,
+        owner: Option<Seat>,
+    ) -> Result<Backgammon, SetupError> {
+        if cube_log > MAX_CUBE_LOG {
+            return Err(SetupError::new(
+                "B14",
+                format!("the cube stops at {}", 1u64 << MAX_CUBE_LOG),
+            ));
+        }
+        if owner.is_some_and(|o| o > 1) {
+            return Err(SetupError::new("B15", "the cube owner is seat 0 or 1"));
+        }
+        if self.is_crawford() && (cube_log > 0 || owner.is_some()) {
+            return Err(SetupError::new(
+                "B22",
+                "the cube may not be used in the crawford game",
+            ));
+        }
+        if owner.is_some() && cube_log == 0 {
+            return Err(SetupError::new(
+                "B15",
+                "a cube has an owner only after a double was taken, so it is at least 2",
+            ));
+        }
+        let automatic = owner.is_none() && cube_log > 0;
+        if automatic
+            && !(self.options.automatic_doubles
+                && self.options.is_money()
+                && cube_log <= self.options.automatic_double_limit)
+        {
+            return Err(SetupError::new(
+                "B17",
+                format!(
+                    "a cube of {} in the middle comes only from that many automatic doubles",
+                    1u64 << cube_log
+                ),
+            ));
+        }
+        self.cube_log = cube_log;
+        self.cube_owner = owner;
+        self.cube_turned = owner.is_some();
+        self.automatic_doubles = if automatic { cube_log } else { 0 };
+        Ok(self)
+    }
+
+    /// A game in progress from a gnubg Position ID and Match ID (analysis, tests, puzzles).
+    /// The Match ID decides money or match play, the score, the Crawford game and the Jacoby
+    /// rule; `options` supplies what it does not carry (beavers, automatic doubles). A pair
+    /// that no legal game reaches is refused with the rule it breaks.
+    ///
+    /// ```
+    /// use ludus_backgammon::{Backgammon, BackgammonOptions, Phase};
+    /// // Match to 5 at 0-0, black on roll has rolled 6-2.
+    /// let g = Backgammon::from_gnubg_ids("4HPwATDgc/ABMA", "cAmrAAAAAAAE", BackgammonOptions::default())
+    ///     .unwrap();
+    /// assert_eq!(g.phase(), Phase::Play { dice: [6, 2] });
+    /// assert_eq!(g.match_id(), "cAmrAAAAAAAE");
+    /// // The same, but white to act though nothing is on offer: no game gets there.
+    /// let err = Backgammon::from_gnubg_ids("4HPwATDgc/ABMA", "cAGrAAAAAAAE", BackgammonOptions::default());
+    /// assert_eq!(err.unwrap_err().rule, "B4");
+    /// ```
+    pub fn from_gnubg_ids(
+        position_id: &str,
+        match_id: &str,
+        options: BackgammonOptions,
+    ) -> Result<Backgammon, BackgammonError> {
+        let g = crate::gnubg::import(position_id, match_id, &options)?;
+        Ok(Backgammon {
+            options: g.options,
+            board: g.board,
+            turn: g.on_roll,
+            phase: g.phase,
+            cube_log: g.cube_log,
+            cube_owner: g.cube_owner,
+            cube_turned: g.cube_owner.is_some(),
+            automatic_doubles: g.automatic_doubles,
+            timeouts: [0; 2],
+            ply: 0,
+            outcome: None,
+            end: None,
+            end_key: None,
             last_play: None,
         })
     }
@@ -208,37 +306,103 @@ impl Backgammon {
         None
     }
 
-    /// gnubg's Position ID, seen from the player on roll.
+    /// gnubg's Position ID, seen from the player gnubg has on roll (`fMove` of
+    /// [`Backgammon::match_key`]: after the last checker is borne off that is the loser).
     pub fn position_id(&self) -> String {
-        self.board.position_id(self.turn)
+        self.board.position_id(self.match_key().on_roll)
     }
 
-    /// gnubg's Match ID fields for the current state.
+    /// gnubg's Match ID fields for the current state, filled as gnubg fills them (see
+    /// [`crate::gnubg`]): the higher die first, bit 66 for "no Jacoby", a pending beaver as
+    /// the already turned cube, and for a finished game the score after it.
     pub fn match_key(&self) -> MatchKey {
-        let (doubled, resign, dice) = match self.phase {
-            Phase::Doubled { .. } => (true, 0, [0, 0]),
-            Phase::ResignOffered { level, dice } => {
-                (false, level.multiplier(), dice.unwrap_or([0, 0]))
-            }
-            Phase::Play { dice } => (false, 0, dice),
-            _ => (false, 0, [0, 0]),
-        };
+        if self.phase == Phase::Over
+            && let Some(key) = self.end_key
+        {
+            return key;
+        }
+        self.live_match_key()
+    }
+
+    /// The Match ID fields of the game as it stands, before any end.
+    fn live_match_key(&self) -> MatchKey {
         let m = self.options.match_game;
-        MatchKey {
+        let mut key = MatchKey {
             cube_log: self.cube_log,
             cube_owner: self.cube_owner,
             on_roll: self.turn,
             crawford: self.is_crawford(),
             state: self.end.unwrap_or(GnubgGameState::Playing),
             turn: self.to_move().unwrap_or(self.turn),
-            doubled,
-            resign,
-            dice,
+            doubled: false,
+            resign: 0,
+            dice: [0, 0],
             match_length: m.map_or(0, |m| m.length.min(0x7fff) as u16),
             score: m.map_or([0, 0], |m| {
                 [m.score[0].min(0x7fff) as u16, m.score[1].min(0x7fff) as u16]
             }),
+            jacoby: self.options.jacoby && self.options.is_money(),
+        };
+        match self.phase {
+            Phase::Play { dice } => key.dice = higher_first(dice),
+            Phase::Doubled { decider, beavered } => {
+                key.doubled = true;
+                if beavered {
+                    // gnubg turns the cube when the beaver is made: twice the value, on the
+                    // beaverer's side, while the doubler decides.
+                    key.cube_log = (self.cube_log + 1).min(MAX_CUBE_LOG);
+                    key.cube_owner = Some(decider ^ 1);
+                }
+            }
+            Phase::ResignOffered { level, dice } => {
+                key.resign = level.multiplier();
+                key.dice = dice.map_or([0, 0], higher_first);
+            }
+            Phase::Roll | Phase::Over => {}
         }
+        key
+    }
+
+    /// The Match ID fields gnubg shows once `winner` has won `points` this way, computed
+    /// from the state just before the end.
+    fn end_match_key(&self, winner: Seat, points: u64, end: GnubgGameState) -> MatchKey {
+        let mut key = self.live_match_key();
+        key.state = end;
+        key.doubled = false;
+        match end {
+            GnubgGameState::Over => {
+                key.on_roll = winner ^ 1;
+                key.turn = winner ^ 1;
+                key.dice = [0, 0];
+                key.resign = 0;
+            }
+            GnubgGameState::Resigned => {
+                // An accepted offer keeps its level; a forfeit on time (B20) or leaving
+                // (B21) has no gnubg counterpart and reads as the same resignation accepted
+                // by the winner **[decided]**.
+                let accepted =
+                    matches!(self.phase, Phase::ResignOffered { .. }) && winner != self.turn;
+                if !accepted {
+                    key.resign = u8::try_from(points >> self.cube_log)
+                        .unwrap_or(3)
+                        .clamp(1, 3);
+                }
+                key.turn = winner;
+            }
+            GnubgGameState::Dropped | GnubgGameState::Playing | GnubgGameState::NoGame => {}
+        }
+        let gained = u16::try_from(points).unwrap_or(u16::MAX);
+        if let Some(score) = key.score.get_mut(winner) {
+            *score = score.saturating_add(gained).min(0x7fff);
+        }
+        if let Some(m) = self.options.match_game {
+            // gnubg shows the next game's Crawford flag: set only when this game brought a
+            // player to one point from the match for the first time (B22).
+            let away = m.length.saturating_sub(1);
+            let reached = u32::from(key.score[winner]) == away;
+            key.crawford = !m.crawford && !m.score.contains(&away) && reached;
+        }
+        key
     }
 
     /// gnubg's Match ID.
@@ -269,6 +433,7 @@ impl Backgammon {
         reason: String,
         end: GnubgGameState,
     ) {
+        self.end_key = Some(self.end_match_key(winner, points, end));
         let mut pts = vec![0i64; 2];
         pts[winner] = i64::try_from(points).unwrap_or(i64::MAX);
         self.outcome = Some(Outcome::win(2, &[winner], rule, reason).with_points(pts));

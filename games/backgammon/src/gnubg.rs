@@ -1,7 +1,9 @@
 //! gnubg's Position ID and Match ID: the standard way to exchange backgammon positions.
 //!
 //! Both are unpadded standard Base64 of a little-endian bit string (the first bit is the
-//! least significant bit of the first byte).
+//! least significant bit of the first byte). The ids this module writes are byte-identical to
+//! those of GNU Backgammon 1.1 (checked against rows its Python package `gnubg` wrote, in
+//! `tests/fixtures/gnubg_ids.txt`).
 //!
 //! **Position ID** (14 characters, 80 bits): for each side, for its points 1 to 24 and then
 //! its bar, as many `1` bits as it has checkers there followed by one `0`. gnubg writes its
@@ -10,16 +12,46 @@
 //! `DrawBoard`) and the ids it prints put the opponent first, so this module follows the
 //! code. For the symmetric starting position both readings give `4HPwATDgc/ABMA`.
 //!
-//! **Match ID** (12 characters, 66 bits): cube log2 (4 bits), cube owner (2: 0, 1, or 3 for
-//! the middle), player on roll (1), Crawford flag (1), game state (3), player to decide (1),
-//! double offered (1), resignation offered (2), the two dice (3 + 3), match length (15; 0 for
-//! money play) and the two scores (15 + 15).
+//! **Match ID** (12 characters, 72 bits of which 67 are used):
+//!
+//! | bits  | width | field |
+//! |-------|-------|-------|
+//! | 0-3   | 4     | log2 of the cube value |
+//! | 4-5   | 2     | cube owner: 0, 1, or 3 for the middle |
+//! | 6     | 1     | player on roll (`fMove`) |
+//! | 7     | 1     | Crawford game |
+//! | 8-10  | 3     | game state: 0 none, 1 playing, 2 over, 3 resigned, 4 dropped |
+//! | 11    | 1     | player who must act now (`fTurn`) |
+//! | 12    | 1     | a double is offered |
+//! | 13-14 | 2     | resignation offered: 0 none, 1 single, 2 gammon, 3 backgammon |
+//! | 15-17 | 3     | first die (the **higher** one: a roll has one id whatever order it came in) |
+//! | 18-20 | 3     | second die |
+//! | 21-35 | 15    | match length, 0 for money play |
+//! | 36-50 | 15    | score of player 0 |
+//! | 51-65 | 15    | score of player 1 |
+//! | 66    | 1     | set when the Jacoby rule is **not** in use: every match-play id, and money ids without Jacoby (B19) |
+//!
+//! How gnubg fills the fields, and so how [`crate::Backgammon::match_key`] does:
+//! - A double on offer: `fMove` is the doubler, `fTurn` the doubled player, the cube as it
+//!   was. A **beaver** (B18) awaiting the doubler's answer: gnubg turns the cube at once, so
+//!   the cube shows twice its value owned by the beaverer, and `fTurn` is the doubler again.
+//!   That is the only legal state where a double is offered and `fTurn == fMove`.
+//! - A resignation on offer (B21): `fMove` is the resigner, `fTurn` the opponent, the dice
+//!   stay when the offer came after the roll.
+//! - A finished game: the score already includes the game's points (in money play too: gnubg
+//!   counts a session), and the Crawford bit is the *next* game's. After a last checker is
+//!   borne off, `fMove` and `fTurn` pass to the loser and the dice are cleared; after a
+//!   dropped double or an accepted resignation they stay as they were while it was on offer.
 
 use ludus_rules::Seat;
 use serde::{Deserialize, Serialize};
 
-use crate::board::Board;
+use crate::action::ResignLevel;
+use crate::board::{Board, side_name};
 use crate::error::BackgammonError;
+use crate::game::Phase;
+use crate::matchplay::MATCH_LENGTHS;
+use crate::options::{BackgammonOptions, MAX_CUBE_LOG, MatchGame};
 
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -175,7 +207,7 @@ pub enum GnubgGameState {
 }
 
 /// Everything a gnubg Match ID holds.
-#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
 pub struct MatchKey {
     /// log2 of the cube value (0-15).
     pub cube_log: u8,
@@ -194,28 +226,40 @@ pub struct MatchKey {
     pub doubled: bool,
     /// Resignation on offer: 0 none, 1 single, 2 gammon, 3 backgammon.
     pub resign: u8,
-    /// The dice rolled, `[0, 0]` before the roll.
+    /// The dice rolled, `[0, 0]` before the roll. [`MatchKey::encode`] writes the higher die
+    /// first, as gnubg does, so [`MatchKey::decode`] always gives them in that order.
     pub dice: [u8; 2],
     /// Match length, 0 for money play.
     pub match_length: u16,
     /// Score of player 0 and player 1.
     pub score: [u16; 2],
+    /// Whether the Jacoby rule is in use (B19): only ever in money play. Bit 66 of the id is
+    /// its negation.
+    pub jacoby: bool,
+}
+
+/// The dice with the higher first, the order gnubg writes them in.
+pub fn higher_first(dice: [u8; 2]) -> [u8; 2] {
+    [dice[0].max(dice[1]), dice[0].min(dice[1])]
 }
 
 impl MatchKey {
     /// The 12-character Match ID.
     ///
     /// The example of gnubg's manual: score 2-4 in a 9-point match, player 0 holds a 2-cube,
-    /// player 1 has just rolled 5-2.
+    /// player 1 has just rolled 5-2. The manual predates bit 66; gnubg 1.1 sets it for every
+    /// match-play id (the Jacoby rule is a money rule), so its last character is `E`.
     /// ```
     /// use ludus_backgammon::gnubg::{GnubgGameState, MatchKey};
     /// let key = MatchKey {
     ///     cube_log: 1, cube_owner: Some(0), on_roll: 1, crawford: false,
     ///     state: GnubgGameState::Playing, turn: 1, doubled: false, resign: 0,
-    ///     dice: [5, 2], match_length: 9, score: [2, 4],
+    ///     dice: [5, 2], match_length: 9, score: [2, 4], jacoby: false,
     /// };
-    /// assert_eq!(key.encode(), "QYkqASAAIAAA");
-    /// assert_eq!(MatchKey::decode("QYkqASAAIAAA").unwrap(), key);
+    /// assert_eq!(key.encode(), "QYkqASAAIAAE");
+    /// assert_eq!(MatchKey::decode("QYkqASAAIAAE").unwrap(), key);
+    /// // Dice rolled 2 then 5 have the same id.
+    /// assert_eq!(MatchKey { dice: [2, 5], ..key }.encode(), "QYkqASAAIAAE");
     /// ```
     pub fn encode(&self) -> String {
         let mut bits = Bits::new(9);
@@ -234,11 +278,13 @@ impl MatchKey {
         bits.push((self.turn & 1) as u32, 1);
         bits.push(u32::from(self.doubled), 1);
         bits.push(u32::from(self.resign.min(3)), 2);
-        bits.push(u32::from(self.dice[0].min(7)), 3);
-        bits.push(u32::from(self.dice[1].min(7)), 3);
+        let [high, low] = higher_first(self.dice);
+        bits.push(u32::from(high.min(7)), 3);
+        bits.push(u32::from(low.min(7)), 3);
         bits.push(u32::from(self.match_length.min(0x7fff)), 15);
         bits.push(u32::from(self.score[0].min(0x7fff)), 15);
         bits.push(u32::from(self.score[1].min(0x7fff)), 15);
+        bits.push(u32::from(!self.jacoby), 1);
         encode_base64(&bits.bytes)
     }
 
@@ -270,7 +316,7 @@ impl MatchKey {
                 ));
             }
         };
-        let dice = [read(15, 3) as u8, read(18, 3) as u8];
+        let dice = higher_first([read(15, 3) as u8, read(18, 3) as u8]);
         if dice.iter().any(|&d| d > 6) || (dice[0] == 0) != (dice[1] == 0) {
             return Err(BackgammonError::new(
                 "N2",
@@ -289,8 +335,271 @@ impl MatchKey {
             dice,
             match_length: read(21, 15) as u16,
             score: [read(36, 15) as u16, read(51, 15) as u16],
+            jacoby: read(66, 1) == 0,
         })
     }
+}
+
+/// A game in progress read from a Position ID and a Match ID, checked against the rules, in
+/// the engine's terms. Built by [`import`], turned into a game by
+/// [`crate::Backgammon::from_gnubg_ids`].
+pub(crate) struct ImportedGame {
+    pub options: BackgammonOptions,
+    pub board: Board,
+    pub on_roll: Seat,
+    pub phase: Phase,
+    pub cube_log: u8,
+    pub cube_owner: Option<Seat>,
+    pub automatic_doubles: u8,
+}
+
+fn refuse(rule: &'static str, message: impl Into<String>) -> BackgammonError {
+    BackgammonError::new(rule, message)
+}
+
+/// Reads a Position ID + Match ID pair into a game in progress, refusing any pair that no
+/// legal game can reach, with the rule it breaks. `options` supplies what the ids do not
+/// carry (beavers, automatic doubles and their limit, for money play); the Match ID decides
+/// money or match, the score, the Crawford game and the Jacoby rule.
+pub(crate) fn import(
+    position_id: &str,
+    match_id: &str,
+    options: &BackgammonOptions,
+) -> Result<ImportedGame, BackgammonError> {
+    let key = MatchKey::decode(match_id)?;
+    match key.state {
+        GnubgGameState::Playing => {}
+        GnubgGameState::NoGame => {
+            return Err(refuse(
+                "B4",
+                "the match id holds no game in progress (game state 0)",
+            ));
+        }
+        GnubgGameState::Over | GnubgGameState::Resigned | GnubgGameState::Dropped => {
+            return Err(refuse(
+                "B13",
+                "the match id describes a finished game; only a game in progress can be set up",
+            ));
+        }
+    }
+    let options = import_options(&key, options)?;
+    let on_roll = key.on_roll;
+    let board = Board::from_position_id(position_id, on_roll)?;
+    if let Some(winner) = board.winner() {
+        return Err(refuse(
+            "B13",
+            format!(
+                "{} has borne off all 15 checkers, so the game is over, but the match id says it is in progress",
+                side_name(winner)
+            ),
+        ));
+    }
+    let dice = (key.dice != [0, 0]).then_some(key.dice);
+    let crawford = options.match_game.is_some_and(|m| m.crawford);
+    let opponent = on_roll ^ 1;
+
+    if key.doubled && key.resign > 0 {
+        return Err(refuse(
+            "B21",
+            "a double and a resignation cannot be on offer at once",
+        ));
+    }
+    if crawford && (key.cube_log > 0 || key.cube_owner.is_some() || key.doubled) {
+        return Err(refuse(
+            "B22",
+            "the cube is not used in the crawford game, but the match id shows it turned or offered",
+        ));
+    }
+    // gnubg shows a pending beaver (B18) as the cube already turned to the beaverer with the
+    // doubler to answer: the one state where a double is offered and `turn == on_roll`.
+    let beaver = key.doubled && key.turn == on_roll;
+    let (cube_log, cube_owner) = if beaver {
+        if !options.beavers {
+            return Err(refuse(
+                "B18",
+                "the match id shows a beaver awaiting an answer, but beavers are not played here",
+            ));
+        }
+        if key.cube_owner != Some(opponent) || key.cube_log == 0 {
+            return Err(refuse(
+                "B18",
+                format!(
+                    "a pending beaver shows a cube of 2 or more owned by the beaverer ({}), which the match id does not",
+                    side_name(opponent)
+                ),
+            ));
+        }
+        if key.cube_log + 1 > MAX_CUBE_LOG {
+            return Err(refuse(
+                "B14",
+                format!("the cube stops at {}", 1u64 << MAX_CUBE_LOG),
+            ));
+        }
+        // The cube before the double: gnubg no longer says whether it was in the middle or
+        // the doubler's; above 1 without automatic doubles it can only have been the
+        // doubler's, and at 1 only in the middle.
+        let before = key.cube_log - 1;
+        let centred =
+            before == 0 || (options.automatic_doubles && before <= options.automatic_double_limit);
+        (before, if centred { None } else { Some(on_roll) })
+    } else {
+        (key.cube_log, key.cube_owner)
+    };
+    if cube_owner.is_some() && cube_log == 0 {
+        return Err(refuse(
+            "B15",
+            "a cube has an owner only after a double was taken, so it shows at least 2",
+        ));
+    }
+    let mut automatic_doubles = 0;
+    if cube_owner.is_none() && cube_log > 0 {
+        if !options.automatic_doubles || cube_log > options.automatic_double_limit {
+            return Err(refuse(
+                "B17",
+                format!(
+                    "a cube of {} in the middle comes only from automatic doubles, which are not played here (or not that many)",
+                    1u64 << cube_log
+                ),
+            ));
+        }
+        automatic_doubles = cube_log;
+    }
+
+    let phase = if key.doubled {
+        if dice.is_some() {
+            return Err(refuse(
+                "B14",
+                "a double is offered before rolling, but the match id shows dice",
+            ));
+        }
+        if !beaver {
+            if cube_owner == Some(opponent) {
+                return Err(refuse(
+                    "B14",
+                    format!(
+                        "only the cube owner ({}) may double, but the match id has {} doubling",
+                        side_name(opponent),
+                        side_name(on_roll)
+                    ),
+                ));
+            }
+            if cube_log >= MAX_CUBE_LOG {
+                return Err(refuse(
+                    "B14",
+                    format!("the cube stops at {}", 1u64 << MAX_CUBE_LOG),
+                ));
+            }
+        }
+        Phase::Doubled {
+            decider: key.turn,
+            beavered: beaver,
+        }
+    } else if key.resign > 0 {
+        if key.turn != opponent {
+            return Err(refuse(
+                "B21",
+                format!(
+                    "{} answers {}'s resignation, but the match id gives the turn to {}",
+                    side_name(opponent),
+                    side_name(on_roll),
+                    side_name(key.turn)
+                ),
+            ));
+        }
+        let level = ResignLevel::from_multiplier(key.resign)
+            .ok_or_else(|| refuse("N2", "the match id has an unknown resignation level"))?;
+        Phase::ResignOffered { level, dice }
+    } else {
+        if key.turn != on_roll {
+            return Err(refuse(
+                "B4",
+                format!(
+                    "nothing is on offer, so {} (on roll) acts, but the match id gives the turn to {}",
+                    side_name(on_roll),
+                    side_name(key.turn)
+                ),
+            ));
+        }
+        dice.map_or(Phase::Roll, |dice| Phase::Play { dice })
+    };
+    Ok(ImportedGame {
+        options,
+        board,
+        on_roll,
+        phase,
+        cube_log,
+        cube_owner,
+        automatic_doubles,
+    })
+}
+
+/// The game's options from the Match ID, with `base` for what it does not carry.
+fn import_options(
+    key: &MatchKey,
+    base: &BackgammonOptions,
+) -> Result<BackgammonOptions, BackgammonError> {
+    let options = if key.match_length == 0 {
+        if key.crawford {
+            return Err(refuse(
+                "B22",
+                "money play has no crawford game, but the match id sets the crawford flag",
+            ));
+        }
+        if key.score != [0, 0] {
+            return Err(refuse(
+                "B22",
+                format!(
+                    "money play keeps no score here, but the match id has {}-{}",
+                    key.score[0], key.score[1]
+                ),
+            ));
+        }
+        BackgammonOptions {
+            jacoby: key.jacoby,
+            match_game: None,
+            ..base.clone()
+        }
+    } else {
+        let length = u32::from(key.match_length);
+        if !MATCH_LENGTHS.contains(&length) {
+            return Err(refuse(
+                "B22",
+                format!("a match is played to 1, 3, 5, 7, 11, 15 or 21 points, not {length}"),
+            ));
+        }
+        let score = [u32::from(key.score[0]), u32::from(key.score[1])];
+        if score.iter().any(|&s| s >= length) {
+            return Err(refuse(
+                "B22",
+                format!(
+                    "the score {}-{} has already won a match to {length}",
+                    score[0], score[1]
+                ),
+            ));
+        }
+        let away = length - 1;
+        if key.crawford && score.iter().filter(|&&s| s == away).count() != 1 {
+            return Err(refuse(
+                "B22",
+                format!(
+                    "the crawford game is played when exactly one player is one point from the match, not at {}-{}",
+                    score[0], score[1]
+                ),
+            ));
+        }
+        // B22: the optional rules B17-B19 are money rules; a match id's Jacoby bit is
+        // ignored (gnubg always sets "no Jacoby" in matches, older versions never did).
+        BackgammonOptions {
+            match_game: Some(MatchGame {
+                length,
+                score,
+                crawford: key.crawford,
+            }),
+            ..BackgammonOptions::default()
+        }
+    };
+    options.validate().map_err(|e| refuse(e.rule, e.message))?;
+    Ok(options)
 }
 
 #[cfg(test)]

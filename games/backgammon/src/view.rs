@@ -111,9 +111,10 @@ pub struct BackgammonView {
     pub last_play: Option<LastPlay>,
     /// How the game ended.
     pub outcome: Option<Outcome>,
-    /// gnubg Position ID (from the player on roll).
+    /// gnubg Position ID, from the player gnubg has on roll (after the last checker is borne
+    /// off, the loser), byte-identical to GNU Backgammon's.
     pub position_id: String,
-    /// gnubg Match ID.
+    /// gnubg Match ID, byte-identical to GNU Backgammon's (see [`crate::gnubg`]).
     pub match_id: String,
     /// Timeouts in a row, per seat (B20).
     pub timeouts: [u8; 2],

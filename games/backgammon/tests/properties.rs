@@ -1,6 +1,6 @@
 //! Property tests: random games always end, 15 checkers a side at all times, the mover's pip
-//! count never grows, the cube is a power of two, and the optimised play generator agrees
-//! with a brute-force one.
+//! count never grows, the cube is a power of two, every state reached imports back from its
+//! gnubg ids, and the optimised play generator agrees with a brute-force one.
 
 use std::collections::HashSet;
 
@@ -76,6 +76,36 @@ fn brute_force(board: &Board, side: usize, dice: [u8; 2]) -> HashSet<Board> {
         .collect()
 }
 
+/// A live game's gnubg ids import back to the same game: same ids, checkers, player on
+/// roll, phase (dice in gnubg's order), cube value and, unless a beaver is pending (the ids
+/// no longer say whose the cube was before that double), cube owner.
+fn imports_back(game: &Backgammon, options: &BackgammonOptions) -> Result<(), TestCaseError> {
+    let (pid, mid) = (game.position_id(), game.match_id());
+    let back = Backgammon::from_gnubg_ids(&pid, &mid, options.clone())
+        .map_err(|e| TestCaseError::fail(format!("{pid} {mid} refused: {e}")))?;
+    prop_assert_eq!((back.position_id(), back.match_id()), (pid, mid));
+    prop_assert_eq!(back.board(), game.board());
+    prop_assert_eq!(back.turn(), game.turn());
+    prop_assert_eq!(back.to_move(), game.to_move());
+    let higher_first = ludus_backgammon::gnubg::higher_first;
+    let phase = match game.phase() {
+        Phase::Play { dice } => Phase::Play {
+            dice: higher_first(dice),
+        },
+        Phase::ResignOffered { level, dice } => Phase::ResignOffered {
+            level,
+            dice: dice.map(higher_first),
+        },
+        other => other,
+    };
+    prop_assert_eq!(back.phase(), phase);
+    prop_assert_eq!(back.cube_value(), game.cube_value());
+    if !matches!(phase, Phase::Doubled { beavered: true, .. }) {
+        prop_assert_eq!(back.cube_owner(), game.cube_owner());
+    }
+    Ok(())
+}
+
 /// Plays one random game to its end; checks the invariants after every action.
 fn playout(
     seed: u64,
@@ -83,8 +113,8 @@ fn playout(
     compare_every: u32,
 ) -> Result<u32, TestCaseError> {
     let mut rng = SplitMix64(seed);
-    let mut game =
-        Backgammon::setup(options, 2, &mut rng).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut game = Backgammon::setup(options.clone(), 2, &mut rng)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut turns = 0u32;
     while game.outcome().is_none() {
         prop_assert!(game.ply() < 5000, "game did not end");
@@ -120,6 +150,9 @@ fn playout(
         }
         prop_assert!(checkers_ok(game.board()));
         prop_assert!(game.cube_value().is_power_of_two());
+        if game.outcome().is_none() {
+            imports_back(&game, &options)?;
+        }
         let v = game.view(ludus_rules::Viewer::Spectator);
         prop_assert_eq!(
             v.off[0] as u32
@@ -153,6 +186,23 @@ proptest! {
             automatic_double_limit: 3,
             beavers: true,
             jacoby: true,
+            ..BackgammonOptions::default()
+        };
+        playout(seed, options, 0)?;
+    }
+
+    #[test]
+    fn random_match_games_end_and_import_back(
+        seed in any::<u64>(),
+        length in proptest::sample::select(ludus_backgammon::MATCH_LENGTHS.to_vec()),
+        a in 0u32..21,
+        b in 0u32..21,
+        crawford in any::<bool>(),
+    ) {
+        let score = [a % length, b % length];
+        let crawford = crawford && score.iter().filter(|&&s| s + 1 == length).count() == 1;
+        let options = BackgammonOptions {
+            match_game: Some(ludus_backgammon::MatchGame { length, score, crawford }),
             ..BackgammonOptions::default()
         };
         playout(seed, options, 0)?;
