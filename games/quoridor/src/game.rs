@@ -46,6 +46,10 @@ struct Side {
 }
 
 /// Everything that is stored; the board masks are rebuilt from it.
+///
+/// Every pawn's cell and goal are stored, never recomputed from its seat, and turns follow
+/// the side index: a game keeps the seat layout it was set up with even when the start
+/// places change (as Q6, Q7 and Q10 did on 2026-12-01), so no layout version is needed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct State {
     options: QuoridorOptions,
@@ -119,7 +123,12 @@ fn goal_mask(n: u8, goal: PawnGoal) -> Bits {
     }
 }
 
-/// Q5-Q7, Q10: start cells `(row, col)` and goals of `pawns` pawns.
+/// Q5-Q7, Q10: start cells `(row, col)` and goals of `pawns` pawns, in seat order.
+///
+/// With three or more pawns the seats go clockwise around the board (bottom, left, top,
+/// right) so that turns, which follow seat order (Q8), go clockwise too. Only setup calls
+/// this: a stored game carries every pawn's cell and goal, so a game created under the
+/// first version of Q6/Q7/Q10 (bottom, top, left, right) keeps that layout.
 fn start_places(n: u8, goal: GoalKind, pawns: usize) -> Vec<(u8, u8, PawnGoal)> {
     let m = (n - 1) / 2;
     let k = (n - 1) / 4;
@@ -132,40 +141,41 @@ fn start_places(n: u8, goal: GoalKind, pawns: usize) -> Vec<(u8, u8, PawnGoal)> 
             PawnGoal::Edge(edge)
         }
     };
-    if pawns <= 4 {
-        if center {
-            // Q10: corners bottom-left, top-right, top-left, bottom-right.
-            [(last, 0), (0, last), (0, 0), (last, last)]
-                .into_iter()
-                .take(pawns)
-                .map(|(r, c)| (r, c, PawnGoal::Center))
-                .collect()
-        } else {
-            // Q5, Q6: middles of bottom, top, left, right; goal the opposite edge.
-            [
-                (last, m, Edge::Top),
-                (0, m, Edge::Bottom),
-                (m, 0, Edge::Right),
-                (m, last, Edge::Left),
-            ]
+    match (pawns, center) {
+        // Q10: two pawns in opposite corners, bottom-left and top-right.
+        (2, true) => vec![(last, 0, PawnGoal::Center), (0, last, PawnGoal::Center)],
+        // Q10: three or four in the corners clockwise from bottom-left.
+        (3 | 4, true) => [(last, 0), (0, 0), (0, last), (last, last)]
             .into_iter()
             .take(pawns)
-            .map(|(r, c, e)| (r, c, g(e)))
-            .collect()
-        }
-    } else {
-        // Q7 (and Q10 for 5-8 pawns): seats 1-4 at -k, seats 5-8 at +k of each edge.
-        (0..pawns)
+            .map(|(r, c)| (r, c, PawnGoal::Center))
+            .collect(),
+        // Q5: two pawns at the middles of bottom and top; goal the opposite edge.
+        (2, false) => vec![(last, m, g(Edge::Top)), (0, m, g(Edge::Bottom))],
+        // Q6: three or four at the middles of bottom, left, top, right (clockwise).
+        (3 | 4, false) => [
+            (last, m, Edge::Top),
+            (m, 0, Edge::Right),
+            (0, m, Edge::Bottom),
+            (m, last, Edge::Left),
+        ]
+        .into_iter()
+        .take(pawns)
+        .map(|(r, c, e)| (r, c, g(e)))
+        .collect(),
+        // Q7 (and Q10 for 5-8 pawns): seats 1-4 at -k, seats 5-8 at +k of bottom, left,
+        // top, right; offsets count in (row, col) as Q1 numbers them.
+        _ => (0..pawns)
             .map(|i| {
                 let p = if i < 4 { m - k } else { m + k };
                 match i % 4 {
                     0 => (last, p, g(Edge::Top)),
-                    1 => (0, p, g(Edge::Bottom)),
-                    2 => (p, 0, g(Edge::Right)),
+                    1 => (p, 0, g(Edge::Right)),
+                    2 => (0, p, g(Edge::Bottom)),
                     _ => (p, last, g(Edge::Left)),
                 }
             })
-            .collect()
+            .collect(),
     }
 }
 
@@ -1040,14 +1050,19 @@ mod tests {
 
     #[test]
     fn q5_q6_q7_start_places() {
-        let p = start_places(9, GoalKind::Opposite, 4);
+        let p = start_places(9, GoalKind::Opposite, 2);
         assert_eq!(p[0], (8, 4, PawnGoal::Edge(Edge::Top)));
         assert_eq!(p[1], (0, 4, PawnGoal::Edge(Edge::Bottom)));
-        assert_eq!(p[2], (4, 0, PawnGoal::Edge(Edge::Right)));
+        // Q6: bottom, left, top, right.
+        let p = start_places(9, GoalKind::Opposite, 4);
+        assert_eq!(p[0], (8, 4, PawnGoal::Edge(Edge::Top)));
+        assert_eq!(p[1], (4, 0, PawnGoal::Edge(Edge::Right)));
+        assert_eq!(p[2], (0, 4, PawnGoal::Edge(Edge::Bottom)));
         assert_eq!(p[3], (4, 8, PawnGoal::Edge(Edge::Left)));
         let p = start_places(13, GoalKind::Opposite, 8);
-        // k = 3 on 13×13: bottom -k is (12, 3), right +k is (9, 12).
+        // Q7, k = 3 on 13×13: bottom -k is (12, 3), left -k (3, 0), right +k (9, 12).
         assert_eq!(p[0], (12, 3, PawnGoal::Edge(Edge::Top)));
+        assert_eq!(p[1], (3, 0, PawnGoal::Edge(Edge::Right)));
         assert_eq!(p[7], (9, 12, PawnGoal::Edge(Edge::Left)));
     }
 

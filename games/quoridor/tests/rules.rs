@@ -118,16 +118,21 @@ fn q4_q5_q27_classic_places_colours_and_walls() {
 fn q6_q7_q27_free_for_all_places_and_walls() {
     let g = new(QuoridorOptions::default(), 4, 0);
     let got: Vec<String> = (0..4).map(|s| cell_of(&g, s)).collect();
-    assert_eq!(got, ["e1", "e9", "a5", "i5"]);
+    assert_eq!(
+        got,
+        ["e1", "a5", "e9", "i5"],
+        "Q6: bottom, left, top, right"
+    );
     assert_eq!(g.walls_left(3), Some(5));
-    let v = g.view(Viewer::Seat(2));
-    assert_eq!(v.pawns[2].goal, PawnGoal::Edge(Edge::Right));
-    assert_eq!(v.you, Some(2));
+    let v = g.view(Viewer::Seat(1));
+    assert_eq!(v.pawns[1].goal, PawnGoal::Edge(Edge::Right));
+    assert_eq!(v.pawns[2].goal, PawnGoal::Edge(Edge::Bottom));
+    assert_eq!(v.you, Some(1));
 
-    // Q7, k = 2 on 9×9: seats 1-4 at -k of bottom, top, left, right; 5-8 at +k.
+    // Q7, k = 2 on 9×9: seats 1-4 at -k of bottom, left, top, right; 5-8 at +k.
     let g = new(QuoridorOptions::default(), 8, 0);
     let got: Vec<String> = (0..8).map(|s| cell_of(&g, s)).collect();
-    assert_eq!(got, ["c1", "c9", "a7", "i7", "g1", "g9", "a3", "i3"]);
+    assert_eq!(got, ["c1", "a7", "c9", "i7", "g1", "a3", "g9", "i3"]);
     assert_eq!(g.walls_left(7), Some(3));
     assert_eq!(g.view(Viewer::Spectator).pawns[7].colour, Colour::Pink);
 
@@ -380,7 +385,11 @@ fn q10_center_places_for_many_pawns() {
     };
     let g = new(o.clone(), 4, 0);
     let got: Vec<String> = (0..4).map(|s| cell_of(&g, s)).collect();
-    assert_eq!(got, ["a1", "i9", "a9", "i1"]);
+    assert_eq!(
+        got,
+        ["a1", "a9", "i9", "i1"],
+        "Q10: clockwise from bottom-left"
+    );
     let g = new(o, 6, 0);
     assert!((0..6).all(|s| g.distance(s) == Some(6)));
     assert_eq!(g.view(Viewer::Spectator).pawns[3].goal, PawnGoal::Center);
@@ -405,11 +414,11 @@ fn q17_q30_q31_win_and_points() {
 
 #[test]
 fn q31_q32_four_pawn_scoring_with_ranks() {
-    // Red at e8 steps to e9; yellow is 1 step from rank 1, blue 4 from file i, green 7
-    // from file a.
+    // Red at e8 steps to e9; yellow (Q6: from the left) is 1 step from file i, blue (from
+    // the top) 4 from rank 1, green (from the right) 7 from file a.
     let g = arranged(
         new(QuoridorOptions::default(), 4, 0),
-        &["e8", "c2", "e5", "h5"],
+        &["e8", "h4", "c5", "h5"],
         &[],
     );
     assert_eq!(
@@ -617,7 +626,7 @@ fn q34_free_for_all_leavers_leave_the_board() {
     assert!(!v.pawns[1].in_game);
     assert_eq!(v.pawns[1].distance, None);
     assert_eq!(v.you, None);
-    // The leaver's cell is free: nothing stands on e9 any more.
+    // The leaver's cell is free: nothing stands on a5 any more.
     let g = play(g, 2, "pass");
     let g = g.resign(0); // on turn: the turn passes on and blue is left alone
     let o = g.outcome().expect("over");
@@ -630,13 +639,13 @@ fn q34_free_for_all_leavers_leave_the_board() {
 fn q34_free_for_all_goal_win_after_a_leaver() {
     let g = arranged(
         new(QuoridorOptions::default(), 3, 0),
-        &["e8", "e2", "a5"],
+        &["e8", "h5", "e5"],
         &[],
     );
     let g = g.resign(2);
     let g = play(g, 0, "e9");
     let o = g.outcome().expect("over");
-    // Blue left: no points, ranked last; yellow is 1 step away.
+    // Blue left: no points, ranked last; yellow (from the left) is 1 step from file i.
     assert_eq!(o.points, [2, 0, 0]);
     assert_eq!(o.ranks, [0, 1, 2]);
 }
@@ -859,4 +868,215 @@ fn q24_bracket_refuses_bad_reports() {
     b.report(0, MatchResult::Won(1), &mut r).expect("ok");
     assert!(b.report(0, MatchResult::Won(1), &mut r).is_err());
     assert_eq!(b.matches()[0].decision, Some(MatchDecision::Won(1)));
+}
+
+/// Clockwise turns of the board made by walking from pawn to pawn in `order` and back to
+/// the first, seen from above with rank 1 at the bottom; `None` if two pawns sit in the
+/// same direction from the center.
+fn clockwise_turns(order: &[Cell], size: u8) -> Option<f64> {
+    use std::f64::consts::TAU;
+    let mid = f64::from(size - 1) / 2.0;
+    let angle = |c: &Cell| (f64::from(c.rank) - mid).atan2(f64::from(c.file) - mid);
+    let mut total = 0.0;
+    for (i, a) in order.iter().enumerate() {
+        let b = &order[(i + 1) % order.len()];
+        let step = (angle(a) - angle(b)).rem_euclid(TAU);
+        if step < 1e-9 {
+            return None;
+        }
+        total += step;
+    }
+    Some(total / TAU)
+}
+
+/// The goal a pawn starting on `cell` races to (Q5-Q7: the opposite edge; Q9: the center).
+fn goal_from(cell: Cell, size: u8, goal: GoalKind) -> PawnGoal {
+    match goal {
+        GoalKind::Center => PawnGoal::Center,
+        GoalKind::Opposite if cell.rank == 0 => PawnGoal::Edge(Edge::Top),
+        GoalKind::Opposite if cell.rank == size - 1 => PawnGoal::Edge(Edge::Bottom),
+        GoalKind::Opposite if cell.file == 0 => PawnGoal::Edge(Edge::Right),
+        GoalKind::Opposite => PawnGoal::Edge(Edge::Left),
+    }
+}
+
+/// The cells of the pawns in the order they get their turns over two rounds, starting from
+/// seat 0 (everybody passes).
+fn turn_cells(mut g: Quoridor, pawns: usize) -> (Vec<usize>, Vec<Cell>) {
+    let (mut seats, mut at) = (Vec::new(), Vec::new());
+    for _ in 0..2 * pawns {
+        let s = g.to_move().expect("turn");
+        seats.push(s);
+        at.push(g.cell(g.side_of(s).expect("side")).expect("cell"));
+        g = play(g, s, "pass");
+    }
+    (seats, at)
+}
+
+#[test]
+fn q6_q7_q8_q10_start_places_and_clockwise_turns() {
+    use GoalKind::{Center, Opposite};
+    // (size, goal, start cells in seat order). Q6: middles of bottom, left, top, right;
+    // Q7: -k then +k places of bottom, left, top, right (k = 2 on 9×9, 3 on 13×13);
+    // Q10: corners clockwise from bottom-left, and the Q7 places for 5 to 8 pawns.
+    let table: [(u8, GoalKind, &[&str]); 16] = [
+        (9, Opposite, &["e1", "a5", "e9"]),
+        (9, Opposite, &["e1", "a5", "e9", "i5"]),
+        (9, Opposite, &["c1", "a7", "c9", "i7", "g1"]),
+        (
+            9,
+            Opposite,
+            &["c1", "a7", "c9", "i7", "g1", "a3", "g9", "i3"],
+        ),
+        (13, Opposite, &["g1", "a7", "g13"]),
+        (13, Opposite, &["g1", "a7", "g13", "m7"]),
+        (13, Opposite, &["d1", "a10", "d13", "m10", "j1"]),
+        (
+            13,
+            Opposite,
+            &["d1", "a10", "d13", "m10", "j1", "a4", "j13", "m4"],
+        ),
+        (9, Center, &["a1", "a9", "i9"]),
+        (9, Center, &["a1", "a9", "i9", "i1"]),
+        (9, Center, &["c1", "a7", "c9", "i7", "g1"]),
+        (9, Center, &["c1", "a7", "c9", "i7", "g1", "a3", "g9", "i3"]),
+        (13, Center, &["a1", "a13", "m13"]),
+        (13, Center, &["a1", "a13", "m13", "m1"]),
+        (13, Center, &["d1", "a10", "d13", "m10", "j1"]),
+        (
+            13,
+            Center,
+            &["d1", "a10", "d13", "m10", "j1", "a4", "j13", "m4"],
+        ),
+    ];
+    for (size, goal, places) in table {
+        let pawns = places.len();
+        let what = format!("{pawns} pawns on {size}x{size}, {goal:?} goal");
+        let options = QuoridorOptions {
+            size,
+            goal,
+            ..QuoridorOptions::default()
+        };
+        let g = new(options, pawns, 0);
+        let v = g.view(Viewer::Spectator);
+        let want = cells(places);
+        let got: Vec<Cell> = v.pawns.iter().map(|p| p.cell).collect();
+        assert_eq!(got, want, "{what}");
+        for p in &v.pawns {
+            assert_eq!(p.goal, goal_from(p.cell, size, goal), "{what}: {}", p.cell);
+        }
+        // Q10: every pawn equally far from the center.
+        if goal == Center {
+            let d = g.distance(0);
+            assert!((0..pawns).all(|s| g.distance(s) == d), "{what}");
+        }
+        // Q8: turns follow seat order, wrapping; so they visit the places in seat order…
+        let (seats, at) = turn_cells(g, pawns);
+        let expected: Vec<usize> = (0..2 * pawns).map(|i| i % pawns).collect();
+        assert_eq!(seats, expected, "{what}");
+        assert_eq!(at[..pawns], want[..], "{what}");
+        // …which goes clockwise: once around the board with up to five pawns (the fifth
+        // sits between the first and the second), twice with six to eight (the -k places,
+        // then the +k places). The first version's order went around twice with four.
+        let turns = clockwise_turns(&want, size).expect("distinct directions");
+        let rounds = if pawns <= 5 { 1.0 } else { 2.0 };
+        assert!((turns - rounds).abs() < 1e-9, "{what}: {turns} turns");
+    }
+}
+
+#[test]
+fn q5_q10_q23_q24_two_sides_keep_their_places() {
+    use Team::{Red as R, Yellow as Y};
+    for (size, goal, places) in [
+        (9, GoalKind::Opposite, ["e1", "e9"]),
+        (13, GoalKind::Opposite, ["g1", "g13"]),
+        (9, GoalKind::Center, ["a1", "i9"]),
+        (13, GoalKind::Center, ["a1", "m13"]),
+    ] {
+        let options = QuoridorOptions {
+            size,
+            goal,
+            ..QuoridorOptions::default()
+        };
+        // Q5 / Q10: two players.
+        let g = new(options.clone(), 2, 0);
+        assert_eq!([cell_of(&g, 0), cell_of(&g, 1)], places);
+        // Q24: a tournament match is a classic two-player game.
+        let g = new(
+            QuoridorOptions {
+                mode: Mode::TournamentMatch,
+                ..options.clone()
+            },
+            2,
+            0,
+        );
+        assert_eq!([cell_of(&g, 0), cell_of(&g, 1)], places);
+        // Q23: partners share their team's pawn, red at the bottom (or bottom-left corner)
+        // and yellow opposite, however many players; members take turns in join order.
+        for (teams, red, yellow) in [
+            (vec![R, Y, R, Y], vec![0, 2], vec![1, 3]),
+            (vec![R, R, Y, Y, Y], vec![0, 1], vec![2, 3, 4]),
+        ] {
+            let seats = teams.len();
+            let g = new(
+                QuoridorOptions {
+                    mode: Mode::Teams,
+                    teams,
+                    ..options.clone()
+                },
+                seats,
+                0,
+            );
+            assert_eq!(g.sides(), 2);
+            assert_eq!([cell_of(&g, 0), cell_of(&g, 1)], places);
+            let v = g.view(Viewer::Spectator);
+            assert_eq!(v.pawns[0].seats, red);
+            assert_eq!(v.pawns[1].seats, yellow);
+            let (order, at) = turn_cells(g, seats);
+            assert_eq!(order[..4], [red[0], yellow[0], red[1], yellow[1]]);
+            assert_eq!(at[..2], cells(&places)[..]);
+        }
+    }
+}
+
+/// Stored states written before Q6, Q7 and Q10 were revised (2026-12-01), when three or
+/// more pawns sat bottom, top, left, right (corners bottom-left, top-right, top-left,
+/// bottom-right with the center goal). Captured from that code's `serde_json` output.
+const LEGACY_THREE_CLASSIC: &str = r#"{"options":{"mode":"FreeForAll","goal":"Opposite","size":9,"walls":"Auto","teams":[],"first_seat":2},"seat_side":[0,1,2],"departed":[false,false,false],"sides":[{"cell":"e2","goal":{"Edge":"Top"},"walls_left":7,"moves":1,"members":[0],"next":0,"in_game":true},{"cell":"e9","goal":{"Edge":"Bottom"},"walls_left":7,"moves":0,"members":[1],"next":0,"in_game":true},{"cell":"b5","goal":{"Edge":"Right"},"walls_left":7,"moves":1,"members":[2],"next":0,"in_game":true}],"walls":[],"turn":1,"ply":2,"last":{"seat":0,"side":0,"action":"e2","from":"e1","automatic":false},"outcome":null}"#;
+const LEGACY_FOUR_CENTER_13: &str = r#"{"options":{"mode":"FreeForAll","goal":"Center","size":13,"walls":"Auto","teams":[],"first_seat":1},"seat_side":[0,1,2,3],"departed":[false,false,false,false],"sides":[{"cell":"a1","goal":"Center","walls_left":8,"moves":0,"members":[0],"next":0,"in_game":true},{"cell":"m13","goal":"Center","walls_left":8,"moves":0,"members":[1],"next":0,"in_game":true},{"cell":"a13","goal":"Center","walls_left":8,"moves":0,"members":[2],"next":0,"in_game":true},{"cell":"m1","goal":"Center","walls_left":8,"moves":0,"members":[3],"next":0,"in_game":true}],"walls":[],"turn":1,"ply":0,"last":null,"outcome":null}"#;
+
+#[test]
+fn q6_q10_a_game_stored_before_the_revision_keeps_its_layout() {
+    // Three pawns, blue moved a5-b5 and red e1-e2: yellow (top) is next, then blue (left).
+    let g: Quoridor = serde_json::from_str(LEGACY_THREE_CLASSIC).expect("legacy state loads");
+    assert_eq!(
+        serde_json::to_string(&g).expect("json"),
+        LEGACY_THREE_CLASSIC
+    );
+    let v = g.view(Viewer::Spectator);
+    let goals: Vec<PawnGoal> = v.pawns.iter().map(|p| p.goal).collect();
+    assert_eq!(
+        goals,
+        [Edge::Top, Edge::Bottom, Edge::Right].map(PawnGoal::Edge)
+    );
+    assert_eq!(g.to_move(), Some(1));
+    assert_eq!(moves(&g, 1), ["d9", "e8", "f9"]);
+    let g = play(g, 1, "e8");
+    let (seats, at) = turn_cells(g, 3);
+    assert_eq!(seats, [2, 0, 1, 2, 0, 1]);
+    assert_eq!(at[..3], cells(&["b5", "e2", "e8"])[..]);
+
+    // Four pawns with the center goal on 13×13, yellow to move first: the old corners,
+    // in the old (not clockwise) turn order.
+    let g: Quoridor = serde_json::from_str(LEGACY_FOUR_CENTER_13).expect("legacy state loads");
+    assert_eq!(
+        serde_json::to_string(&g).expect("json"),
+        LEGACY_FOUR_CENTER_13
+    );
+    let (seats, at) = turn_cells(g, 4);
+    assert_eq!(seats[..4], [1, 2, 3, 0]);
+    let old = cells(&["m13", "a13", "m1", "a1"]);
+    assert_eq!(at[..4], old[..]);
+    let turns = clockwise_turns(&old, 13).expect("distinct directions");
+    assert!((turns - 2.0).abs() < 1e-9, "{turns} turns");
 }

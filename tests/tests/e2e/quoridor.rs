@@ -185,8 +185,8 @@ async fn q15_four_player_free_for_all_refuses_a_wall_that_would_shut_a_pawn_in()
     let cells: Vec<_> = start.pawns.iter().map(|p| p.cell).collect();
     assert_eq!(
         cells,
-        ["e1", "e9", "a5", "i5"].map(|c| Some(cell(c))),
-        "Q6: bottom, top, left, right"
+        ["e1", "a5", "e9", "i5"].map(|c| Some(cell(c))),
+        "Q6: bottom, left, top, right, so turns go clockwise"
     );
     assert!(
         start.pawns.iter().all(|p| p.walls_left == 5),

@@ -5,6 +5,11 @@
 //! with a one-character gap for vertical walls (`|`), and between two ranks a line holds the
 //! horizontal walls (`---`). A pawn is its colour's initial (`R` red, `Y` yellow, …).
 //!
+//! Under the grid the legend has one line per pawn in seat order, which is turn order (Q8):
+//! clockwise from the bottom edge in games with three or more pawns (Q6, Q7, Q10). Each
+//! line names the pawn's goal as the server's view gives it, so a game set up before that
+//! order was revised, which keeps its layout, is drawn as it stands too.
+//!
 //! The last action is highlighted without colour: a move shows the pawn in brackets `[R]` and
 //! the cell it left in parentheses `(.)`; the last wall is drawn with `=` (horizontal) or `#`
 //! (vertical) instead of `-` or `|`.
@@ -399,6 +404,45 @@ mod tests {
         assert!(row(&text, 8).starts_with(" 8  . # ."), "{text}");
         assert!(text.contains("\n      #\n"), "{text}");
         assert!(text.contains("placed wall a7v"));
+    }
+
+    #[test]
+    fn the_legend_lists_four_pawns_clockwise_in_turn_order() {
+        use pb::{QuoridorColour as C, QuoridorPawnGoal as G};
+        // Q6: bottom, left, top, right; each races to the opposite edge.
+        let places = [
+            (C::Red, (4, 0), G::TopEdge),
+            (C::Yellow, (0, 4), G::RightEdge),
+            (C::Blue, (4, 8), G::BottomEdge),
+            (C::Green, (8, 4), G::LeftEdge),
+        ];
+        let mut four = view(pb::QuoridorLastAction::default());
+        four.last_action = None;
+        four.walls.clear();
+        four.pawns = places
+            .iter()
+            .zip(0..)
+            .map(|((colour, at, goal), side)| pb::QuoridorPawn {
+                goal: *goal as i32,
+                distance: Some(8),
+                ..pawn(side, *colour, *at, 5)
+            })
+            .collect();
+        let text = render(&four, &seats());
+        assert_eq!(row(&text, 9), " 9  .   .   .   .   B   .   .   .   .  9");
+        assert_eq!(row(&text, 5), " 5  Y   .   .   .   .   .   .   .   G  5");
+        assert_eq!(row(&text, 1), " 1  .   .   .   .   R   .   .   .   .  1");
+        let legend: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("R ")).collect();
+        assert_eq!(
+            legend[..4],
+            [
+                "R red (ann): 5 walls left, 8 steps to the top edge",
+                "Y yellow (bob): 5 walls left, 8 steps to the right edge",
+                "B blue (seat 2): 5 walls left, 8 steps to the bottom edge",
+                "G green (seat 3): 5 walls left, 8 steps to the left edge",
+            ],
+            "{text}"
+        );
     }
 
     #[test]
