@@ -341,3 +341,98 @@ pub fn table_seats(settings: &pb::GameSettings) -> usize {
         _ => 2,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(options: pb::game_settings::Options, turn_time_ms: u64) -> pb::GameSettings {
+        pb::GameSettings {
+            options: Some(options),
+            turn_time_ms,
+        }
+    }
+
+    #[test]
+    fn default_clocks_are_each_games_rule() {
+        // C12 1 min, Q28 30 s, B20 60 s, J19 30 s, M10 30 s.
+        let defaults: Vec<_> = GameKind::ALL
+            .iter()
+            .map(|kind| (kind.name(), kind.table_policy().default_turn_ms))
+            .collect();
+        assert_eq!(
+            defaults,
+            [
+                ("caro", 60_000),
+                ("quoridor", 30_000),
+                ("backgammon", 60_000),
+                ("mancala", 30_000),
+                ("junqi", 30_000),
+            ]
+        );
+        let quoridor = GameKind::Quoridor.table_policy();
+        assert_eq!((quoridor.min_seats, quoridor.max_seats), (2, 8), "Q4");
+        assert_eq!(quoridor.max_turn_ms, Some(90_000), "Q28");
+        assert_eq!(
+            GameKind::Mancala.table_policy().max_turn_ms,
+            Some(30_000),
+            "M10"
+        );
+        assert!(GameKind::ALL.iter().all(|k| k.table_policy().rated));
+    }
+
+    #[test]
+    fn quick_match_clock_is_the_players_choice_only_where_the_rules_let_them_choose() {
+        use pb::game_settings::Options;
+        let clocks = QuickMatchClocks::default().with(GameKind::Caro, 5_000);
+        let caro = settings(Options::Caro(pb::CaroOptions::default()), 0);
+        assert_eq!(clocks.clock_for(&caro), 5_000, "the operator's caro clock");
+        let quoridor = settings(Options::Quoridor(pb::QuoridorOptions::default()), 45_000);
+        assert_eq!(
+            clocks.clock_for(&quoridor),
+            45_000,
+            "Q28: the players chose 45 s"
+        );
+        let quoridor = settings(Options::Quoridor(pb::QuoridorOptions::default()), 0);
+        assert_eq!(clocks.clock_for(&quoridor), 30_000);
+        let backgammon = settings(
+            Options::Backgammon(pb::BackgammonOptions::default()),
+            90_000,
+        );
+        assert_eq!(
+            clocks.clock_for(&backgammon),
+            90_000,
+            "B20: the players chose 90 s"
+        );
+        let junqi = settings(Options::Junqi(pb::JunqiOptions {}), 0);
+        assert_eq!(clocks.clock_for(&junqi), 30_000, "J19");
+        assert_eq!(clocks.clock_for(&pb::GameSettings::default()), 0);
+    }
+
+    #[test]
+    fn rating_pools_are_the_rule_sets() {
+        use pb::game_settings::Options;
+        let pool = |options, seats| rating_pool(&settings(options, 0), seats).expect("valid");
+        assert_eq!(
+            pool(Options::Caro(pb::CaroOptions::default()), 2),
+            "caro/15/blocked-ends"
+        );
+        assert_eq!(
+            pool(Options::Quoridor(pb::QuoridorOptions::default()), 4),
+            "quoridor/9/classic/ffa4"
+        );
+        assert_eq!(
+            pool(Options::Backgammon(pb::BackgammonOptions::default()), 2),
+            "backgammon/money"
+        );
+        assert_eq!(
+            pool(Options::Mancala(pb::MancalaOptions::default()), 2),
+            "mancala/kalah"
+        );
+        assert_eq!(pool(Options::Junqi(pb::JunqiOptions {}), 2), "junqi/flip");
+        assert!(matches!(
+            rating_pool(&pb::GameSettings::default(), 2),
+            Err(CatalogError::InvalidArgument(_))
+        ));
+    }
+}

@@ -400,7 +400,28 @@ impl Hosting for BackgammonSession {
 
 #[cfg(test)]
 mod tests {
+    use ludus_backgammon::MatchGame;
+    use ludus_rules::ScriptedRandom;
+
     use super::*;
+
+    #[test]
+    fn b22_a_match_rates_in_the_match_pool_and_a_money_game_in_the_money_pool() {
+        let mut rng = ScriptedRandom::new([2, 0, 2, 0]);
+        let options = BackgammonOptions {
+            match_game: Some(MatchGame {
+                length: 3,
+                score: [0, 0],
+                crawford: false,
+            }),
+            ..BackgammonOptions::default()
+        };
+        let session = BackgammonSession::setup(options, 2, &mut rng).expect("match");
+        assert_eq!(Hosting::ruleset(&session), MATCH_RULESET);
+        let money =
+            BackgammonSession::setup(BackgammonOptions::default(), 2, &mut rng).expect("money");
+        assert_eq!(Hosting::ruleset(&money), MONEY_RULESET);
+    }
 
     #[test]
     fn options_name_the_field_and_rule() {
