@@ -27,6 +27,7 @@
 //! - [`game`]: [`Backgammon`], the turn, the cube (B14-B19), results, timeouts (B20),
 //!   resignations (B21) and the [`ludus_rules::Game`] contract.
 //! - [`matchplay`]: [`Match`], scoring to N points with the Crawford rule (B22).
+//! - [`session`]: [`BackgammonSession`], a money game or a whole match as one hosted game (B22).
 //! - [`notation`]: reading `24/18 13/11`, `bar/22`, `8/2(2)`, `double`…
 //! - [`gnubg`]: Position ID and Match ID.
 //! - [`bot`]: the "normal" bot that plays on timeout.
@@ -43,6 +44,7 @@ pub mod matchplay;
 pub mod notation;
 pub mod options;
 pub mod play;
+pub mod session;
 pub mod view;
 
 pub use action::{Action, ResignLevel};
@@ -52,4 +54,5 @@ pub use game::{Backgammon, Phase};
 pub use matchplay::{MATCH_LENGTHS, Match};
 pub use options::{BackgammonOptions, MatchGame};
 pub use play::{Dice, Move, Play};
+pub use session::BackgammonSession;
 pub use view::{BackgammonView, DoubleOffer, LastPlay, ResignationOffer, ViewPhase};

@@ -866,7 +866,8 @@ impl Game for Junqi {
         if self.outcome.is_some() {
             return Err((self, JunqiError::GameOver));
         }
-        self.outcome = Some(Outcome::draw(2, "J18", "both players agreed to a draw"));
+        // LJ1 (ours, ARCHITECTURE.md "Flip Junqi"): the rule file is silent on agreed draws.
+        self.outcome = Some(Outcome::draw(2, "LJ1", "both players agreed to a draw"));
         Ok(self)
     }
 

@@ -348,6 +348,11 @@ fn j18_resigning_loses_at_any_time_and_draws_may_be_agreed() {
     // [decided] draws by agreement are allowed.
     let d = g.agree_draw().unwrap();
     assert_eq!(d.outcome().unwrap().result, GameResult::Draw);
+    assert_eq!(
+        d.outcome().unwrap().rule,
+        "LJ1",
+        "ours: the rule file is silent"
+    );
     assert_eq!(d.agree_draw().unwrap_err().1.rule(), "J16");
 }
 

@@ -3,7 +3,7 @@
 use ludus_store::StoreError;
 use tonic::Status;
 
-use crate::engine::Refusal;
+use ludus_catalog::CatalogError;
 
 /// Why a request failed. Messages are lowercase, name the field or the rule, and never carry
 /// hidden information.
@@ -12,9 +12,10 @@ pub enum ServiceError {
     /// A malformed request.
     #[error("{0}")]
     InvalidArgument(String),
-    /// The rules refuse the action; the message starts with the rule id.
-    #[error("{}", .0.message)]
-    Rule(Refusal),
+    /// Settings or an action the game's catalog entry refuses (malformed, or against a rule:
+    /// the message names the rule id).
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
     /// Not allowed in the game's current state (game over, no draw offer…).
     #[error("{0}")]
     FailedPrecondition(String),
@@ -58,9 +59,8 @@ impl From<ServiceError> for Status {
         let message = error.to_string();
         match error {
             ServiceError::InvalidArgument(_) => Status::invalid_argument(message),
-            ServiceError::Rule(_) | ServiceError::FailedPrecondition(_) => {
-                Status::failed_precondition(message)
-            }
+            ServiceError::Catalog(error) => Status::from(error),
+            ServiceError::FailedPrecondition(_) => Status::failed_precondition(message),
             ServiceError::Aborted(_) => Status::aborted(message),
             ServiceError::NotFound(_) => Status::not_found(message),
             ServiceError::PermissionDenied(_) => Status::permission_denied(message),

@@ -3,19 +3,18 @@
 //! log, and applies each game's clock policy when a turn timer fires.
 //!
 //! # Layout
-//! - [`engine`]: one object-safe interface (`LiveGame`) over every game's rules.
-//! - [`games`]: each game's mapping to the proto contract.
+//! - the games themselves (`LiveGame`, each game's proto mapping, rule sets, table policy)
+//!   come from `ludus-catalog`.
 //! - [`model`]: the stored record of a live game and request validation.
-//! - [`service`]: the `GameState` gRPC service (the path of one move lives here).
+//! - [`service`]: the `GameState` gRPC service (the path of one move lives here; its clock,
+//!   presence, draws, randomness and analysis each have a file under `service/`).
 //! - [`ratings`]: reporting finished games to the ratings service.
 //! - [`error`]: every refusal and its gRPC status.
 //! - `test_seams` (only with the `test-seams` feature, for end-to-end tests): games that start
 //!   from a chosen position.
 #![forbid(unsafe_code)]
 
-pub mod engine;
 pub mod error;
-pub mod games;
 mod metrics;
 pub mod model;
 pub mod ratings;

@@ -10,7 +10,7 @@ use opentelemetry::{
     metrics::{Counter, Meter},
 };
 
-use crate::engine::GameKind;
+use ludus_catalog::GameKind;
 
 /// Made on first use, after `main` installed the meter provider (see
 /// `ludus_telemetry::metrics`).
@@ -50,7 +50,7 @@ impl GameMetrics {
     /// `ludus.games.finished` for the event that ended the game: no event is committed
     /// after that one, so a game finishes once.
     pub fn committed(&self, kind: GameKind, event: &pb::GameEvent) {
-        let game = KeyValue::new("game", game_name(kind));
+        let game = KeyValue::new("game", kind.name());
         if let Some(pb::game_event::Kind::ActionApplied(applied)) = &event.kind {
             self.moves.add(
                 1,
@@ -68,17 +68,6 @@ impl GameMetrics {
             self.finished
                 .add(1, &[game, KeyValue::new("result", result)]);
         }
-    }
-}
-
-/// The `game` attribute: the game's stored name.
-fn game_name(kind: GameKind) -> &'static str {
-    match kind {
-        GameKind::Caro => "caro",
-        GameKind::Quoridor => "quoridor",
-        GameKind::Backgammon => "backgammon",
-        GameKind::Junqi => "junqi",
-        GameKind::Mancala => "mancala",
     }
 }
 

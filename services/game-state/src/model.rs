@@ -1,11 +1,11 @@
 //! The stored shape of a live game, and validation of what callers send.
 
+use ludus_catalog::{GameKind, LiveGame, seat_u32};
 use ludus_proto::pb;
-use ludus_rules::{GameResult, Outcome, Seat};
+use ludus_rules::Seat;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{self, GameKind, LiveGame};
 use crate::error::ServiceError;
 
 /// Longest id (game, action, player) accepted.
@@ -60,7 +60,7 @@ impl Loaded {
             .map_err(|e| ServiceError::Internal(format!("stored meta is unreadable: {e}")))?;
         let record: LiveRecord = serde_json::from_slice(state)
             .map_err(|e| ServiceError::Internal(format!("stored state is unreadable: {e}")))?;
-        let game = engine::load(record.kind, record.game.clone())?;
+        let game = ludus_catalog::load(record.kind, record.game.clone())?;
         Ok(Loaded {
             game_id: game_id.to_owned(),
             seq,
@@ -146,29 +146,6 @@ impl Loaded {
         } else {
             pb::GameStatus::Active
         }
-    }
-}
-
-pub fn seat_u32(seat: Seat) -> u32 {
-    u32::try_from(seat).unwrap_or(u32::MAX)
-}
-
-pub fn outcome_to_pb(outcome: &Outcome) -> pb::Outcome {
-    let (kind, winners) = match &outcome.result {
-        GameResult::Win { winners } => (
-            pb::ResultKind::Win,
-            winners.iter().map(|s| seat_u32(*s)).collect(),
-        ),
-        GameResult::Draw => (pb::ResultKind::Draw, Vec::new()),
-        GameResult::Cancelled => (pb::ResultKind::Cancelled, Vec::new()),
-    };
-    pb::Outcome {
-        kind: kind as i32,
-        winners,
-        ranks: outcome.ranks.clone(),
-        points: outcome.points.clone(),
-        rule: outcome.rule.clone(),
-        reason: outcome.reason.clone(),
     }
 }
 

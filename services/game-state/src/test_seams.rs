@@ -15,8 +15,8 @@ use std::sync::{Mutex, PoisonError};
 
 use ludus_proto::pb;
 
-use crate::engine::{GameKind, Hosted, Hosting, LiveGame};
 use crate::error::ServiceError;
+use ludus_catalog::{GameKind, Hosted, Hosting, LiveGame};
 
 static PRESETS: Mutex<Option<HashMap<String, Box<dyn LiveGame>>>> = Mutex::new(None);
 

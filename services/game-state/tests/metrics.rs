@@ -1,58 +1,12 @@
 //! `ludus.moves` and `ludus.games.finished` from real game-state calls on the memory store.
 //! This file is its own test binary because it installs the process-wide meter provider.
 
-use ludus_game_state::{GameStateService, error::ServiceError, ratings::OutcomeReporter};
-use ludus_proto::pb::{
-    self,
-    ratings_client::RatingsClient,
-    timers_client::TimersClient,
-    timers_server::{Timers, TimersServer},
-};
-use ludus_store::{Backend, GameStore};
+mod support;
+
+use ludus_game_state::{GameStateService, error::ServiceError};
+use ludus_proto::pb;
 use ludus_telemetry::testing::{MetricsRecorder, attrs};
-use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
-use tonic::{Request, Response, Status};
-
-/// Accepts every timer and never fires one.
-struct IdleTimers;
-
-#[tonic::async_trait]
-impl Timers for IdleTimers {
-    async fn arm(
-        &self,
-        _: Request<pb::ArmTimerRequest>,
-    ) -> Result<Response<pb::ArmTimerResponse>, Status> {
-        Ok(Response::new(pb::ArmTimerResponse {}))
-    }
-
-    async fn cancel(
-        &self,
-        _: Request<pb::CancelTimerRequest>,
-    ) -> Result<Response<pb::CancelTimerResponse>, Status> {
-        Ok(Response::new(pb::CancelTimerResponse { cancelled: true }))
-    }
-}
-
-async fn service() -> GameStateService {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let address = listener.local_addr().expect("address");
-    tokio::spawn(
-        tonic::transport::Server::builder()
-            .add_service(TimersServer::new(IdleTimers))
-            .serve_with_incoming(TcpListenerStream::new(listener)),
-    );
-    let timers = ludus_telemetry::traced_channel(&format!("http://{address}")).expect("timers");
-    // Outcomes are reported when their timer fires, and these timers never fire: ratings is
-    // never dialled.
-    let ratings = ludus_telemetry::traced_channel("http://127.0.0.1:9").expect("ratings");
-    GameStateService::new(
-        GameStore::new(Backend::memory()),
-        TimersClient::new(timers),
-        OutcomeReporter::new(RatingsClient::new(ratings)),
-        60_000,
-    )
-}
+use support::service;
 
 async fn caro(service: &GameStateService, game_id: &str) {
     service

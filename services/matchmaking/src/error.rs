@@ -1,5 +1,6 @@
 //! Everything matchmaking can refuse, and the gRPC status each maps to.
 
+use ludus_catalog::CatalogError;
 use ludus_store::StoreError;
 use tonic::Status;
 
@@ -9,6 +10,9 @@ pub enum ServiceError {
     /// A malformed request.
     #[error("{0}")]
     InvalidArgument(String),
+    /// Settings the game's catalog entry refuses (the message names the field and rule).
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
     /// No such ticket.
     #[error("{0}")]
     NotFound(String),
@@ -45,6 +49,7 @@ impl From<ServiceError> for Status {
         let message = error.to_string();
         match error {
             ServiceError::InvalidArgument(_) => Status::invalid_argument(message),
+            ServiceError::Catalog(error) => Status::from(error),
             ServiceError::NotFound(_) => Status::not_found(message),
             ServiceError::PermissionDenied(_) => Status::permission_denied(message),
             ServiceError::AlreadyExists(_) => Status::already_exists(message),

@@ -35,24 +35,29 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use ludus_catalog::{GameKind, QuickMatchClocks};
+
 pub use matcher::Matcher;
 pub use pairing::RatingWindow;
 pub use service::MatchmakingService;
 
+// The quick-match clocks' defaults are each game's table policy (`ludus-catalog`); the
+// flags and `Config` fields below override them per game.
+
 /// Caro quick matches: one minute per move (C12).
-pub const DEFAULT_CARO_TURN_MS: u64 = 60_000;
+pub const DEFAULT_CARO_TURN_MS: u64 = GameKind::Caro.table_policy().default_turn_ms;
 
 /// Quoridor quick matches whose players did not choose a clock: 30 s per turn (Q28).
-pub const DEFAULT_QUORIDOR_TURN_MS: u64 = 30_000;
+pub const DEFAULT_QUORIDOR_TURN_MS: u64 = GameKind::Quoridor.table_policy().default_turn_ms;
 
 /// Junqi quick matches: 30 s per action (J19).
-pub const DEFAULT_JUNQI_TURN_MS: u64 = 30_000;
+pub const DEFAULT_JUNQI_TURN_MS: u64 = GameKind::Junqi.table_policy().default_turn_ms;
 
 /// Backgammon quick matches whose players did not choose a clock: 60 s per turn (B20).
-pub const DEFAULT_BACKGAMMON_TURN_MS: u64 = 60_000;
+pub const DEFAULT_BACKGAMMON_TURN_MS: u64 = GameKind::Backgammon.table_policy().default_turn_ms;
 
 /// Mancala quick matches: 30 s per sow, a fresh 30 s for each extra sow (M10).
-pub const DEFAULT_MANCALA_TURN_MS: u64 = 30_000;
+pub const DEFAULT_MANCALA_TURN_MS: u64 = GameKind::Mancala.table_policy().default_turn_ms;
 
 /// How often the matcher looks at the queues when no enqueue wakes it earlier.
 pub const DEFAULT_MATCH_INTERVAL: Duration = Duration::from_millis(100);
@@ -99,6 +104,16 @@ impl Config {
             rating_window: RatingWindow::DEFAULT,
         }
     }
+
+    /// The server's quick-match clock of every game, as configured.
+    pub fn quick_match_clocks(&self) -> QuickMatchClocks {
+        QuickMatchClocks::default()
+            .with(GameKind::Caro, self.caro_turn_ms)
+            .with(GameKind::Quoridor, self.quoridor_turn_ms)
+            .with(GameKind::Junqi, self.junqi_turn_ms)
+            .with(GameKind::Backgammon, self.backgammon_turn_ms)
+            .with(GameKind::Mancala, self.mancala_turn_ms)
+    }
 }
 
 /// Serves matchmaking on `listener` and runs this replica's matcher until `shutdown`
@@ -109,6 +124,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
+    let clocks = config.quick_match_clocks();
     let queues = QueueStore::new(config.backend);
     let wake = Arc::new(Notify::new());
     let stop = CancellationToken::new();
@@ -118,14 +134,10 @@ pub async fn run(
     let matcher = Matcher::new(
         queues.clone(),
         game_state,
-        config.caro_turn_ms,
+        clocks,
         config.match_interval,
         wake.clone(),
     )
-    .quoridor_turn_ms(config.quoridor_turn_ms)
-    .junqi_turn_ms(config.junqi_turn_ms)
-    .backgammon_turn_ms(config.backgammon_turn_ms)
-    .mancala_turn_ms(config.mancala_turn_ms)
     .rating_window(config.rating_window);
     let queues_for_counts = queues.clone();
     let mut service = MatchmakingService::new(queues, matcher.clone(), wake, stop.clone());

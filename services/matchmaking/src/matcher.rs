@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use ludus_catalog::QuickMatchClocks;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
 use ludus_store::{QueueStore, Ticket, TicketStatus};
 use ludus_telemetry::Traced;
@@ -38,11 +39,8 @@ const CREATE_GAME_BACKOFF: Duration = Duration::from_millis(50);
 pub struct Matcher {
     queues: QueueStore,
     game_state: GameStateClient<Traced>,
-    caro_turn_ms: u64,
-    quoridor_turn_ms: u64,
-    junqi_turn_ms: u64,
-    backgammon_turn_ms: u64,
-    mancala_turn_ms: u64,
+    /// The server's clock for each game's quick matches.
+    clocks: QuickMatchClocks,
     interval: Duration,
     wake: Arc<Notify>,
     rating_window: RatingWindow,
@@ -54,18 +52,14 @@ impl Matcher {
     pub fn new(
         queues: QueueStore,
         game_state: GameStateClient<Traced>,
-        caro_turn_ms: u64,
+        clocks: QuickMatchClocks,
         interval: Duration,
         wake: Arc<Notify>,
     ) -> Self {
         Matcher {
             queues,
             game_state,
-            caro_turn_ms,
-            quoridor_turn_ms: crate::DEFAULT_QUORIDOR_TURN_MS,
-            junqi_turn_ms: crate::DEFAULT_JUNQI_TURN_MS,
-            backgammon_turn_ms: crate::DEFAULT_BACKGAMMON_TURN_MS,
-            mancala_turn_ms: crate::DEFAULT_MANCALA_TURN_MS,
+            clocks,
             interval,
             wake,
             rating_window: RatingWindow::DEFAULT,
@@ -75,30 +69,6 @@ impl Matcher {
     /// How far apart in rating paired players may be, by how long they waited.
     pub fn rating_window(mut self, window: RatingWindow) -> Self {
         self.rating_window = window;
-        self
-    }
-
-    /// The clock of Quoridor quick matches whose players did not ask for one (Q28).
-    pub fn quoridor_turn_ms(mut self, ms: u64) -> Self {
-        self.quoridor_turn_ms = ms;
-        self
-    }
-
-    /// The clock of Junqi quick matches (J19: 30 s per action).
-    pub fn junqi_turn_ms(mut self, ms: u64) -> Self {
-        self.junqi_turn_ms = ms;
-        self
-    }
-
-    /// The clock of Backgammon quick matches whose players did not choose one (B20).
-    pub fn backgammon_turn_ms(mut self, ms: u64) -> Self {
-        self.backgammon_turn_ms = ms;
-        self
-    }
-
-    /// The clock of Mancala quick matches (M10: 30 s per sow).
-    pub fn mancala_turn_ms(mut self, ms: u64) -> Self {
-        self.mancala_turn_ms = ms;
         self
     }
 
@@ -247,7 +217,7 @@ impl Matcher {
         }
         let mut settings =
             settings.ok_or_else(|| ServiceError::Internal("a table without tickets".into()))?;
-        settings.turn_time_ms = self.quick_match_clock(&settings);
+        settings.turn_time_ms = self.clocks.clock_for(&settings);
         let request = pb::CreateGameRequest {
             game_id: game_id.to_owned(),
             settings: Some(settings),
@@ -271,26 +241,6 @@ impl Matcher {
                     )));
                 }
             }
-        }
-    }
-
-    /// The server's clock for a quick match of this game (clients do not choose it).
-    fn quick_match_clock(&self, settings: &pb::GameSettings) -> u64 {
-        match settings.options {
-            Some(pb::game_settings::Options::Caro(_)) => self.caro_turn_ms,
-            // Q28: the clock the players queued for, else the server's default.
-            Some(pb::game_settings::Options::Quoridor(_)) if settings.turn_time_ms != 0 => {
-                settings.turn_time_ms
-            }
-            Some(pb::game_settings::Options::Quoridor(_)) => self.quoridor_turn_ms,
-            Some(pb::game_settings::Options::Junqi(_)) => self.junqi_turn_ms,
-            // B20: the clock the players queued for, else the server's default.
-            Some(pb::game_settings::Options::Backgammon(_)) if settings.turn_time_ms != 0 => {
-                settings.turn_time_ms
-            }
-            Some(pb::game_settings::Options::Backgammon(_)) => self.backgammon_turn_ms,
-            Some(pb::game_settings::Options::Mancala(_)) => self.mancala_turn_ms,
-            _ => 0,
         }
     }
 }

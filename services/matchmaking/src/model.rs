@@ -1,6 +1,8 @@
-//! Requests as matchmaking understands them: validation, queue names, ticket ids and the
-//! ticket payload the matcher reads back.
+//! Requests as matchmaking understands them: validation, ticket ids and the ticket payload
+//! the matcher reads back. Queue names, rating pools and table sizes are each game's table
+//! policy, in `ludus-catalog` ([`QuickMatch`]).
 
+pub use ludus_catalog::{QuickMatch, table_seats};
 use ludus_proto::pb;
 use ludus_store::{Ticket, TicketStatus};
 use prost::Message;
@@ -46,213 +48,6 @@ pub fn validate_display_name(name: &str) -> Result<(), ServiceError> {
         ));
     }
     Ok(())
-}
-
-/// What a ticket is queued for: its queue (the rule set) and the settings the game will be
-/// created with, normalised so that every ticket of a queue carries the same options.
-#[derive(Clone, Debug, PartialEq)]
-pub struct QuickMatch {
-    /// The queue, e.g. `caro/15/blocked-ends`.
-    pub queue: String,
-    /// The rating pool of the games it makes (the game's rule set, e.g.
-    /// `backgammon/money` for every money queue): the ratings that pair players.
-    pub rating_pool: String,
-    /// The game's options; `turn_time_ms` 0 lets the matcher set the server's quick-match
-    /// clock (Quoridor players may ask for one of Q28's, which then names the queue).
-    pub settings: pb::GameSettings,
-}
-
-impl QuickMatch {
-    /// The queue for `settings`. Caro queues by board size and the two optional rules (C16);
-    /// Junqi has one queue with the server's J19 clock; other games have no quick match yet.
-    pub fn from_settings(settings: Option<&pb::GameSettings>) -> Result<Self, ServiceError> {
-        let settings =
-            settings.ok_or_else(|| ServiceError::InvalidArgument("settings: required".into()))?;
-        let options = settings.options.as_ref().ok_or_else(|| {
-            ServiceError::InvalidArgument("settings.options: choose a game".into())
-        })?;
-        match options {
-            pb::game_settings::Options::Caro(caro) => {
-                let options =
-                    ludus_game_state::games::caro::options_from_pb(caro).map_err(|e| match e {
-                        ludus_game_state::error::ServiceError::InvalidArgument(m) => {
-                            ServiceError::InvalidArgument(m)
-                        }
-                        other => ServiceError::Internal(other.to_string()),
-                    })?;
-                let normalised = pb::CaroOptions {
-                    board_size: u32::from(options.size),
-                    blocked_ends_off: !options.blocked_ends,
-                    exactly_five: options.exactly_five,
-                };
-                Ok(QuickMatch {
-                    queue: options.ruleset(),
-                    rating_pool: options.ruleset(),
-                    settings: pb::GameSettings {
-                        options: Some(pb::game_settings::Options::Caro(normalised)),
-                        turn_time_ms: 0,
-                    },
-                })
-            }
-            pb::game_settings::Options::Quoridor(quoridor) => {
-                quoridor_quick_match(quoridor, settings.turn_time_ms)
-            }
-            // Junqi has no options; the clock is the server's (J19: 30 s).
-            pb::game_settings::Options::Junqi(_) => Ok(QuickMatch {
-                queue: ludus_game_state::games::junqi::RULESET.to_owned(),
-                rating_pool: ludus_game_state::games::junqi::RULESET.to_owned(),
-                settings: pb::GameSettings {
-                    options: Some(pb::game_settings::Options::Junqi(pb::JunqiOptions {})),
-                    turn_time_ms: 0,
-                },
-            }),
-            pb::game_settings::Options::Backgammon(backgammon) => {
-                backgammon_quick_match(backgammon, settings.turn_time_ms)
-            }
-            pb::game_settings::Options::Mancala(mancala) => {
-                mancala_quick_match(mancala, settings.turn_time_ms)
-            }
-        }
-    }
-}
-
-/// Backgammon quick match: money games queued by the optional rules that are on
-/// (`backgammon/money/a2-b-j`), or matches by their length (`backgammon/match/5`, B22), plus
-/// `/t<s>` when the player asked for one of B20's clocks (30, 60, 90 or 120 s) instead of the
-/// server's default (0).
-fn backgammon_quick_match(
-    options: &pb::BackgammonOptions,
-    turn_time_ms: u64,
-) -> Result<QuickMatch, ServiceError> {
-    use ludus_game_state::games::backgammon;
-    let parsed = backgammon::options_from_pb(options).map_err(|e| match e {
-        ludus_game_state::error::ServiceError::InvalidArgument(m) => {
-            ServiceError::InvalidArgument(m)
-        }
-        other => ServiceError::Internal(other.to_string()),
-    })?;
-    let seconds = u32::try_from(turn_time_ms / 1000).unwrap_or(u32::MAX);
-    if !turn_time_ms.is_multiple_of(1000) {
-        return Err(ServiceError::InvalidArgument(format!(
-            "settings.turn_time_ms: B20: 30, 60, 90 or 120 s (or 0 for the default), \
-             not {turn_time_ms} ms"
-        )));
-    }
-    backgammon::validate_turn_seconds(seconds)
-        .map_err(|e| ServiceError::InvalidArgument(format!("settings.turn_time_ms: {e}")))?;
-    // B22: a match queues by its length (`backgammon/match/5`) and starts at 0-0; the
-    // optional rules are off in matches, which `options_from_pb` has checked.
-    let mut queue = match &parsed.match_game {
-        Some(game) => format!("{}/{}", backgammon::MATCH_RULESET, game.length),
-        None => backgammon::money_queue(&parsed),
-    };
-    if seconds != 0 {
-        queue.push_str(&format!("/t{seconds}"));
-    }
-    Ok(QuickMatch {
-        queue,
-        rating_pool: backgammon::ruleset(&parsed).to_owned(),
-        settings: pb::GameSettings {
-            options: Some(pb::game_settings::Options::Backgammon(
-                backgammon::options_to_pb(&parsed),
-            )),
-            turn_time_ms: u64::from(seconds) * 1000,
-        },
-    })
-}
-
-/// Mancala quick match: one queue per rule set (`mancala/kalah`, `mancala/congklak`, M12),
-/// who sows first drawn at random (M3), and the server's M10 clock (30 s per sow).
-fn mancala_quick_match(
-    options: &pb::MancalaOptions,
-    turn_time_ms: u64,
-) -> Result<QuickMatch, ServiceError> {
-    use ludus_game_state::games::mancala;
-    let parsed = mancala::options_from_pb(options).map_err(|e| match e {
-        ludus_game_state::error::ServiceError::InvalidArgument(m) => {
-            ServiceError::InvalidArgument(m)
-        }
-        other => ServiceError::Internal(other.to_string()),
-    })?;
-    if turn_time_ms != 0 && turn_time_ms != mancala::MAX_TURN_MS {
-        return Err(ServiceError::InvalidArgument(format!(
-            "settings.turn_time_ms: M10: quick matches play 30 s per sow (or 0), not {turn_time_ms} ms"
-        )));
-    }
-    let normalised = pb::MancalaOptions {
-        first_player: pb::MancalaFirstPlayer::Random as i32,
-        ..mancala::options_to_pb(&parsed)
-    };
-    Ok(QuickMatch {
-        queue: mancala::ruleset(parsed.rule_set),
-        rating_pool: mancala::ruleset(parsed.rule_set),
-        settings: pb::GameSettings {
-            options: Some(pb::game_settings::Options::Mancala(normalised)),
-            turn_time_ms: 0,
-        },
-    })
-}
-
-/// Q28: the turn clocks a Quoridor player may ask a quick match for (0 = the server's).
-pub const QUORIDOR_TURN_MS: std::ops::RangeInclusive<u64> = 15_000..=90_000;
-
-/// Quoridor quick match: two-player classic games and free-for-all tables of 3-8 seats that
-/// start when full. The queue is the rule set (`quoridor/9/classic/ffa4`), plus `/t<s>` when
-/// the player asked for a clock (15-90 s, whole seconds) instead of the server's default.
-fn quoridor_quick_match(
-    options: &pb::QuoridorOptions,
-    turn_time_ms: u64,
-) -> Result<QuickMatch, ServiceError> {
-    use ludus_game_state::games::quoridor;
-    let parsed = quoridor::options_from_pb(options).map_err(|e| match e {
-        ludus_game_state::error::ServiceError::InvalidArgument(m) => {
-            ServiceError::InvalidArgument(m)
-        }
-        other => ServiceError::Internal(other.to_string()),
-    })?;
-    if parsed.mode != ludus_quoridor::Mode::FreeForAll {
-        return Err(ServiceError::InvalidArgument(
-            "settings.quoridor.mode: quick match seats free-for-all tables (Q22); \
-             teams and tournaments are played in rooms"
-                .into(),
-        ));
-    }
-    if turn_time_ms != 0 && !QUORIDOR_TURN_MS.contains(&turn_time_ms) {
-        return Err(ServiceError::InvalidArgument(format!(
-            "settings.turn_time_ms: Q28: 15 to 90 s per turn (or 0 for 30 s), not {turn_time_ms} ms"
-        )));
-    }
-    // Q8: who moves first is drawn at random in a quick match.
-    let parsed = ludus_quoridor::QuoridorOptions {
-        first_seat: None,
-        ..parsed
-    };
-    let players = (options.players as usize).max(2);
-    let rating_pool = quoridor::ruleset(&parsed, players);
-    let mut queue = rating_pool.clone();
-    let seconds = turn_time_ms / 1000;
-    if seconds != 0 {
-        queue.push_str(&format!("/t{seconds}"));
-    }
-    Ok(QuickMatch {
-        queue,
-        rating_pool,
-        settings: pb::GameSettings {
-            options: Some(pb::game_settings::Options::Quoridor(
-                quoridor::options_to_pb(&parsed, players),
-            )),
-            turn_time_ms: seconds * 1000,
-        },
-    })
-}
-
-/// Seats at a quick-match table of these (normalised) settings: a Quoridor table's
-/// `players` (2-8); every other game seats two.
-pub fn table_seats(settings: &pb::GameSettings) -> usize {
-    match &settings.options {
-        Some(pb::game_settings::Options::Quoridor(quoridor)) => (quoridor.players as usize).max(2),
-        _ => 2,
-    }
 }
 
 /// A ticket id names its queue, so that a ticket can be found from its id alone (the store
@@ -348,6 +143,7 @@ pub fn ticket_update(ticket: &Ticket, now_ms: u64) -> pb::TicketUpdate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ludus_catalog::CatalogError;
 
     fn caro(size: u32, blocked_ends_off: bool, exactly_five: bool) -> pb::GameSettings {
         pb::GameSettings {
@@ -371,11 +167,11 @@ mod tests {
         assert_eq!(other.queue, "caro/19/exactly-five");
         assert!(matches!(
             QuickMatch::from_settings(Some(&caro(17, false, false))),
-            Err(ServiceError::InvalidArgument(m)) if m.starts_with("settings.caro.board_size")
+            Err(CatalogError::InvalidArgument(m)) if m.starts_with("settings.caro.board_size")
         ));
         assert!(matches!(
             QuickMatch::from_settings(None),
-            Err(ServiceError::InvalidArgument(_))
+            Err(CatalogError::InvalidArgument(_))
         ));
     }
 
@@ -456,7 +252,7 @@ mod tests {
                 "settings.backgammon",
             ),
         ] {
-            let Err(ServiceError::InvalidArgument(message)) =
+            let Err(CatalogError::InvalidArgument(message)) =
                 QuickMatch::from_settings(Some(&settings))
             else {
                 panic!("refused");
@@ -518,7 +314,7 @@ mod tests {
                 .expect("congklak");
         assert_eq!(congklak.queue, "mancala/congklak");
         assert!(ticket_id(&congklak.queue, Ulid::generate()).is_ok());
-        let Err(ServiceError::InvalidArgument(message)) =
+        let Err(CatalogError::InvalidArgument(message)) =
             QuickMatch::from_settings(Some(&asked(pb::MancalaRuleSet::Kalah, 60_000)))
         else {
             panic!("M10 refuses a minute");
@@ -563,7 +359,7 @@ mod tests {
         for bad in [quoridor(4, 10_000), quoridor(4, 91_000), quoridor(9, 0)] {
             assert!(matches!(
                 QuickMatch::from_settings(Some(&bad)),
-                Err(ServiceError::InvalidArgument(_))
+                Err(CatalogError::InvalidArgument(_))
             ));
         }
         let teams = pb::GameSettings {
@@ -575,7 +371,7 @@ mod tests {
         };
         assert!(matches!(
             QuickMatch::from_settings(Some(&teams)),
-            Err(ServiceError::InvalidArgument(m)) if m.starts_with("settings.quoridor.mode")
+            Err(CatalogError::InvalidArgument(m)) if m.starts_with("settings.quoridor.mode")
         ));
         let id = ticket_id("quoridor/13/center/ffa8/walls20/t90", Ulid::generate()).expect("fits");
         assert_eq!(

@@ -10,8 +10,7 @@
 //! public gateway.
 
 use ludus_backgammon::board::Board;
-use ludus_backgammon::{Backgammon, BackgammonOptions};
-use ludus_game_state::games::backgammon::BackgammonSession;
+use ludus_backgammon::{Backgammon, BackgammonOptions, BackgammonSession};
 use ludus_game_state::test_seams;
 use ludus_proto::pb;
 use ludus_tests::{Ludus, Player, events_until_finished, next_event, next_timeout};

@@ -1,10 +1,10 @@
-//! Every game through the one interface the service uses (`engine::LiveGame`), as a client
+//! Every game through the one interface the service uses (`ludus_catalog::LiveGame`), as a client
 //! drives it: the legal actions game-state lists are accepted when sent back, as notation or
 //! structured, for whole random games; and arbitrary text from any seat never panics, is
 //! refused with INVALID_ARGUMENT or FAILED_PRECONDITION naming what is wrong, and changes
 //! nothing.
 
-use ludus_game_state::engine::{self, LiveGame};
+use ludus_catalog::{self as engine, LiveGame};
 use ludus_proto::pb;
 use ludus_rules::{RandomSource, SplitMix64, Viewer};
 use proptest::prelude::*;

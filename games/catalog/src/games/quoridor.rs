@@ -9,8 +9,7 @@ use ludus_quoridor::{
 };
 use ludus_rules::Game;
 
-use crate::engine::{GameKind, Hosting};
-use crate::error::ServiceError;
+use crate::{CatalogError, GameKind, Hosting, seat_u32};
 
 /// Q28: the longest turn clock a Quoridor game may have. Shorter clocks than Q28's 15 s are
 /// let through: the server (tests, internal games) may want them; quick match uses its own.
@@ -19,11 +18,11 @@ pub const MAX_TURN_MS: u64 = 90_000;
 /// Q4: most seats at a table.
 pub const MAX_PLAYERS: u32 = 8;
 
-fn invalid(message: String) -> ServiceError {
-    ServiceError::InvalidArgument(message)
+fn invalid(message: String) -> CatalogError {
+    CatalogError::InvalidArgument(message)
 }
 
-fn mode_from_pb(value: i32) -> Result<Mode, ServiceError> {
+fn mode_from_pb(value: i32) -> Result<Mode, CatalogError> {
     match pb::QuoridorMode::try_from(value) {
         Ok(pb::QuoridorMode::Unspecified | pb::QuoridorMode::FreeForAll) => Ok(Mode::FreeForAll),
         Ok(pb::QuoridorMode::Teams) => Ok(Mode::Teams),
@@ -42,7 +41,7 @@ fn mode_to_pb(mode: Mode) -> pb::QuoridorMode {
     }
 }
 
-fn goal_from_pb(value: i32) -> Result<GoalKind, ServiceError> {
+fn goal_from_pb(value: i32) -> Result<GoalKind, CatalogError> {
     match pb::QuoridorGoal::try_from(value) {
         Ok(pb::QuoridorGoal::Unspecified | pb::QuoridorGoal::Opposite) => Ok(GoalKind::Opposite),
         Ok(pb::QuoridorGoal::Center) => Ok(GoalKind::Center),
@@ -59,7 +58,7 @@ fn goal_to_pb(goal: GoalKind) -> pb::QuoridorGoal {
     }
 }
 
-fn team_from_pb(index: usize, value: i32) -> Result<Team, ServiceError> {
+fn team_from_pb(index: usize, value: i32) -> Result<Team, CatalogError> {
     match pb::QuoridorTeam::try_from(value) {
         Ok(pb::QuoridorTeam::Red) => Ok(Team::Red),
         Ok(pb::QuoridorTeam::Yellow) => Ok(Team::Yellow),
@@ -97,10 +96,6 @@ fn orientation_to_pb(orientation: Orientation) -> pb::QuoridorOrientation {
         Orientation::Horizontal => pb::QuoridorOrientation::Horizontal,
         Orientation::Vertical => pb::QuoridorOrientation::Vertical,
     }
-}
-
-fn seat_u32(seat: usize) -> u32 {
-    u32::try_from(seat).unwrap_or(u32::MAX)
 }
 
 fn cell_to_pb(cell: Cell) -> pb::QuoridorCell {
@@ -154,7 +149,7 @@ fn last_action_to_pb(last: LastAction) -> pb::QuoridorLastAction {
 
 /// A coordinate of the board (`limit` = N for cells, N-1 for wall slots), or
 /// INVALID_ARGUMENT naming the field and the rule.
-fn coordinate(field: &str, value: u32, limit: u8, rule: &str) -> Result<u8, ServiceError> {
+fn coordinate(field: &str, value: u32, limit: u8, rule: &str) -> Result<u8, CatalogError> {
     u8::try_from(value)
         .ok()
         .filter(|v| *v < limit)
@@ -171,7 +166,7 @@ fn cell_from_pb(
     cell: Option<&pb::QuoridorCell>,
     limit: u8,
     rule: &str,
-) -> Result<Cell, ServiceError> {
+) -> Result<Cell, CatalogError> {
     let cell = cell.ok_or_else(|| invalid(format!("{field}: name a cell")))?;
     Ok(Cell::new(
         coordinate(&format!("{field}.file"), cell.file, limit, rule)?,
@@ -181,7 +176,7 @@ fn cell_from_pb(
 
 /// Reads Quoridor options (Q22-Q27): 0 or unset fields take their defaults (free-for-all,
 /// opposite edge, 9×9, Auto walls). Team choices are kept only in team mode.
-pub fn options_from_pb(options: &pb::QuoridorOptions) -> Result<QuoridorOptions, ServiceError> {
+pub fn options_from_pb(options: &pb::QuoridorOptions) -> Result<QuoridorOptions, CatalogError> {
     let mode = mode_from_pb(options.mode)?;
     let goal = goal_from_pb(options.goal)?;
     let size = match options.size {
@@ -291,7 +286,7 @@ pub fn ruleset(options: &QuoridorOptions, players: usize) -> String {
     name
 }
 
-fn quoridor_options(settings: &pb::GameSettings) -> Result<&pb::QuoridorOptions, ServiceError> {
+fn quoridor_options(settings: &pb::GameSettings) -> Result<&pb::QuoridorOptions, CatalogError> {
     match &settings.options {
         Some(pb::game_settings::Options::Quoridor(options)) => Ok(options),
         _ => Err(invalid(
@@ -302,8 +297,10 @@ fn quoridor_options(settings: &pb::GameSettings) -> Result<&pb::QuoridorOptions,
 
 impl Hosting for Quoridor {
     const KIND: GameKind = GameKind::Quoridor;
+    /// Q18: only the move limit draws; there is no draw by agreement.
+    const DRAW_RULE: &'static str = "Q18";
 
-    fn options_from_pb(settings: &pb::GameSettings) -> Result<QuoridorOptions, ServiceError> {
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<QuoridorOptions, CatalogError> {
         if settings.turn_time_ms > MAX_TURN_MS {
             return Err(invalid(format!(
                 "settings.turn_time_ms: Q28: at most {MAX_TURN_MS} ms per turn, not {}",
@@ -313,7 +310,7 @@ impl Hosting for Quoridor {
         options_from_pb(quoridor_options(settings)?)
     }
 
-    fn check_seats(settings: &pb::GameSettings, seats: usize) -> Result<(), ServiceError> {
+    fn check_seats(settings: &pb::GameSettings, seats: usize) -> Result<(), CatalogError> {
         let players = quoridor_options(settings)?.players;
         if players != 0 && players as usize != seats {
             return Err(invalid(format!(
@@ -323,7 +320,7 @@ impl Hosting for Quoridor {
         Ok(())
     }
 
-    fn action_from_pb(&self, action: &pb::Action) -> Result<QuoridorAction, ServiceError> {
+    fn action_from_pb(&self, action: &pb::Action) -> Result<QuoridorAction, CatalogError> {
         use pb::quoridor_action::Kind;
         let Some(pb::action::Action::Quoridor(quoridor)) = &action.action else {
             return Err(invalid(
@@ -486,7 +483,7 @@ mod tests {
             ),
         ] {
             match options_from_pb(&o) {
-                Err(ServiceError::InvalidArgument(m)) => assert!(
+                Err(CatalogError::InvalidArgument(m)) => assert!(
                     m.starts_with(&format!("settings.quoridor.{field}: {rule}")),
                     "{m}"
                 ),
@@ -508,7 +505,7 @@ mod tests {
         assert!(<Quoridor as Hosting>::check_seats(&settings(4), 4).is_ok());
         assert!(matches!(
             <Quoridor as Hosting>::check_seats(&settings(4), 2),
-            Err(ServiceError::InvalidArgument(m)) if m.starts_with("settings.quoridor.players")
+            Err(CatalogError::InvalidArgument(m)) if m.starts_with("settings.quoridor.players")
         ));
         let slow = pb::GameSettings {
             turn_time_ms: 90_001,
@@ -516,7 +513,7 @@ mod tests {
         };
         assert!(matches!(
             <Quoridor as Hosting>::options_from_pb(&slow),
-            Err(ServiceError::InvalidArgument(m)) if m.starts_with("settings.turn_time_ms: Q28")
+            Err(CatalogError::InvalidArgument(m)) if m.starts_with("settings.turn_time_ms: Q28")
         ));
     }
 
@@ -553,7 +550,7 @@ mod tests {
         };
         assert!(matches!(
             g.action_from_pb(&off),
-            Err(ServiceError::InvalidArgument(m)) if m.starts_with("action.quoridor.wall.cell.file: Q2")
+            Err(CatalogError::InvalidArgument(m)) if m.starts_with("action.quoridor.wall.cell.file: Q2")
         ));
     }
 

@@ -1,4 +1,4 @@
-//! The proto mapping of each hosted game (see [`crate::engine::Hosting`]).
+//! The proto mapping of each hosted game (see [`crate::Hosting`]).
 
 pub mod backgammon;
 pub mod caro;

@@ -4,8 +4,7 @@ pub use ludus_caro::Caro;
 use ludus_caro::{CaroAction, CaroOptions, CaroView, Cell, Stone};
 use ludus_proto::pb;
 
-use crate::engine::{GameKind, Hosting};
-use crate::error::ServiceError;
+use crate::{CatalogError, GameKind, Hosting};
 
 fn stone_to_pb(stone: Option<Stone>) -> i32 {
     match stone {
@@ -32,13 +31,13 @@ fn options_to_pb(options: CaroOptions) -> pb::CaroOptions {
 }
 
 /// Reads Caro options; a board size of 0 means the default 15 (C1).
-pub fn options_from_pb(options: &pb::CaroOptions) -> Result<CaroOptions, ServiceError> {
+pub fn options_from_pb(options: &pb::CaroOptions) -> Result<CaroOptions, CatalogError> {
     let size = match options.board_size {
         0 => 15,
         15 => 15,
         19 => 19,
         other => {
-            return Err(ServiceError::InvalidArgument(format!(
+            return Err(CatalogError::InvalidArgument(format!(
                 "settings.caro.board_size: C1: the board is 15 or 19, not {other}"
             )));
         }
@@ -52,30 +51,32 @@ pub fn options_from_pb(options: &pb::CaroOptions) -> Result<CaroOptions, Service
 
 impl Hosting for Caro {
     const KIND: GameKind = GameKind::Caro;
+    /// C8: a draw by agreement (one player offers, the other accepts).
+    const DRAW_RULE: &'static str = "C8";
 
-    fn options_from_pb(settings: &pb::GameSettings) -> Result<CaroOptions, ServiceError> {
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<CaroOptions, CatalogError> {
         match &settings.options {
             Some(pb::game_settings::Options::Caro(options)) => options_from_pb(options),
-            _ => Err(ServiceError::InvalidArgument(
+            _ => Err(CatalogError::InvalidArgument(
                 "settings.options: expected caro options".into(),
             )),
         }
     }
 
-    fn action_from_pb(&self, action: &pb::Action) -> Result<CaroAction, ServiceError> {
+    fn action_from_pb(&self, action: &pb::Action) -> Result<CaroAction, CatalogError> {
         let Some(pb::action::Action::Caro(caro)) = &action.action else {
-            return Err(ServiceError::InvalidArgument(
+            return Err(CatalogError::InvalidArgument(
                 "action: this is a caro game: send action.caro or action.notation".into(),
             ));
         };
         let Some(cell) = &caro.place else {
-            return Err(ServiceError::InvalidArgument(
+            return Err(CatalogError::InvalidArgument(
                 "action.caro.place: name a cell".into(),
             ));
         };
         let size = u32::from(self.size());
         if cell.column >= size || cell.row >= size {
-            return Err(ServiceError::InvalidArgument(format!(
+            return Err(CatalogError::InvalidArgument(format!(
                 "action.caro.place: C1: column {} row {} is off the {size}x{size} board",
                 cell.column, cell.row
             )));

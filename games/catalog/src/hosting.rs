@@ -1,46 +1,18 @@
-//! One interface over every game: the service handles `dyn LiveGame` and never names a game.
+//! One interface over every game: a service handles `dyn LiveGame` and never names a game.
 //!
 //! A game joins by implementing [`Hosting`] (its proto mapping, in `games/<game>.rs`) and one
 //! line in [`setup`] and [`load`]. [`Hosted`] turns any `Game + Hosting` into a `LiveGame`.
 
 use ludus_proto::pb;
 use ludus_rules::{Game, Outcome, RandomSource, RuleViolation, Seat, Viewer};
-use serde::{Deserialize, Serialize};
 
-use crate::error::ServiceError;
-use crate::games::backgammon::BackgammonSession;
+use crate::error::CatalogError;
 use crate::games::caro::Caro;
 use crate::games::junqi::Junqi;
 use crate::games::mancala::Mancala;
 use crate::games::quoridor::Quoridor;
-
-/// The games this build hosts, by their stored name.
-#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GameKind {
-    Caro,
-    Quoridor,
-    Backgammon,
-    Junqi,
-    Mancala,
-}
-
-impl GameKind {
-    /// The game named by the settings' options arm.
-    pub fn of(settings: &pb::GameSettings) -> Result<GameKind, ServiceError> {
-        use pb::game_settings::Options;
-        match &settings.options {
-            Some(Options::Caro(_)) => Ok(GameKind::Caro),
-            Some(Options::Quoridor(_)) => Ok(GameKind::Quoridor),
-            Some(Options::Backgammon(_)) => Ok(GameKind::Backgammon),
-            Some(Options::Mancala(_)) => Ok(GameKind::Mancala),
-            Some(Options::Junqi(_)) => Ok(GameKind::Junqi),
-            None => Err(ServiceError::InvalidArgument(
-                "settings.options: choose a game".into(),
-            )),
-        }
-    }
-}
+use crate::kind::GameKind;
+use ludus_backgammon::BackgammonSession;
 
 /// What an accepted action looked like, for the event.
 #[derive(Clone, Debug)]
@@ -76,7 +48,7 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
         seat: Seat,
         action: &pb::Action,
         rng: &mut dyn RandomSource,
-    ) -> Result<AppliedAction, ServiceError>;
+    ) -> Result<AppliedAction, CatalogError>;
     /// The game's clock policy for `seat`; returns what it did, in words with the rule id.
     fn timeout(&mut self, seat: Seat, rng: &mut dyn RandomSource) -> String;
     fn resign(&mut self, seat: Seat);
@@ -85,15 +57,18 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
     /// `seat` did not come back in time: the game's disconnection rule; returns what it did,
     /// in words with the rule id.
     fn abandon(&mut self, seat: Seat) -> String;
+    /// The rule that governs draws by agreement in this game: refusals about draw offers
+    /// (one already pending, none to answer) name it.
+    fn draw_rule(&self) -> &'static str;
     /// Whether the game allows a draw by agreement now (checked before an offer is made).
     fn can_agree_draw(&self) -> Result<(), Refusal>;
     fn agree_draw(&mut self) -> Result<(), Refusal>;
     fn outcome(&self) -> Option<Outcome>;
     fn view(&self, viewer: Viewer) -> pb::GameView;
     fn legal_actions(&self, seat: Seat) -> Vec<pb::LegalAction>;
-    /// The rating pool and matchmaking queue of the game's options.
+    /// The rule set of the game's options: its rating pool (see [`crate::rating_pool`]).
     fn ruleset(&self) -> String;
-    fn save(&self) -> Result<serde_json::Value, ServiceError>;
+    fn save(&self) -> Result<serde_json::Value, CatalogError>;
     /// Whether the server plays for the seat to move as soon as its turn starts (Junqi J19
     /// autoplay). The service then arms a short timer instead of the turn clock.
     fn autoplay_due(&self) -> bool {
@@ -108,13 +83,16 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
 /// How a game maps to the contract: proto in, proto out.
 pub trait Hosting: Game {
     const KIND: GameKind;
-    fn options_from_pb(settings: &pb::GameSettings) -> Result<Self::Options, ServiceError>;
-    fn action_from_pb(&self, action: &pb::Action) -> Result<Self::Action, ServiceError>;
+    /// The rule on draws by agreement: the rule file's where it has one (Caro C8, Mancala M9,
+    /// Quoridor Q18, Backgammon B13), else a rule of ours documented in ARCHITECTURE.md.
+    const DRAW_RULE: &'static str;
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<Self::Options, CatalogError>;
+    fn action_from_pb(&self, action: &pb::Action) -> Result<Self::Action, CatalogError>;
     fn action_to_pb(action: &Self::Action) -> pb::Action;
     fn view_to_pb(view: Self::View) -> pb::GameView;
     fn ruleset(&self) -> String;
     /// Refuses settings that do not fit `seats` players (beyond what `setup` checks).
-    fn check_seats(_settings: &pb::GameSettings, _seats: usize) -> Result<(), ServiceError> {
+    fn check_seats(_settings: &pb::GameSettings, _seats: usize) -> Result<(), CatalogError> {
         Ok(())
     }
     /// What the clock policy just did (`before` is the game as the clock ran out), in words
@@ -174,21 +152,21 @@ impl<G: Hosting> LiveGame for Hosted<G> {
         seat: Seat,
         action: &pb::Action,
         rng: &mut dyn RandomSource,
-    ) -> Result<AppliedAction, ServiceError> {
+    ) -> Result<AppliedAction, CatalogError> {
         let parsed = match &action.action {
             Some(pb::action::Action::Notation(text)) => self
                 .game()
                 .parse_action(text)
-                .map_err(|e| ServiceError::Rule(Refusal::from(&e)))?,
+                .map_err(|e| CatalogError::Rule(Refusal::from(&e)))?,
             Some(_) => self.game().action_from_pb(action)?,
             None => {
-                return Err(ServiceError::InvalidArgument(
+                return Err(CatalogError::InvalidArgument(
                     "action: set one arm (the game's action or its notation)".into(),
                 ));
             }
         };
         let Some(game) = self.0.take() else {
-            return Err(ServiceError::Internal("hosted game missing".into()));
+            return Err(CatalogError::Internal("hosted game missing".into()));
         };
         match game.apply(seat, &parsed, rng) {
             Ok(next) => {
@@ -200,7 +178,7 @@ impl<G: Hosting> LiveGame for Hosted<G> {
             }
             Err((unchanged, error)) => {
                 self.0 = Some(unchanged);
-                Err(ServiceError::Rule(Refusal::from(&error)))
+                Err(CatalogError::Rule(Refusal::from(&error)))
             }
         }
     }
@@ -232,6 +210,10 @@ impl<G: Hosting> LiveGame for Hosted<G> {
             Some(outcome) => format!("{}: {}", outcome.rule, outcome.reason),
             None => "the game goes on".to_owned(),
         }
+    }
+
+    fn draw_rule(&self) -> &'static str {
+        G::DRAW_RULE
     }
 
     fn can_agree_draw(&self) -> Result<(), Refusal> {
@@ -284,9 +266,9 @@ impl<G: Hosting> LiveGame for Hosted<G> {
         Hosting::ruleset(self.game())
     }
 
-    fn save(&self) -> Result<serde_json::Value, ServiceError> {
+    fn save(&self) -> Result<serde_json::Value, CatalogError> {
         serde_json::to_value(self.game())
-            .map_err(|e| ServiceError::Internal(format!("could not save the game: {e}")))
+            .map_err(|e| CatalogError::Internal(format!("could not save the game: {e}")))
     }
 
     fn autoplay_due(&self) -> bool {
@@ -309,7 +291,7 @@ pub fn setup(
     settings: &pb::GameSettings,
     seats: usize,
     rng: &mut dyn RandomSource,
-) -> Result<Box<dyn LiveGame>, ServiceError> {
+) -> Result<Box<dyn LiveGame>, CatalogError> {
     match GameKind::of(settings)? {
         GameKind::Caro => setup_hosted::<Caro>(settings, seats, rng),
         GameKind::Quoridor => setup_hosted::<Quoridor>(settings, seats, rng),
@@ -323,19 +305,19 @@ fn setup_hosted<G: Hosting>(
     settings: &pb::GameSettings,
     seats: usize,
     rng: &mut dyn RandomSource,
-) -> Result<Box<dyn LiveGame>, ServiceError> {
+) -> Result<Box<dyn LiveGame>, CatalogError> {
     let options = G::options_from_pb(settings)?;
     G::check_seats(settings, seats)?;
     let game = G::setup(options, seats, rng)
-        .map_err(|e| ServiceError::InvalidArgument(format!("settings: {e}")))?;
+        .map_err(|e| CatalogError::InvalidArgument(format!("settings: {e}")))?;
     Ok(Box::new(Hosted::new(game)))
 }
 
 /// A stored game of `kind`.
-pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame>, ServiceError> {
-    fn hosted<G: Hosting>(state: serde_json::Value) -> Result<Box<dyn LiveGame>, ServiceError> {
+pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame>, CatalogError> {
+    fn hosted<G: Hosting>(state: serde_json::Value) -> Result<Box<dyn LiveGame>, CatalogError> {
         let game: G = serde_json::from_value(state)
-            .map_err(|e| ServiceError::Internal(format!("stored game is unreadable: {e}")))?;
+            .map_err(|e| CatalogError::Internal(format!("stored game is unreadable: {e}")))?;
         Ok(Box::new(Hosted::new(game)))
     }
     match kind {

@@ -3,13 +3,9 @@
 //!
 //! # Money games and matches
 //! One game-state game hosts either one money game or a **whole match** (B22): the hosted
-//! value, [`BackgammonSession`], holds the match score ([`Match`]) and the game being played.
-//! When a game of a match ends, the same action records its points and sets up the next
-//! game at once (its opening roll, B4, comes from the same random source), with the Crawford
-//! rule from [`Match::next_game_options`]; the game-state game finishes (one [`Outcome`],
-//! one rating report) only when a player reaches the match length. So a match is one game
-//! id, one event log and one subscription; the view's `score`/`crawford` say where it
-//! stands. Leaving (the Resign RPC) loses the match, not just the game being played.
+//! value is [`BackgammonSession`] (match play lives in the rules crate); this maps it. So a
+//! match is one game id, one event log and one subscription; the view's `score`/`crawford`
+//! say where it stands.
 //!
 //! Money games rate in `backgammon/money` and matches in `backgammon/match`; the optional
 //! money rules (B17-B19) and match lengths do not split the rating pools (quick-match queues
@@ -18,276 +14,31 @@
 //! Dice come only from the random source game-state passes (its CSPRNG) inside `apply` of a
 //! roll and in setup; no state, view or event holds a die before it is rolled.
 
-pub use ludus_backgammon::Match;
 use ludus_backgammon::options::MAX_CUBE_LOG;
 pub use ludus_backgammon::options::{DEFAULT_TURN_SECONDS, validate_turn_seconds};
 use ludus_backgammon::play::roll;
+use ludus_backgammon::session::side_name;
 use ludus_backgammon::{
-    Action, Backgammon, BackgammonError, BackgammonOptions, BackgammonView, MATCH_LENGTHS,
-    MatchGame, Move, Play, ResignLevel, ViewPhase,
+    Action, BackgammonOptions, BackgammonView, MATCH_LENGTHS, MatchGame, Move, Play, ResignLevel,
+    ViewPhase,
 };
+pub use ludus_backgammon::{BackgammonSession, Match};
 use ludus_proto::pb;
-use ludus_rules::{Game, Outcome, RandomSource, Seat, SetupError, Viewer};
-use serde::{Deserialize, Serialize};
+use ludus_rules::{Game, Viewer};
 
-use crate::engine::{GameKind, Hosting};
-use crate::error::ServiceError;
+use crate::{CatalogError, GameKind, Hosting, seat_u32};
 
 /// The rating pool of money games.
 pub const MONEY_RULESET: &str = "backgammon/money";
 /// The rating pool of matches.
 pub const MATCH_RULESET: &str = "backgammon/match";
 
-fn side(seat: Seat) -> &'static str {
-    if seat == 0 { "white" } else { "black" }
-}
-
-/// A money game, or a whole match to N points (see the module docs).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct BackgammonSession {
-    /// The game being played (the last one, once a match is over).
-    game: Backgammon,
-    /// The match score; `None` in money play.
-    #[serde(rename = "match")]
-    score: Option<Match>,
-    /// The match result, once a player reaches the match length or leaves.
-    match_outcome: Option<Outcome>,
-    /// How the previous game of the match ended.
-    previous_game: Option<Outcome>,
-    /// Actions applied in the match's finished games.
-    plies_before: u32,
-}
-
-impl BackgammonSession {
-    /// The game being played.
-    pub fn game(&self) -> &Backgammon {
-        &self.game
-    }
-
-    /// The match score; `None` in money play.
-    pub fn match_score(&self) -> Option<&Match> {
-        self.score.as_ref()
-    }
-
-    /// How the previous game of the match ended.
-    pub fn previous_game(&self) -> Option<&Outcome> {
-        self.previous_game.as_ref()
-    }
-
-    /// A money game from a chosen position (tests, analysis).
-    pub fn money(game: Backgammon) -> Self {
-        BackgammonSession {
-            game,
-            score: None,
-            match_outcome: None,
-            previous_game: None,
-            plies_before: 0,
-        }
-    }
-
-    /// In a match, after a change: when the game just ended, record it and either finish
-    /// the match or set up the next game (B22).
-    fn after_change(&mut self, rng: &mut dyn RandomSource) {
-        let Some(score) = self.score else { return };
-        if self.match_outcome.is_some() {
-            return;
-        }
-        let Some(result) = self.game.outcome().cloned() else {
-            return;
-        };
-        let score = score.record(&result);
-        self.score = Some(score);
-        self.previous_game = Some(result.clone());
-        if let Some(winner) = score.winner() {
-            self.match_outcome = Some(match_result(winner, score, &result.reason));
-            return;
-        }
-        match Backgammon::setup(score.next_game_options(), 2, rng) {
-            Ok(next) => {
-                self.plies_before += self.game.ply();
-                self.game = next;
-            }
-            // Only a random source that rolls nothing but equal dice gets here.
-            Err(e) => {
-                self.match_outcome = Some(Outcome::cancelled(e.rule, e.to_string()));
-            }
-        }
-    }
-}
-
-fn match_result(winner: Seat, score: Match, last: &str) -> Outcome {
-    let [white, black] = score.score();
-    Outcome::win(
-        2,
-        &[winner],
-        "B22",
-        format!(
-            "{last}; {} wins the match to {} ({white}-{black})",
-            side(winner),
-            score.length()
-        ),
-    )
-    .with_points(vec![i64::from(white), i64::from(black)])
-}
-
-impl Game for BackgammonSession {
-    type Options = BackgammonOptions;
-    type Action = Action;
-    type View = BackgammonView;
-    type Error = BackgammonError;
-
-    /// A money game, or the first game of a match when `options.match_game` is set (its
-    /// `length`; a hosted match starts at 0-0).
-    fn setup(
-        options: BackgammonOptions,
-        seats: usize,
-        rng: &mut dyn RandomSource,
-    ) -> Result<Self, SetupError> {
-        let score = match options.match_game {
-            Some(m) => Some(Match::new(m.length)?),
-            None => None,
-        };
-        let options = score.map_or(options, |m| m.next_game_options());
-        Ok(BackgammonSession {
-            game: Backgammon::setup(options, seats, rng)?,
-            score,
-            match_outcome: None,
-            previous_game: None,
-            plies_before: 0,
-        })
-    }
-
-    fn parse_action(&self, text: &str) -> Result<Action, BackgammonError> {
-        self.game.parse_action(text)
-    }
-
-    fn seats(&self) -> usize {
-        2
-    }
-
-    fn to_move(&self) -> Option<Seat> {
-        if self.match_outcome.is_some() {
-            return None;
-        }
-        self.game.to_move()
-    }
-
-    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        if self.match_outcome.is_some() {
-            return Vec::new();
-        }
-        self.game.legal_actions(seat)
-    }
-
-    fn apply(
-        mut self,
-        seat: Seat,
-        action: &Action,
-        rng: &mut dyn RandomSource,
-    ) -> Result<Self, (Self, BackgammonError)> {
-        if self.match_outcome.is_some() {
-            return Err((self, BackgammonError::new("B22", "the match is over")));
-        }
-        match self.game.apply(seat, action, rng) {
-            Ok(game) => {
-                self.game = game;
-                self.after_change(rng);
-                Ok(self)
-            }
-            Err((game, error)) => {
-                self.game = game;
-                Err((self, error))
-            }
-        }
-    }
-
-    /// B20, per game; the third timeout in a row forfeits the game, not the match.
-    fn timeout(mut self, seat: Seat, rng: &mut dyn RandomSource) -> Self {
-        if self.match_outcome.is_some() {
-            return self;
-        }
-        self.game = self.game.timeout(seat, rng);
-        self.after_change(rng);
-        self
-    }
-
-    /// B21 (leaving): in money play the game is lost as the position stands; in a match,
-    /// the match is lost.
-    fn resign(mut self, seat: Seat) -> Self {
-        if self.match_outcome.is_some() || self.game.outcome().is_some() || seat > 1 {
-            return self;
-        }
-        self.game = self.game.resign(seat);
-        if let Some(score) = self.score {
-            let result = self.game.outcome().cloned();
-            let score = result.as_ref().map_or(score, |r| score.record(r));
-            self.score = Some(score);
-            self.previous_game = result;
-            let left = format!("{} left the match", side(seat));
-            let mut outcome = match_result(seat ^ 1, score, &left);
-            outcome.rule = "B21".to_owned();
-            self.match_outcome = Some(outcome);
-        }
-        self
-    }
-
-    fn agree_draw(self) -> Result<Self, (Self, BackgammonError)> {
-        let BackgammonSession {
-            game,
-            score,
-            match_outcome,
-            previous_game,
-            plies_before,
-        } = self;
-        match game.agree_draw() {
-            Ok(game) => Ok(BackgammonSession {
-                game,
-                score,
-                match_outcome,
-                previous_game,
-                plies_before,
-            }),
-            Err((game, error)) => Err((
-                BackgammonSession {
-                    game,
-                    score,
-                    match_outcome,
-                    previous_game,
-                    plies_before,
-                },
-                error,
-            )),
-        }
-    }
-
-    fn outcome(&self) -> Option<&Outcome> {
-        match self.score {
-            Some(_) => self.match_outcome.as_ref(),
-            None => self.game.outcome(),
-        }
-    }
-
-    fn view(&self, viewer: Viewer) -> BackgammonView {
-        let mut view = self.game.view(viewer);
-        if self.match_outcome.is_some() {
-            view.to_move = None;
-            view.legal_actions.clear();
-            view.legal_plays.clear();
-        }
-        view
-    }
-
-    fn ply(&self) -> u32 {
-        self.plies_before + self.game.ply()
-    }
-}
-
-fn invalid(message: String) -> ServiceError {
-    ServiceError::InvalidArgument(message)
+fn invalid(message: String) -> CatalogError {
+    CatalogError::InvalidArgument(message)
 }
 
 /// Reads Backgammon options (B17-B19, B22); errors name the field and the rule.
-pub fn options_from_pb(options: &pb::BackgammonOptions) -> Result<BackgammonOptions, ServiceError> {
+pub fn options_from_pb(options: &pb::BackgammonOptions) -> Result<BackgammonOptions, CatalogError> {
     let automatic_double_limit = match options.automatic_double_limit {
         0 => ludus_backgammon::options::DEFAULT_AUTOMATIC_DOUBLE_LIMIT,
         n if n <= u32::from(MAX_CUBE_LOG) => n as u8,
@@ -422,7 +173,7 @@ fn play_to_pb(play: &Play) -> pb::BackgammonPlay {
     }
 }
 
-fn play_from_pb(play: &pb::BackgammonPlay) -> Result<Play, ServiceError> {
+fn play_from_pb(play: &pb::BackgammonPlay) -> Result<Play, CatalogError> {
     if play.moves.len() > 4 {
         return Err(invalid(format!(
             "action.backgammon.play.moves: B7: a turn moves at most 4 checkers, not {}",
@@ -477,14 +228,12 @@ fn phase_to_pb(phase: ViewPhase) -> pb::BackgammonPhase {
     }
 }
 
-fn seat_u32(seat: Seat) -> u32 {
-    u32::try_from(seat).unwrap_or(u32::MAX)
-}
-
 impl Hosting for BackgammonSession {
     const KIND: GameKind = GameKind::Backgammon;
+    /// B13: a game ends only when a side bears off; there are no draws.
+    const DRAW_RULE: &'static str = "B13";
 
-    fn options_from_pb(settings: &pb::GameSettings) -> Result<BackgammonOptions, ServiceError> {
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<BackgammonOptions, CatalogError> {
         match &settings.options {
             Some(pb::game_settings::Options::Backgammon(options)) => options_from_pb(options),
             _ => Err(invalid(
@@ -493,7 +242,7 @@ impl Hosting for BackgammonSession {
         }
     }
 
-    fn action_from_pb(&self, action: &pb::Action) -> Result<Action, ServiceError> {
+    fn action_from_pb(&self, action: &pb::Action) -> Result<Action, CatalogError> {
         use pb::backgammon_action::Kind;
         let Some(pb::action::Action::Backgammon(bg)) = &action.action else {
             return Err(invalid(
@@ -599,9 +348,9 @@ impl Hosting for BackgammonSession {
     }
 
     fn ruleset(&self) -> String {
-        match self.score {
+        match self.match_score() {
             Some(_) => MATCH_RULESET.to_owned(),
-            None => ruleset(self.game.options()).to_owned(),
+            None => ruleset(self.game().options()).to_owned(),
         }
     }
 
@@ -609,17 +358,17 @@ impl Hosting for BackgammonSession {
     /// resignation offer, rolled and played; or, in a match, forfeited the game (the match
     /// goes on, so the session has no outcome to tell it).
     fn timeout_effect(&self, before: &Self) -> Option<String> {
-        let seat = before.game.to_move()?;
-        if self.plies_before != before.plies_before {
-            let forfeit = self.previous_game.as_ref()?;
+        let seat = before.game().to_move()?;
+        if self.plies_before_game() != before.plies_before_game() {
+            let forfeit = self.previous_game()?;
             return Some(format!(
                 "{}: {}; the match goes on",
                 forfeit.rule, forfeit.reason
             ));
         }
-        let was = before.game.view(Viewer::Spectator);
-        let now = self.game.view(Viewer::Spectator);
-        let who = side(seat);
+        let was = before.game().view(Viewer::Spectator);
+        let now = self.game().view(Viewer::Spectator);
+        let who = side_name(seat);
         match was.phase {
             ViewPhase::DoubleOffered => Some(format!(
                 "B20: {who} ran out of time and takes the double; the cube is at {}",
@@ -651,57 +400,27 @@ impl Hosting for BackgammonSession {
 
 #[cfg(test)]
 mod tests {
+    use ludus_backgammon::MatchGame;
     use ludus_rules::ScriptedRandom;
 
     use super::*;
 
-    fn match_to(length: u32) -> BackgammonOptions {
-        BackgammonOptions {
+    #[test]
+    fn b22_a_match_rates_in_the_match_pool_and_a_money_game_in_the_money_pool() {
+        let mut rng = ScriptedRandom::new([2, 0, 2, 0]);
+        let options = BackgammonOptions {
             match_game: Some(MatchGame {
-                length,
+                length: 3,
                 score: [0, 0],
                 crawford: false,
             }),
             ..BackgammonOptions::default()
-        }
-    }
-
-    #[test]
-    fn b22_a_match_goes_on_after_a_game_and_ends_at_the_length() {
-        // Opening 3-1: white on roll.
-        let mut rng = ScriptedRandom::new([2, 0, 2, 0, 2, 0]);
-        let s = BackgammonSession::setup(match_to(3), 2, &mut rng).expect("setup");
-        let s = s
-            .apply(0, &Action::Resign(ResignLevel::Gammon), &mut rng)
-            .expect("offer");
-        let s = s
-            .apply(1, &Action::AcceptResignation, &mut rng)
-            .expect("accept");
-        assert!(s.outcome().is_none(), "2-0 in a 3-point match goes on");
-        assert_eq!(s.match_score().map(Match::score), Some([0, 2]));
-        assert!(s.game().is_crawford(), "B22: black is at 2 of 3");
-        assert_eq!(s.ply(), 2);
-        let s = s
-            .apply(0, &Action::Resign(ResignLevel::Single), &mut rng)
-            .expect("offer");
-        let s = s
-            .apply(1, &Action::AcceptResignation, &mut rng)
-            .expect("accept");
-        let outcome = s.outcome().expect("the match is over");
-        assert_eq!(outcome.rule, "B22");
-        assert_eq!(outcome.points, [0, 3]);
-        assert_eq!(s.to_move(), None);
-        assert_eq!(Hosting::ruleset(&s), MATCH_RULESET);
-    }
-
-    #[test]
-    fn leaving_a_match_loses_it() {
-        let mut rng = ScriptedRandom::new([2, 0]);
-        let s = BackgammonSession::setup(match_to(5), 2, &mut rng).expect("setup");
-        let s = s.resign(0);
-        let outcome = s.outcome().expect("over");
-        assert_eq!(outcome.rule, "B21");
-        assert_eq!(outcome.ranks, [1, 0]);
+        };
+        let session = BackgammonSession::setup(options, 2, &mut rng).expect("match");
+        assert_eq!(Hosting::ruleset(&session), MATCH_RULESET);
+        let money =
+            BackgammonSession::setup(BackgammonOptions::default(), 2, &mut rng).expect("money");
+        assert_eq!(Hosting::ruleset(&money), MONEY_RULESET);
     }
 
     #[test]
@@ -714,7 +433,7 @@ mod tests {
             }),
             ..Default::default()
         };
-        let Err(ServiceError::InvalidArgument(m)) = options_from_pb(&bad) else {
+        let Err(CatalogError::InvalidArgument(m)) = options_from_pb(&bad) else {
             panic!("refused");
         };
         assert!(

@@ -10,8 +10,7 @@ pub use ludus_junqi::{Junqi, JunqiOptions, JunqiView};
 use ludus_proto::pb;
 use ludus_rules::{GameResult, Outcome, RandomSource};
 
-use crate::engine::{GameKind, Hosting};
-use crate::error::ServiceError;
+use crate::{CatalogError, GameKind, Hosting, seat_u32};
 
 /// The rating pool and quick-match queue of Flip Junqi (it has no options yet).
 pub const RULESET: &str = "junqi/flip";
@@ -63,10 +62,6 @@ fn point_to_pb(point: PointView) -> pb::JunqiPoint {
             piece: Some(piece_to_pb(piece)),
         },
     }
-}
-
-fn seat_u32(seat: usize) -> u32 {
-    u32::try_from(seat).unwrap_or(u32::MAX)
 }
 
 fn junqi_action_to_pb(action: Action) -> pb::JunqiAction {
@@ -138,11 +133,11 @@ fn rank_counts(counts: &[u8; 12]) -> Vec<pb::JunqiRankCount> {
 }
 
 /// Reads a point in J2 notation from a request field.
-fn point_from_pb(field: &str, text: &str) -> Result<ludus_junqi::Point, ServiceError> {
+fn point_from_pb(field: &str, text: &str) -> Result<ludus_junqi::Point, CatalogError> {
     text.parse().map_err(|_| {
         // At most 16 characters of what was sent go back, like the rules' notation errors.
         let shown: String = text.chars().take(16).collect();
-        ServiceError::InvalidArgument(format!(
+        CatalogError::InvalidArgument(format!(
             "{field}: J2: {shown:?} is not a point like c6 (columns a-e, rows 1-12)"
         ))
     })
@@ -150,23 +145,26 @@ fn point_from_pb(field: &str, text: &str) -> Result<ludus_junqi::Point, ServiceE
 
 impl Hosting for Junqi {
     const KIND: GameKind = GameKind::Junqi;
+    /// LJ1 (ours, ARCHITECTURE.md "Flip Junqi"): the rule file is silent on draws by
+    /// agreement; Ludus lets the players agree one, as in Caro and Mancala.
+    const DRAW_RULE: &'static str = "LJ1";
 
     /// Junqi has no options (J17's limit is fixed); any clock is accepted here, quick matches
     /// get J19's 30 s from matchmaking.
-    fn options_from_pb(settings: &pb::GameSettings) -> Result<JunqiOptions, ServiceError> {
+    fn options_from_pb(settings: &pb::GameSettings) -> Result<JunqiOptions, CatalogError> {
         match &settings.options {
             Some(pb::game_settings::Options::Junqi(pb::JunqiOptions {})) => {
                 Ok(JunqiOptions::default())
             }
-            _ => Err(ServiceError::InvalidArgument(
+            _ => Err(CatalogError::InvalidArgument(
                 "settings.options: expected junqi options".into(),
             )),
         }
     }
 
-    fn action_from_pb(&self, action: &pb::Action) -> Result<Action, ServiceError> {
+    fn action_from_pb(&self, action: &pb::Action) -> Result<Action, CatalogError> {
         let Some(pb::action::Action::Junqi(junqi)) = &action.action else {
-            return Err(ServiceError::InvalidArgument(
+            return Err(CatalogError::InvalidArgument(
                 "action: this is a junqi game: send action.junqi or action.notation".into(),
             ));
         };
@@ -179,7 +177,7 @@ impl Hosting for Junqi {
                 from: point_from_pb("action.junqi.move.from", &step.from)?,
                 to: point_from_pb("action.junqi.move.to", &step.to)?,
             }),
-            None => Err(ServiceError::InvalidArgument(
+            None => Err(CatalogError::InvalidArgument(
                 "action.junqi: set flip or move (J7)".into(),
             )),
         }
@@ -297,7 +295,7 @@ mod tests {
         };
         assert!(matches!(
             game.action_from_pb(&bad),
-            Err(ServiceError::InvalidArgument(m)) if m.starts_with("action.junqi.flip.point: J2")
+            Err(CatalogError::InvalidArgument(m)) if m.starts_with("action.junqi.flip.point: J2")
         ));
     }
 

@@ -1,0 +1,39 @@
+//! The game catalog: what every Ludus service knows about the games, in one place.
+//!
+//! game-state hosts games through it; matchmaking queues them with it; rooms, bots and
+//! accounts read the same table policies. No service crate depends on another service crate:
+//! what they share about games lives here, on top of the pure rules crates (`games/*`) and
+//! the contract (`ludus-proto`).
+//!
+//! # Layout
+//! - [`GameKind`]: the hosted games, and [`GameKind::of`] the game a request's settings name.
+//! - [`hosting`]: one object-safe interface over every game's rules ([`LiveGame`]), built
+//!   from each game's proto mapping ([`Hosting`]) by [`Hosted`]; [`setup`] and [`load`].
+//! - [`games`]: each game's proto mapping: options, actions, views, rule-set names.
+//! - [`policy`]: each game's [`TablePolicy`] (seats, clocks, rating), rating pools and
+//!   quick-match queues ([`QuickMatch`], [`QuickMatchClocks`]).
+//! - [`outcome`]: seats and outcomes in the contract.
+//! - [`CatalogError`]: "these settings / this action are not valid".
+//!
+//! # Errors
+//! Every refusal is a [`CatalogError`]; `From<CatalogError> for tonic::Status` is the one
+//! place it becomes a gRPC status (INVALID_ARGUMENT, FAILED_PRECONDITION for rules refusals,
+//! INTERNAL). The catalog depends on tonic for that impl alone, so that services wrap it
+//! (`ServiceError::Catalog`) and convert it without re-mapping variants, and a change to the
+//! mapping (rich error details, say) is made once.
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod games;
+pub mod hosting;
+mod kind;
+pub mod outcome;
+pub mod policy;
+
+pub use error::CatalogError;
+pub use hosting::{AppliedAction, Hosted, Hosting, LiveGame, Refusal, load, setup};
+pub use kind::GameKind;
+pub use outcome::{outcome_to_pb, seat_u32};
+pub use policy::{
+    QuickMatch, QuickMatchClocks, TablePolicy, rating_pool, table_policy, table_seats,
+};

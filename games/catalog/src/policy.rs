@@ -1,0 +1,438 @@
+//! Table policy: who sits at a game's table, how fast it is played, where it is rated, and
+//! how quick match queues it. Matchmaking queues with [`QuickMatch`]; rooms and bots read a
+//! game's [`TablePolicy`] to offer seats and clocks.
+
+use ludus_proto::pb;
+
+use crate::error::CatalogError;
+use crate::games::{backgammon, junqi, mancala, quoridor};
+use crate::kind::GameKind;
+
+/// What a game's tables look like. Clocks are milliseconds per turn; 0 means untimed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TablePolicy {
+    pub kind: GameKind,
+    /// Fewest players at a table.
+    pub min_seats: usize,
+    /// Most players at a table (Quoridor: 8, Q4).
+    pub max_seats: usize,
+    /// The server's quick-match clock when the players did not choose one (the matchmaking
+    /// flags `--<game>-turn-ms` override it).
+    pub default_turn_ms: u64,
+    /// The longest clock game-state accepts for the game, if its rules cap it.
+    pub max_turn_ms: Option<u64>,
+    /// The rule the clock comes from.
+    pub clock_rule: &'static str,
+    /// Whether finished games are reported to ratings, each in its rule set's pool
+    /// ([`rating_pool`]).
+    pub rated: bool,
+}
+
+impl GameKind {
+    /// The game's table policy.
+    pub const fn table_policy(self) -> TablePolicy {
+        match self {
+            // C12: quick matches play 1 minute per move.
+            GameKind::Caro => TablePolicy {
+                kind: self,
+                min_seats: 2,
+                max_seats: 2,
+                default_turn_ms: 60_000,
+                max_turn_ms: None,
+                clock_rule: "C12",
+                rated: true,
+            },
+            GameKind::Quoridor => TablePolicy {
+                kind: self,
+                min_seats: 2,
+                max_seats: quoridor::MAX_PLAYERS as usize,
+                default_turn_ms: 30_000,
+                max_turn_ms: Some(quoridor::MAX_TURN_MS),
+                clock_rule: "Q28",
+                rated: true,
+            },
+            GameKind::Backgammon => TablePolicy {
+                kind: self,
+                min_seats: 2,
+                max_seats: 2,
+                default_turn_ms: backgammon::DEFAULT_TURN_SECONDS as u64 * 1000,
+                max_turn_ms: None,
+                clock_rule: "B20",
+                rated: true,
+            },
+            GameKind::Junqi => TablePolicy {
+                kind: self,
+                min_seats: 2,
+                max_seats: 2,
+                default_turn_ms: 30_000,
+                max_turn_ms: None,
+                clock_rule: "J19",
+                rated: true,
+            },
+            GameKind::Mancala => TablePolicy {
+                kind: self,
+                min_seats: 2,
+                max_seats: 2,
+                default_turn_ms: mancala::MAX_TURN_MS,
+                max_turn_ms: Some(mancala::MAX_TURN_MS),
+                clock_rule: "M10",
+                rated: true,
+            },
+        }
+    }
+}
+
+/// The table policy of the game the settings choose.
+pub fn table_policy(settings: &pb::GameSettings) -> Result<TablePolicy, CatalogError> {
+    GameKind::of(settings).map(GameKind::table_policy)
+}
+
+/// The rating pool (rule set) of games played with `settings` at a table of `seats`, e.g.
+/// `caro/15/blocked-ends`, `quoridor/9/classic/ffa4`, `backgammon/money`.
+pub fn rating_pool(settings: &pb::GameSettings, seats: usize) -> Result<String, CatalogError> {
+    use pb::game_settings::Options;
+    match settings.options.as_ref() {
+        Some(Options::Caro(caro)) => Ok(crate::games::caro::options_from_pb(caro)?.ruleset()),
+        Some(Options::Quoridor(options)) => Ok(quoridor::ruleset(
+            &quoridor::options_from_pb(options)?,
+            seats,
+        )),
+        Some(Options::Backgammon(options)) => {
+            Ok(backgammon::ruleset(&backgammon::options_from_pb(options)?).to_owned())
+        }
+        Some(Options::Mancala(options)) => Ok(mancala::ruleset(
+            mancala::options_from_pb(options)?.rule_set,
+        )),
+        Some(Options::Junqi(_)) => Ok(junqi::RULESET.to_owned()),
+        None => Err(CatalogError::InvalidArgument(
+            "settings.options: choose a game".into(),
+        )),
+    }
+}
+
+/// The server's quick-match clock of each game: the table policies' defaults, or what the
+/// operator configured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuickMatchClocks {
+    turn_ms: [u64; 5],
+}
+
+impl Default for QuickMatchClocks {
+    fn default() -> Self {
+        QuickMatchClocks {
+            turn_ms: GameKind::ALL.map(|kind| kind.table_policy().default_turn_ms),
+        }
+    }
+}
+
+impl QuickMatchClocks {
+    fn index(kind: GameKind) -> usize {
+        GameKind::ALL
+            .iter()
+            .position(|k| *k == kind)
+            .unwrap_or_default()
+    }
+
+    /// The server's clock for quick matches of `kind`.
+    pub fn turn_ms(&self, kind: GameKind) -> u64 {
+        self.turn_ms[Self::index(kind)]
+    }
+
+    /// The same clocks with `kind`'s set to `turn_ms`.
+    pub fn with(mut self, kind: GameKind, turn_ms: u64) -> Self {
+        self.turn_ms[Self::index(kind)] = turn_ms;
+        self
+    }
+
+    /// The clock of a quick match queued with these (normalised, see [`QuickMatch`])
+    /// settings: the clock its players queued for where their game lets them choose one
+    /// (Quoridor Q28, Backgammon B20), else the server's.
+    pub fn clock_for(&self, settings: &pb::GameSettings) -> u64 {
+        match GameKind::of(settings) {
+            Ok(GameKind::Quoridor | GameKind::Backgammon) if settings.turn_time_ms != 0 => {
+                settings.turn_time_ms
+            }
+            Ok(kind) => self.turn_ms(kind),
+            Err(_) => 0,
+        }
+    }
+}
+
+/// What a ticket is queued for: its queue (the rule set) and the settings the game will be
+/// created with, normalised so that every ticket of a queue carries the same options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuickMatch {
+    /// The queue, e.g. `caro/15/blocked-ends`.
+    pub queue: String,
+    /// The rating pool of the games it makes (the game's rule set, e.g.
+    /// `backgammon/money` for every money queue): the ratings that pair players.
+    pub rating_pool: String,
+    /// The game's options; `turn_time_ms` 0 lets the matcher set the server's quick-match
+    /// clock (Quoridor players may ask for one of Q28's, which then names the queue).
+    pub settings: pb::GameSettings,
+}
+
+impl QuickMatch {
+    /// The queue for `settings`. Caro queues by board size and the two optional rules (C16);
+    /// Junqi has one queue with the server's J19 clock; other games have no quick match yet.
+    pub fn from_settings(settings: Option<&pb::GameSettings>) -> Result<Self, CatalogError> {
+        let settings =
+            settings.ok_or_else(|| CatalogError::InvalidArgument("settings: required".into()))?;
+        let options = settings.options.as_ref().ok_or_else(|| {
+            CatalogError::InvalidArgument("settings.options: choose a game".into())
+        })?;
+        match options {
+            pb::game_settings::Options::Caro(caro) => {
+                let options = crate::games::caro::options_from_pb(caro)?;
+                let normalised = pb::CaroOptions {
+                    board_size: u32::from(options.size),
+                    blocked_ends_off: !options.blocked_ends,
+                    exactly_five: options.exactly_five,
+                };
+                Ok(QuickMatch {
+                    queue: options.ruleset(),
+                    rating_pool: options.ruleset(),
+                    settings: pb::GameSettings {
+                        options: Some(pb::game_settings::Options::Caro(normalised)),
+                        turn_time_ms: 0,
+                    },
+                })
+            }
+            pb::game_settings::Options::Quoridor(quoridor) => {
+                quoridor_quick_match(quoridor, settings.turn_time_ms)
+            }
+            // Junqi has no options; the clock is the server's (J19: 30 s).
+            pb::game_settings::Options::Junqi(_) => Ok(QuickMatch {
+                queue: junqi::RULESET.to_owned(),
+                rating_pool: junqi::RULESET.to_owned(),
+                settings: pb::GameSettings {
+                    options: Some(pb::game_settings::Options::Junqi(pb::JunqiOptions {})),
+                    turn_time_ms: 0,
+                },
+            }),
+            pb::game_settings::Options::Backgammon(backgammon) => {
+                backgammon_quick_match(backgammon, settings.turn_time_ms)
+            }
+            pb::game_settings::Options::Mancala(mancala) => {
+                mancala_quick_match(mancala, settings.turn_time_ms)
+            }
+        }
+    }
+}
+
+/// Backgammon quick match: money games queued by the optional rules that are on
+/// (`backgammon/money/a2-b-j`), or matches by their length (`backgammon/match/5`, B22), plus
+/// `/t<s>` when the player asked for one of B20's clocks (30, 60, 90 or 120 s) instead of the
+/// server's default (0).
+fn backgammon_quick_match(
+    options: &pb::BackgammonOptions,
+    turn_time_ms: u64,
+) -> Result<QuickMatch, CatalogError> {
+    let parsed = backgammon::options_from_pb(options)?;
+    let seconds = u32::try_from(turn_time_ms / 1000).unwrap_or(u32::MAX);
+    if !turn_time_ms.is_multiple_of(1000) {
+        return Err(CatalogError::InvalidArgument(format!(
+            "settings.turn_time_ms: B20: 30, 60, 90 or 120 s (or 0 for the default), \
+             not {turn_time_ms} ms"
+        )));
+    }
+    backgammon::validate_turn_seconds(seconds)
+        .map_err(|e| CatalogError::InvalidArgument(format!("settings.turn_time_ms: {e}")))?;
+    // B22: a match queues by its length (`backgammon/match/5`) and starts at 0-0; the
+    // optional rules are off in matches, which `options_from_pb` has checked.
+    let mut queue = match &parsed.match_game {
+        Some(game) => format!("{}/{}", backgammon::MATCH_RULESET, game.length),
+        None => backgammon::money_queue(&parsed),
+    };
+    if seconds != 0 {
+        queue.push_str(&format!("/t{seconds}"));
+    }
+    Ok(QuickMatch {
+        queue,
+        rating_pool: backgammon::ruleset(&parsed).to_owned(),
+        settings: pb::GameSettings {
+            options: Some(pb::game_settings::Options::Backgammon(
+                backgammon::options_to_pb(&parsed),
+            )),
+            turn_time_ms: u64::from(seconds) * 1000,
+        },
+    })
+}
+
+/// Mancala quick match: one queue per rule set (`mancala/kalah`, `mancala/congklak`, M12),
+/// who sows first drawn at random (M3), and the server's M10 clock (30 s per sow).
+fn mancala_quick_match(
+    options: &pb::MancalaOptions,
+    turn_time_ms: u64,
+) -> Result<QuickMatch, CatalogError> {
+    let parsed = mancala::options_from_pb(options)?;
+    if turn_time_ms != 0 && turn_time_ms != mancala::MAX_TURN_MS {
+        return Err(CatalogError::InvalidArgument(format!(
+            "settings.turn_time_ms: M10: quick matches play 30 s per sow (or 0), not {turn_time_ms} ms"
+        )));
+    }
+    let normalised = pb::MancalaOptions {
+        first_player: pb::MancalaFirstPlayer::Random as i32,
+        ..mancala::options_to_pb(&parsed)
+    };
+    Ok(QuickMatch {
+        queue: mancala::ruleset(parsed.rule_set),
+        rating_pool: mancala::ruleset(parsed.rule_set),
+        settings: pb::GameSettings {
+            options: Some(pb::game_settings::Options::Mancala(normalised)),
+            turn_time_ms: 0,
+        },
+    })
+}
+
+/// Q28: the turn clocks a Quoridor player may ask a quick match for (0 = the server's).
+pub const QUORIDOR_QUICK_MATCH_TURN_MS: std::ops::RangeInclusive<u64> =
+    15_000..=quoridor::MAX_TURN_MS;
+
+/// Quoridor quick match: two-player classic games and free-for-all tables of 3-8 seats that
+/// start when full. The queue is the rule set (`quoridor/9/classic/ffa4`), plus `/t<s>` when
+/// the player asked for a clock (15-90 s, whole seconds) instead of the server's default.
+fn quoridor_quick_match(
+    options: &pb::QuoridorOptions,
+    turn_time_ms: u64,
+) -> Result<QuickMatch, CatalogError> {
+    let parsed = quoridor::options_from_pb(options)?;
+    if parsed.mode != ludus_quoridor::Mode::FreeForAll {
+        return Err(CatalogError::InvalidArgument(
+            "settings.quoridor.mode: quick match seats free-for-all tables (Q22); \
+             teams and tournaments are played in rooms"
+                .into(),
+        ));
+    }
+    if turn_time_ms != 0 && !QUORIDOR_QUICK_MATCH_TURN_MS.contains(&turn_time_ms) {
+        return Err(CatalogError::InvalidArgument(format!(
+            "settings.turn_time_ms: Q28: 15 to 90 s per turn (or 0 for 30 s), not {turn_time_ms} ms"
+        )));
+    }
+    // Q8: who moves first is drawn at random in a quick match.
+    let parsed = ludus_quoridor::QuoridorOptions {
+        first_seat: None,
+        ..parsed
+    };
+    let players = (options.players as usize).max(2);
+    let rating_pool = quoridor::ruleset(&parsed, players);
+    let mut queue = rating_pool.clone();
+    let seconds = turn_time_ms / 1000;
+    if seconds != 0 {
+        queue.push_str(&format!("/t{seconds}"));
+    }
+    Ok(QuickMatch {
+        queue,
+        rating_pool,
+        settings: pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(
+                quoridor::options_to_pb(&parsed, players),
+            )),
+            turn_time_ms: seconds * 1000,
+        },
+    })
+}
+
+/// Seats at a table of these settings: a Quoridor table's `players` (2-8, Q4); every other
+/// game seats two.
+pub fn table_seats(settings: &pb::GameSettings) -> usize {
+    match &settings.options {
+        Some(pb::game_settings::Options::Quoridor(quoridor)) => (quoridor.players as usize).max(2),
+        _ => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(options: pb::game_settings::Options, turn_time_ms: u64) -> pb::GameSettings {
+        pb::GameSettings {
+            options: Some(options),
+            turn_time_ms,
+        }
+    }
+
+    #[test]
+    fn default_clocks_are_each_games_rule() {
+        // C12 1 min, Q28 30 s, B20 60 s, J19 30 s, M10 30 s.
+        let defaults: Vec<_> = GameKind::ALL
+            .iter()
+            .map(|kind| (kind.name(), kind.table_policy().default_turn_ms))
+            .collect();
+        assert_eq!(
+            defaults,
+            [
+                ("caro", 60_000),
+                ("quoridor", 30_000),
+                ("backgammon", 60_000),
+                ("mancala", 30_000),
+                ("junqi", 30_000),
+            ]
+        );
+        let quoridor = GameKind::Quoridor.table_policy();
+        assert_eq!((quoridor.min_seats, quoridor.max_seats), (2, 8), "Q4");
+        assert_eq!(quoridor.max_turn_ms, Some(90_000), "Q28");
+        assert_eq!(
+            GameKind::Mancala.table_policy().max_turn_ms,
+            Some(30_000),
+            "M10"
+        );
+        assert!(GameKind::ALL.iter().all(|k| k.table_policy().rated));
+    }
+
+    #[test]
+    fn quick_match_clock_is_the_players_choice_only_where_the_rules_let_them_choose() {
+        use pb::game_settings::Options;
+        let clocks = QuickMatchClocks::default().with(GameKind::Caro, 5_000);
+        let caro = settings(Options::Caro(pb::CaroOptions::default()), 0);
+        assert_eq!(clocks.clock_for(&caro), 5_000, "the operator's caro clock");
+        let quoridor = settings(Options::Quoridor(pb::QuoridorOptions::default()), 45_000);
+        assert_eq!(
+            clocks.clock_for(&quoridor),
+            45_000,
+            "Q28: the players chose 45 s"
+        );
+        let quoridor = settings(Options::Quoridor(pb::QuoridorOptions::default()), 0);
+        assert_eq!(clocks.clock_for(&quoridor), 30_000);
+        let backgammon = settings(
+            Options::Backgammon(pb::BackgammonOptions::default()),
+            90_000,
+        );
+        assert_eq!(
+            clocks.clock_for(&backgammon),
+            90_000,
+            "B20: the players chose 90 s"
+        );
+        let junqi = settings(Options::Junqi(pb::JunqiOptions {}), 0);
+        assert_eq!(clocks.clock_for(&junqi), 30_000, "J19");
+        assert_eq!(clocks.clock_for(&pb::GameSettings::default()), 0);
+    }
+
+    #[test]
+    fn rating_pools_are_the_rule_sets() {
+        use pb::game_settings::Options;
+        let pool = |options, seats| rating_pool(&settings(options, 0), seats).expect("valid");
+        assert_eq!(
+            pool(Options::Caro(pb::CaroOptions::default()), 2),
+            "caro/15/blocked-ends"
+        );
+        assert_eq!(
+            pool(Options::Quoridor(pb::QuoridorOptions::default()), 4),
+            "quoridor/9/classic/ffa4"
+        );
+        assert_eq!(
+            pool(Options::Backgammon(pb::BackgammonOptions::default()), 2),
+            "backgammon/money"
+        );
+        assert_eq!(
+            pool(Options::Mancala(pb::MancalaOptions::default()), 2),
+            "mancala/kalah"
+        );
+        assert_eq!(pool(Options::Junqi(pb::JunqiOptions {}), 2), "junqi/flip");
+        assert!(matches!(
+            rating_pool(&pb::GameSettings::default(), 2),
+            Err(CatalogError::InvalidArgument(_))
+        ));
+    }
+}

@@ -1,0 +1,320 @@
+//! The RPCs that create games, play them and read them (draws, presence, the clock and the
+//! analysis have their own files).
+
+use ludus_catalog::seat_u32;
+use ludus_proto::pb;
+use ludus_store::CommitOutcome;
+use prost::Message;
+
+use super::clock::now_ms;
+use super::random::random_for;
+use super::{GameStateService, MAX_EVENTS_PAGE};
+use crate::error::ServiceError;
+use crate::model::{LiveRecord, Loaded, validate_id};
+
+impl GameStateService {
+    pub async fn create_game(
+        &self,
+        request: pb::CreateGameRequest,
+    ) -> Result<pb::CreateGameResponse, ServiceError> {
+        let game_id = if request.game_id.is_empty() {
+            ulid::Ulid::generate().to_string()
+        } else {
+            validate_id("game_id", &request.game_id)?;
+            request.game_id.clone()
+        };
+        let settings = request
+            .settings
+            .ok_or_else(|| ServiceError::InvalidArgument("settings: required".into()))?;
+        for (i, player) in request.players.iter().enumerate() {
+            validate_id(&format!("players[{i}].player_id"), &player.player_id)?;
+            if request.players[..i]
+                .iter()
+                .any(|other| other.player_id == player.player_id)
+            {
+                return Err(ServiceError::InvalidArgument(format!(
+                    "players[{i}]: {} is seated twice",
+                    player.player_id
+                )));
+            }
+        }
+        if let Some(existing) = self.store.load(&game_id).await? {
+            let loaded = Loaded::decode(&game_id, existing.seq, &existing.meta, &existing.state)?;
+            let same_players = loaded
+                .started
+                .seats
+                .iter()
+                .map(|s| &s.player_id)
+                .eq(request.players.iter().map(|p| &p.player_id));
+            if !same_players {
+                return Err(ServiceError::AlreadyExists(format!(
+                    "game {game_id} exists with other players"
+                )));
+            }
+            return Ok(pb::CreateGameResponse {
+                game: Some(self.snapshot(&loaded, "")),
+                created: false,
+            });
+        }
+
+        // A test build may start the game from a preset position (see `test_seams`); the
+        // default build always deals with the CSPRNG.
+        #[cfg(feature = "test-seams")]
+        let preset = crate::test_seams::take(&game_id, &settings, request.players.len())?;
+        #[cfg(not(feature = "test-seams"))]
+        let preset = None;
+        let game = match preset {
+            Some(game) => game,
+            None => {
+                ludus_catalog::setup(&settings, request.players.len(), &mut random_for(&game_id))?
+            }
+        };
+        let kind = game.kind();
+        let started = pb::GameStarted {
+            settings: Some(settings),
+            seats: request
+                .players
+                .iter()
+                .enumerate()
+                .map(|(seat, player)| pb::SeatInfo {
+                    seat: seat_u32(seat),
+                    player_id: player.player_id.clone(),
+                    display_name: player.display_name.clone(),
+                })
+                .collect(),
+        };
+        let mut loaded = Loaded {
+            game_id: game_id.clone(),
+            seq: 0,
+            started: started.clone(),
+            record: LiveRecord {
+                kind,
+                turn_seq: 0,
+                deadline_ms: 0,
+                draw_offer: None,
+                game: serde_json::Value::Null,
+                away: Vec::new(),
+            },
+            game,
+        };
+        self.start_turn_clock(&mut loaded).await?;
+        let event = self.event(&loaded, 1, pb::game_event::Kind::Started(started.clone()));
+        let state = loaded.save()?;
+        let created = self
+            .store
+            .create(
+                &game_id,
+                &started.encode_to_vec(),
+                &state,
+                &event.encode_to_vec(),
+            )
+            .await?;
+        if !created {
+            // Lost a race with an identical create: answer with the winner's game.
+            return Box::pin(self.create_game(pb::CreateGameRequest {
+                game_id,
+                settings: started.settings,
+                players: request.players,
+            }))
+            .await;
+        }
+        self.store
+            .mark_live(&game_id, u64::try_from(now_ms()).unwrap_or(0))
+            .await?;
+        self.store
+            .seat_players(&game_id, &loaded.player_ids(), true)
+            .await?;
+        loaded.seq = 1;
+        tracing::info!(game_id = %game_id, ruleset = %loaded.game.ruleset(), "game created");
+        Ok(pb::CreateGameResponse {
+            game: Some(self.snapshot(&loaded, "")),
+            created: true,
+        })
+    }
+
+    pub async fn apply_action(
+        &self,
+        request: pb::ApplyActionRequest,
+    ) -> Result<pb::ApplyActionResponse, ServiceError> {
+        validate_id("player_id", &request.player_id)?;
+        validate_id("action_id", &request.action_id)?;
+        let action = request
+            .action
+            .as_ref()
+            .ok_or_else(|| ServiceError::InvalidArgument("action: required".into()))?;
+        validate_id("game_id", &request.game_id)?;
+        // One round trip reads the game and whether this action id was seen.
+        let (record, seen) = self
+            .store
+            .load_for_action(&request.game_id, &request.action_id)
+            .await?;
+        let record =
+            record.ok_or_else(|| ServiceError::NotFound(format!("no game {}", request.game_id)))?;
+        let mut loaded = Loaded::decode(&request.game_id, record.seq, &record.meta, &record.state)?;
+        let seat = loaded.require_seat(&request.player_id)?;
+
+        // A retried action gets its first result, whatever happened since.
+        if let Some(seq) = seen {
+            return Ok(pb::ApplyActionResponse {
+                event: Some(self.original_event(&request.game_id, seq).await?),
+                duplicate: true,
+            });
+        }
+        if request.expected_seq != loaded.seq {
+            return Err(ServiceError::Aborted(format!(
+                "stale expected_seq {}: game {} is at seq {}; read it again",
+                request.expected_seq, loaded.game_id, loaded.seq
+            )));
+        }
+        loaded.require_active()?;
+
+        let applied = loaded
+            .game
+            .apply(seat, action, &mut random_for(&request.game_id))?;
+        loaded.record.draw_offer = None;
+        // A player who acts is back, stream or not (C13): their grace timer becomes stale.
+        loaded.record.away.retain(|away| away.seat != seat);
+        let previous_turn = loaded.record.turn_seq;
+        self.start_turn_clock(&mut loaded).await?;
+        let kind = pb::game_event::Kind::ActionApplied(pb::ActionApplied {
+            seat: seat_u32(seat),
+            action: Some(applied.action),
+            notation: applied.notation,
+            automatic: false,
+        });
+        let game_id = loaded.game_id.clone();
+        match self
+            .commit(loaded, Some(&request.action_id), kind, previous_turn)
+            .await?
+        {
+            Ok(event) => Ok(pb::ApplyActionResponse {
+                event: Some(event),
+                duplicate: false,
+            }),
+            Err(CommitOutcome::DuplicateAction { seq }) => Ok(pb::ApplyActionResponse {
+                event: Some(self.original_event(&game_id, seq).await?),
+                duplicate: true,
+            }),
+            Err(CommitOutcome::StaleSeq { current }) => Err(ServiceError::Aborted(format!(
+                "stale expected_seq {}: game {game_id} is at seq {current}; read it again",
+                request.expected_seq
+            ))),
+            Err(CommitOutcome::NotFound) => {
+                Err(ServiceError::NotFound(format!("no game {game_id}")))
+            }
+            Err(CommitOutcome::Committed { .. }) => {
+                Err(ServiceError::Internal("commit outcome mismatch".into()))
+            }
+        }
+    }
+
+    pub async fn resign(
+        &self,
+        request: pb::PlayerRequest,
+    ) -> Result<pb::ApplyActionResponse, ServiceError> {
+        validate_id("player_id", &request.player_id)?;
+        let event = self
+            .server_change(&request.game_id, |loaded| {
+                let seat = loaded.require_seat(&request.player_id)?;
+                loaded.require_active()?;
+                loaded.game.resign(seat);
+                Ok(Some(pb::game_event::Kind::Resigned(pb::PlayerResigned {
+                    seat: seat_u32(seat),
+                })))
+            })
+            .await?;
+        Ok(pb::ApplyActionResponse {
+            event,
+            duplicate: false,
+        })
+    }
+
+    pub async fn report_outcome(
+        &self,
+        game_id: &str,
+    ) -> Result<pb::ReportOutcomeResponse, ServiceError> {
+        let loaded = self.load(game_id).await?;
+        let Some(outcome) = loaded.game.outcome() else {
+            return Err(ServiceError::FailedPrecondition(format!(
+                "game {game_id} is still being played"
+            )));
+        };
+        let newly_recorded = self
+            .reporter
+            .report(
+                game_id,
+                &loaded.game.ruleset(),
+                &loaded.started.seats,
+                &outcome,
+            )
+            .await?;
+        Ok(pb::ReportOutcomeResponse { newly_recorded })
+    }
+
+    pub async fn read_events(
+        &self,
+        request: pb::ReadEventsRequest,
+    ) -> Result<pb::ReadEventsResponse, ServiceError> {
+        validate_id("game_id", &request.game_id)?;
+        let limit = match request.limit {
+            0 => MAX_EVENTS_PAGE,
+            n => n.min(MAX_EVENTS_PAGE),
+        };
+        let record = self
+            .store
+            .load(&request.game_id)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("no game {}", request.game_id)))?;
+        let stored = self
+            .store
+            .events_after(&request.game_id, request.after_seq, limit as usize)
+            .await?;
+        let events = stored
+            .iter()
+            .map(|event| {
+                pb::GameEvent::decode(event.payload.as_slice())
+                    .map_err(|e| ServiceError::Internal(format!("stored event is unreadable: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(pb::ReadEventsResponse {
+            events,
+            last_seq: record.seq.max(stored.last().map_or(0, |e| e.seq)),
+        })
+    }
+
+    /// Live games (spectator snapshots), or the unfinished games `player_id` sits in (their
+    /// own snapshots) when it is set.
+    pub async fn list_games(
+        &self,
+        request: pb::ListGamesRequest,
+    ) -> Result<pb::ListGamesResponse, ServiceError> {
+        let limit = match request.limit {
+            0 => 20,
+            n => n.min(100),
+        } as usize;
+        let ids = if request.player_id.is_empty() {
+            self.store.live_games(limit).await?
+        } else {
+            validate_id("player_id", &request.player_id)?;
+            self.store.player_games(&request.player_id, limit).await?
+        };
+        let mut games = Vec::with_capacity(ids.len());
+        for id in ids {
+            // A game may finish between the listing and the load: skip what is gone.
+            if let Ok(loaded) = self.load(&id).await
+                && loaded.game.outcome().is_none()
+            {
+                games.push(self.snapshot(&loaded, &request.player_id));
+            }
+        }
+        Ok(pb::ListGamesResponse { games })
+    }
+
+    pub async fn get_snapshot(
+        &self,
+        request: pb::GetSnapshotRequest,
+    ) -> Result<pb::GameSnapshot, ServiceError> {
+        let loaded = self.load(&request.game_id).await?;
+        Ok(self.snapshot(&loaded, &request.viewer_player_id))
+    }
+}

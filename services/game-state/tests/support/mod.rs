@@ -1,0 +1,54 @@
+//! A game-state service on the memory store with timers that never fire, for tests that
+//! call the service directly.
+
+use ludus_game_state::{GameStateService, ratings::OutcomeReporter};
+use ludus_proto::pb::{
+    self,
+    ratings_client::RatingsClient,
+    timers_client::TimersClient,
+    timers_server::{Timers, TimersServer},
+};
+use ludus_store::{Backend, GameStore};
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::{Request, Response, Status};
+
+/// Accepts every timer and never fires one.
+struct IdleTimers;
+
+#[tonic::async_trait]
+impl Timers for IdleTimers {
+    async fn arm(
+        &self,
+        _: Request<pb::ArmTimerRequest>,
+    ) -> Result<Response<pb::ArmTimerResponse>, Status> {
+        Ok(Response::new(pb::ArmTimerResponse {}))
+    }
+
+    async fn cancel(
+        &self,
+        _: Request<pb::CancelTimerRequest>,
+    ) -> Result<Response<pb::CancelTimerResponse>, Status> {
+        Ok(Response::new(pb::CancelTimerResponse { cancelled: true }))
+    }
+}
+
+pub async fn service() -> GameStateService {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(TimersServer::new(IdleTimers))
+            .serve_with_incoming(TcpListenerStream::new(listener)),
+    );
+    let timers = ludus_telemetry::traced_channel(&format!("http://{address}")).expect("timers");
+    // Outcomes are reported when their timer fires, and these timers never fire: ratings is
+    // never dialled.
+    let ratings = ludus_telemetry::traced_channel("http://127.0.0.1:9").expect("ratings");
+    GameStateService::new(
+        GameStore::new(Backend::memory()),
+        TimersClient::new(timers),
+        OutcomeReporter::new(RatingsClient::new(ratings)),
+        60_000,
+    )
+}
