@@ -8,8 +8,6 @@ use tonic::{Status, metadata::MetadataMap};
 
 /// How long a guest token is accepted.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
-/// Longest display name, in characters.
-pub const MAX_DISPLAY_NAME: usize = 32;
 
 /// The signed claims of a session.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -53,20 +51,11 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// Checks a display name: 1 to 32 characters after trimming, no control characters.
+/// The name a person typed at sign-in, trimmed, under the shared display-name policy
+/// ([`ludus_proto::ids::validate_display_name`]: 1 to 32 characters, nothing invisible).
 pub fn validate_display_name(name: &str) -> Result<String, Status> {
     let name = name.trim();
-    let count = name.chars().count();
-    if count == 0 || count > MAX_DISPLAY_NAME {
-        return Err(Status::invalid_argument(format!(
-            "display_name: must be 1 to {MAX_DISPLAY_NAME} characters"
-        )));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(Status::invalid_argument(
-            "display_name: control characters are not allowed",
-        ));
-    }
+    ludus_proto::ids::validate_display_name("display_name", name)?;
     Ok(name.to_owned())
 }
 
@@ -187,6 +176,7 @@ mod tests {
         assert!(validate_display_name("   ").is_err());
         assert!(validate_display_name(&"x".repeat(33)).is_err());
         assert!(validate_display_name("a\u{7}b").is_err());
+        assert!(validate_display_name("ann\u{202E}").is_err());
         assert_eq!(
             validate_display_name(&"é".repeat(32))
                 .unwrap()

@@ -53,6 +53,9 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let stopping = CancellationToken::new();
+    // Stops the idle-limit sweeper (and ends open streams) even if this future is dropped
+    // instead of completing, or setup below fails after the sweeper started.
+    let _stop_on_drop = stopping.clone().drop_guard();
     let limits = limits::Limits::default();
     let forget = limits.clone();
     let stop_forgetting = stopping.clone();

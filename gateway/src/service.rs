@@ -4,6 +4,7 @@
 use std::pin::Pin;
 
 use futures::Stream;
+use ludus_proto::ids::{validate_id, validate_ruleset};
 use ludus_proto::pb::{
     self, game_state_client::GameStateClient, gateway_server::Gateway,
     matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
@@ -19,11 +20,6 @@ use crate::auth::{Caller, Tokens, validate_display_name};
 use crate::fanout::{STREAM_BUFFER, Subscription};
 use crate::limits::Limits;
 
-/// Longest id (game, ticket, action, player) a client may send.
-pub const MAX_ID_LEN: usize = 64;
-/// Longest rating pool name.
-pub const MAX_RULESET_LEN: usize = 100;
-
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
 type MatchStream = Pin<Box<dyn Stream<Item = Result<pb::FindMatchUpdate, Status>> + Send>>;
 
@@ -38,37 +34,6 @@ pub struct GatewayService {
     pub(crate) limits: Limits,
     /// Cancelled at shutdown: open streams end with a resumable UNAVAILABLE.
     pub(crate) stopping: CancellationToken,
-}
-
-fn validate_id(field: &str, id: &str) -> Result<(), Status> {
-    if id.is_empty() || id.len() > MAX_ID_LEN {
-        return Err(Status::invalid_argument(format!(
-            "{field}: must be 1 to {MAX_ID_LEN} characters"
-        )));
-    }
-    if !id
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return Err(Status::invalid_argument(format!(
-            "{field}: only letters, digits, '-' and '_' are allowed"
-        )));
-    }
-    Ok(())
-}
-
-fn validate_ruleset(ruleset: &str) -> Result<(), Status> {
-    if ruleset.is_empty()
-        || ruleset.len() > MAX_RULESET_LEN
-        || !ruleset
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"/_-".contains(&b))
-    {
-        return Err(Status::invalid_argument(
-            "ruleset: a rating pool name like caro/15/blocked-ends",
-        ));
-    }
-    Ok(())
 }
 
 impl GatewayService {
@@ -420,7 +385,7 @@ impl Gateway for GatewayService {
     ) -> Result<Response<pb::Rating>, Status> {
         let caller = self.caller(&request)?;
         let request = request.into_inner();
-        validate_ruleset(&request.ruleset)?;
+        validate_ruleset("ruleset", &request.ruleset)?;
         let player_id = if request.player_id.is_empty() {
             caller.player_id
         } else {
@@ -445,7 +410,7 @@ impl Gateway for GatewayService {
     ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
         self.caller(&request)?;
         let request = request.into_inner();
-        validate_ruleset(&request.ruleset)?;
+        validate_ruleset("ruleset", &request.ruleset)?;
         let limit = match request.limit {
             0 => 10,
             n => n.min(100),
@@ -499,21 +464,5 @@ impl Gateway for GatewayService {
             })
             .await?;
         Ok(answer)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_and_rulesets_are_validated() {
-        assert!(validate_id("game_id", "01JABC-x_y").is_ok());
-        assert!(validate_id("game_id", "").is_err());
-        assert!(validate_id("game_id", "a b").is_err());
-        assert!(validate_id("game_id", &"a".repeat(65)).is_err());
-        assert!(validate_ruleset("caro/15/blocked-ends").is_ok());
-        assert!(validate_ruleset("Caro").is_err());
-        assert!(validate_ruleset("").is_err());
     }
 }

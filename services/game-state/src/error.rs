@@ -1,5 +1,6 @@
 //! Everything game-state can refuse, and the gRPC status each maps to.
 
+use ludus_proto::ids::IdError;
 use ludus_store::StoreError;
 use tonic::Status;
 
@@ -35,6 +36,12 @@ pub enum ServiceError {
     Unavailable(String),
     #[error("{0}")]
     Internal(String),
+}
+
+impl From<IdError> for ServiceError {
+    fn from(error: IdError) -> Self {
+        ServiceError::InvalidArgument(error.to_string())
+    }
 }
 
 impl From<StoreError> for ServiceError {

@@ -28,21 +28,13 @@ pub struct ServeArgs {
     /// (Caro C13 says 60).
     #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
     pub absence_grace_seconds: u64,
-    /// OTLP/gRPC endpoint for traces and metrics, e.g. http://127.0.0.1:4317.
-    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
-    pub otlp_endpoint: Option<String>,
-    /// Log JSON lines instead of text.
-    #[arg(long, env = "LUDUS_JSON_LOGS")]
-    pub json_logs: bool,
+    #[command(flatten)]
+    pub telemetry: ludus_telemetry::TelemetryFlags,
 }
 
 /// Runs until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
-        service_name: "ludus".into(),
-        otlp_endpoint: args.otlp_endpoint.clone(),
-        json_logs: args.json_logs,
-    })?;
+    let _telemetry = ludus_telemetry::init("ludus", &args.telemetry)?;
     let backend = match &args.redis_url {
         Some(url) => Backend::redis(url).await?,
         None => Backend::memory(),

@@ -1,6 +1,7 @@
 //! Everything matchmaking can refuse, and the gRPC status each maps to.
 
 use ludus_catalog::CatalogError;
+use ludus_proto::ids::IdError;
 use ludus_store::StoreError;
 use tonic::Status;
 
@@ -31,6 +32,12 @@ pub enum ServiceError {
     /// A bug or corrupt data; details are logged, not returned.
     #[error("{0}")]
     Internal(String),
+}
+
+impl From<IdError> for ServiceError {
+    fn from(error: IdError) -> Self {
+        ServiceError::InvalidArgument(error.to_string())
+    }
 }
 
 impl From<StoreError> for ServiceError {

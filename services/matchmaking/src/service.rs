@@ -110,7 +110,7 @@ impl MatchmakingService {
         request: pb::EnqueueRequest,
     ) -> Result<pb::EnqueueResponse, ServiceError> {
         validate_id("player_id", &request.player_id)?;
-        validate_display_name(&request.display_name)?;
+        validate_display_name("display_name", &request.display_name)?;
         let quick = QuickMatch::from_settings(request.settings.as_ref())?;
         let rating = self.rating(&quick.rating_pool, &request.player_id).await;
         let ticket = Ticket {

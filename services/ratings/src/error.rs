@@ -1,5 +1,6 @@
 //! Everything ratings can refuse, and the gRPC status each maps to.
 
+use ludus_proto::ids::IdError;
 use ludus_store::StoreError;
 use tonic::Status;
 
@@ -28,6 +29,12 @@ impl From<StoreError> for ServiceError {
             }
             other => ServiceError::Internal(format!("session store: {other}")),
         }
+    }
+}
+
+impl From<IdError> for ServiceError {
+    fn from(error: IdError) -> Self {
+        ServiceError::InvalidArgument(error.to_string())
     }
 }
 

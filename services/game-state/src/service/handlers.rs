@@ -28,6 +28,8 @@ impl GameStateService {
             .ok_or_else(|| ServiceError::InvalidArgument("settings: required".into()))?;
         for (i, player) in request.players.iter().enumerate() {
             validate_id(&format!("players[{i}].player_id"), &player.player_id)?;
+            let name_field = format!("players[{i}].display_name");
+            ludus_proto::ids::validate_display_name(&name_field, &player.display_name)?;
             if request.players[..i]
                 .iter()
                 .any(|other| other.player_id == player.player_id)
