@@ -174,7 +174,7 @@ mod reference {
     fn offset((r, c): (usize, usize), (dr, dc): (isize, isize)) -> Option<(usize, usize)> {
         let (r2, c2) = (r as isize + dr, c as isize + dc);
         (r2 >= 0 && c2 >= 0 && (r2 as usize) < ROWS && (c2 as usize) < COLS)
-            .then(|| (r2 as usize, c2 as usize))
+            .then_some((r2 as usize, c2 as usize))
     }
 
     /// J4: road links, orthogonal except across the mountains, and a camp's diagonals.

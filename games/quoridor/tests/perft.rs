@@ -241,7 +241,7 @@ mod reference {
         /// The neighbour of `cell` in `d` if it is on the board and no wall is between.
         fn open_step(&self, cell: (usize, usize), d: (isize, isize)) -> Option<(usize, usize)> {
             let (r, c) = (cell.0 as isize + d.0, cell.1 as isize + d.1);
-            (self.on_board(r, c) && !self.wall_between(cell, d)).then(|| (r as usize, c as usize))
+            (self.on_board(r, c) && !self.wall_between(cell, d)).then_some((r as usize, c as usize))
         }
 
         fn is_goal(&self, pawn: usize, (r, c): (usize, usize)) -> bool {
