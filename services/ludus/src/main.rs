@@ -8,6 +8,7 @@
 
 mod client;
 mod serve;
+mod web;
 
 use clap::{Parser, Subcommand};
 
