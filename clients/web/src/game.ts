@@ -226,17 +226,36 @@ export class GamePage {
     })();
   }
 
-  private resign(): void {
+  // Resign, offer a draw, or answer one (C14, C8): each answers with the event it caused.
+  private call(send: (client: Awaited<ReturnType<typeof gateway>>) => Promise<{ event?: GameEvent }>): void {
     void (async () => {
       try {
-        const client = await gateway();
-        const response = await client.resign({ gameId: this.gameId });
+        const response = await send(await gateway());
+        this.notice = "";
         if (response.event) this.apply(response.event);
       } catch (error) {
         this.notice = refusalText(error);
         this.render();
       }
     })();
+  }
+
+  private tableButtons(snapshot: GameSnapshot, me: number): HTMLElement {
+    const gameId = this.gameId;
+    const offeredBy = snapshot.drawOfferedBy;
+    const buttons = h("div", { class: "controls" });
+    if (offeredBy === undefined) {
+      buttons.append(h("button", { id: "offer-draw", onclick: () => this.call((c) => c.offerDraw({ gameId })) }, "Offer draw"));
+    } else if (offeredBy !== me) {
+      buttons.append(
+        h("button", { id: "accept-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: true })) }, "Accept draw"),
+        h("button", { id: "decline-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: false })) }, "Decline draw"),
+      );
+    } else {
+      buttons.append(h("span", { class: "small" }, "Draw offered"));
+    }
+    buttons.append(h("button", { id: "resign", onclick: () => this.call((c) => c.resign({ gameId })) }, "Resign"));
+    return buttons;
   }
 
   private tickClock(): void {
@@ -305,7 +324,7 @@ export class GamePage {
             h("p", { id: "clock", class: "clock" }, clockText(snapshot)),
             h("p", { id: "connection", class: `connection ${this.connection}` }, connectionText(this.connection)),
             h("p", { id: "notice", class: "notice", role: "alert" }, this.notice),
-            me !== undefined && active ? h("button", { id: "resign", onclick: () => this.resign() }, "Resign") : null,
+            me !== undefined && active ? this.tableButtons(snapshot, me) : null,
             h("h3", {}, "Moves"),
             moveList,
           ),
