@@ -45,8 +45,9 @@ du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk '{ print "build directory
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "total: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
 
 # The web client in a real browser (clients/web/test/browser.mjs): Debian's Chromium, the
-# client's packages from the committed lockfile (npm ci, only when they changed), a build, then
-# two players and a spectator in headless Chromium against the all-in-one binary. Board
+# client's packages from the committed lockfile (npm ci, only when they changed), a build (with
+# the offline games in WebAssembly), then two players and a spectator in headless Chromium
+# against the all-in-one binary, and two players on one device with no server. Board
 # screenshots land in clients/web/artifacts/.
 echo "== web client in headless Chromium"
 apt_install() {
@@ -73,6 +74,12 @@ case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
   fi
+  # Offline games: the rules as WebAssembly, glued by wasm-bindgen (its CLI must match the
+  # wasm-bindgen crate in Cargo.lock exactly; installed once per machine).
+  if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen 0.2.130" ]; then
+    cargo install wasm-bindgen-cli --version 0.2.130
+  fi
+  npm run build:offline --silent
   npm run build --silent
   LUDUS_BIN="$target_dir/debug/ludus" node test/browser.mjs
 )

@@ -7,6 +7,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, currentSession, errorCode, gateway, refusalText, setSession } from "./api.js";
 import { clear, h } from "./dom.js";
 import { GamePage, gameTitle, seatLabel } from "./game.js";
+import { LocalPage, OFFLINE_GAMES, offlineModule } from "./local.js";
 import type { GameSettingsSchema } from "./gen/ludus/v1/game_pb.js";
 import { MancalaFirstPlayer, MancalaRuleSet } from "./gen/ludus/v1/mancala_pb.js";
 import { TicketState } from "./gen/ludus/v1/matchmaking_pb.js";
@@ -30,7 +31,7 @@ const QUICK_MATCHES: { kind: string; settings: Settings }[] = [
 ];
 
 const app = document.getElementById("app") as HTMLElement;
-let page: GamePage | undefined;
+let page: GamePage | LocalPage | undefined;
 let lobbyTimer: number | undefined;
 let searching: AbortController | undefined;
 
@@ -63,8 +64,16 @@ async function route(): Promise<void> {
   leave();
   showWho();
   clear(app);
+  // Offline games need no session and no server.
+  const local = /^#\/local\/([a-z]+)$/.exec(location.hash);
+  if (local) {
+    page = new LocalPage(app, local[1]);
+    await page.open();
+    return;
+  }
   if (!currentSession()) {
     signInForm();
+    void offlineCard();
     return;
   }
   const match = /^#\/game\/([^/]+)$/.exec(location.hash);
@@ -155,8 +164,23 @@ async function lobby(current: () => boolean): Promise<void> {
       notice.textContent = refusalText(error);
     }
   };
+  void offlineCard();
   await refresh();
   if (current()) lobbyTimer = window.setInterval(() => void refresh(), 3000);
+}
+
+// "Two players, this device": shown when this build carries the offline games.
+async function offlineCard(): Promise<void> {
+  if (!(await offlineModule())) return;
+  // Still on the lobby or the sign-in page (the module may load after the player moved on).
+  if (!app.querySelector("#sign-in, [data-quick]")) return;
+  const card = h("div", { class: "card", id: "offline" }, h("h2", {}, "Two players, this device (no network)"));
+  const buttons = h("div", { class: "quick" });
+  for (const kind of OFFLINE_GAMES) {
+    buttons.append(h("a", { class: "button", href: `#/local/${kind}`, "data-local": kind }, gameTitle(kind)));
+  }
+  card.append(buttons);
+  if (!app.querySelector("#offline")) app.append(card);
 }
 
 function quickMatch(settings: Settings, state: HTMLElement, notice: HTMLElement): void {
@@ -182,6 +206,11 @@ function quickMatch(settings: Settings, state: HTMLElement, notice: HTMLElement)
       state.textContent = "";
     }
   })();
+}
+
+// After one visit the page and its offline games load with no network (src/sw.js).
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("sw.js").catch(() => undefined);
 }
 
 window.addEventListener("hashchange", () => void route());

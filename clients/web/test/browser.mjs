@@ -318,6 +318,49 @@ async function backgammon(ann, bob) {
   await screenshotBoard(ann, "backgammon");
 }
 
+// Two players on one device, the rules in WebAssembly, no server: Caro to a win with a
+// refusal and a take-back; then, with the network gone, the page reloads from the service
+// worker's cache and a Mancala game starts and is played.
+async function offline(session, url) {
+  const page = session.page;
+  await page.goto(`${url}#/local/caro`);
+  await page.waitForSelector("section.game.local[data-kind=caro]");
+  const cells = ["D8", "A1", "E8", "C1", "F8", "E1", "G8", "G1"];
+  for (const cell of cells) {
+    const before = await seqOf(page);
+    await page.click(`[data-cell=${cell}]`);
+    await waitFor(async () => (await seqOf(page)) === before + 1, `offline ${cell}`);
+  }
+  await page.click("[data-cell=D8]");
+  await waitFor(async () => /^C3: /.test(await page.textContent("#notice")), "the offline C3 refusal");
+  await page.click("#take-back");
+  await waitFor(async () => (await seqOf(page)) === 7, "the take-back");
+  assert.match(await page.textContent("#status"), /O \(Player 2\) to move/);
+  await page.click("[data-cell=G1]");
+  await waitFor(async () => (await seqOf(page)) === 8, "O again");
+  await page.click("[data-cell=H8]");
+  await waitFor(async () => (await page.getAttribute("section.game", "data-status")) === "finished", "the offline win");
+  assert.match(await page.textContent("#status"), /^X \(Player 1\) won — C7: /);
+  assert.equal(await page.locator(".win").count(), 5);
+  await screenshotBoard(session, "offline-caro");
+
+  // No network at all: the service worker serves the page, the rules run in it.
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await session.context.setOffline(true);
+  try {
+    await page.goto(`${url}#/local/mancala`);
+    await page.reload();
+    await page.waitForSelector("section.game.local[data-kind=mancala]");
+    const before = await seqOf(page);
+    await page.locator(".pit.playable").first().click();
+    await waitFor(async () => (await seqOf(page)) === before + 1, "an offline sow");
+    await screenshotBoard(session, "offline-mancala");
+  } finally {
+    await session.context.setOffline(false);
+  }
+  console.log("offline: caro to a win with a take-back, mancala with no network");
+}
+
 async function main() {
   await mkdir(ARTIFACTS, { recursive: true });
   const ludus = await startLudus();
@@ -337,6 +380,7 @@ async function main() {
     await quoridor(ann, bob);
     await junqi(ann, bob);
     await backgammon(ann, bob);
+    await offline(wes, ludus.url);
     // A narrow page never scrolls sideways.
     const overflow = await bob.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the phone layout fits its width (overflow ${overflow}px)`);
