@@ -44,6 +44,10 @@ struct Args {
     /// How long a guest token is valid, in hours.
     #[arg(long, env = "LUDUS_TOKEN_TTL_HOURS", default_value_t = 168)]
     token_ttl_hours: u64,
+    /// Origin of a web page allowed to call the gateway with grpc-web, e.g.
+    /// `https://play.example.org` (repeat the flag or separate with commas); none by default.
+    #[arg(long, env = "LUDUS_CORS_ORIGINS", value_delimiter = ',')]
+    cors_origin: Vec<String>,
     #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
 }
@@ -59,6 +63,7 @@ async fn main() -> anyhow::Result<()> {
         ratings_url: args.ratings_url,
         token_secret: args.token_secret.into_bytes(),
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
+        cors_origins: args.cors_origin,
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "gateway listening");

@@ -24,6 +24,9 @@ use tonic::{
 /// on a hang, never a performance assertion.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 
+/// The one web-page origin the test system's gateway lets call it with grpc-web (CORS).
+pub const WEB_ORIGIN: &str = "http://ludus-web.test:8080";
+
 /// A running Ludus system.
 #[derive(Debug)]
 pub struct Ludus {
@@ -98,6 +101,7 @@ impl Ludus {
                 token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
                 caro_turn,
                 absence_grace,
+                cors_origins: vec![WEB_ORIGIN.to_owned()],
             },
             stop.clone(),
         )

@@ -26,6 +26,8 @@ pub struct SystemConfig {
     pub caro_turn: Duration,
     /// How long a disconnected player has to come back (C13: one minute).
     pub absence_grace: Duration,
+    /// Origins of web pages allowed to call the gateway with grpc-web (CORS).
+    pub cors_origins: Vec<String>,
 }
 
 /// A running system.
@@ -61,6 +63,7 @@ impl System {
             token_secret,
             caro_turn,
             absence_grace,
+            cors_origins,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -124,6 +127,7 @@ impl System {
                 ratings_url,
                 token_secret,
                 token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
+                cors_origins,
             };
             let stop = stop.clone();
             async move {

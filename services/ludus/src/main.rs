@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod serve;
+mod web;
 
 use clap::{Parser, Subcommand};
 

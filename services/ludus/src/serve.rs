@@ -1,6 +1,6 @@
 //! Every service in one process: the newcomer's `cargo run --release`.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::Parser;
 use ludus_store::Backend;
@@ -13,6 +13,17 @@ pub struct ServeArgs {
     /// Where the public gateway listens.
     #[arg(long, env = "LUDUS_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
+    /// Where the web client is served (open http://127.0.0.1:8080/ in a browser).
+    #[arg(long, env = "LUDUS_WEB_LISTEN", default_value = "127.0.0.1:8080")]
+    pub web_listen: SocketAddr,
+    /// The built web client (`npm ci && npm run build` in clients/web writes it).
+    #[arg(long, env = "LUDUS_WEB_DIR", default_value = "clients/web/dist")]
+    pub web_dir: PathBuf,
+    /// More web-page origins allowed to call the gateway with grpc-web, e.g.
+    /// `http://192.168.1.5:8080` (repeat or separate with commas). The web client's own
+    /// loopback origins are always allowed.
+    #[arg(long, env = "LUDUS_CORS_ORIGINS", value_delimiter = ',')]
+    pub cors_origin: Vec<String>,
     /// Redis URL, e.g. redis://127.0.0.1:6379/; without it state lives in memory and is lost
     /// when the process stops.
     #[arg(long, env = "LUDUS_REDIS_URL")]
@@ -43,6 +54,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         Some(secret) => secret.as_bytes().to_vec(),
         None => random_secret(),
     };
+    let web_listener = TcpListener::bind(args.web_listen).await?;
+    let web_address = web_listener.local_addr()?;
+    let mut cors_origins = web_origins(web_address);
+    cors_origins.extend(args.cors_origin.iter().cloned());
     let stop = CancellationToken::new();
     let system = ludus::System::start(
         ludus::SystemConfig {
@@ -51,18 +66,52 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             token_secret: secret,
             caro_turn: Duration::from_secs(args.caro_turn_seconds),
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
+            cors_origins,
         },
         stop.clone(),
     )
     .await?;
+    let web = crate::web::WebConfig {
+        dir: args.web_dir.clone(),
+        gateway_port: system.gateway.port(),
+    };
+    if !crate::web::is_built(&web.dir) {
+        tracing::warn!(
+            dir = %web.dir.display(),
+            "the web client is not built: run `npm ci && npm run build` in clients/web"
+        );
+    }
+    let web_server = tokio::spawn(crate::web::serve(
+        web,
+        web_listener,
+        stop.clone().cancelled_owned(),
+    ));
     tracing::info!(
         gateway = %system.gateway,
+        web = %format!("http://{web_address}/"),
         store = if args.redis_url.is_some() { "redis" } else { "memory" },
         "ludus is up"
     );
     ludus_telemetry::shutdown_signal().await;
     stop.cancel();
-    system.wait().await
+    let web_result = web_server.await;
+    system.wait().await?;
+    web_result?
+}
+
+/// The origins a browser reports for pages from the web listener: the address itself, and
+/// the usual loopback names when it is a loopback or any-address listener.
+fn web_origins(web: SocketAddr) -> Vec<String> {
+    let port = web.port();
+    let mut origins = Vec::new();
+    if web.ip().is_loopback() || web.ip().is_unspecified() {
+        origins.push(format!("http://localhost:{port}"));
+        origins.push(format!("http://127.0.0.1:{port}"));
+        origins.push(format!("http://[::1]:{port}"));
+    } else {
+        origins.push(format!("http://{web}"));
+    }
+    origins
 }
 
 fn random_secret() -> Vec<u8> {

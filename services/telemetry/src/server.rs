@@ -134,6 +134,9 @@ where
         .layer(rpc_metrics)
         .trace_fn(server_span)
         .tcp_nodelay(true)
+        // grpc-web from browsers arrives over HTTP/1.1 too (the gateway translates it; see
+        // `ludus_gateway::web`); HTTP/2 connections are served exactly as before.
+        .accept_http1(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .add_service(health_service)
         .add_service(reflection_v1)
