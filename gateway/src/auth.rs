@@ -4,7 +4,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use tonic::{Status, metadata::MetadataMap};
+use tonic::{Code, Status, metadata::MetadataMap};
+
+use crate::refusal::{invalid, reason, refuse};
 
 /// How long a guest token is accepted.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -58,13 +60,15 @@ pub fn validate_display_name(name: &str) -> Result<String, Status> {
     let name = name.trim();
     let count = name.chars().count();
     if count == 0 || count > MAX_DISPLAY_NAME {
-        return Err(Status::invalid_argument(format!(
-            "display_name: must be 1 to {MAX_DISPLAY_NAME} characters"
-        )));
+        return Err(invalid(
+            format!("display_name: must be 1 to {MAX_DISPLAY_NAME} characters"),
+            reason::INVALID_DISPLAY_NAME,
+        ));
     }
     if name.chars().any(char::is_control) {
-        return Err(Status::invalid_argument(
+        return Err(invalid(
             "display_name: control characters are not allowed",
+            reason::INVALID_DISPLAY_NAME,
         ));
     }
     Ok(name.to_owned())
@@ -112,19 +116,43 @@ impl Tokens {
     pub fn caller(&self, metadata: &MetadataMap) -> Result<Caller, Status> {
         let header = metadata
             .get("authorization")
-            .ok_or_else(|| Status::unauthenticated("missing authorization: Bearer <token>"))?
+            .ok_or_else(|| {
+                refuse(
+                    Code::Unauthenticated,
+                    "missing authorization: Bearer <token>",
+                    reason::TOKEN_MISSING,
+                )
+            })?
             .to_str()
-            .map_err(|_| Status::unauthenticated("authorization header is not text"))?;
+            .map_err(|_| {
+                refuse(
+                    Code::Unauthenticated,
+                    "authorization header is not text",
+                    reason::TOKEN_MISSING,
+                )
+            })?;
         let token = header
             .strip_prefix("Bearer ")
             .or_else(|| header.strip_prefix("bearer "))
-            .ok_or_else(|| Status::unauthenticated("authorization must be: Bearer <token>"))?;
+            .ok_or_else(|| {
+                refuse(
+                    Code::Unauthenticated,
+                    "authorization must be: Bearer <token>",
+                    reason::TOKEN_MISSING,
+                )
+            })?;
         let data = jsonwebtoken::decode::<Claims>(token.trim(), &self.decoding, &self.validation)
             .map_err(|e| match e.kind() {
-            jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
-                Status::unauthenticated("the token has expired: sign in again")
-            }
-            _ => Status::unauthenticated("the token is not valid"),
+            jsonwebtoken::errors::ErrorKind::ExpiredSignature => refuse(
+                Code::Unauthenticated,
+                "the token has expired: sign in again",
+                reason::TOKEN_EXPIRED,
+            ),
+            _ => refuse(
+                Code::Unauthenticated,
+                "the token is not valid",
+                reason::TOKEN_INVALID,
+            ),
         })?;
         Ok(Caller {
             player_id: data.claims.sub,

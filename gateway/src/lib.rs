@@ -8,11 +8,13 @@
 //! - [`service`]: the `Gateway` gRPC service.
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
 //! - [`limits`]: per-player rate limits (RESOURCE_EXHAUSTED).
+//! - [`refusal`]: the gateway's own refusals with their rich error details.
 #![forbid(unsafe_code)]
 
 pub mod auth;
 pub mod fanout;
 pub mod limits;
+pub mod refusal;
 pub mod service;
 
 use std::{future::Future, time::Duration};

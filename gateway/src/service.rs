@@ -13,11 +13,12 @@ use ludus_telemetry::Traced;
 use tokio::sync::mpsc;
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tokio_util::sync::CancellationToken;
-use tonic::{Request, Response, Status};
+use tonic::{Code, Request, Response, Status};
 
 use crate::auth::{Caller, Tokens, validate_display_name};
 use crate::fanout::{STREAM_BUFFER, Subscription};
 use crate::limits::Limits;
+use crate::refusal::{invalid, reason, refuse};
 
 /// Longest id (game, ticket, action, player) a client may send.
 pub const MAX_ID_LEN: usize = 64;
@@ -42,17 +43,19 @@ pub struct GatewayService {
 
 fn validate_id(field: &str, id: &str) -> Result<(), Status> {
     if id.is_empty() || id.len() > MAX_ID_LEN {
-        return Err(Status::invalid_argument(format!(
-            "{field}: must be 1 to {MAX_ID_LEN} characters"
-        )));
+        return Err(invalid(
+            format!("{field}: must be 1 to {MAX_ID_LEN} characters"),
+            reason::INVALID_ID,
+        ));
     }
     if !id
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     {
-        return Err(Status::invalid_argument(format!(
-            "{field}: only letters, digits, '-' and '_' are allowed"
-        )));
+        return Err(invalid(
+            format!("{field}: only letters, digits, '-' and '_' are allowed"),
+            reason::INVALID_ID,
+        ));
     }
     Ok(())
 }
@@ -64,8 +67,9 @@ fn validate_ruleset(ruleset: &str) -> Result<(), Status> {
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"/_-".contains(&b))
     {
-        return Err(Status::invalid_argument(
+        return Err(invalid(
             "ruleset: a rating pool name like caro/15/blocked-ends",
+            reason::INVALID_RULESET,
         ));
     }
     Ok(())
@@ -113,7 +117,7 @@ impl Gateway for GatewayService {
         let settings = request
             .into_inner()
             .settings
-            .ok_or_else(|| Status::invalid_argument("settings: required"))?;
+            .ok_or_else(|| invalid("settings: required", reason::INVALID_FIELD))?;
         let mut matchmaking = self.matchmaking.clone();
         let ticket = matchmaking
             .enqueue(pb::EnqueueRequest {
@@ -139,7 +143,7 @@ impl Gateway for GatewayService {
                 let update = tokio::select! {
                     () = tx.closed() => break,
                     () = stopping.cancelled() => {
-                        let _ = tx.send(Err(Status::unavailable("the server is shutting down: find a match again"))).await;
+                        let _ = tx.send(Err(refuse(Code::Unavailable, "the server is shutting down: find a match again", reason::UNAVAILABLE))).await;
                         break;
                     }
                     update = updates.next() => update,
@@ -235,7 +239,10 @@ impl Gateway for GatewayService {
             .action
             .filter(|action| action.action.is_some())
             .ok_or_else(|| {
-                Status::invalid_argument("action: set the game's action or its notation")
+                invalid(
+                    "action: set the game's action or its notation",
+                    reason::INVALID_FIELD,
+                )
             })?;
         let response = self
             .game_state
@@ -479,14 +486,16 @@ impl Gateway for GatewayService {
             }
             Some(pb::analyze_mancala_request::Source::Position(position)) => {
                 if position.sides.len() > 2 || position.sides.iter().any(|s| s.pits.len() > 7) {
-                    return Err(Status::invalid_argument(
+                    return Err(invalid(
                         "position.sides: two sides of at most seven pits (M1)",
+                        reason::INVALID_FIELD,
                     ));
                 }
             }
             None => {
-                return Err(Status::invalid_argument(
+                return Err(invalid(
                     "source: give a game_id or a position",
+                    reason::INVALID_FIELD,
                 ));
             }
         }

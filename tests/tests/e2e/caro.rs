@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use ludus_proto::error_details::{ErrorInfo, StatusExt};
 use ludus_proto::pb;
 use ludus_tests::{
     Ludus, PATIENCE, Player, caro_settings, events_until_finished, next_event, next_of,
@@ -10,6 +11,29 @@ use ludus_tests::{
 use tonic::{Code, Streaming};
 
 const RULESET: &str = "caro/15/blocked-ends";
+
+/// The `ErrorInfo` (AIP-193) a refusal carries, read the way a generated client reads it.
+fn error_info(status: &tonic::Status) -> ErrorInfo {
+    status
+        .get_error_details()
+        .error_info()
+        .cloned()
+        .expect("every refusal carries an ErrorInfo")
+}
+
+/// The fields a `BadRequest` names.
+fn violated_fields(status: &tonic::Status) -> Vec<String> {
+    status
+        .get_error_details()
+        .bad_request()
+        .map(|bad| {
+            bad.field_violations
+                .iter()
+                .map(|v| v.field.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 /// Two players quick-match; returns the game with X (seat 0) first.
 async fn matched(ludus: &Ludus) -> (String, Player, Player) {
@@ -233,6 +257,12 @@ async fn illegal_and_out_of_turn_moves_are_refused_naming_the_rule_and_change_no
     let occupied = o.play(&game, "H8").await.unwrap_err();
     assert_eq!(occupied.code(), Code::FailedPrecondition);
     assert_eq!(occupied.message(), "C3: H8 is already taken");
+    // The same refusal for machines: the rule id, without parsing the text (AIP-193).
+    let info = error_info(&occupied);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("C3", "ludus.games")
+    );
 
     let out_of_turn = x.play(&game, "A1").await.unwrap_err();
     assert_eq!(out_of_turn.code(), Code::FailedPrecondition);
@@ -281,6 +311,9 @@ async fn a_stale_expected_seq_is_aborted_and_a_repeated_action_id_returns_the_fi
         "{}",
         stale.message()
     );
+    let info = error_info(&stale);
+    assert_eq!(info.reason, "STALE_SEQ");
+    assert_eq!(info.metadata["current_seq"], "3", "the seq to retry from");
     assert_eq!(x.game(&game).await.seq, 3);
     ludus.shutdown().await;
 }
@@ -292,6 +325,7 @@ async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_toke
     let mut mallory = ludus.player("mallory").await;
     let err = mallory.play(&game, "H8").await.unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
+    assert_eq!(error_info(&err).reason, "NOT_YOUR_SEAT");
     let err = mallory
         .client
         .resign(pb::ResignRequest {
@@ -338,9 +372,17 @@ async fn malformed_requests_get_invalid_argument_and_unknown_games_not_found() {
     let bad_id = x.submit(&game, 1, "", "H8").await.unwrap_err();
     assert_eq!(bad_id.code(), Code::InvalidArgument);
     assert!(bad_id.message().starts_with("action_id"));
+    assert_eq!(violated_fields(&bad_id), ["action_id"]);
+    let info = error_info(&bad_id);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("INVALID_ID", "ludus.gateway")
+    );
+    assert_eq!(violated_fields(&no_action), ["action"]);
 
     let unknown = x.submit("no-such-game", 1, "a1", "H8").await.unwrap_err();
     assert_eq!(unknown.code(), Code::NotFound);
+    assert_eq!(error_info(&unknown).reason, "GAME_NOT_FOUND");
     let err = x
         .client
         .get_game(pb::GetGameRequest {

@@ -161,10 +161,11 @@ impl GameStateService {
             });
         }
         if request.expected_seq != loaded.seq {
-            return Err(ServiceError::Aborted(format!(
-                "stale expected_seq {}: game {} is at seq {}; read it again",
-                request.expected_seq, loaded.game_id, loaded.seq
-            )));
+            return Err(ServiceError::StaleSeq {
+                expected: request.expected_seq,
+                game_id: loaded.game_id,
+                current: loaded.seq,
+            });
         }
         loaded.require_active()?;
 
@@ -195,10 +196,11 @@ impl GameStateService {
                 event: Some(self.original_event(&game_id, seq).await?),
                 duplicate: true,
             }),
-            Err(CommitOutcome::StaleSeq { current }) => Err(ServiceError::Aborted(format!(
-                "stale expected_seq {}: game {game_id} is at seq {current}; read it again",
-                request.expected_seq
-            ))),
+            Err(CommitOutcome::StaleSeq { current }) => Err(ServiceError::StaleSeq {
+                expected: request.expected_seq,
+                game_id,
+                current,
+            }),
             Err(CommitOutcome::NotFound) => {
                 Err(ServiceError::NotFound(format!("no game {game_id}")))
             }
