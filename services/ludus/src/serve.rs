@@ -59,6 +59,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             token_secret: secret,
             caro_turn: Duration::from_secs(args.caro_turn_seconds),
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
+            clock: ludus_store::Clock::system(),
         },
         stop.clone(),
     )

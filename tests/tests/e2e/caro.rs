@@ -12,6 +12,9 @@ use tonic::{Code, Streaming};
 
 const RULESET: &str = "caro/15/blocked-ends";
 
+/// C12: one minute per move, the quick-match clock.
+const C12_TURN: Duration = Duration::from_secs(60);
+
 /// The `ErrorInfo` (AIP-193) a refusal carries, read the way a generated client reads it.
 fn error_info(status: &tonic::Status) -> ErrorInfo {
     status
@@ -195,13 +198,19 @@ async fn a_late_spectator_resumes_from_an_older_seq_with_no_gap_and_no_duplicate
 }
 
 #[tokio::test]
-async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
-    let ludus = Ludus::start_with_clock(Duration::from_millis(2000)).await;
+async fn c12_a_clock_runs_out_and_the_player_to_move_loses() {
+    let ludus = Ludus::start_on_manual_clock().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     let mut stream = x.subscribe(&game, 0).await;
     // Each move restarts the clock; X then lets it run out.
     x.play(&game, "H8").await.expect("x");
-    o.play(&game, "H9").await.expect("o");
+    ludus.advance(C12_TURN - Duration::from_millis(1)).await;
+    o.play(&game, "H9")
+        .await
+        .expect("o, a moment before the flag falls");
+    ludus.advance(C12_TURN - Duration::from_millis(1)).await;
+    assert_eq!(x.game(&game).await.status, pb::GameStatus::Active as i32);
+    ludus.advance(Duration::from_millis(1)).await;
     let events = events_until_finished(&mut stream).await;
     let last = events.last().expect("final event");
     let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
@@ -217,11 +226,12 @@ async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
 
 #[tokio::test]
 async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating() {
-    let ludus = Ludus::start_with_clock(Duration::from_millis(2000)).await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     let mut stream = o.subscribe(&game, 0).await;
     x.play(&game, "H8").await.expect("x");
     // O never moves.
+    ludus.advance(C12_TURN).await;
     let events = events_until_finished(&mut stream).await;
     let outcome = events
         .last()
@@ -641,8 +651,10 @@ async fn every_server_answers_health_checks() {
     ludus.shutdown().await;
 }
 
-/// The grace of the C13 tests: short, so a test waits seconds, not a minute.
-const GRACE: Duration = Duration::from_millis(3_000);
+/// The grace of the C13 tests. They run on a manual clock, so waiting costs nothing; it is
+/// short next to the C12 clock so that moving time past it (even twice over) runs out only
+/// the grace, never the turn.
+const GRACE: Duration = Duration::from_secs(3);
 
 /// Opens a player's event stream and waits until the gateway serves it (the first event
 /// comes after the gateway has told game-state the player is connected).
@@ -692,6 +704,7 @@ async fn c13_a_disconnected_player_who_does_not_come_back_in_time_loses() {
     );
 
     // The grace runs out: X loses.
+    ludus.advance(GRACE).await;
     let (effect, event) = next_of(&mut watch, |kind| match kind {
         pb::game_event::Kind::AbsenceExpired(expired) => Some(expired.clone()),
         _ => None,
@@ -738,8 +751,9 @@ async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_
     .await;
     assert_eq!(reconnected.seat, 0);
     assert!(o.game(&game).await.disconnected.is_empty());
-    // Well past the grace the stale timer has changed nothing: the next event is X's move.
-    tokio::time::sleep(GRACE * 2).await;
+    // Well past the grace the stale timer has fired and changed nothing: the next event is
+    // X's move.
+    ludus.advance(GRACE * 2).await;
     x.play(&game, "H10").await.expect("X plays on");
     let (next, _) = next_of(&mut watch, |kind| match kind {
         pb::game_event::Kind::PlayerReconnected(_) => None,
@@ -757,7 +771,7 @@ async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_
     assert_eq!(gone.seat, 1);
     o.play(&game, "H11").await.expect("O plays");
     assert!(o.game(&game).await.disconnected.is_empty());
-    tokio::time::sleep(GRACE * 2).await;
+    ludus.advance(GRACE * 2).await;
     let snapshot = x.game(&game).await;
     assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
     assert_eq!(snapshot.turn.and_then(|t| t.to_move), Some(0));
@@ -773,6 +787,8 @@ async fn c15_a_disconnection_not_come_back_from_before_both_moved_cancels() {
     x.play(&game, "H8").await.expect("x");
     // O never moved; O's phone dies.
     drop(connect_stream(&mut o, &game).await);
+    next_of(&mut watch, disconnected).await;
+    ludus.advance(GRACE).await;
     let events = events_until_finished(&mut watch).await;
     let last = events.last().expect("events");
     assert!(

@@ -6,7 +6,6 @@ use ludus_proto::pb;
 use ludus_store::CommitOutcome;
 use prost::Message;
 
-use super::clock::now_ms;
 use super::random::random_for;
 use super::{GameStateService, MAX_EVENTS_PAGE};
 use crate::error::ServiceError;
@@ -119,7 +118,7 @@ impl GameStateService {
             .await;
         }
         self.store
-            .mark_live(&game_id, u64::try_from(now_ms()).unwrap_or(0))
+            .mark_live(&game_id, u64::try_from(self.now_ms()).unwrap_or(0))
             .await?;
         self.store
             .seat_players(&game_id, &loaded.player_ids(), true)
