@@ -163,6 +163,8 @@ impl Tokens {
 
 #[cfg(test)]
 mod tests {
+    use ludus_proto::error_details::StatusExt;
+
     use super::*;
 
     fn tokens(secret: &[u8]) -> Tokens {
@@ -190,16 +192,29 @@ mod tests {
     fn forged_missing_and_malformed_tokens_are_refused() {
         let (token, _, _) = tokens(&[1; 32]).issue_guest("mallory").unwrap();
         let other = tokens(&[2; 32]);
-        let code = |m: &MetadataMap| other.caller(m).unwrap_err().code();
+        // The code, and the reason a client acts on (ErrorInfo, domain ludus.gateway).
+        let refused = |m: &MetadataMap| {
+            let status = other.caller(m).unwrap_err();
+            let info = status.get_error_details().error_info().cloned().unwrap();
+            assert_eq!(info.domain, "ludus.gateway");
+            (status.code(), info.reason)
+        };
+        let unauthenticated = |reason: &str| (tonic::Code::Unauthenticated, reason.to_owned());
         assert_eq!(
-            code(&metadata(&format!("Bearer {token}"))),
-            tonic::Code::Unauthenticated
+            refused(&metadata(&format!("Bearer {token}"))),
+            unauthenticated("TOKEN_INVALID")
         );
-        assert_eq!(code(&MetadataMap::new()), tonic::Code::Unauthenticated);
-        assert_eq!(code(&metadata("Basic abc")), tonic::Code::Unauthenticated);
         assert_eq!(
-            code(&metadata("Bearer not.a.jwt")),
-            tonic::Code::Unauthenticated
+            refused(&MetadataMap::new()),
+            unauthenticated("TOKEN_MISSING")
+        );
+        assert_eq!(
+            refused(&metadata("Basic abc")),
+            unauthenticated("TOKEN_MISSING")
+        );
+        assert_eq!(
+            refused(&metadata("Bearer not.a.jwt")),
+            unauthenticated("TOKEN_INVALID")
         );
     }
 

@@ -354,6 +354,11 @@ async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_toke
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::Unauthenticated);
+    let info = error_info(&err);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("TOKEN_MISSING", "ludus.gateway")
+    );
     assert_eq!(x.game(&game).await.seq, 1, "nothing changed");
     ludus.shutdown().await;
 }
@@ -849,6 +854,7 @@ async fn a_player_holds_at_most_sixteen_open_streams() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::ResourceExhausted);
+    assert_eq!(error_info(&refused).reason, "TOO_MANY_STREAMS");
     assert!(
         refused.message().contains("16 at once"),
         "{}",
