@@ -4,7 +4,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use tonic::{Status, metadata::MetadataMap};
+use tonic::{Code, Status, metadata::MetadataMap};
+
+use crate::refusal::{reason, refuse};
 
 /// How long a guest token is accepted.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -101,19 +103,43 @@ impl Tokens {
     pub fn caller(&self, metadata: &MetadataMap) -> Result<Caller, Status> {
         let header = metadata
             .get("authorization")
-            .ok_or_else(|| Status::unauthenticated("missing authorization: Bearer <token>"))?
+            .ok_or_else(|| {
+                refuse(
+                    Code::Unauthenticated,
+                    "missing authorization: Bearer <token>",
+                    reason::TOKEN_MISSING,
+                )
+            })?
             .to_str()
-            .map_err(|_| Status::unauthenticated("authorization header is not text"))?;
+            .map_err(|_| {
+                refuse(
+                    Code::Unauthenticated,
+                    "authorization header is not text",
+                    reason::TOKEN_MISSING,
+                )
+            })?;
         let token = header
             .strip_prefix("Bearer ")
             .or_else(|| header.strip_prefix("bearer "))
-            .ok_or_else(|| Status::unauthenticated("authorization must be: Bearer <token>"))?;
+            .ok_or_else(|| {
+                refuse(
+                    Code::Unauthenticated,
+                    "authorization must be: Bearer <token>",
+                    reason::TOKEN_MISSING,
+                )
+            })?;
         let data = jsonwebtoken::decode::<Claims>(token.trim(), &self.decoding, &self.validation)
             .map_err(|e| match e.kind() {
-            jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
-                Status::unauthenticated("the token has expired: sign in again")
-            }
-            _ => Status::unauthenticated("the token is not valid"),
+            jsonwebtoken::errors::ErrorKind::ExpiredSignature => refuse(
+                Code::Unauthenticated,
+                "the token has expired: sign in again",
+                reason::TOKEN_EXPIRED,
+            ),
+            _ => refuse(
+                Code::Unauthenticated,
+                "the token is not valid",
+                reason::TOKEN_INVALID,
+            ),
         })?;
         Ok(Caller {
             player_id: data.claims.sub,
@@ -124,6 +150,8 @@ impl Tokens {
 
 #[cfg(test)]
 mod tests {
+    use ludus_proto::error_details::StatusExt;
+
     use super::*;
 
     fn tokens(secret: &[u8]) -> Tokens {
@@ -151,16 +179,29 @@ mod tests {
     fn forged_missing_and_malformed_tokens_are_refused() {
         let (token, _, _) = tokens(&[1; 32]).issue_guest("mallory").unwrap();
         let other = tokens(&[2; 32]);
-        let code = |m: &MetadataMap| other.caller(m).unwrap_err().code();
+        // The code, and the reason a client acts on (ErrorInfo, domain ludus.gateway).
+        let refused = |m: &MetadataMap| {
+            let status = other.caller(m).unwrap_err();
+            let info = status.get_error_details().error_info().cloned().unwrap();
+            assert_eq!(info.domain, "ludus.gateway");
+            (status.code(), info.reason)
+        };
+        let unauthenticated = |reason: &str| (tonic::Code::Unauthenticated, reason.to_owned());
         assert_eq!(
-            code(&metadata(&format!("Bearer {token}"))),
-            tonic::Code::Unauthenticated
+            refused(&metadata(&format!("Bearer {token}"))),
+            unauthenticated("TOKEN_INVALID")
         );
-        assert_eq!(code(&MetadataMap::new()), tonic::Code::Unauthenticated);
-        assert_eq!(code(&metadata("Basic abc")), tonic::Code::Unauthenticated);
         assert_eq!(
-            code(&metadata("Bearer not.a.jwt")),
-            tonic::Code::Unauthenticated
+            refused(&MetadataMap::new()),
+            unauthenticated("TOKEN_MISSING")
+        );
+        assert_eq!(
+            refused(&metadata("Basic abc")),
+            unauthenticated("TOKEN_MISSING")
+        );
+        assert_eq!(
+            refused(&metadata("Bearer not.a.jwt")),
+            unauthenticated("TOKEN_INVALID")
         );
     }
 

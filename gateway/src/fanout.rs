@@ -19,7 +19,9 @@ use opentelemetry::metrics::{Meter, UpDownCounter};
 use prost::Message;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tonic::Status;
+use tonic::{Code, Status};
+
+use crate::refusal::{reason, refuse, resume_after};
 
 /// Events buffered per stream before the stream stops reading the feed (it then catches up
 /// from the log).
@@ -175,7 +177,11 @@ impl Subscription {
 
     async fn stream(&mut self, feed: GameFeed, stop: CancellationToken) -> Result<(), Stop> {
         let mut live = feed.subscribe(&self.game_id).await.map_err(|e| {
-            Stop::Status(Status::unavailable(format!("live events unavailable: {e}")))
+            Stop::Status(refuse(
+                Code::Unavailable,
+                format!("live events unavailable: {e}"),
+                reason::UNAVAILABLE,
+            ))
         })?;
         // Re-read the event the client already has too: if it finished the game, the stream
         // ends here instead of waiting for events that will never come.
@@ -185,10 +191,10 @@ impl Subscription {
         loop {
             let received = tokio::select! {
                 () = stop.cancelled() => {
-                    return Err(Stop::Status(Status::unavailable(format!(
-                        "the server is shutting down: resume with after_seq = {}",
-                        self.last
-                    ))));
+                    return Err(Stop::Status(resume_after(
+                        format!("the server is shutting down: resume with after_seq = {}", self.last),
+                        self.last,
+                    )));
                 }
                 () = self.tx.closed() => return Err(Stop::ClientGone),
                 received = live.recv() => received,
@@ -211,10 +217,10 @@ impl Subscription {
                     }
                 }
                 Err(FeedError::Closed) => {
-                    return Err(Stop::Status(Status::unavailable(format!(
-                        "live events stopped: resume with after_seq = {}",
-                        self.last
-                    ))));
+                    return Err(Stop::Status(resume_after(
+                        format!("live events stopped: resume with after_seq = {}", self.last),
+                        self.last,
+                    )));
                 }
             }
         }

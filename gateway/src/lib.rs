@@ -9,11 +9,13 @@
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
 //! - [`limits`]: per-player rate limits (RESOURCE_EXHAUSTED).
 //! - [`web`]: grpc-web and CORS for browsers, on the same port.
+//! - [`refusal`]: the gateway's own refusals with their rich error details.
 #![forbid(unsafe_code)]
 
 pub mod auth;
 pub mod fanout;
 pub mod limits;
+pub mod refusal;
 pub mod service;
 pub mod web;
 

@@ -7,7 +7,9 @@ use std::{
 };
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use tonic::Status;
+use tonic::{Code, Status};
+
+use crate::refusal::{reason, refuse};
 
 /// Calls a player may make per second, sustained.
 pub const CALLS_PER_SECOND: u32 = 20;
@@ -86,10 +88,14 @@ impl Limits {
         let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
         let open = streams.entry(player_id.to_owned()).or_insert(0);
         if *open >= self.streams_per_player {
-            return Err(Status::resource_exhausted(format!(
-                "too many open streams: a player may hold {} at once; close one first",
-                self.streams_per_player
-            )));
+            return Err(refuse(
+                Code::ResourceExhausted,
+                format!(
+                    "too many open streams: a player may hold {} at once; close one first",
+                    self.streams_per_player
+                ),
+                reason::TOO_MANY_STREAMS,
+            ));
         }
         *open += 1;
         Ok(StreamPermit {
@@ -102,14 +108,24 @@ impl Limits {
     pub fn check_player(&self, player_id: &str) -> Result<(), Status> {
         self.per_player
             .check_key(&player_id.to_owned())
-            .map_err(|_| Status::resource_exhausted("too many requests: slow down"))
+            .map_err(|_| {
+                refuse(
+                    Code::ResourceExhausted,
+                    "too many requests: slow down",
+                    reason::RATE_LIMITED,
+                )
+            })
     }
 
     /// RESOURCE_EXHAUSTED when sign-ins come too fast.
     pub fn check_sign_in(&self) -> Result<(), Status> {
-        self.sign_ins
-            .check()
-            .map_err(|_| Status::resource_exhausted("too many sign-ins: try again shortly"))
+        self.sign_ins.check().map_err(|_| {
+            refuse(
+                Code::ResourceExhausted,
+                "too many sign-ins: try again shortly",
+                reason::RATE_LIMITED,
+            )
+        })
     }
 
     /// Forgets players idle long enough for a full bucket; run now and then so the map does

@@ -14,11 +14,12 @@ use ludus_telemetry::Traced;
 use tokio::sync::mpsc;
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tokio_util::sync::CancellationToken;
-use tonic::{Request, Response, Status};
+use tonic::{Code, Request, Response, Status};
 
 use crate::auth::{Caller, Tokens, validate_display_name};
 use crate::fanout::{STREAM_BUFFER, Subscription};
 use crate::limits::Limits;
+use crate::refusal::{invalid, reason, refuse};
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
 type MatchStream = Pin<Box<dyn Stream<Item = Result<pb::FindMatchUpdate, Status>> + Send>>;
@@ -78,7 +79,7 @@ impl Gateway for GatewayService {
         let settings = request
             .into_inner()
             .settings
-            .ok_or_else(|| Status::invalid_argument("settings: required"))?;
+            .ok_or_else(|| invalid("settings: required", reason::INVALID_FIELD))?;
         let mut matchmaking = self.matchmaking.clone();
         let ticket = matchmaking
             .enqueue(pb::EnqueueRequest {
@@ -104,7 +105,7 @@ impl Gateway for GatewayService {
                 let update = tokio::select! {
                     () = tx.closed() => break,
                     () = stopping.cancelled() => {
-                        let _ = tx.send(Err(Status::unavailable("the server is shutting down: find a match again"))).await;
+                        let _ = tx.send(Err(refuse(Code::Unavailable, "the server is shutting down: find a match again", reason::UNAVAILABLE))).await;
                         break;
                     }
                     update = updates.next() => update,
@@ -200,7 +201,10 @@ impl Gateway for GatewayService {
             .action
             .filter(|action| action.action.is_some())
             .ok_or_else(|| {
-                Status::invalid_argument("action: set the game's action or its notation")
+                invalid(
+                    "action: set the game's action or its notation",
+                    reason::INVALID_FIELD,
+                )
             })?;
         let response = self
             .game_state
@@ -444,14 +448,16 @@ impl Gateway for GatewayService {
             }
             Some(pb::analyze_mancala_request::Source::Position(position)) => {
                 if position.sides.len() > 2 || position.sides.iter().any(|s| s.pits.len() > 7) {
-                    return Err(Status::invalid_argument(
+                    return Err(invalid(
                         "position.sides: two sides of at most seven pits (M1)",
+                        reason::INVALID_FIELD,
                     ));
                 }
             }
             None => {
-                return Err(Status::invalid_argument(
+                return Err(invalid(
                     "source: give a game_id or a position",
+                    reason::INVALID_FIELD,
                 ));
             }
         }

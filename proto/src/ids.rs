@@ -49,9 +49,30 @@ pub enum IdError {
     NameCharacter { field: String, found: char },
 }
 
+impl IdError {
+    /// The stable reason a client reads from the refusal's `ErrorInfo`.
+    pub fn reason(&self) -> &'static str {
+        use crate::error_details::reason;
+        match self {
+            IdError::IdLength { .. } | IdError::IdCharacters { .. } => reason::INVALID_ID,
+            IdError::Ruleset { .. } => reason::INVALID_RULESET,
+            IdError::NameLength { .. }
+            | IdError::NameUntrimmed { .. }
+            | IdError::NameCharacter { .. } => reason::INVALID_DISPLAY_NAME,
+        }
+    }
+}
+
+/// INVALID_ARGUMENT with the message, an `ErrorInfo` (domain `ludus.gateway`, the reason) and
+/// a `BadRequest` naming the field: the gateway is where ids and names meet a client.
 impl From<IdError> for tonic::Status {
     fn from(error: IdError) -> Self {
-        tonic::Status::invalid_argument(error.to_string())
+        let reason = error.reason();
+        crate::error_details::invalid_argument(
+            error.to_string(),
+            crate::error_details::DOMAIN_GATEWAY,
+            reason,
+        )
     }
 }
 

@@ -9,7 +9,7 @@
 use std::{net::SocketAddr, time::Duration};
 
 use ludus_proto::pb::{self, game_state_client::GameStateClient, gateway_client::GatewayClient};
-use ludus_store::{Backend, testing::RedisServer};
+use ludus_store::{Backend, Clock, ManualClock, testing::RedisServer};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -39,6 +39,8 @@ pub struct Ludus {
     backend: Backend,
     /// Kept alive for the test's lifetime; killed on drop.
     redis: Option<RedisServer>,
+    /// The clock every service reads, when the test moves time itself ([`Ludus::advance`]).
+    manual_clock: Option<ManualClock>,
 }
 
 /// The Caro options tests use unless they say otherwise: 15x15, blocked ends, not exactly
@@ -53,26 +55,76 @@ pub fn caro_settings() -> pb::GameSettings {
 impl Ludus {
     /// The system on a fresh redis-server with the C12 clock (one minute per move).
     pub async fn start() -> Ludus {
-        Ludus::start_with_clock(Duration::from_secs(60)).await
-    }
-
-    /// The system on a fresh redis-server with a custom Caro quick-match clock.
-    pub async fn start_with_clock(caro_turn: Duration) -> Ludus {
-        Ludus::start_with(caro_turn, Duration::from_secs(60)).await
+        Ludus::start_with(Duration::from_secs(60), Duration::from_secs(60), None).await
     }
 
     /// The system on a fresh redis-server with a custom grace for disconnected players (C13
-    /// says one minute).
+    /// says one minute), on a manual clock: the grace runs out when the test calls
+    /// [`Ludus::advance`].
     pub async fn start_with_absence_grace(grace: Duration) -> Ludus {
-        Ludus::start_with(Duration::from_secs(60), grace).await
+        Ludus::start_with(
+            Duration::from_secs(60),
+            grace,
+            Some(ManualClock::starting_now()),
+        )
+        .await
     }
 
-    async fn start_with(caro_turn: Duration, absence_grace: Duration) -> Ludus {
+    /// The system on a fresh redis-server with the C12 clock, on a manual clock the test
+    /// moves with [`Ludus::advance`].
+    pub async fn start_on_manual_clock() -> Ludus {
+        Ludus::start_with(
+            Duration::from_secs(60),
+            Duration::from_secs(60),
+            Some(ManualClock::starting_now()),
+        )
+        .await
+    }
+
+    async fn start_with(
+        caro_turn: Duration,
+        absence_grace: Duration,
+        manual_clock: Option<ManualClock>,
+    ) -> Ludus {
         let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
         let backend = Backend::redis(&redis.url())
             .await
             .expect("connect to the test redis-server");
-        Ludus::start_on(backend, caro_turn, absence_grace, Some(redis)).await
+        Ludus::start_on(backend, caro_turn, absence_grace, Some(redis), manual_clock).await
+    }
+
+    /// Moves every service's clock forward by `by`, then waits until every timer due by then
+    /// has fired and its owner answered (the timers worker wakes when time moves): whatever
+    /// those deadlines do has happened when this returns.
+    ///
+    /// # Panics
+    /// When the system runs on the system clock, or the timers do not settle in [`PATIENCE`].
+    pub async fn advance(&self, by: Duration) {
+        let manual = self
+            .manual_clock
+            .as_ref()
+            .expect("this system runs on the system clock: start it on a manual one");
+        manual.advance(by);
+        // Settled: nothing due now, and nothing in flight. A claimed timer is rescored to its
+        // claim deadline, now + visibility, until its owner answers and it is deleted; the
+        // clock stands still between advances, so an in-flight timer scores exactly that.
+        let visibility =
+            u64::try_from(ludus_timers::DEFAULT_VISIBILITY.as_millis()).expect("visibility in ms");
+        let timers = ludus_store::TimerStore::new(self.backend.clone());
+        let now = manual.clock().now_ms();
+        let due_by = async |at: u64| timers.counts(at).await.expect("count timers").1;
+        let settled = async {
+            loop {
+                let in_flight = due_by(now + visibility).await - due_by(now + visibility - 1).await;
+                if due_by(now).await == 0 && in_flight == 0 {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, settled)
+            .await
+            .expect("the timers due by now fire and are answered");
     }
 
     /// The system on the in-memory store.
@@ -81,6 +133,7 @@ impl Ludus {
             Backend::memory(),
             Duration::from_secs(60),
             Duration::from_secs(60),
+            None,
             None,
         )
         .await
@@ -91,6 +144,7 @@ impl Ludus {
         caro_turn: Duration,
         absence_grace: Duration,
         redis: Option<RedisServer>,
+        manual_clock: Option<ManualClock>,
     ) -> Ludus {
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let stop = CancellationToken::new();
@@ -102,6 +156,9 @@ impl Ludus {
                 caro_turn,
                 absence_grace,
                 cors_origins: vec![WEB_ORIGIN.to_owned()],
+                clock: manual_clock
+                    .as_ref()
+                    .map_or_else(Clock::system, ManualClock::clock),
             },
             stop.clone(),
         )
@@ -115,6 +172,7 @@ impl Ludus {
             system: Some(tokio::spawn(system.wait())),
             backend,
             redis,
+            manual_clock,
         }
     }
 

@@ -53,6 +53,7 @@ async fn main() -> anyhow::Result<()> {
         finished_game_retention: std::time::Duration::from_secs(
             args.finished_game_retention_hours.saturating_mul(3600),
         ),
+        clock: ludus_store::Clock::system(),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "game-state listening");

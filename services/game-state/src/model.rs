@@ -81,10 +81,13 @@ impl Loaded {
     /// The seat of a player, or PERMISSION_DENIED.
     pub fn require_seat(&self, player_id: &str) -> Result<Seat, ServiceError> {
         self.seat_of(player_id).ok_or_else(|| {
-            ServiceError::PermissionDenied(format!(
-                "you do not sit in game {}: spectators can only watch",
-                self.game_id
-            ))
+            ServiceError::PermissionDenied(
+                ludus_proto::error_details::reason::NOT_YOUR_SEAT,
+                format!(
+                    "you do not sit in game {}: spectators can only watch",
+                    self.game_id
+                ),
+            )
         })
     }
 
@@ -97,10 +100,10 @@ impl Loaded {
 
     pub fn require_active(&self) -> Result<(), ServiceError> {
         match self.game.outcome() {
-            Some(outcome) => Err(ServiceError::FailedPrecondition(format!(
-                "{}: the game is over ({})",
-                outcome.rule, outcome.reason
-            ))),
+            Some(outcome) => Err(ServiceError::GameOver {
+                rule: outcome.rule,
+                why: outcome.reason,
+            }),
             None => Ok(()),
         }
     }

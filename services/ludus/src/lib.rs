@@ -9,7 +9,7 @@
 
 use std::{net::SocketAddr, time::Duration};
 
-use ludus_store::Backend;
+use ludus_store::{Backend, Clock};
 use tokio::{net::TcpListener, task::JoinSet};
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +28,9 @@ pub struct SystemConfig {
     pub absence_grace: Duration,
     /// Origins of web pages allowed to call the gateway with grpc-web (CORS).
     pub cors_origins: Vec<String>,
+    /// The one clock every service reads deadlines, event times and ticket ages from
+    /// ([`Clock::system`]; the end-to-end tests pass a manual one).
+    pub clock: Clock,
 }
 
 /// A running system.
@@ -64,6 +67,7 @@ impl System {
             caro_turn,
             absence_grace,
             cors_origins,
+            clock,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -75,6 +79,7 @@ impl System {
                 ratings_url: ratings_url.clone(),
                 absence_grace,
                 finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
+                clock: clock.clone(),
             };
             let stop = stop.clone();
             async move {
@@ -86,7 +91,8 @@ impl System {
             }
         });
         tasks.spawn({
-            let config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
+            let mut config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
+            config.clock = clock.clone();
             let stop = stop.clone();
             async move {
                 (
@@ -111,6 +117,7 @@ impl System {
             let mut mm = ludus_matchmaking::Config::new(backend.clone(), game_state_url.clone());
             mm.caro_turn_ms = u64::try_from(caro_turn.as_millis()).unwrap_or(u64::MAX);
             mm.ratings_url = Some(ratings_url.clone());
+            mm.clock = clock;
             let stop = stop.clone();
             async move {
                 (

@@ -67,6 +67,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             caro_turn: Duration::from_secs(args.caro_turn_seconds),
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
             cors_origins,
+            clock: ludus_store::Clock::system(),
         },
         stop.clone(),
     )

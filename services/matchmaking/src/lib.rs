@@ -29,7 +29,7 @@ use ludus_proto::pb::{
     game_state_client::GameStateClient, matchmaking_server::MatchmakingServer,
     ratings_client::RatingsClient,
 };
-use ludus_store::{Backend, QueueStore};
+use ludus_store::{Backend, Clock, QueueStore};
 use opentelemetry::{KeyValue, metrics::Meter};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
@@ -86,6 +86,8 @@ pub struct Config {
     pub ratings_url: Option<String>,
     /// How far apart paired ratings may be, by waiting time.
     pub rating_window: RatingWindow,
+    /// Tickets are ordered and aged by it ([`Clock::system`]; tests pass a manual one).
+    pub clock: Clock,
 }
 
 impl Config {
@@ -102,6 +104,7 @@ impl Config {
             match_interval: DEFAULT_MATCH_INTERVAL,
             ratings_url: None,
             rating_window: RatingWindow::DEFAULT,
+            clock: Clock::system(),
         }
     }
 
@@ -138,7 +141,8 @@ pub async fn run(
         config.match_interval,
         wake.clone(),
     )
-    .rating_window(config.rating_window);
+    .rating_window(config.rating_window)
+    .clock(config.clock);
     let queues_for_counts = queues.clone();
     let mut service = MatchmakingService::new(queues, matcher.clone(), wake, stop.clone());
     if let Some(url) = &config.ratings_url {

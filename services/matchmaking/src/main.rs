@@ -87,6 +87,7 @@ async fn main() -> anyhow::Result<()> {
             per_second: args.rating_window_per_second,
             open_after: Duration::from_secs(args.rating_window_open_after_seconds),
         },
+        clock: ludus_store::Clock::system(),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "matchmaking listening");

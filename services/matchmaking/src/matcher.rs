@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use ludus_catalog::QuickMatchClocks;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_store::{QueueStore, Ticket, TicketStatus};
+use ludus_store::{Clock, QueueStore, Ticket, TicketStatus};
 use ludus_telemetry::Traced;
 use rand::RngExt;
 use tokio::sync::Notify;
@@ -19,7 +19,6 @@ use ulid::Ulid;
 use crate::error::ServiceError;
 use crate::model::{TicketPayload, table_seats};
 use crate::pairing::{self, RatingWindow, Seeker};
-use crate::service::now_ms;
 
 /// Tickets read from a queue per round: enough for many pairs, bounded per round trip.
 pub const MATCH_BATCH: usize = 64;
@@ -44,6 +43,8 @@ pub struct Matcher {
     interval: Duration,
     wake: Arc<Notify>,
     rating_window: RatingWindow,
+    /// Tickets are ordered and aged by it (Unix ms, so replicas agree).
+    clock: Clock,
 }
 
 impl Matcher {
@@ -63,7 +64,19 @@ impl Matcher {
             interval,
             wake,
             rating_window: RatingWindow::DEFAULT,
+            clock: Clock::system(),
         }
+    }
+
+    /// The clock tickets are ordered and aged by (a test's manual one, or the system's).
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Unix milliseconds on this matcher's clock.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
     }
 
     /// How far apart in rating paired players may be, by how long they waited.
@@ -120,7 +133,7 @@ impl Matcher {
                 })
                 .collect::<Result<Vec<_>, ServiceError>>()?;
             let mut lost_race = false;
-            for table in pairing::tables(&seekers, seats, now_ms(), &self.rating_window) {
+            for table in pairing::tables(&seekers, seats, self.now_ms(), &self.rating_window) {
                 let table: Vec<Ticket> = table.iter().map(|&i| tickets[i].clone()).collect();
                 if !self.match_table(queue, &table).await? {
                     lost_race = true;

@@ -9,7 +9,8 @@
 //! it runs under one lock.
 //!
 //! The store never reads a clock: callers pass `now_ms` (Unix milliseconds), which keeps the
-//! memory backend deterministic and tests in control of time.
+//! memory backend deterministic and tests in control of time. The services read that time
+//! from one [`Clock`] (the system's, or a test's [`ManualClock`]).
 //!
 //! # Layout
 //! - `backend`: [`Backend`], key naming, error mapping.
@@ -61,6 +62,7 @@
 #![forbid(unsafe_code)]
 
 mod backend;
+mod clock;
 #[cfg(feature = "testing")]
 pub mod conformance;
 mod feed;
@@ -72,6 +74,7 @@ pub mod testing;
 mod timer;
 
 pub use backend::{Backend, StoreError};
+pub use clock::{Clock, ManualClock};
 pub use feed::{FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
 pub use queue::{EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, Ticket, TicketStatus};

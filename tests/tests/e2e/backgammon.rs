@@ -9,6 +9,8 @@
 //! Positions other than the start come from the `preset` seam. Every action goes through the
 //! public gateway.
 
+use std::time::Duration;
+
 use ludus_backgammon::board::Board;
 use ludus_backgammon::{Backgammon, BackgammonOptions, BackgammonSession};
 use ludus_game_state::test_seams;
@@ -395,17 +397,20 @@ async fn no_view_snapshot_or_event_shows_dice_before_they_are_rolled() {
     ludus.shutdown().await;
 }
 
+/// The B20 test's turn clock.
+const CLOCK_MS: u64 = 3_000;
+
 #[tokio::test]
 async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_third_timeout_forfeits()
  {
-    let ludus = Ludus::start().await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let ann = ludus.player("ann").await;
     let bob = ludus.player("bob").await;
     let mut carol = ludus.player("carol").await;
-    // A short clock: B20's 30-120 s choices bind quick match; game-state's internal API takes
-    // any clock. Opening roll 6-5, then 3-1 for the player who doubles.
+    // A short clock (on a manual clock the length costs nothing; B20's 30-120 s choices bind
+    // quick match, game-state's internal API takes any clock). Opening roll 6-5, then 3-1 for the player who doubles.
     let settings = pb::GameSettings {
-        turn_time_ms: 3_000,
+        turn_time_ms: CLOCK_MS,
         ..money()
     };
     let snapshot = create(
@@ -422,6 +427,7 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
 
     // 1. The opening player lets the clock run out: the server plays the opening 6-5 for them
     //    with the normal bot, and says so.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, on_roll);
     assert!(
@@ -442,6 +448,7 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
         .play("bg-clock", "double")
         .await
         .expect("B14: double");
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, on_roll);
     assert!(
@@ -470,6 +477,7 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
         .expect("play");
 
     // 4. The third timeout in a row forfeits a single game at the current cube: 2 points.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, on_roll);
     assert_eq!(event.status, pb::GameStatus::Finished as i32);

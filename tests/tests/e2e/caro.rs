@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use ludus_proto::error_details::{ErrorInfo, StatusExt};
 use ludus_proto::pb;
 use ludus_tests::{
     Ludus, PATIENCE, Player, caro_settings, events_until_finished, next_event, next_of,
@@ -10,6 +11,32 @@ use ludus_tests::{
 use tonic::{Code, Streaming};
 
 const RULESET: &str = "caro/15/blocked-ends";
+
+/// C12: one minute per move, the quick-match clock.
+const C12_TURN: Duration = Duration::from_secs(60);
+
+/// The `ErrorInfo` (AIP-193) a refusal carries, read the way a generated client reads it.
+fn error_info(status: &tonic::Status) -> ErrorInfo {
+    status
+        .get_error_details()
+        .error_info()
+        .cloned()
+        .expect("every refusal carries an ErrorInfo")
+}
+
+/// The fields a `BadRequest` names.
+fn violated_fields(status: &tonic::Status) -> Vec<String> {
+    status
+        .get_error_details()
+        .bad_request()
+        .map(|bad| {
+            bad.field_violations
+                .iter()
+                .map(|v| v.field.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 /// Two players quick-match; returns the game with X (seat 0) first.
 async fn matched(ludus: &Ludus) -> (String, Player, Player) {
@@ -171,13 +198,19 @@ async fn a_late_spectator_resumes_from_an_older_seq_with_no_gap_and_no_duplicate
 }
 
 #[tokio::test]
-async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
-    let ludus = Ludus::start_with_clock(Duration::from_millis(2000)).await;
+async fn c12_a_clock_runs_out_and_the_player_to_move_loses() {
+    let ludus = Ludus::start_on_manual_clock().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     let mut stream = x.subscribe(&game, 0).await;
     // Each move restarts the clock; X then lets it run out.
     x.play(&game, "H8").await.expect("x");
-    o.play(&game, "H9").await.expect("o");
+    ludus.advance(C12_TURN - Duration::from_millis(1)).await;
+    o.play(&game, "H9")
+        .await
+        .expect("o, a moment before the flag falls");
+    ludus.advance(C12_TURN - Duration::from_millis(1)).await;
+    assert_eq!(x.game(&game).await.status, pb::GameStatus::Active as i32);
+    ludus.advance(Duration::from_millis(1)).await;
     let events = events_until_finished(&mut stream).await;
     let last = events.last().expect("final event");
     let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
@@ -193,11 +226,12 @@ async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
 
 #[tokio::test]
 async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating() {
-    let ludus = Ludus::start_with_clock(Duration::from_millis(2000)).await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     let mut stream = o.subscribe(&game, 0).await;
     x.play(&game, "H8").await.expect("x");
     // O never moves.
+    ludus.advance(C12_TURN).await;
     let events = events_until_finished(&mut stream).await;
     let outcome = events
         .last()
@@ -233,6 +267,12 @@ async fn illegal_and_out_of_turn_moves_are_refused_naming_the_rule_and_change_no
     let occupied = o.play(&game, "H8").await.unwrap_err();
     assert_eq!(occupied.code(), Code::FailedPrecondition);
     assert_eq!(occupied.message(), "C3: H8 is already taken");
+    // The same refusal for machines: the rule id, without parsing the text (AIP-193).
+    let info = error_info(&occupied);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("C3", "ludus.games")
+    );
 
     let out_of_turn = x.play(&game, "A1").await.unwrap_err();
     assert_eq!(out_of_turn.code(), Code::FailedPrecondition);
@@ -281,6 +321,9 @@ async fn a_stale_expected_seq_is_aborted_and_a_repeated_action_id_returns_the_fi
         "{}",
         stale.message()
     );
+    let info = error_info(&stale);
+    assert_eq!(info.reason, "STALE_SEQ");
+    assert_eq!(info.metadata["current_seq"], "3", "the seq to retry from");
     assert_eq!(x.game(&game).await.seq, 3);
     ludus.shutdown().await;
 }
@@ -292,6 +335,7 @@ async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_toke
     let mut mallory = ludus.player("mallory").await;
     let err = mallory.play(&game, "H8").await.unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
+    assert_eq!(error_info(&err).reason, "NOT_YOUR_SEAT");
     let err = mallory
         .client
         .resign(pb::ResignRequest {
@@ -310,6 +354,11 @@ async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_toke
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::Unauthenticated);
+    let info = error_info(&err);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("TOKEN_MISSING", "ludus.gateway")
+    );
     assert_eq!(x.game(&game).await.seq, 1, "nothing changed");
     ludus.shutdown().await;
 }
@@ -338,9 +387,17 @@ async fn malformed_requests_get_invalid_argument_and_unknown_games_not_found() {
     let bad_id = x.submit(&game, 1, "", "H8").await.unwrap_err();
     assert_eq!(bad_id.code(), Code::InvalidArgument);
     assert!(bad_id.message().starts_with("action_id"));
+    assert_eq!(violated_fields(&bad_id), ["action_id"]);
+    let info = error_info(&bad_id);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("INVALID_ID", "ludus.gateway")
+    );
+    assert_eq!(violated_fields(&no_action), ["action"]);
 
     let unknown = x.submit("no-such-game", 1, "a1", "H8").await.unwrap_err();
     assert_eq!(unknown.code(), Code::NotFound);
+    assert_eq!(error_info(&unknown).reason, "GAME_NOT_FOUND");
     let err = x
         .client
         .get_game(pb::GetGameRequest {
@@ -599,8 +656,10 @@ async fn every_server_answers_health_checks() {
     ludus.shutdown().await;
 }
 
-/// The grace of the C13 tests: short, so a test waits seconds, not a minute.
-const GRACE: Duration = Duration::from_millis(3_000);
+/// The grace of the C13 tests. They run on a manual clock, so waiting costs nothing; it is
+/// short next to the C12 clock so that moving time past it (even twice over) runs out only
+/// the grace, never the turn.
+const GRACE: Duration = Duration::from_secs(3);
 
 /// Opens a player's event stream and waits until the gateway serves it (the first event
 /// comes after the gateway has told game-state the player is connected).
@@ -650,6 +709,7 @@ async fn c13_a_disconnected_player_who_does_not_come_back_in_time_loses() {
     );
 
     // The grace runs out: X loses.
+    ludus.advance(GRACE).await;
     let (effect, event) = next_of(&mut watch, |kind| match kind {
         pb::game_event::Kind::AbsenceExpired(expired) => Some(expired.clone()),
         _ => None,
@@ -696,8 +756,9 @@ async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_
     .await;
     assert_eq!(reconnected.seat, 0);
     assert!(o.game(&game).await.disconnected.is_empty());
-    // Well past the grace the stale timer has changed nothing: the next event is X's move.
-    tokio::time::sleep(GRACE * 2).await;
+    // Well past the grace the stale timer has fired and changed nothing: the next event is
+    // X's move.
+    ludus.advance(GRACE * 2).await;
     x.play(&game, "H10").await.expect("X plays on");
     let (next, _) = next_of(&mut watch, |kind| match kind {
         pb::game_event::Kind::PlayerReconnected(_) => None,
@@ -715,7 +776,7 @@ async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_
     assert_eq!(gone.seat, 1);
     o.play(&game, "H11").await.expect("O plays");
     assert!(o.game(&game).await.disconnected.is_empty());
-    tokio::time::sleep(GRACE * 2).await;
+    ludus.advance(GRACE * 2).await;
     let snapshot = x.game(&game).await;
     assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
     assert_eq!(snapshot.turn.and_then(|t| t.to_move), Some(0));
@@ -731,6 +792,8 @@ async fn c15_a_disconnection_not_come_back_from_before_both_moved_cancels() {
     x.play(&game, "H8").await.expect("x");
     // O never moved; O's phone dies.
     drop(connect_stream(&mut o, &game).await);
+    next_of(&mut watch, disconnected).await;
+    ludus.advance(GRACE).await;
     let events = events_until_finished(&mut watch).await;
     let last = events.last().expect("events");
     assert!(
@@ -791,6 +854,7 @@ async fn a_player_holds_at_most_sixteen_open_streams() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::ResourceExhausted);
+    assert_eq!(error_info(&refused).reason, "TOO_MANY_STREAMS");
     assert!(
         refused.message().contains("16 at once"),
         "{}",

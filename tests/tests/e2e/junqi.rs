@@ -7,6 +7,8 @@
 //! creates that game through game-state's internal `CreateGame`, exactly as matchmaking does.
 //! Everything after creation goes through the public gateway.
 
+use std::time::Duration;
+
 use ludus_junqi::{Action, Colour, Junqi, JunqiOptions, JunqiSetup, Point};
 use ludus_proto::pb;
 use ludus_rules::{Game, SplitMix64, Viewer};
@@ -511,14 +513,17 @@ async fn j17_sixty_actions_without_a_flip_or_combat_draw() {
     ludus.shutdown().await;
 }
 
+/// The J19 test's turn clock (a manual clock: it runs out when the test moves time).
+const CLOCK_MS: u64 = 2_000;
+
 #[tokio::test]
 async fn j19_a_timeout_plays_for_the_player_and_autoplay_goes_on_until_they_act() {
-    let ludus = Ludus::start().await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let mut ann = ludus.player("ann").await;
     let mut bob = ludus.player("bob").await;
     let game = dealt(5);
     let sleeper = game.to_move().expect("to move");
-    create(&ludus, "autoplay", game, [&ann, &bob], 2_000).await;
+    create(&ludus, "autoplay", game, [&ann, &bob], CLOCK_MS).await;
     let mut stream = ann.subscribe("autoplay", 1).await;
     let (sleepy, awake) = if sleeper == 0 {
         (&mut ann, &mut bob)
@@ -528,6 +533,7 @@ async fn j19_a_timeout_plays_for_the_player_and_autoplay_goes_on_until_they_act(
     let sleeper = sleeper as u32;
 
     // The sleeper's clock runs out: the server plays one action and turns autoplay on.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let event = next_event(&mut stream).await;
     let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &event.kind else {
         panic!("a timeout, got {:?}", event.kind);
@@ -552,6 +558,11 @@ async fn j19_a_timeout_plays_for_the_player_and_autoplay_goes_on_until_they_act(
             mine.kind,
             Some(pb::game_event::Kind::ActionApplied(_))
         ));
+        ludus
+            .advance(Duration::from_millis(
+                ludus_game_state::service::AUTOPLAY_DELAY_MS,
+            ))
+            .await;
         let auto = next_event(&mut stream).await;
         let Some(pb::game_event::Kind::ActionApplied(applied)) = &auto.kind else {
             panic!("an automatic action, got {:?}", auto.kind);

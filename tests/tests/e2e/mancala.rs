@@ -259,13 +259,16 @@ async fn m7_the_game_ends_right_after_a_seed_lands_in_the_store() {
 
 #[tokio::test]
 async fn m10_the_seat_whose_clock_runs_out_loses_and_an_extra_sow_gets_a_fresh_clock() {
-    let ludus = Ludus::start().await;
+    let ludus = Ludus::start_on_manual_clock().await;
+    // M10: at most 30 s per sow; on the manual clock it runs out when the test moves time.
+    const CLOCK_MS: u64 = 30_000;
     let (game, mut s0, mut s1) =
-        created(&ludus, seat0_first(pb::MancalaRuleSet::Kalah), 2000).await;
+        created(&ludus, seat0_first(pb::MancalaRuleSet::Kalah), CLOCK_MS).await;
     let mut watch = s1.subscribe(&game, 0).await;
     let started = next_event(&mut watch).await;
     let first_turn = started.turn.expect("turn");
     // M5 + M10: an extra sow restarts the clock (a new turn_seq, a later deadline).
+    ludus.advance(Duration::from_secs(1)).await;
     let event = s0.play(&game, "3").await.expect("extra turn");
     let turn = event.turn.expect("turn");
     assert_eq!(turn.to_move, Some(0));
@@ -273,6 +276,7 @@ async fn m10_the_seat_whose_clock_runs_out_loses_and_an_extra_sow_gets_a_fresh_c
     assert!(turn.deadline_unix_ms > first_turn.deadline_unix_ms);
     s0.play(&game, "1").await.expect("turn passes");
     // Seat 1 never sows.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let events = events_until_finished(&mut watch).await;
     let last = events.last().expect("final event");
     let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
@@ -526,7 +530,7 @@ async fn m10_a_disconnection_is_shown_but_only_the_clock_runs() {
     assert_eq!(gone.return_by_unix_ms, 0, "no deadline to come back");
     assert_eq!(b.game(&game).await.disconnected, [gone]);
     // Long past the grace the game is still on, and the clock is the 30 s of M10.
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    ludus.advance(Duration::from_millis(1_500)).await;
     let snapshot = b.game(&game).await;
     assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
     assert!(snapshot.turn.expect("turn").deadline_unix_ms > 0);

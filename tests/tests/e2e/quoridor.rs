@@ -3,7 +3,7 @@
 //! make (teams, a chosen first seat, a short clock) are created through game-state's internal
 //! CreateGame, as a room would.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, time::Duration};
 
 use ludus_proto::pb;
 use ludus_tests::{Ludus, Player, events_until_finished, next_timeout};
@@ -271,25 +271,30 @@ async fn q15_four_player_free_for_all_refuses_a_wall_that_would_shut_a_pawn_in()
     ludus.shutdown().await;
 }
 
+/// The Q19-Q21 test's turn clock.
+const CLOCK_MS: u64 = 3_000;
+
 #[tokio::test]
 async fn q19_q20_q21_timeouts_pass_or_step_aside_and_a_blocking_pawn_may_not_pass() {
-    let ludus = Ludus::start().await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let mut red = ludus.player("red").await;
     let mut yellow = ludus.player("yellow").await;
-    // A short clock; red moves first.
+    // A short clock (on a manual clock: it runs out when the test moves time); red moves
+    // first.
     let game = create(
         &ludus,
         pb::QuoridorOptions {
             first_seat: Some(0),
             ..Default::default()
         },
-        3_000,
+        CLOCK_MS,
         &[&red, &yellow],
     )
     .await;
     let mut stream = yellow.subscribe(&game, 0).await;
 
     // Q19: red's clock runs out and the turn simply passes; it counts toward Q18.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, 0);
     assert!(timeout.effect.starts_with("Q19"), "{}", timeout.effect);
@@ -321,6 +326,7 @@ async fn q19_q20_q21_timeouts_pass_or_step_aside_and_a_blocking_pawn_may_not_pas
     assert_eq!(yellow.game(&game).await.seq, before.seq, "nothing changed");
 
     // Q21: yellow's clock runs out while blocking: it steps aside (left, to d9) instead.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, 1);
     assert!(timeout.effect.starts_with("Q21"), "{}", timeout.effect);
