@@ -43,6 +43,9 @@ pub struct Config {
     /// HS256 secret for session tokens, at least 32 bytes.
     pub token_secret: Vec<u8>,
     pub token_ttl: Duration,
+    /// Guest sign-ins per second for this process ([`limits::SignInLimit::default`] unless
+    /// a benchmark raises it).
+    pub sign_ins: limits::SignInLimit,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -53,7 +56,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let stopping = CancellationToken::new();
-    let limits = limits::Limits::default();
+    let limits = limits::Limits::with_sign_ins(config.sign_ins);
     let forget = limits.clone();
     let stop_forgetting = stopping.clone();
     tokio::spawn(async move {

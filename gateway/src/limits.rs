@@ -23,6 +23,24 @@ pub const SIGN_IN_BURST: u32 = 1000;
 /// and a share of a feed subscription each). FindMatch needs none: a player holds one ticket.
 pub const STREAMS_PER_PLAYER: usize = 16;
 
+/// The process-wide guest sign-in rate: [`SIGN_INS_PER_SECOND`] sustained, bursts up to
+/// [`SIGN_IN_BURST`], unless a benchmark raises it (`--sign-ins-per-second`,
+/// `--sign-in-burst`): a load generator signs thousands of guests in within seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignInLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Default for SignInLimit {
+    fn default() -> Self {
+        SignInLimit {
+            per_second: SIGN_INS_PER_SECOND,
+            burst: SIGN_IN_BURST,
+        }
+    }
+}
+
 /// Token buckets per player id, plus one for sign-ins, and open streams per player.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -72,6 +90,11 @@ impl Limits {
             streams: Arc::default(),
             streams_per_player: STREAMS_PER_PLAYER,
         }
+    }
+
+    /// The default per-player limits with `sign_ins` for guest sign-ins.
+    pub fn with_sign_ins(sign_ins: SignInLimit) -> Self {
+        Limits::new(CALLS_PER_SECOND, BURST, sign_ins.per_second, sign_ins.burst)
     }
 
     /// The same limits with another cap on open streams per player.

@@ -44,6 +44,13 @@ struct Args {
     /// How long a guest token is valid, in hours.
     #[arg(long, env = "LUDUS_TOKEN_TTL_HOURS", default_value_t = 168)]
     token_ttl_hours: u64,
+    /// Guest sign-ins per second this process accepts, sustained. Raise it only for load
+    /// benchmarks: sign-ins are unauthenticated.
+    #[arg(long, env = "LUDUS_SIGN_INS_PER_SECOND", default_value_t = ludus_gateway::limits::SIGN_INS_PER_SECOND)]
+    sign_ins_per_second: u32,
+    /// Guest sign-ins this process accepts in a burst (benchmarks only, like the rate).
+    #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
+    sign_in_burst: u32,
     /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
@@ -67,6 +74,10 @@ async fn main() -> anyhow::Result<()> {
         ratings_url: args.ratings_url,
         token_secret: args.token_secret.into_bytes(),
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
+        sign_ins: ludus_gateway::limits::SignInLimit {
+            per_second: args.sign_ins_per_second,
+            burst: args.sign_in_burst,
+        },
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "gateway listening");

@@ -98,6 +98,7 @@ impl Ludus {
                 token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
                 caro_turn,
                 absence_grace,
+                sign_ins: Default::default(),
             },
             stop.clone(),
         )
@@ -230,6 +231,13 @@ pub async fn connect(addr: SocketAddr) -> Channel {
 /// Adds the bearer token to every call, as a mobile app does.
 #[derive(Clone, Debug)]
 pub struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+
+impl Bearer {
+    /// Sends `value` (`Bearer <token>`) as the `authorization` header.
+    pub fn new(value: MetadataValue<tonic::metadata::Ascii>) -> Self {
+        Bearer(value)
+    }
+}
 
 impl tonic::service::Interceptor for Bearer {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {

@@ -26,6 +26,8 @@ pub struct SystemConfig {
     pub caro_turn: Duration,
     /// How long a disconnected player has to come back (C13: one minute).
     pub absence_grace: Duration,
+    /// The gateway's guest sign-in rate (the default unless a benchmark raises it).
+    pub sign_ins: ludus_gateway::limits::SignInLimit,
 }
 
 /// A running system.
@@ -61,6 +63,7 @@ impl System {
             token_secret,
             caro_turn,
             absence_grace,
+            sign_ins,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -124,6 +127,7 @@ impl System {
                 ratings_url,
                 token_secret,
                 token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
+                sign_ins,
             };
             let stop = stop.clone();
             async move {
