@@ -46,6 +46,8 @@ pub struct Config {
     /// Guest sign-ins per second for this process ([`limits::SignInLimit::default`] unless
     /// a benchmark raises it).
     pub sign_ins: limits::SignInLimit,
+    /// Each player's call rate ([`limits::PlayerLimit::default`] in production).
+    pub per_player: limits::PlayerLimit,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -56,7 +58,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let stopping = CancellationToken::new();
-    let limits = limits::Limits::with_sign_ins(config.sign_ins);
+    let limits = limits::Limits::configured(config.per_player, config.sign_ins);
     let forget = limits.clone();
     let stop_forgetting = stopping.clone();
     tokio::spawn(async move {

@@ -41,6 +41,22 @@ impl Default for SignInLimit {
     }
 }
 
+/// Each player's call rate: [`CALLS_PER_SECOND`] sustained, bursts up to [`BURST`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Default for PlayerLimit {
+    fn default() -> Self {
+        PlayerLimit {
+            per_second: CALLS_PER_SECOND,
+            burst: BURST,
+        }
+    }
+}
+
 /// Token buckets per player id, plus one for sign-ins, and open streams per player.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -92,9 +108,14 @@ impl Limits {
         }
     }
 
-    /// The default per-player limits with `sign_ins` for guest sign-ins.
-    pub fn with_sign_ins(sign_ins: SignInLimit) -> Self {
-        Limits::new(CALLS_PER_SECOND, BURST, sign_ins.per_second, sign_ins.burst)
+    /// `per_player` for each player's calls, `sign_ins` for guest sign-ins.
+    pub fn configured(per_player: PlayerLimit, sign_ins: SignInLimit) -> Self {
+        Limits::new(
+            per_player.per_second,
+            per_player.burst,
+            sign_ins.per_second,
+            sign_ins.burst,
+        )
     }
 
     /// The same limits with another cap on open streams per player.

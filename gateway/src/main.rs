@@ -78,6 +78,7 @@ async fn main() -> anyhow::Result<()> {
             per_second: args.sign_ins_per_second,
             burst: args.sign_in_burst,
         },
+        per_player: ludus_gateway::limits::PlayerLimit::default(),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "gateway listening");

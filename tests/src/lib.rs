@@ -99,6 +99,13 @@ impl Ludus {
                 caro_turn,
                 absence_grace,
                 sign_ins: Default::default(),
+                // Replies no longer stall ~40 ms (TCP_NODELAY), so a test plays a whole game
+                // in milliseconds, far over a human's 20 calls/s; no end-to-end test is about
+                // the per-player rate (the gateway's unit tests are).
+                per_player: ludus_gateway::limits::PlayerLimit {
+                    per_second: 10_000,
+                    burst: 10_000,
+                },
             },
             stop.clone(),
         )

@@ -28,6 +28,8 @@ pub struct SystemConfig {
     pub absence_grace: Duration,
     /// The gateway's guest sign-in rate (the default unless a benchmark raises it).
     pub sign_ins: ludus_gateway::limits::SignInLimit,
+    /// Each player's call rate at the gateway (the default outside tests).
+    pub per_player: ludus_gateway::limits::PlayerLimit,
 }
 
 /// A running system.
@@ -64,6 +66,7 @@ impl System {
             caro_turn,
             absence_grace,
             sign_ins,
+            per_player,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -128,6 +131,7 @@ impl System {
                 token_secret,
                 token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
                 sign_ins,
+                per_player,
             };
             let stop = stop.clone();
             async move {

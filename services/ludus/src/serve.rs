@@ -70,6 +70,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 per_second: args.sign_ins_per_second,
                 burst: args.sign_in_burst,
             },
+            per_player: ludus_gateway::limits::PlayerLimit::default(),
         },
         stop.clone(),
     )

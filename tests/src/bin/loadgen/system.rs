@@ -247,6 +247,7 @@ impl System {
                 per_second: BENCHMARK_SIGN_INS,
                 burst: BENCHMARK_SIGN_INS,
             },
+            per_player: ludus_gateway::limits::PlayerLimit::default(),
         };
         let system = ludus::System::start(config, stop.clone()).await?;
         let mut measured = vec![(
