@@ -50,6 +50,11 @@ pub struct Config {
     /// Origins of web pages allowed to call the gateway with grpc-web (CORS), e.g.
     /// `http://localhost:8080`; none by default.
     pub cors_origins: Vec<String>,
+    /// Guest sign-ins per second for this process ([`limits::SignInLimit::default`] unless
+    /// a benchmark raises it).
+    pub sign_ins: limits::SignInLimit,
+    /// Each player's call rate ([`limits::PlayerLimit::default`] in production).
+    pub per_player: limits::PlayerLimit,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -68,7 +73,7 @@ pub async fn run(
     // Stops the idle-limit sweeper (and ends open streams) even if this future is dropped
     // instead of completing, or setup below fails after the sweeper started.
     let _stop_on_drop = stopping.clone().drop_guard();
-    let limits = limits::Limits::default();
+    let limits = limits::Limits::configured(config.per_player, config.sign_ins);
     let forget = limits.clone();
     let stop_forgetting = stopping.clone();
     tokio::spawn(async move {

@@ -25,6 +25,40 @@ pub const SIGN_IN_BURST: u32 = 1000;
 /// and a share of a feed subscription each). FindMatch needs none: a player holds one ticket.
 pub const STREAMS_PER_PLAYER: usize = 16;
 
+/// The process-wide guest sign-in rate: [`SIGN_INS_PER_SECOND`] sustained, bursts up to
+/// [`SIGN_IN_BURST`], unless a benchmark raises it (`--sign-ins-per-second`,
+/// `--sign-in-burst`): a load generator signs thousands of guests in within seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignInLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Default for SignInLimit {
+    fn default() -> Self {
+        SignInLimit {
+            per_second: SIGN_INS_PER_SECOND,
+            burst: SIGN_IN_BURST,
+        }
+    }
+}
+
+/// Each player's call rate: [`CALLS_PER_SECOND`] sustained, bursts up to [`BURST`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Default for PlayerLimit {
+    fn default() -> Self {
+        PlayerLimit {
+            per_second: CALLS_PER_SECOND,
+            burst: BURST,
+        }
+    }
+}
+
 /// Token buckets per player id, plus one for sign-ins, and open streams per player.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -74,6 +108,16 @@ impl Limits {
             streams: Arc::default(),
             streams_per_player: STREAMS_PER_PLAYER,
         }
+    }
+
+    /// `per_player` for each player's calls, `sign_ins` for guest sign-ins.
+    pub fn configured(per_player: PlayerLimit, sign_ins: SignInLimit) -> Self {
+        Limits::new(
+            per_player.per_second,
+            per_player.burst,
+            sign_ins.per_second,
+            sign_ins.burst,
+        )
     }
 
     /// The same limits with another cap on open streams per player.

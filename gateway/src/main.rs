@@ -48,6 +48,13 @@ struct Args {
     /// `https://play.example.org` (repeat the flag or separate with commas); none by default.
     #[arg(long, env = "LUDUS_CORS_ORIGINS", value_delimiter = ',')]
     cors_origin: Vec<String>,
+    /// Guest sign-ins per second this process accepts, sustained. Raise it only for load
+    /// benchmarks: sign-ins are unauthenticated.
+    #[arg(long, env = "LUDUS_SIGN_INS_PER_SECOND", default_value_t = ludus_gateway::limits::SIGN_INS_PER_SECOND)]
+    sign_ins_per_second: u32,
+    /// Guest sign-ins this process accepts in a burst (benchmarks only, like the rate).
+    #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
+    sign_in_burst: u32,
     #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
 }
@@ -64,6 +71,11 @@ async fn main() -> anyhow::Result<()> {
         token_secret: args.token_secret.into_bytes(),
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
         cors_origins: args.cors_origin,
+        sign_ins: ludus_gateway::limits::SignInLimit {
+            per_second: args.sign_ins_per_second,
+            burst: args.sign_in_burst,
+        },
+        per_player: ludus_gateway::limits::PlayerLimit::default(),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "gateway listening");

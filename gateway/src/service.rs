@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Code, Request, Response, Status};
 
 use crate::auth::{Caller, Tokens, validate_display_name};
-use crate::fanout::{STREAM_BUFFER, Subscription};
+use crate::fanout::{STREAM_BUFFER, StreamItem, Subscription};
 use crate::limits::Limits;
 use crate::refusal::{invalid, reason, refuse};
 
@@ -329,7 +329,9 @@ impl Gateway for GatewayService {
             subscription.run(feed, stopping).await;
             drop(permit);
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        let unboxed =
+            ReceiverStream::new(rx).map(|item: StreamItem| item.map(|e| *e).map_err(|s| *s));
+        Ok(Response::new(Box::pin(unboxed)))
     }
 
     #[tracing::instrument(skip_all)]

@@ -159,6 +159,14 @@ impl Ludus {
                 clock: manual_clock
                     .as_ref()
                     .map_or_else(Clock::system, ManualClock::clock),
+                sign_ins: Default::default(),
+                // Replies no longer stall ~40 ms (TCP_NODELAY), so a test plays a whole game
+                // in milliseconds, far over a human's 20 calls/s; no end-to-end test is about
+                // the per-player rate (the gateway's unit tests are).
+                per_player: ludus_gateway::limits::PlayerLimit {
+                    per_second: 10_000,
+                    burst: 10_000,
+                },
             },
             stop.clone(),
         )
@@ -292,6 +300,13 @@ pub async fn connect(addr: SocketAddr) -> Channel {
 /// Adds the bearer token to every call, as a mobile app does.
 #[derive(Clone, Debug)]
 pub struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+
+impl Bearer {
+    /// Sends `value` (`Bearer <token>`) as the `authorization` header.
+    pub fn new(value: MetadataValue<tonic::metadata::Ascii>) -> Self {
+        Bearer(value)
+    }
+}
 
 impl tonic::service::Interceptor for Bearer {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {

@@ -31,6 +31,10 @@ pub struct SystemConfig {
     /// The one clock every service reads deadlines, event times and ticket ages from
     /// ([`Clock::system`]; the end-to-end tests pass a manual one).
     pub clock: Clock,
+    /// The gateway's guest sign-in rate (the default unless a benchmark raises it).
+    pub sign_ins: ludus_gateway::limits::SignInLimit,
+    /// Each player's call rate at the gateway (the default outside tests).
+    pub per_player: ludus_gateway::limits::PlayerLimit,
 }
 
 /// A running system.
@@ -68,6 +72,8 @@ impl System {
             absence_grace,
             cors_origins,
             clock,
+            sign_ins,
+            per_player,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -135,6 +141,8 @@ impl System {
                 token_secret,
                 token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
                 cors_origins,
+                sign_ins,
+                per_player,
             };
             let stop = stop.clone();
             async move {

@@ -39,6 +39,13 @@ pub struct ServeArgs {
     /// (Caro C13 says 60).
     #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
     pub absence_grace_seconds: u64,
+    /// Guest sign-ins per second the gateway accepts, sustained. Raise it only for load
+    /// benchmarks: sign-ins are unauthenticated.
+    #[arg(long, env = "LUDUS_SIGN_INS_PER_SECOND", default_value_t = ludus_gateway::limits::SIGN_INS_PER_SECOND)]
+    pub sign_ins_per_second: u32,
+    /// Guest sign-ins the gateway accepts in a burst (benchmarks only, like the rate).
+    #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
+    pub sign_in_burst: u32,
     #[command(flatten)]
     pub telemetry: ludus_telemetry::TelemetryFlags,
 }
@@ -68,6 +75,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
             cors_origins,
             clock: ludus_store::Clock::system(),
+            sign_ins: ludus_gateway::limits::SignInLimit {
+                per_second: args.sign_ins_per_second,
+                burst: args.sign_in_burst,
+            },
+            per_player: ludus_gateway::limits::PlayerLimit::default(),
         },
         stop.clone(),
     )
