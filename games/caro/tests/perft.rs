@@ -13,36 +13,24 @@
 //! subtree: that is what the near-win positions in the file exercise.
 
 use ludus_caro::{Caro, CaroOptions};
+use ludus_perft::{Case, check_counts, perft, play_all, print_data_lines, reference_perft};
 use ludus_rules::{Game, ScriptedRandom};
 
 const DATA: &str = include_str!("data/perft.txt");
 
-/// One line of the data file.
-struct Case {
-    line: usize,
+/// A position of the file: the rule set and the moves that led to it.
+struct Line {
     ruleset: String,
     moves: Vec<String>,
-    counts: Vec<u64>,
 }
 
-fn cases() -> Vec<Case> {
-    DATA.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let fields: Vec<&str> = l.split('|').map(str::trim).collect();
-            assert_eq!(fields.len(), 3, "line {}: three fields", i + 1);
-            Case {
-                line: i + 1,
-                ruleset: fields[0].to_owned(),
-                moves: fields[1].split_whitespace().map(str::to_owned).collect(),
-                counts: fields[2]
-                    .split_whitespace()
-                    .map(|n| n.parse().expect("a count"))
-                    .collect(),
-            }
-        })
-        .collect()
+fn cases() -> Vec<Case<Line>> {
+    let cases = ludus_perft::read_cases(DATA, 2, |_, f| Line {
+        ruleset: f[0].to_owned(),
+        moves: f[1].split_whitespace().map(str::to_owned).collect(),
+    });
+    assert!(cases.len() >= 9, "the file holds the positions");
+    cases
 }
 
 /// Reads `caro/<size>/<rules>` (the engine's own rule-set naming, C16).
@@ -60,39 +48,10 @@ fn options(ruleset: &str) -> CaroOptions {
     options
 }
 
-fn engine_position(case: &Case) -> Caro {
-    let mut rng = ScriptedRandom::new([]);
-    let mut game = Caro::setup(options(&case.ruleset), 2, &mut rng).expect("valid options");
-    for text in &case.moves {
-        let seat = game.to_move().expect("the game goes on");
-        let action = game.parse_action(text).expect("C1 notation");
-        game = game
-            .apply(seat, &action, &mut rng)
-            .map_err(|(_, e)| e)
-            .expect("a legal move");
-    }
-    game
-}
-
-fn engine_perft(game: &Caro, depth: u32) -> u64 {
-    let Some(seat) = game.to_move() else {
-        return 0;
-    };
-    let actions = game.legal_actions(seat);
-    if depth == 1 {
-        return actions.len() as u64;
-    }
-    actions
-        .iter()
-        .map(|a| {
-            let next = game
-                .clone()
-                .apply(seat, a, &mut ScriptedRandom::new([]))
-                .map_err(|(_, e)| e)
-                .expect("a listed action is legal");
-            engine_perft(&next, depth - 1)
-        })
-        .sum()
+fn engine_position(line: &Line) -> Caro {
+    let game = Caro::setup(options(&line.ruleset), 2, &mut ScriptedRandom::new([]))
+        .expect("valid options");
+    play_all(game, &line.moves)
 }
 
 /// The slow reference generator, from the rule file only.
@@ -184,30 +143,27 @@ mod reference {
         }
     }
 
-    pub fn perft(position: &Position, depth: u32) -> u64 {
-        let actions = position.actions();
-        if depth == 1 {
-            return actions.len() as u64;
+    impl ludus_perft::Reference for Position {
+        type Action = usize;
+
+        fn actions(&self) -> Vec<usize> {
+            Position::actions(self)
         }
-        actions
-            .into_iter()
-            .map(|a| {
-                let mut next = position.clone();
-                next.play(a);
-                perft(&next, depth - 1)
-            })
-            .sum()
+
+        fn play(&mut self, index: usize) {
+            Position::play(self, index);
+        }
     }
 }
 
-fn reference_position(case: &Case) -> reference::Position {
-    let parts: Vec<&str> = case.ruleset.split('/').collect();
+fn reference_position(line: &Line) -> reference::Position {
+    let parts: Vec<&str> = line.ruleset.split('/').collect();
     let mut position = reference::Position::new(
         parts[1].parse().expect("a size"),
         parts.contains(&"blocked-ends"),
         parts.contains(&"exactly-five"),
     );
-    for text in &case.moves {
+    for text in &line.moves {
         let index = position.cell(text);
         position.play(index);
     }
@@ -218,55 +174,31 @@ fn reference_position(case: &Case) -> reference::Position {
 /// line at a few hundred microseconds each, so depth 3 runs in the ignored test below.
 const QUICK_DEPTH: u32 = 2;
 
-fn check_engine(max_depth: u32) {
+/// Engine and reference give the file's counts to `max_depth`; the reference agreeing with
+/// the file shows the file was not simply copied from the engine.
+fn check(max_depth: u32) {
     let cases = cases();
-    assert!(cases.len() >= 9, "the file holds the positions");
-    for case in &cases {
-        let game = engine_position(case);
-        for (depth, &expected) in (1..=max_depth).zip(&case.counts) {
-            assert_eq!(
-                engine_perft(&game, depth),
-                expected,
-                "engine, line {} ({} {:?}) depth {depth}",
-                case.line,
-                case.ruleset,
-                case.moves
-            );
-        }
-    }
-}
-
-/// The reference generator agrees with the file, so the file was not simply copied from the
-/// engine.
-fn check_reference(max_depth: u32) {
-    for case in &cases() {
-        let position = reference_position(case);
-        for (depth, &expected) in (1..=max_depth).zip(&case.counts) {
-            assert_eq!(
-                reference::perft(&position, depth),
-                expected,
-                "reference, line {} ({} {:?}) depth {depth}",
-                case.line,
-                case.ruleset,
-                case.moves
-            );
-        }
-    }
+    check_counts(&cases, "engine", 1..=max_depth, engine_position, perft);
+    check_counts(
+        &cases,
+        "reference",
+        1..=max_depth,
+        reference_position,
+        reference_perft,
+    );
 }
 
 /// C1-C8: engine and reference give the file's counts at depths 1 and 2.
 #[test]
 fn counts_match_the_data_file_to_depth_two() {
-    check_engine(QUICK_DEPTH);
-    check_reference(QUICK_DEPTH);
+    check(QUICK_DEPTH);
 }
 
 /// C1-C8 at depth 3 as well: `cargo test --release -p ludus-caro --test perft -- --ignored`.
 #[test]
 #[ignore = "about 800,000 positions; run in release"]
 fn counts_match_the_data_file_to_depth_three() {
-    check_engine(3);
-    check_reference(3);
+    check(3);
 }
 
 /// Prints the data lines as the engine computes them (run with `--ignored --nocapture` to
@@ -274,16 +206,5 @@ fn counts_match_the_data_file_to_depth_three() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    for case in &cases() {
-        let game = engine_position(case);
-        let counts: Vec<String> = (1..=3)
-            .map(|d| engine_perft(&game, d).to_string())
-            .collect();
-        println!(
-            "{} | {} | {}",
-            case.ruleset,
-            case.moves.join(" "),
-            counts.join(" ")
-        );
-    }
+    print_data_lines(&cases(), 3, engine_position, perft);
 }
