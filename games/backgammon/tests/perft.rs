@@ -343,5 +343,5 @@ fn reference_counts_match_the_data_file_to_depth_three() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    print_data_lines(&cases(), 3, engine_start, engine_counts);
+    print_data_lines(&cases(), engine_start, engine_counts);
 }

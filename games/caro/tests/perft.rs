@@ -13,7 +13,7 @@
 //! subtree: that is what the near-win positions in the file exercise.
 
 use ludus_caro::{Caro, CaroOptions};
-use ludus_perft::{Case, check_counts, perft, play_all, print_data_lines, reference_perft};
+use ludus_perft::{Case, Reference, check_engine_and_reference, play_all, print_engine_lines};
 use ludus_rules::{Game, ScriptedRandom};
 
 const DATA: &str = include_str!("data/perft.txt");
@@ -56,6 +56,7 @@ fn engine_position(line: &Line) -> Caro {
 
 /// The slow reference generator, from the rule file only.
 mod reference {
+    use ludus_perft::Reference;
     /// A position: `cells[row * size + col]` is 0 (empty), 1 (X) or 2 (O).
     #[derive(Clone)]
     pub struct Position {
@@ -85,29 +86,6 @@ mod reference {
             let row: usize = text[1..].parse::<usize>().expect("a row number") - 1;
             assert!(col < self.size && row < self.size, "{text} is on the board");
             row * self.size + col
-        }
-
-        /// C3: any empty cell, while the game goes on.
-        pub fn actions(&self) -> Vec<usize> {
-            if self.to_move == 0 {
-                return Vec::new();
-            }
-            (0..self.cells.len())
-                .filter(|&i| self.cells[i] == 0)
-                .collect()
-        }
-
-        pub fn play(&mut self, index: usize) {
-            assert!(self.to_move != 0 && self.cells[index] == 0);
-            let stone = self.to_move;
-            self.cells[index] = stone;
-            if self.wins(index, stone) {
-                self.to_move = 0; // C7
-            } else if self.cells.iter().all(|&c| c != 0) {
-                self.to_move = 0; // C8
-            } else {
-                self.to_move = 3 - stone;
-            }
         }
 
         /// C4-C7: the four lines through the placed stone.
@@ -143,15 +121,30 @@ mod reference {
         }
     }
 
-    impl ludus_perft::Reference for Position {
+    impl Reference for Position {
         type Action = usize;
 
+        /// C3: any empty cell, while the game goes on.
         fn actions(&self) -> Vec<usize> {
-            Position::actions(self)
+            if self.to_move == 0 {
+                return Vec::new();
+            }
+            (0..self.cells.len())
+                .filter(|&i| self.cells[i] == 0)
+                .collect()
         }
 
         fn play(&mut self, index: usize) {
-            Position::play(self, index);
+            assert!(self.to_move != 0 && self.cells[index] == 0);
+            let stone = self.to_move;
+            self.cells[index] = stone;
+            if self.wins(index, stone) {
+                self.to_move = 0; // C7
+            } else if self.cells.iter().all(|&c| c != 0) {
+                self.to_move = 0; // C8
+            } else {
+                self.to_move = 3 - stone;
+            }
         }
     }
 }
@@ -177,15 +170,7 @@ const QUICK_DEPTH: u32 = 2;
 /// Engine and reference give the file's counts to `max_depth`; the reference agreeing with
 /// the file shows the file was not simply copied from the engine.
 fn check(max_depth: u32) {
-    let cases = cases();
-    check_counts(&cases, "engine", 1..=max_depth, engine_position, perft);
-    check_counts(
-        &cases,
-        "reference",
-        1..=max_depth,
-        reference_position,
-        reference_perft,
-    );
+    check_engine_and_reference(&cases(), 1..=max_depth, engine_position, reference_position);
 }
 
 /// C1-C8: engine and reference give the file's counts at depths 1 and 2.
@@ -206,5 +191,5 @@ fn counts_match_the_data_file_to_depth_three() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    print_data_lines(&cases(), 3, engine_position, perft);
+    print_engine_lines(&cases(), engine_position);
 }

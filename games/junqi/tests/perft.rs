@@ -11,9 +11,7 @@
 //!   (J9), the combat table (J11-J15), colour settlement (J8) and the end (J15-J17).
 
 use ludus_junqi::{Colour, Junqi, JunqiSetup};
-use ludus_perft::{
-    Case, check_counts, check_same_actions, perft, print_data_lines, reference_perft,
-};
+use ludus_perft::{Case, check_engine_and_reference, check_same_actions, print_engine_lines};
 
 const DATA: &str = include_str!("data/perft.txt");
 
@@ -71,6 +69,7 @@ fn engine_position(line: &Line) -> Junqi {
 /// The slow reference generator, from the rule file only. Points are `(row, col)`, row 0 at
 /// the top (J2).
 mod reference {
+    use ludus_perft::Reference;
     use std::collections::VecDeque;
 
     const ROWS: usize = 12;
@@ -322,7 +321,19 @@ mod reference {
             out
         }
 
-        pub fn actions(&self) -> Vec<Action> {
+        /// J16: pieces that can move, face-down pieces of the colour included.
+        fn has_movable(&self, colour: char) -> bool {
+            self.points().any(|p| {
+                self.at(p)
+                    .is_some_and(|x| x.colour == colour && x.movable())
+            })
+        }
+    }
+
+    impl Reference for Position {
+        type Action = Action;
+
+        fn actions(&self) -> Vec<Action> {
             if self.over {
                 return Vec::new();
             }
@@ -347,15 +358,7 @@ mod reference {
             out
         }
 
-        /// J16: pieces that can move, face-down pieces of the colour included.
-        fn has_movable(&self, colour: char) -> bool {
-            self.points().any(|p| {
-                self.at(p)
-                    .is_some_and(|x| x.colour == colour && x.movable())
-            })
-        }
-
-        pub fn play(&mut self, action: Action) {
+        fn play(&mut self, action: Action) {
             let seat = self.to_move;
             let mut flag_taken = false;
             match action {
@@ -422,18 +425,6 @@ mod reference {
             }
         }
     }
-
-    impl ludus_perft::Reference for Position {
-        type Action = Action;
-
-        fn actions(&self) -> Vec<Action> {
-            Position::actions(self)
-        }
-
-        fn play(&mut self, action: Action) {
-            Position::play(self, action);
-        }
-    }
 }
 
 fn reference_position(line: &Line) -> reference::Position {
@@ -471,15 +462,7 @@ fn engine_and_reference_list_the_same_actions() {
 /// J2-J17: engine and reference give the file's counts at depths 1, 2 and 3.
 #[test]
 fn counts_match_the_data_file() {
-    let cases = cases();
-    check_counts(&cases, "engine", 1..=3, engine_position, perft);
-    check_counts(
-        &cases,
-        "reference",
-        1..=3,
-        reference_position,
-        reference_perft,
-    );
+    check_engine_and_reference(&cases(), 1..=3, engine_position, reference_position);
 }
 
 /// Prints the data lines as the engine computes them (run with `--ignored --nocapture` to
@@ -487,5 +470,5 @@ fn counts_match_the_data_file() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    print_data_lines(&cases(), 3, engine_position, perft);
+    print_engine_lines(&cases(), engine_position);
 }

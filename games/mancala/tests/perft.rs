@@ -10,7 +10,7 @@
 //!   game (M7, K4).
 
 use ludus_mancala::{Mancala, RuleSet};
-use ludus_perft::{Case, check_counts, perft, print_data_lines, reference_perft};
+use ludus_perft::{Case, check_engine_and_reference, perft, print_engine_lines, reference_perft};
 use ludus_rules::Seat;
 
 const DATA: &str = include_str!("data/perft.txt");
@@ -63,6 +63,7 @@ fn engine_position(line: &Line) -> Mancala {
 
 /// The slow reference generator, from the rule file only.
 mod reference {
+    use ludus_perft::Reference;
     /// A position: `pits[seat][i]` is pit `i + 1` of `seat` (M1, K1).
     #[derive(Clone, Debug)]
     pub struct Position {
@@ -84,14 +85,6 @@ mod reference {
             self.pits[0].len()
         }
 
-        /// M4, K2: the non-empty pits of the seat to move.
-        pub fn actions(&self) -> Vec<usize> {
-            match self.to_move {
-                None => Vec::new(),
-                Some(seat) => (0..self.n()).filter(|&i| self.pits[seat][i] > 0).collect(),
-            }
-        }
-
         /// The spot after `spot` for a sow by `seat`: own pits toward the own store, the
         /// store, then the opponent's pits from their pit 1; the opponent's store is skipped
         /// (M4, K1).
@@ -103,9 +96,21 @@ mod reference {
                 Spot::Store(_) => Spot::Pit(1 - seat, 0),
             }
         }
+    }
+
+    impl Reference for Position {
+        type Action = usize;
+
+        /// M4, K2: the non-empty pits of the seat to move.
+        fn actions(&self) -> Vec<usize> {
+            match self.to_move {
+                None => Vec::new(),
+                Some(seat) => (0..self.n()).filter(|&i| self.pits[seat][i] > 0).collect(),
+            }
+        }
 
         /// Sows pit `pit` of the seat to move and settles the turn.
-        pub fn sow(&mut self, pit: usize) {
+        fn play(&mut self, pit: usize) {
             let seat = self.to_move.expect("the game goes on");
             let n = self.n();
             let mut spot = Spot::Pit(seat, pit);
@@ -162,18 +167,6 @@ mod reference {
             }
         }
     }
-
-    impl ludus_perft::Reference for Position {
-        type Action = usize;
-
-        fn actions(&self) -> Vec<usize> {
-            Position::actions(self)
-        }
-
-        fn play(&mut self, pit: usize) {
-            self.sow(pit);
-        }
-    }
 }
 
 fn reference_position(line: &Line) -> reference::Position {
@@ -189,15 +182,7 @@ fn reference_position(line: &Line) -> reference::Position {
 /// M1-M7, K1-K4: engine and reference give the file's counts at depths 1-3.
 #[test]
 fn counts_match_the_data_file() {
-    let cases = cases();
-    check_counts(&cases, "engine", 1..=3, engine_position, perft);
-    check_counts(
-        &cases,
-        "reference",
-        1..=3,
-        reference_position,
-        reference_perft,
-    );
+    check_engine_and_reference(&cases(), 1..=3, engine_position, reference_position);
 }
 
 /// Engine and reference agree sow by sow deeper than the file goes (depth 5), so a
@@ -220,5 +205,5 @@ fn engine_and_reference_agree_at_depth_five() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    print_data_lines(&cases(), 3, engine_position, perft);
+    print_engine_lines(&cases(), engine_position);
 }

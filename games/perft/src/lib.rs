@@ -183,6 +183,20 @@ pub fn check_counts<P, S>(
     assert!(mismatches.is_empty(), "perft counts differ:\n{mismatches}");
 }
 
+/// Checks the engine ([`perft`]) and the reference generator ([`reference_perft`]) against
+/// the file at every depth of `depths`; the reference agreeing with the file shows the file
+/// was not simply copied from the engine.
+#[track_caller]
+pub fn check_engine_and_reference<P, G: Game, R: Reference>(
+    cases: &[Case<P>],
+    depths: RangeInclusive<u32>,
+    engine: impl Fn(&P) -> G,
+    reference: impl Fn(&P) -> R,
+) {
+    check_counts(cases, "engine", depths.clone(), engine, perft);
+    check_counts(cases, "reference", depths, reference, reference_perft);
+}
+
 /// Checks that the engine lists exactly the reference's actions, by name, in every position of
 /// the file and after every first action from it (which the engine must accept by that name).
 #[track_caller]
@@ -224,18 +238,26 @@ pub fn check_same_actions<P, G: Game, R: Reference>(
     }
 }
 
-/// Prints every case as a data line with the counts `count` gives to `depth` (run the ignored
-/// test that calls it with `--ignored --nocapture` to regenerate a file after a deliberate
-/// rule change; then check the reference agrees).
+/// Prints every case as a data line with the counts `count` gives, to as many depths as the
+/// file has counts on that line (run the ignored test that calls it with `--ignored
+/// --nocapture` to regenerate a file after a deliberate rule change; then check the reference
+/// agrees).
 pub fn print_data_lines<P, S>(
     cases: &[Case<P>],
-    depth: u32,
     start: impl Fn(&P) -> S,
     count: impl Fn(&S, u32) -> u64,
 ) {
     for case in cases {
         let state = start(&case.position);
-        let counts: Vec<String> = (1..=depth).map(|d| count(&state, d).to_string()).collect();
+        let counts: Vec<String> = (1..)
+            .zip(&case.counts)
+            .map(|(depth, _)| count(&state, depth).to_string())
+            .collect();
         println!("{} | {}", case.text, counts.join(" "));
     }
+}
+
+/// [`print_data_lines`] with the engine's [`perft`].
+pub fn print_engine_lines<P, G: Game>(cases: &[Case<P>], engine: impl Fn(&P) -> G) {
+    print_data_lines(cases, engine, perft);
 }

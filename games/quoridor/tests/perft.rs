@@ -13,7 +13,8 @@
 //! its seat, so their counts do not depend on which edge each seat starts on (Q6, Q7, Q10).
 
 use ludus_perft::{
-    Case, check_counts, check_same_actions, perft, play_all, print_data_lines, reference_perft,
+    Case, Reference, check_counts, check_engine_and_reference, check_same_actions, perft, play_all,
+    print_engine_lines,
 };
 use ludus_quoridor::{Cell, GoalKind, Mode, Quoridor, QuoridorOptions, Wall, Walls};
 use ludus_rules::{Game, ScriptedRandom};
@@ -88,6 +89,7 @@ fn engine_position(line: &Line) -> Quoridor {
 
 /// The slow reference generator, from the rule file only. Cells are Q1's `(row, col)`.
 mod reference {
+    use ludus_perft::Reference;
     use std::collections::VecDeque;
 
     #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -284,7 +286,19 @@ mod reference {
             other[r][c] || along(-1) || along(0) || along(1)
         }
 
-        pub fn actions(&self) -> Vec<Action> {
+        fn place(&mut self, horizontal: bool, r: usize, c: usize) {
+            if horizontal {
+                self.horizontal[r][c] = true;
+            } else {
+                self.vertical[r][c] = true;
+            }
+        }
+    }
+
+    impl Reference for Position {
+        type Action = Action;
+
+        fn actions(&self) -> Vec<Action> {
             if self.over {
                 return Vec::new();
             }
@@ -320,15 +334,7 @@ mod reference {
             out
         }
 
-        fn place(&mut self, horizontal: bool, r: usize, c: usize) {
-            if horizontal {
-                self.horizontal[r][c] = true;
-            } else {
-                self.vertical[r][c] = true;
-            }
-        }
-
-        pub fn play(&mut self, action: Action) {
+        fn play(&mut self, action: Action) {
             match action {
                 Action::Move(r, c) => {
                     self.pawns[self.turn] = (r, c);
@@ -344,18 +350,6 @@ mod reference {
                 Action::Pass => {}
             }
             self.turn = (self.turn + 1) % self.pawns.len(); // Q8
-        }
-    }
-
-    impl ludus_perft::Reference for Position {
-        type Action = Action;
-
-        fn actions(&self) -> Vec<Action> {
-            Position::actions(self)
-        }
-
-        fn play(&mut self, action: Action) {
-            Position::play(self, action);
         }
     }
 }
@@ -445,15 +439,7 @@ fn engine_counts_match_the_data_file_to_depth_two() {
 #[test]
 #[ignore = "millions of positions; run in release"]
 fn counts_match_the_data_file_to_depth_three() {
-    let cases = cases();
-    check_counts(&cases, "engine", 1..=3, engine_position, perft);
-    check_counts(
-        &cases,
-        "reference",
-        1..=3,
-        reference_position,
-        reference_perft,
-    );
+    check_engine_and_reference(&cases(), 1..=3, engine_position, reference_position);
 }
 
 /// Prints the data lines as the engine computes them (run with `--ignored --nocapture` to
@@ -461,5 +447,5 @@ fn counts_match_the_data_file_to_depth_three() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    print_data_lines(&cases(), 3, engine_position, perft);
+    print_engine_lines(&cases(), engine_position);
 }
