@@ -168,20 +168,16 @@ mod reference {
 
         /// Whether a wall lies between `(r, c)` and its neighbour in direction `(dr, dc)`.
         fn wall_between(&self, (r, c): (usize, usize), (dr, dc): (isize, isize)) -> bool {
-            let h = |r: isize, c: isize| {
+            // Whether `grid` has a wall at center (r, c), which may be off the grid.
+            let placed = |grid: &Vec<Vec<bool>>, r: isize, c: isize| {
                 r >= 0
                     && c >= 0
                     && (r as usize) < self.n - 1
                     && (c as usize) < self.n - 1
-                    && self.horizontal[r as usize][c as usize]
+                    && grid[r as usize][c as usize]
             };
-            let v = |r: isize, c: isize| {
-                r >= 0
-                    && c >= 0
-                    && (r as usize) < self.n - 1
-                    && (c as usize) < self.n - 1
-                    && self.vertical[r as usize][c as usize]
-            };
+            let h = |r, c| placed(&self.horizontal, r, c);
+            let v = |r, c| placed(&self.vertical, r, c);
             let (r, c) = (r as isize, c as isize);
             match (dr, dc) {
                 // A horizontal wall at (r, c) separates rows r, r+1 across columns c, c+1.
