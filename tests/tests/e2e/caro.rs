@@ -181,11 +181,8 @@ async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating
     let mut stream = o.subscribe(&game, 0).await;
     x.play(&game, "H8").await.expect("x");
     // O never moves.
-    let events = events_until_finished(&mut stream).await;
-    let outcome = events
-        .last()
-        .and_then(|e| e.outcome.clone())
-        .expect("outcome");
+    let (timeout, outcome, _) = finished_by_timeout(&mut stream).await;
+    assert_eq!(timeout.seat, 1, "O's clock ran out");
     assert_eq!(outcome.kind, pb::ResultKind::Cancelled as i32);
     assert_eq!(outcome.rule, "C15");
     // The cancelled game reaches ratings (through its timer) and changes nothing. Asking
