@@ -4,6 +4,9 @@
 //! # Layout
 //! - [`Ludus`]: a running system (Redis or in-memory store) and its addresses.
 //! - [`Player`]: a signed-in gateway client with helpers for the common calls.
+//! - [`quick_match_table`] / [`quick_match_pair`]: players quick-matched into one game, by
+//!   seat; [`refused_by_rule`]: an action refused by a rule; [`finished_by_timeout`] and the
+//!   other stream readers: events as they come.
 #![forbid(unsafe_code)]
 
 use std::{net::SocketAddr, time::Duration};
