@@ -4,6 +4,9 @@
 //! # Layout
 //! - [`Ludus`]: a running system (Redis or in-memory store) and its addresses.
 //! - [`Player`]: a signed-in gateway client with helpers for the common calls.
+//! - [`quick_match_table`] / [`quick_match_pair`]: players quick-matched into one game, by
+//!   seat; [`refused_by_rule`]: an action refused by a rule; [`finished_by_timeout`] and the
+//!   other stream readers: events as they come.
 #![forbid(unsafe_code)]
 
 use std::{net::SocketAddr, time::Duration};
@@ -327,16 +330,23 @@ pub struct Player {
 }
 
 impl Player {
-    /// Quick-matches with `settings` and returns (game id, seat) once matched.
-    pub async fn find_match(&mut self, settings: pb::GameSettings) -> (String, u32) {
-        let mut updates = self
-            .client
+    /// Queues for a quick match with `settings`: the ticket's updates, as they come.
+    pub async fn ticket_updates(
+        &mut self,
+        settings: pb::GameSettings,
+    ) -> Streaming<pb::FindMatchUpdate> {
+        self.client
             .find_match(pb::FindMatchRequest {
                 settings: Some(settings),
             })
             .await
             .expect("find match")
-            .into_inner();
+            .into_inner()
+    }
+
+    /// Quick-matches with `settings` and returns (game id, seat) once matched.
+    pub async fn find_match(&mut self, settings: pb::GameSettings) -> (String, u32) {
+        let mut updates = self.ticket_updates(settings).await;
         let wait = async {
             while let Some(update) = updates.next().await {
                 let update = update.expect("ticket update");
@@ -392,6 +402,62 @@ impl Player {
             .map(tonic::Response::into_inner)
     }
 
+    /// Submits a structured action (not notation) at `expected_seq` with a fresh action id.
+    pub async fn submit_structured(
+        &mut self,
+        game_id: &str,
+        expected_seq: u64,
+        action: pb::action::Action,
+    ) -> Result<pb::SubmitActionResponse, Status> {
+        let action_id = self.next_action_id();
+        self.client
+            .submit_action(pb::SubmitActionRequest {
+                game_id: game_id.to_owned(),
+                expected_seq,
+                action_id,
+                action: Some(pb::Action {
+                    action: Some(action),
+                }),
+            })
+            .await
+            .map(tonic::Response::into_inner)
+    }
+
+    /// Resigns (leaves) the game; returns the event that ended it.
+    pub async fn resign(&mut self, game_id: &str) -> Result<pb::GameEvent, Status> {
+        self.client
+            .resign(pb::ResignRequest {
+                game_id: game_id.to_owned(),
+            })
+            .await
+            .map(|r| r.into_inner().event.expect("event"))
+    }
+
+    /// Offers a draw; returns the DrawOffered event.
+    pub async fn offer_draw(&mut self, game_id: &str) -> Result<pb::GameEvent, Status> {
+        self.client
+            .offer_draw(pb::OfferDrawRequest {
+                game_id: game_id.to_owned(),
+            })
+            .await
+            .map(|r| r.into_inner().event.expect("event"))
+    }
+
+    /// Answers the opponent's draw offer; returns the DrawAgreed or DrawDeclined event.
+    pub async fn respond_draw(
+        &mut self,
+        game_id: &str,
+        accept: bool,
+    ) -> Result<pb::GameEvent, Status> {
+        self.client
+            .respond_draw(pb::RespondDrawRequest {
+                game_id: game_id.to_owned(),
+                accept,
+            })
+            .await
+            .map(|r| r.into_inner().event.expect("event"))
+    }
+
     /// Plays `notation` at the game's current seq; returns the event.
     pub async fn play(&mut self, game_id: &str, notation: &str) -> Result<pb::GameEvent, Status> {
         let seq = self.game(game_id).await.seq;
@@ -443,6 +509,67 @@ impl Player {
     }
 }
 
+/// Signs in one player per name, quick-matches them all with `settings` and returns the game
+/// with the players in seat order, after checking that they share one table and that every
+/// seat is taken once.
+pub async fn quick_match_table(
+    ludus: &Ludus,
+    names: &[&str],
+    settings: pb::GameSettings,
+) -> (String, Vec<Player>) {
+    let mut joined = Vec::new();
+    for name in names {
+        joined.push(ludus.player(name).await);
+    }
+    let matches =
+        futures::future::join_all(joined.iter_mut().map(|p| p.find_match(settings.clone()))).await;
+    let game = matches[0].0.clone();
+    assert!(
+        matches.iter().all(|(g, _)| *g == game),
+        "every ticket is matched into one game"
+    );
+    let mut by_seat: Vec<(u32, Player)> =
+        matches.iter().map(|(_, seat)| *seat).zip(joined).collect();
+    by_seat.sort_by_key(|(seat, _)| *seat);
+    let seats: Vec<u32> = by_seat.iter().map(|(s, _)| *s).collect();
+    let all: Vec<u32> = (0..).take(names.len()).collect();
+    assert_eq!(seats, all, "every seat taken once");
+    (game, by_seat.into_iter().map(|(_, p)| p).collect())
+}
+
+/// [`quick_match_table`] for two: the game, then seat 0's player and seat 1's.
+pub async fn quick_match_pair(
+    ludus: &Ludus,
+    names: [&str; 2],
+    settings: pb::GameSettings,
+) -> (String, Player, Player) {
+    let (game, players) = quick_match_table(ludus, &names, settings).await;
+    let [first, second]: [Player; 2] = players.try_into().expect("two players");
+    (game, first, second)
+}
+
+/// The refusal of an action that should have been refused.
+pub fn refused<T: std::fmt::Debug>(result: Result<T, Status>) -> Status {
+    match result {
+        Ok(accepted) => panic!("accepted: {accepted:?}"),
+        Err(status) => status,
+    }
+}
+
+/// Checks that `result` is a refusal by the rules (`FAILED_PRECONDITION`) whose message starts
+/// with `prefix` (the rule id, and as much of the message as the test pins); returns it.
+#[track_caller]
+pub fn refused_by_rule<T: std::fmt::Debug>(result: Result<T, Status>, prefix: &str) -> Status {
+    let status = refused(result);
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+    assert!(
+        status.message().starts_with(prefix),
+        "{:?} should start with {prefix:?}",
+        status.message()
+    );
+    status
+}
+
 /// Reads events until the one that finishes the game (or `PATIENCE` runs out).
 pub async fn events_until_finished(stream: &mut Streaming<pb::GameEvent>) -> Vec<pb::GameEvent> {
     let collect = async {
@@ -460,6 +587,20 @@ pub async fn events_until_finished(stream: &mut Streaming<pb::GameEvent>) -> Vec
     tokio::time::timeout(PATIENCE, collect)
         .await
         .expect("the game finished in time")
+}
+
+/// Reads events until the game finishes and checks that a turn clock running out finished
+/// it: the timeout, the final event's outcome, and the final event.
+pub async fn finished_by_timeout(
+    stream: &mut Streaming<pb::GameEvent>,
+) -> (pb::TurnTimedOut, pb::Outcome, pb::GameEvent) {
+    let events = events_until_finished(stream).await;
+    let last = events.last().expect("final event").clone();
+    let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
+        panic!("the game ends by a timeout, got {:?}", last.kind);
+    };
+    let outcome = last.outcome.clone().expect("outcome");
+    (timeout.clone(), outcome, last)
 }
 
 /// The next event of a stream.

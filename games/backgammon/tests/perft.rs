@@ -14,6 +14,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use ludus_backgammon::play::legal_plays;
 use ludus_backgammon::{Action, Backgammon, BackgammonOptions, Board};
+use ludus_perft::{Case, check_counts, print_data_lines};
 use ludus_rules::{Game, ScriptedRandom, Seat};
 
 const DATA: &str = include_str!("data/perft.txt");
@@ -28,12 +29,10 @@ fn rolls() -> Vec<[u8; 2]> {
 /// Checker counts per side in its own numbering: index 1-24 the points, 25 the bar.
 type Checkers = [[u8; 26]; 2];
 
-/// One line of the data file.
-struct Case {
-    line: usize,
+/// A position of the file.
+struct Line {
     on_roll: Seat,
     checkers: Checkers,
-    counts: Vec<u64>,
 }
 
 fn side(field: &str) -> [u8; 26] {
@@ -51,28 +50,17 @@ fn side(field: &str) -> [u8; 26] {
     out
 }
 
-fn cases() -> Vec<Case> {
-    DATA.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let f: Vec<&str> = l.split('|').map(str::trim).collect();
-            assert_eq!(f.len(), 4, "line {}: four fields", i + 1);
-            Case {
-                line: i + 1,
-                on_roll: match f[0] {
-                    "white" => 0,
-                    "black" => 1,
-                    other => panic!("line {}: no side {other}", i + 1),
-                },
-                checkers: [side(f[1]), side(f[2])],
-                counts: f[3]
-                    .split_whitespace()
-                    .map(|n| n.parse().expect("a count"))
-                    .collect(),
-            }
-        })
-        .collect()
+fn cases() -> Vec<Case<Line>> {
+    let cases = ludus_perft::read_cases(DATA, 3, |line, f| Line {
+        on_roll: match f[0] {
+            "white" => 0,
+            "black" => 1,
+            other => panic!("line {line}: no side {other}"),
+        },
+        checkers: [side(f[1]), side(f[2])],
+    });
+    assert!(cases.len() >= 8, "the file holds the positions");
+    cases
 }
 
 /// The engine's board (`[side][point - 1]`, index 24 the bar).
@@ -279,14 +267,15 @@ mod reference {
 #[test]
 fn engine_and_reference_reach_the_same_positions() {
     for case in &cases() {
-        let board = engine_board(&case.checkers);
+        let line = &case.position;
+        let board = engine_board(&line.checkers);
         for dice in rolls() {
-            let engine: BTreeSet<Checkers> = engine_children(&board, case.on_roll, dice)
+            let engine: BTreeSet<Checkers> = engine_children(&board, line.on_roll, dice)
                 .iter()
                 .map(|(b, _)| checkers_of(b))
                 .collect();
             let reference: BTreeSet<Checkers> =
-                reference::plays(&case.checkers, case.on_roll, dice)
+                reference::plays(&line.checkers, line.on_roll, dice)
                     .into_iter()
                     .collect();
             assert_eq!(engine, reference, "line {} roll {dice:?}", case.line);
@@ -296,34 +285,36 @@ fn engine_and_reference_reach_the_same_positions() {
     }
 }
 
-fn check(max_depth: u32, with_reference: bool) {
-    let cases = cases();
-    assert!(cases.len() >= 8, "the file holds the positions");
-    for case in &cases {
-        let board = engine_board(&case.checkers);
-        for (depth, &expected) in (1..=max_depth).zip(&case.counts) {
-            assert_eq!(
-                engine_perft(&board, case.on_roll, depth),
-                expected,
-                "engine, line {} depth {depth}",
-                case.line
-            );
-            if with_reference {
-                assert_eq!(
-                    reference::perft(&case.checkers, case.on_roll, depth),
-                    expected,
-                    "reference, line {} depth {depth}",
-                    case.line
-                );
-            }
-        }
-    }
+/// The engine's starting point for a line: its board and the side on roll.
+fn engine_start(line: &Line) -> (Board, Seat) {
+    (engine_board(&line.checkers), line.on_roll)
+}
+
+fn engine_counts(&(board, on_roll): &(Board, Seat), depth: u32) -> u64 {
+    engine_perft(&board, on_roll, depth)
+}
+
+/// The reference's starting point for a line: its checkers and the side on roll.
+fn reference_start(line: &Line) -> (Checkers, Seat) {
+    (line.checkers, line.on_roll)
+}
+
+fn reference_counts((checkers, on_roll): &(Checkers, Seat), depth: u32) -> u64 {
+    reference::perft(checkers, *on_roll, depth)
 }
 
 /// B5-B13: engine and reference give the file's counts at depths 1 and 2.
 #[test]
 fn counts_match_the_data_file_to_depth_two() {
-    check(2, true);
+    let cases = cases();
+    check_counts(&cases, "engine", 1..=2, engine_start, engine_counts);
+    check_counts(
+        &cases,
+        "reference",
+        1..=2,
+        reference_start,
+        reference_counts,
+    );
 }
 
 /// Depth 3 with the engine (tens of millions of plays from the opening):
@@ -331,21 +322,20 @@ fn counts_match_the_data_file_to_depth_two() {
 #[test]
 #[ignore = "tens of millions of plays; run in release"]
 fn engine_counts_match_the_data_file_to_depth_three() {
-    check(3, false);
+    check_counts(&cases(), "engine", 1..=3, engine_start, engine_counts);
 }
 
 /// Depth 3 with the reference generator alone, so the two depth-3 runs can go in parallel.
 #[test]
 #[ignore = "tens of millions of plays; run in release"]
 fn reference_counts_match_the_data_file_to_depth_three() {
-    for case in &cases() {
-        assert_eq!(
-            reference::perft(&case.checkers, case.on_roll, 3),
-            case.counts[2],
-            "reference, line {} depth 3",
-            case.line
-        );
-    }
+    check_counts(
+        &cases(),
+        "reference",
+        3..=3,
+        reference_start,
+        reference_counts,
+    );
 }
 
 /// Prints the data lines as the engine computes them (run with `--ignored --nocapture` to
@@ -353,11 +343,5 @@ fn reference_counts_match_the_data_file_to_depth_three() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    for case in &cases() {
-        let board = engine_board(&case.checkers);
-        let counts: Vec<String> = (1..=3)
-            .map(|d| engine_perft(&board, case.on_roll, d).to_string())
-            .collect();
-        println!("line {}: {}", case.line, counts.join(" "));
-    }
+    print_data_lines(&cases(), engine_start, engine_counts);
 }

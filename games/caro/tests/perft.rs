@@ -13,36 +13,24 @@
 //! subtree: that is what the near-win positions in the file exercise.
 
 use ludus_caro::{Caro, CaroOptions};
+use ludus_perft::{Case, Reference, check_engine_and_reference, play_all, print_engine_lines};
 use ludus_rules::{Game, ScriptedRandom};
 
 const DATA: &str = include_str!("data/perft.txt");
 
-/// One line of the data file.
-struct Case {
-    line: usize,
+/// A position of the file: the rule set and the moves that led to it.
+struct Line {
     ruleset: String,
     moves: Vec<String>,
-    counts: Vec<u64>,
 }
 
-fn cases() -> Vec<Case> {
-    DATA.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let fields: Vec<&str> = l.split('|').map(str::trim).collect();
-            assert_eq!(fields.len(), 3, "line {}: three fields", i + 1);
-            Case {
-                line: i + 1,
-                ruleset: fields[0].to_owned(),
-                moves: fields[1].split_whitespace().map(str::to_owned).collect(),
-                counts: fields[2]
-                    .split_whitespace()
-                    .map(|n| n.parse().expect("a count"))
-                    .collect(),
-            }
-        })
-        .collect()
+fn cases() -> Vec<Case<Line>> {
+    let cases = ludus_perft::read_cases(DATA, 2, |_, f| Line {
+        ruleset: f[0].to_owned(),
+        moves: f[1].split_whitespace().map(str::to_owned).collect(),
+    });
+    assert!(cases.len() >= 9, "the file holds the positions");
+    cases
 }
 
 /// Reads `caro/<size>/<rules>` (the engine's own rule-set naming, C16).
@@ -60,43 +48,15 @@ fn options(ruleset: &str) -> CaroOptions {
     options
 }
 
-fn engine_position(case: &Case) -> Caro {
-    let mut rng = ScriptedRandom::new([]);
-    let mut game = Caro::setup(options(&case.ruleset), 2, &mut rng).expect("valid options");
-    for text in &case.moves {
-        let seat = game.to_move().expect("the game goes on");
-        let action = game.parse_action(text).expect("C1 notation");
-        game = game
-            .apply(seat, &action, &mut rng)
-            .map_err(|(_, e)| e)
-            .expect("a legal move");
-    }
-    game
-}
-
-fn engine_perft(game: &Caro, depth: u32) -> u64 {
-    let Some(seat) = game.to_move() else {
-        return 0;
-    };
-    let actions = game.legal_actions(seat);
-    if depth == 1 {
-        return actions.len() as u64;
-    }
-    actions
-        .iter()
-        .map(|a| {
-            let next = game
-                .clone()
-                .apply(seat, a, &mut ScriptedRandom::new([]))
-                .map_err(|(_, e)| e)
-                .expect("a listed action is legal");
-            engine_perft(&next, depth - 1)
-        })
-        .sum()
+fn engine_position(line: &Line) -> Caro {
+    let game = Caro::setup(options(&line.ruleset), 2, &mut ScriptedRandom::new([]))
+        .expect("valid options");
+    play_all(game, &line.moves)
 }
 
 /// The slow reference generator, from the rule file only.
 mod reference {
+    use ludus_perft::Reference;
     /// A position: `cells[row * size + col]` is 0 (empty), 1 (X) or 2 (O).
     #[derive(Clone)]
     pub struct Position {
@@ -126,29 +86,6 @@ mod reference {
             let row: usize = text[1..].parse::<usize>().expect("a row number") - 1;
             assert!(col < self.size && row < self.size, "{text} is on the board");
             row * self.size + col
-        }
-
-        /// C3: any empty cell, while the game goes on.
-        pub fn actions(&self) -> Vec<usize> {
-            if self.to_move == 0 {
-                return Vec::new();
-            }
-            (0..self.cells.len())
-                .filter(|&i| self.cells[i] == 0)
-                .collect()
-        }
-
-        pub fn play(&mut self, index: usize) {
-            assert!(self.to_move != 0 && self.cells[index] == 0);
-            let stone = self.to_move;
-            self.cells[index] = stone;
-            if self.wins(index, stone) {
-                self.to_move = 0; // C7
-            } else if self.cells.iter().all(|&c| c != 0) {
-                self.to_move = 0; // C8
-            } else {
-                self.to_move = 3 - stone;
-            }
         }
 
         /// C4-C7: the four lines through the placed stone.
@@ -184,30 +121,42 @@ mod reference {
         }
     }
 
-    pub fn perft(position: &Position, depth: u32) -> u64 {
-        let actions = position.actions();
-        if depth == 1 {
-            return actions.len() as u64;
+    impl Reference for Position {
+        type Action = usize;
+
+        /// C3: any empty cell, while the game goes on.
+        fn actions(&self) -> Vec<usize> {
+            if self.to_move == 0 {
+                return Vec::new();
+            }
+            (0..self.cells.len())
+                .filter(|&i| self.cells[i] == 0)
+                .collect()
         }
-        actions
-            .into_iter()
-            .map(|a| {
-                let mut next = position.clone();
-                next.play(a);
-                perft(&next, depth - 1)
-            })
-            .sum()
+
+        fn play(&mut self, index: usize) {
+            assert!(self.to_move != 0 && self.cells[index] == 0);
+            let stone = self.to_move;
+            self.cells[index] = stone;
+            if self.wins(index, stone) {
+                self.to_move = 0; // C7
+            } else if self.cells.iter().all(|&c| c != 0) {
+                self.to_move = 0; // C8
+            } else {
+                self.to_move = 3 - stone;
+            }
+        }
     }
 }
 
-fn reference_position(case: &Case) -> reference::Position {
-    let parts: Vec<&str> = case.ruleset.split('/').collect();
+fn reference_position(line: &Line) -> reference::Position {
+    let parts: Vec<&str> = line.ruleset.split('/').collect();
     let mut position = reference::Position::new(
         parts[1].parse().expect("a size"),
         parts.contains(&"blocked-ends"),
         parts.contains(&"exactly-five"),
     );
-    for text in &case.moves {
+    for text in &line.moves {
         let index = position.cell(text);
         position.play(index);
     }
@@ -218,55 +167,23 @@ fn reference_position(case: &Case) -> reference::Position {
 /// line at a few hundred microseconds each, so depth 3 runs in the ignored test below.
 const QUICK_DEPTH: u32 = 2;
 
-fn check_engine(max_depth: u32) {
-    let cases = cases();
-    assert!(cases.len() >= 9, "the file holds the positions");
-    for case in &cases {
-        let game = engine_position(case);
-        for (depth, &expected) in (1..=max_depth).zip(&case.counts) {
-            assert_eq!(
-                engine_perft(&game, depth),
-                expected,
-                "engine, line {} ({} {:?}) depth {depth}",
-                case.line,
-                case.ruleset,
-                case.moves
-            );
-        }
-    }
-}
-
-/// The reference generator agrees with the file, so the file was not simply copied from the
-/// engine.
-fn check_reference(max_depth: u32) {
-    for case in &cases() {
-        let position = reference_position(case);
-        for (depth, &expected) in (1..=max_depth).zip(&case.counts) {
-            assert_eq!(
-                reference::perft(&position, depth),
-                expected,
-                "reference, line {} ({} {:?}) depth {depth}",
-                case.line,
-                case.ruleset,
-                case.moves
-            );
-        }
-    }
+/// Engine and reference give the file's counts to `max_depth`; the reference agreeing with
+/// the file shows the file was not simply copied from the engine.
+fn check(max_depth: u32) {
+    check_engine_and_reference(&cases(), 1..=max_depth, engine_position, reference_position);
 }
 
 /// C1-C8: engine and reference give the file's counts at depths 1 and 2.
 #[test]
 fn counts_match_the_data_file_to_depth_two() {
-    check_engine(QUICK_DEPTH);
-    check_reference(QUICK_DEPTH);
+    check(QUICK_DEPTH);
 }
 
 /// C1-C8 at depth 3 as well: `cargo test --release -p ludus-caro --test perft -- --ignored`.
 #[test]
 #[ignore = "about 800,000 positions; run in release"]
 fn counts_match_the_data_file_to_depth_three() {
-    check_engine(3);
-    check_reference(3);
+    check(3);
 }
 
 /// Prints the data lines as the engine computes them (run with `--ignored --nocapture` to
@@ -274,16 +191,5 @@ fn counts_match_the_data_file_to_depth_three() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    for case in &cases() {
-        let game = engine_position(case);
-        let counts: Vec<String> = (1..=3)
-            .map(|d| engine_perft(&game, d).to_string())
-            .collect();
-        println!(
-            "{} | {} | {}",
-            case.ruleset,
-            case.moves.join(" "),
-            counts.join(" ")
-        );
-    }
+    print_engine_lines(&cases(), engine_position);
 }

@@ -10,22 +10,18 @@
 //!   the c7-c6 crossing: J2-J5), straight railway slides and Engineer paths found by search
 //!   (J9), the combat table (J11-J15), colour settlement (J8) and the end (J15-J17).
 
-use std::collections::BTreeSet;
-
 use ludus_junqi::{Colour, Junqi, JunqiSetup};
-use ludus_rules::{Game, ScriptedRandom};
+use ludus_perft::{Case, check_engine_and_reference, check_same_actions, print_engine_lines};
 
 const DATA: &str = include_str!("data/perft.txt");
 
-/// One line of the data file.
-struct Case {
-    line: usize,
+/// A position of the file.
+struct Line {
     diagram: String,
     to_move: usize,
     seat0_colour: Option<char>,
     last_flips: [Option<char>; 2],
     quiet: u8,
-    counts: Vec<u64>,
 }
 
 /// `red`, `blue` or anything else (none) as the colour's letter.
@@ -37,81 +33,43 @@ fn colour_letter(word: &str) -> Option<char> {
     }
 }
 
-fn cases() -> Vec<Case> {
-    DATA.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let f: Vec<&str> = l.split('|').map(str::trim).collect();
-            assert_eq!(f.len(), 6, "line {}: six fields", i + 1);
-            let flips: Vec<&str> = f[3].split_whitespace().collect();
-            assert_eq!(flips.len(), 2, "line {}: two latest flips", i + 1);
-            Case {
-                line: i + 1,
-                diagram: f[0].to_owned(),
-                to_move: f[1].parse().expect("a seat"),
-                seat0_colour: colour_letter(f[2]),
-                last_flips: [colour_letter(flips[0]), colour_letter(flips[1])],
-                quiet: f[4].parse().expect("a counter"),
-                counts: f[5]
-                    .split_whitespace()
-                    .map(|n| n.parse().expect("a count"))
-                    .collect(),
-            }
-        })
-        .collect()
+fn cases() -> Vec<Case<Line>> {
+    let cases = ludus_perft::read_cases(DATA, 5, |line, f| {
+        let flips: Vec<&str> = f[3].split_whitespace().collect();
+        assert_eq!(flips.len(), 2, "line {line}: two latest flips");
+        Line {
+            diagram: f[0].to_owned(),
+            to_move: f[1].parse().expect("a seat"),
+            seat0_colour: colour_letter(f[2]),
+            last_flips: [colour_letter(flips[0]), colour_letter(flips[1])],
+            quiet: f[4].parse().expect("a counter"),
+        }
+    });
+    assert!(cases.len() >= 8, "the file holds the positions");
+    cases
 }
 
 fn engine_colour(letter: Option<char>) -> Option<Colour> {
     letter.map(|c| if c == 'R' { Colour::Red } else { Colour::Blue })
 }
 
-fn engine_position(case: &Case) -> Junqi {
-    let diagram = case.diagram.replace('/', "\n");
+fn engine_position(line: &Line) -> Junqi {
+    let diagram = line.diagram.replace('/', "\n");
     let mut setup = JunqiSetup::from_diagram(&diagram)
         .expect("a diagram")
-        .to_move(case.to_move)
-        .quiet(case.quiet)
-        .last_flips(case.last_flips.map(engine_colour));
-    if let Some(colour) = engine_colour(case.seat0_colour) {
+        .to_move(line.to_move)
+        .quiet(line.quiet)
+        .last_flips(line.last_flips.map(engine_colour));
+    if let Some(colour) = engine_colour(line.seat0_colour) {
         setup = setup.settled(colour);
     }
     Junqi::from_setup(&setup).expect("a valid position")
 }
 
-fn engine_names(game: &Junqi) -> BTreeSet<String> {
-    game.to_move()
-        .map(|seat| game.legal_actions(seat))
-        .unwrap_or_default()
-        .iter()
-        .map(ToString::to_string)
-        .collect()
-}
-
-fn engine_perft(game: &Junqi, depth: u32) -> u64 {
-    let Some(seat) = game.to_move() else {
-        return 0;
-    };
-    let actions = game.legal_actions(seat);
-    if depth == 1 {
-        return actions.len() as u64;
-    }
-    actions
-        .iter()
-        .map(|a| {
-            let next = game
-                .clone()
-                .apply(seat, a, &mut ScriptedRandom::new([]))
-                .map_err(|(_, e)| e)
-                .expect("a listed action is legal");
-            engine_perft(&next, depth - 1)
-        })
-        .sum()
-}
-
 /// The slow reference generator, from the rule file only. Points are `(row, col)`, row 0 at
 /// the top (J2).
 mod reference {
+    use ludus_perft::Reference;
     use std::collections::VecDeque;
 
     const ROWS: usize = 12;
@@ -363,7 +321,19 @@ mod reference {
             out
         }
 
-        pub fn actions(&self) -> Vec<Action> {
+        /// J16: pieces that can move, face-down pieces of the colour included.
+        fn has_movable(&self, colour: char) -> bool {
+            self.points().any(|p| {
+                self.at(p)
+                    .is_some_and(|x| x.colour == colour && x.movable())
+            })
+        }
+    }
+
+    impl Reference for Position {
+        type Action = Action;
+
+        fn actions(&self) -> Vec<Action> {
             if self.over {
                 return Vec::new();
             }
@@ -388,15 +358,7 @@ mod reference {
             out
         }
 
-        /// J16: pieces that can move, face-down pieces of the colour included.
-        fn has_movable(&self, colour: char) -> bool {
-            self.points().any(|p| {
-                self.at(p)
-                    .is_some_and(|x| x.colour == colour && x.movable())
-            })
-        }
-
-        pub fn play(&mut self, action: Action) {
+        fn play(&mut self, action: Action) {
             let seat = self.to_move;
             let mut flag_taken = false;
             match action {
@@ -463,35 +425,20 @@ mod reference {
             }
         }
     }
-
-    pub fn perft(position: &Position, depth: u32) -> u64 {
-        let actions = position.actions();
-        if depth == 1 {
-            return actions.len() as u64;
-        }
-        actions
-            .into_iter()
-            .map(|a| {
-                let mut next = position.clone();
-                next.play(a);
-                perft(&next, depth - 1)
-            })
-            .sum()
-    }
 }
 
-fn reference_position(case: &Case) -> reference::Position {
+fn reference_position(line: &Line) -> reference::Position {
     let mut position = reference::Position {
-        cells: reference::cells_of(&case.diagram),
-        to_move: case.to_move,
-        seat0: case.seat0_colour,
-        last_flips: case.last_flips,
-        quiet: u32::from(case.quiet),
+        cells: reference::cells_of(&line.diagram),
+        to_move: line.to_move,
+        seat0: line.seat0_colour,
+        last_flips: line.last_flips,
+        quiet: u32::from(line.quiet),
         over: false,
     };
     // J8 [decided] applies to the starting position as well.
     if position.seat0.is_none()
-        && !case
+        && !line
             .diagram
             .split_whitespace()
             .any(|t| t.starts_with(['r', 'b']))
@@ -503,78 +450,19 @@ fn reference_position(case: &Case) -> reference::Position {
     position
 }
 
-fn reference_names(position: &reference::Position) -> BTreeSet<String> {
-    position
-        .actions()
-        .into_iter()
-        .map(reference::action_name)
-        .collect()
-}
-
 /// J2-J16: the engine lists exactly the reference's actions, by name, in every position of
 /// the file and after every first action from it.
 #[test]
 fn engine_and_reference_list_the_same_actions() {
-    for case in &cases() {
-        let game = engine_position(case);
-        let position = reference_position(case);
-        assert_eq!(
-            engine_names(&game),
-            reference_names(&position),
-            "line {}",
-            case.line
-        );
-        for action in position.actions() {
-            let mut next = position.clone();
-            next.play(action);
-            let text = reference::action_name(action);
-            let seat = game.to_move().expect("the game goes on");
-            let engine_next = game
-                .clone()
-                .apply(
-                    seat,
-                    &game.parse_action(&text).expect("notation"),
-                    &mut ScriptedRandom::new([]),
-                )
-                .map_err(|(_, e)| e)
-                .expect("a reference action is legal for the engine");
-            assert_eq!(
-                engine_names(&engine_next),
-                reference_names(&next),
-                "line {} after {text}",
-                case.line
-            );
-        }
-    }
-}
-
-fn check(max_depth: u32) {
-    let cases = cases();
-    assert!(cases.len() >= 8, "the file holds the positions");
-    for case in &cases {
-        let game = engine_position(case);
-        let position = reference_position(case);
-        for (depth, &expected) in (1..=max_depth).zip(&case.counts) {
-            assert_eq!(
-                engine_perft(&game, depth),
-                expected,
-                "engine, line {} depth {depth}",
-                case.line
-            );
-            assert_eq!(
-                reference::perft(&position, depth),
-                expected,
-                "reference, line {} depth {depth}",
-                case.line
-            );
-        }
-    }
+    check_same_actions(&cases(), engine_position, reference_position, |_, a| {
+        reference::action_name(a)
+    });
 }
 
 /// J2-J17: engine and reference give the file's counts at depths 1, 2 and 3.
 #[test]
 fn counts_match_the_data_file() {
-    check(3);
+    check_engine_and_reference(&cases(), 1..=3, engine_position, reference_position);
 }
 
 /// Prints the data lines as the engine computes them (run with `--ignored --nocapture` to
@@ -582,11 +470,5 @@ fn counts_match_the_data_file() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    for case in &cases() {
-        let game = engine_position(case);
-        let counts: Vec<String> = (1..=3)
-            .map(|d| engine_perft(&game, d).to_string())
-            .collect();
-        println!("line {}: {}", case.line, counts.join(" "));
-    }
+    print_engine_lines(&cases(), engine_position);
 }

@@ -10,18 +10,17 @@
 //!   game (M7, K4).
 
 use ludus_mancala::{Mancala, RuleSet};
-use ludus_rules::{Game, ScriptedRandom, Seat};
+use ludus_perft::{Case, check_engine_and_reference, perft, print_engine_lines, reference_perft};
+use ludus_rules::Seat;
 
 const DATA: &str = include_str!("data/perft.txt");
 
-/// One line of the data file.
-struct Case {
-    line: usize,
+/// A position of the file.
+struct Line {
     rule_set: RuleSet,
     pits: [Vec<u8>; 2],
     stores: [u8; 2],
     to_move: Seat,
-    counts: Vec<u64>,
 }
 
 fn numbers<T: std::str::FromStr>(field: &str) -> Vec<T>
@@ -34,63 +33,37 @@ where
         .collect()
 }
 
-fn cases() -> Vec<Case> {
-    DATA.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let f: Vec<&str> = l.split('|').map(str::trim).collect();
-            assert_eq!(f.len(), 6, "line {}: six fields", i + 1);
-            let stores: Vec<u8> = numbers(f[3]);
-            Case {
-                line: i + 1,
-                rule_set: match f[0] {
-                    "kalah" => RuleSet::Kalah,
-                    "congklak" => RuleSet::Congklak,
-                    other => panic!("line {}: no rule set {other}", i + 1),
-                },
-                pits: [numbers(f[1]), numbers(f[2])],
-                stores: [stores[0], stores[1]],
-                to_move: f[4].parse().expect("a seat"),
-                counts: numbers(f[5]),
-            }
-        })
-        .collect()
+fn cases() -> Vec<Case<Line>> {
+    let cases = ludus_perft::read_cases(DATA, 5, |line, f| {
+        let stores: Vec<u8> = numbers(f[3]);
+        Line {
+            rule_set: match f[0] {
+                "kalah" => RuleSet::Kalah,
+                "congklak" => RuleSet::Congklak,
+                other => panic!("line {line}: no rule set {other}"),
+            },
+            pits: [numbers(f[1]), numbers(f[2])],
+            stores: [stores[0], stores[1]],
+            to_move: f[4].parse().expect("a seat"),
+        }
+    });
+    assert!(cases.len() >= 10, "the file holds the positions");
+    cases
 }
 
-fn engine_position(case: &Case) -> Mancala {
+fn engine_position(line: &Line) -> Mancala {
     Mancala::from_position(
-        case.rule_set,
-        [&case.pits[0], &case.pits[1]],
-        case.stores,
-        case.to_move,
+        line.rule_set,
+        [&line.pits[0], &line.pits[1]],
+        line.stores,
+        line.to_move,
     )
     .expect("a valid position")
 }
 
-fn engine_perft(game: &Mancala, depth: u32) -> u64 {
-    let Some(seat) = game.to_move() else {
-        return 0;
-    };
-    let actions = game.legal_actions(seat);
-    if depth == 1 {
-        return actions.len() as u64;
-    }
-    actions
-        .iter()
-        .map(|sow| {
-            let next = game
-                .clone()
-                .apply(seat, sow, &mut ScriptedRandom::new([]))
-                .map_err(|(_, e)| e)
-                .expect("a listed sow is legal");
-            engine_perft(&next, depth - 1)
-        })
-        .sum()
-}
-
 /// The slow reference generator, from the rule file only.
 mod reference {
+    use ludus_perft::Reference;
     /// A position: `pits[seat][i]` is pit `i + 1` of `seat` (M1, K1).
     #[derive(Clone, Debug)]
     pub struct Position {
@@ -112,14 +85,6 @@ mod reference {
             self.pits[0].len()
         }
 
-        /// M4, K2: the non-empty pits of the seat to move.
-        pub fn actions(&self) -> Vec<usize> {
-            match self.to_move {
-                None => Vec::new(),
-                Some(seat) => (0..self.n()).filter(|&i| self.pits[seat][i] > 0).collect(),
-            }
-        }
-
         /// The spot after `spot` for a sow by `seat`: own pits toward the own store, the
         /// store, then the opponent's pits from their pit 1; the opponent's store is skipped
         /// (M4, K1).
@@ -131,9 +96,21 @@ mod reference {
                 Spot::Store(_) => Spot::Pit(1 - seat, 0),
             }
         }
+    }
+
+    impl Reference for Position {
+        type Action = usize;
+
+        /// M4, K2: the non-empty pits of the seat to move.
+        fn actions(&self) -> Vec<usize> {
+            match self.to_move {
+                None => Vec::new(),
+                Some(seat) => (0..self.n()).filter(|&i| self.pits[seat][i] > 0).collect(),
+            }
+        }
 
         /// Sows pit `pit` of the seat to move and settles the turn.
-        pub fn sow(&mut self, pit: usize) {
+        fn play(&mut self, pit: usize) {
             let seat = self.to_move.expect("the game goes on");
             let n = self.n();
             let mut spot = Spot::Pit(seat, pit);
@@ -190,56 +167,22 @@ mod reference {
             }
         }
     }
-
-    pub fn perft(position: &Position, depth: u32) -> u64 {
-        let actions = position.actions();
-        if depth == 1 {
-            return actions.len() as u64;
-        }
-        actions
-            .into_iter()
-            .map(|pit| {
-                let mut next = position.clone();
-                next.sow(pit);
-                perft(&next, depth - 1)
-            })
-            .sum()
-    }
 }
 
-fn reference_position(case: &Case) -> reference::Position {
-    let row = |s: usize| case.pits[s].iter().map(|&p| u32::from(p)).collect();
+fn reference_position(line: &Line) -> reference::Position {
+    let row = |s: usize| line.pits[s].iter().map(|&p| u32::from(p)).collect();
     reference::Position {
-        relay: case.rule_set == RuleSet::Congklak,
+        relay: line.rule_set == RuleSet::Congklak,
         pits: [row(0), row(1)],
-        stores: [u32::from(case.stores[0]), u32::from(case.stores[1])],
-        to_move: Some(case.to_move),
+        stores: [u32::from(line.stores[0]), u32::from(line.stores[1])],
+        to_move: Some(line.to_move),
     }
 }
 
 /// M1-M7, K1-K4: engine and reference give the file's counts at depths 1-3.
 #[test]
 fn counts_match_the_data_file() {
-    let cases = cases();
-    assert!(cases.len() >= 10, "the file holds the positions");
-    for case in &cases {
-        let game = engine_position(case);
-        let position = reference_position(case);
-        for (depth, &expected) in (1..).zip(&case.counts) {
-            assert_eq!(
-                engine_perft(&game, depth),
-                expected,
-                "engine, line {} depth {depth}",
-                case.line
-            );
-            assert_eq!(
-                reference::perft(&position, depth),
-                expected,
-                "reference, line {} depth {depth}",
-                case.line
-            );
-        }
-    }
+    check_engine_and_reference(&cases(), 1..=3, engine_position, reference_position);
 }
 
 /// Engine and reference agree sow by sow deeper than the file goes (depth 5), so a
@@ -248,10 +191,11 @@ fn counts_match_the_data_file() {
 fn engine_and_reference_agree_at_depth_five() {
     for case in &cases() {
         assert_eq!(
-            engine_perft(&engine_position(case), 5),
-            reference::perft(&reference_position(case), 5),
-            "line {}",
-            case.line
+            perft(&engine_position(&case.position), 5),
+            reference_perft(&reference_position(&case.position), 5),
+            "line {} ({})",
+            case.line,
+            case.text
         );
     }
 }
@@ -261,11 +205,5 @@ fn engine_and_reference_agree_at_depth_five() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    for case in &cases() {
-        let game = engine_position(case);
-        let counts: Vec<String> = (1..=3)
-            .map(|d| engine_perft(&game, d).to_string())
-            .collect();
-        println!("line {}: {}", case.line, counts.join(" "));
-    }
+    print_engine_lines(&cases(), engine_position);
 }

@@ -12,18 +12,17 @@
 //! Multi-player lines use the center goal only: every pawn then has the same goal whatever
 //! its seat, so their counts do not depend on which edge each seat starts on (Q6, Q7, Q10).
 
-use std::collections::BTreeSet;
-
-use ludus_quoridor::{
-    Cell, GoalKind, Mode, Quoridor, QuoridorAction, QuoridorOptions, Wall, Walls,
+use ludus_perft::{
+    Case, Reference, check_counts, check_engine_and_reference, check_same_actions, perft, play_all,
+    print_engine_lines,
 };
+use ludus_quoridor::{Cell, GoalKind, Mode, Quoridor, QuoridorOptions, Wall, Walls};
 use ludus_rules::{Game, ScriptedRandom};
 
 const DATA: &str = include_str!("data/perft.txt");
 
-/// One line of the data file.
-struct Case {
-    line: usize,
+/// A position of the file: the options, the arrangement and the moves played from it.
+struct Line {
     size: u8,
     pawns_count: usize,
     center: bool,
@@ -31,109 +30,66 @@ struct Case {
     pawns: Vec<String>,
     walls: Vec<String>,
     moves: Vec<String>,
-    counts: Vec<u64>,
 }
 
 fn words(field: &str) -> Vec<String> {
     field.split_whitespace().map(str::to_owned).collect()
 }
 
-fn cases() -> Vec<Case> {
-    DATA.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let f: Vec<&str> = l.split('|').map(str::trim).collect();
-            assert_eq!(f.len(), 5, "line {}: five fields", i + 1);
-            let o = words(f[0]);
-            assert_eq!(o.len(), 4, "line {}: size, pawns, goal, walls", i + 1);
-            Case {
-                line: i + 1,
-                size: o[0].parse().expect("a size"),
-                pawns_count: o[1].parse().expect("a pawn count"),
-                center: match o[2].as_str() {
-                    "center" => true,
-                    "opposite" => false,
-                    other => panic!("line {}: no goal {other}", i + 1),
-                },
-                walls_option: (o[3] != "auto").then(|| o[3].parse().expect("a wall count")),
-                pawns: words(f[1]),
-                walls: words(f[2]),
-                moves: words(f[3]),
-                counts: f[4]
-                    .split_whitespace()
-                    .map(|n| n.parse().expect("a count"))
-                    .collect(),
-            }
-        })
-        .collect()
+fn cases() -> Vec<Case<Line>> {
+    let cases = ludus_perft::read_cases(DATA, 4, |line, f| {
+        let o = words(f[0]);
+        assert_eq!(o.len(), 4, "line {line}: size, pawns, goal, walls");
+        Line {
+            size: o[0].parse().expect("a size"),
+            pawns_count: o[1].parse().expect("a pawn count"),
+            center: match o[2].as_str() {
+                "center" => true,
+                "opposite" => false,
+                other => panic!("line {line}: no goal {other}"),
+            },
+            walls_option: (o[3] != "auto").then(|| o[3].parse().expect("a wall count")),
+            pawns: words(f[1]),
+            walls: words(f[2]),
+            moves: words(f[3]),
+        }
+    });
+    assert!(cases.len() >= 10, "the file holds the positions");
+    cases
 }
 
-fn engine_position(case: &Case) -> Quoridor {
+fn engine_position(line: &Line) -> Quoridor {
     let options = QuoridorOptions {
         mode: Mode::FreeForAll,
-        goal: if case.center {
+        goal: if line.center {
             GoalKind::Center
         } else {
             GoalKind::Opposite
         },
-        size: case.size,
-        walls: case.walls_option.map_or(Walls::Auto, Walls::Fixed),
+        size: line.size,
+        walls: line.walls_option.map_or(Walls::Auto, Walls::Fixed),
         teams: Vec::new(),
         first_seat: Some(0),
     };
-    let mut rng = ScriptedRandom::new([]);
-    let game = Quoridor::setup(options, case.pawns_count, &mut rng).expect("valid options");
-    let pawns: Vec<Cell> = case
+    let game = Quoridor::setup(options, line.pawns_count, &mut ScriptedRandom::new([]))
+        .expect("valid options");
+    let pawns: Vec<Cell> = line
         .pawns
         .iter()
         .map(|p| p.parse().expect("a cell"))
         .collect();
-    let walls: Vec<Wall> = case
+    let walls: Vec<Wall> = line
         .walls
         .iter()
         .map(|w| w.parse().expect("a wall"))
         .collect();
-    let mut game = game.arrange(&pawns, &walls).expect("a legal arrangement");
-    for text in &case.moves {
-        let seat = game.to_move().expect("the game goes on");
-        let action = game.parse_action(text).expect("notation");
-        game = game
-            .apply(seat, &action, &mut rng)
-            .map_err(|(_, e)| e)
-            .expect("a legal move");
-    }
-    game
-}
-
-fn engine_actions(game: &Quoridor) -> Vec<QuoridorAction> {
-    game.to_move()
-        .map_or_else(Vec::new, |seat| game.legal_actions(seat))
-}
-
-fn engine_perft(game: &Quoridor, depth: u32) -> u64 {
-    let Some(seat) = game.to_move() else {
-        return 0;
-    };
-    let actions = game.legal_actions(seat);
-    if depth == 1 {
-        return actions.len() as u64;
-    }
-    actions
-        .iter()
-        .map(|a| {
-            let next = game
-                .clone()
-                .apply(seat, a, &mut ScriptedRandom::new([]))
-                .map_err(|(_, e)| e)
-                .expect("a listed action is legal");
-            engine_perft(&next, depth - 1)
-        })
-        .sum()
+    let game = game.arrange(&pawns, &walls).expect("a legal arrangement");
+    play_all(game, &line.moves)
 }
 
 /// The slow reference generator, from the rule file only. Cells are Q1's `(row, col)`.
 mod reference {
+    use ludus_perft::Reference;
     use std::collections::VecDeque;
 
     #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -212,20 +168,16 @@ mod reference {
 
         /// Whether a wall lies between `(r, c)` and its neighbour in direction `(dr, dc)`.
         fn wall_between(&self, (r, c): (usize, usize), (dr, dc): (isize, isize)) -> bool {
-            let h = |r: isize, c: isize| {
+            // Whether `grid` has a wall at center (r, c), which may be off the grid.
+            let placed = |grid: &Vec<Vec<bool>>, r: isize, c: isize| {
                 r >= 0
                     && c >= 0
                     && (r as usize) < self.n - 1
                     && (c as usize) < self.n - 1
-                    && self.horizontal[r as usize][c as usize]
+                    && grid[r as usize][c as usize]
             };
-            let v = |r: isize, c: isize| {
-                r >= 0
-                    && c >= 0
-                    && (r as usize) < self.n - 1
-                    && (c as usize) < self.n - 1
-                    && self.vertical[r as usize][c as usize]
-            };
+            let h = |r, c| placed(&self.horizontal, r, c);
+            let v = |r, c| placed(&self.vertical, r, c);
             let (r, c) = (r as isize, c as isize);
             match (dr, dc) {
                 // A horizontal wall at (r, c) separates rows r, r+1 across columns c, c+1.
@@ -330,7 +282,19 @@ mod reference {
             other[r][c] || along(-1) || along(0) || along(1)
         }
 
-        pub fn actions(&self) -> Vec<Action> {
+        fn place(&mut self, horizontal: bool, r: usize, c: usize) {
+            if horizontal {
+                self.horizontal[r][c] = true;
+            } else {
+                self.vertical[r][c] = true;
+            }
+        }
+    }
+
+    impl Reference for Position {
+        type Action = Action;
+
+        fn actions(&self) -> Vec<Action> {
             if self.over {
                 return Vec::new();
             }
@@ -366,15 +330,7 @@ mod reference {
             out
         }
 
-        fn place(&mut self, horizontal: bool, r: usize, c: usize) {
-            if horizontal {
-                self.horizontal[r][c] = true;
-            } else {
-                self.vertical[r][c] = true;
-            }
-        }
-
-        pub fn play(&mut self, action: Action) {
+        fn play(&mut self, action: Action) {
             match action {
                 Action::Move(r, c) => {
                     self.pawns[self.turn] = (r, c);
@@ -392,21 +348,6 @@ mod reference {
             self.turn = (self.turn + 1) % self.pawns.len(); // Q8
         }
     }
-
-    pub fn perft(position: &Position, depth: u32) -> u64 {
-        let actions = position.actions();
-        if depth == 1 {
-            return actions.len() as u64;
-        }
-        actions
-            .into_iter()
-            .map(|a| {
-                let mut next = position.clone();
-                next.play(a);
-                perft(&next, depth - 1)
-            })
-            .sum()
-    }
 }
 
 /// Q27's Auto stock, as the rule file's table gives it for the sizes and counts used here.
@@ -422,25 +363,25 @@ fn auto_walls(size: u8, pawns: usize) -> u32 {
     }
 }
 
-fn reference_position(case: &Case) -> reference::Position {
+fn reference_position(line: &Line) -> reference::Position {
     use reference::{Action, Goal, Position};
-    let n = usize::from(case.size);
-    let goals = if case.center {
-        vec![Goal::Center; case.pawns_count]
+    let n = usize::from(line.size);
+    let goals = if line.center {
+        vec![Goal::Center; line.pawns_count]
     } else {
         assert_eq!(
-            case.pawns_count, 2,
+            line.pawns_count, 2,
             "opposite goals are written for two pawns"
         );
         vec![Goal::Row(0), Goal::Row(n - 1)] // Q5: red from the bottom, yellow from the top
     };
-    let walls = case
+    let walls = line
         .walls_option
-        .map_or_else(|| auto_walls(case.size, case.pawns_count), u32::from);
+        .map_or_else(|| auto_walls(line.size, line.pawns_count), u32::from);
     let mut position = Position::new(n, Vec::new(), goals, walls);
-    position.pawns = case.pawns.iter().map(|p| position.cell(p)).collect();
-    position.walls_left = vec![walls; case.pawns_count];
-    for text in &case.walls {
+    position.pawns = line.pawns.iter().map(|p| position.cell(p)).collect();
+    position.walls_left = vec![walls; line.pawns_count];
+    for text in &line.walls {
         let Action::Wall(h, r, c) = position.wall(text) else {
             unreachable!()
         };
@@ -450,7 +391,7 @@ fn reference_position(case: &Case) -> reference::Position {
             position.vertical[r][c] = true;
         }
     }
-    for text in &case.moves {
+    for text in &line.moves {
         let action = if text == "pass" {
             Action::Pass
         } else if text.ends_with('h') || text.ends_with('v') {
@@ -465,77 +406,16 @@ fn reference_position(case: &Case) -> reference::Position {
     position
 }
 
-fn check_engine(max_depth: u32) {
-    let cases = cases();
-    assert!(cases.len() >= 10, "the file holds the positions");
-    for case in &cases {
-        let game = engine_position(case);
-        for (depth, &expected) in (1..=max_depth).zip(&case.counts) {
-            assert_eq!(
-                engine_perft(&game, depth),
-                expected,
-                "engine, line {} depth {depth}",
-                case.line
-            );
-        }
-    }
-}
-
-fn check_reference(max_depth: u32) {
-    for case in &cases() {
-        let position = reference_position(case);
-        for (depth, &expected) in (1..=max_depth).zip(&case.counts) {
-            assert_eq!(
-                reference::perft(&position, depth),
-                expected,
-                "reference, line {} depth {depth}",
-                case.line
-            );
-        }
-    }
-}
-
 /// Q2-Q3, Q12-Q17, Q19-Q20: the engine lists exactly the reference's actions, by name, in
 /// every position of the file and after every first action from it.
 #[test]
 fn engine_and_reference_list_the_same_actions() {
-    for case in &cases() {
-        let game = engine_position(case);
-        let position = reference_position(case);
-        let names = |g: &Quoridor| -> BTreeSet<String> {
-            engine_actions(g).iter().map(ToString::to_string).collect()
-        };
-        let reference_names = |p: &reference::Position| -> BTreeSet<String> {
-            p.actions().into_iter().map(|a| p.name(a)).collect()
-        };
-        assert_eq!(
-            names(&game),
-            reference_names(&position),
-            "line {}",
-            case.line
-        );
-        for action in position.actions() {
-            let mut next = position.clone();
-            next.play(action);
-            let text = position.name(action);
-            let seat = game.to_move().expect("the game goes on");
-            let engine_next = game
-                .clone()
-                .apply(
-                    seat,
-                    &game.parse_action(&text).expect("notation"),
-                    &mut ScriptedRandom::new([]),
-                )
-                .map_err(|(_, e)| e)
-                .expect("a reference action is legal for the engine");
-            assert_eq!(
-                names(&engine_next),
-                reference_names(&next),
-                "line {} after {text}",
-                case.line
-            );
-        }
-    }
+    check_same_actions(
+        &cases(),
+        engine_position,
+        reference_position,
+        reference::Position::name,
+    );
 }
 
 /// Depth 3 lists the actions of some 17,000 positions per line (two million sequences), each
@@ -547,7 +427,7 @@ const QUICK_DEPTH: u32 = 2;
 /// through the test above, which compares every node to depth 2 action by action).
 #[test]
 fn engine_counts_match_the_data_file_to_depth_two() {
-    check_engine(QUICK_DEPTH);
+    check_counts(&cases(), "engine", 1..=QUICK_DEPTH, engine_position, perft);
 }
 
 /// Depth 3 as well, for engine and reference:
@@ -555,8 +435,7 @@ fn engine_counts_match_the_data_file_to_depth_two() {
 #[test]
 #[ignore = "millions of positions; run in release"]
 fn counts_match_the_data_file_to_depth_three() {
-    check_engine(3);
-    check_reference(3);
+    check_engine_and_reference(&cases(), 1..=3, engine_position, reference_position);
 }
 
 /// Prints the data lines as the engine computes them (run with `--ignored --nocapture` to
@@ -564,11 +443,5 @@ fn counts_match_the_data_file_to_depth_three() {
 #[test]
 #[ignore]
 fn print_engine_counts() {
-    for case in &cases() {
-        let game = engine_position(case);
-        let counts: Vec<String> = (1..=3)
-            .map(|d| engine_perft(&game, d).to_string())
-            .collect();
-        println!("line {}: {}", case.line, counts.join(" "));
-    }
+    print_engine_lines(&cases(), engine_position);
 }

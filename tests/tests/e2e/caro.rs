@@ -6,7 +6,8 @@ use std::time::Duration;
 use ludus_proto::error_details::{ErrorInfo, StatusExt};
 use ludus_proto::pb;
 use ludus_tests::{
-    Ludus, PATIENCE, Player, caro_settings, events_until_finished, next_event, next_of,
+    Ludus, PATIENCE, Player, caro_settings, events_until_finished, finished_by_timeout, next_event,
+    next_of, quick_match_pair, refused_by_rule,
 };
 use tonic::{Code, Streaming};
 
@@ -38,21 +39,10 @@ fn violated_fields(status: &tonic::Status) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Two players quick-match; returns the game with X (seat 0) first.
+/// Two players quick-match; returns the game with X (seat 0) first (the harness checks one X,
+/// one O: C9).
 async fn matched(ludus: &Ludus) -> (String, Player, Player) {
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
-    let ((game_a, seat_a), (game_b, seat_b)) = tokio::join!(
-        ann.find_match(caro_settings()),
-        bob.find_match(caro_settings())
-    );
-    assert_eq!(game_a, game_b, "both tickets are matched into one game");
-    assert_ne!(seat_a, seat_b, "C9: one X, one O");
-    if seat_a == 0 {
-        (game_a, ann, bob)
-    } else {
-        (game_a, bob, ann)
-    }
+    quick_match_pair(ludus, ["ann", "bob"], caro_settings()).await
 }
 
 /// X plays D8..H8 (five in a row), O answers on row 1.
@@ -102,9 +92,7 @@ async fn two_players_quick_match_and_play_to_a_win() {
     assert_eq!(line, ["D8", "E8", "F8", "G8", "H8"]);
 
     // Nothing more can be played (C7).
-    let err = o.play(&game, "B2").await.unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("C7"), "{}", err.message());
+    refused_by_rule(o.play(&game, "B2").await, "C7");
     ludus.shutdown().await;
 }
 
@@ -211,13 +199,8 @@ async fn c12_a_clock_runs_out_and_the_player_to_move_loses() {
     ludus.advance(C12_TURN - Duration::from_millis(1)).await;
     assert_eq!(x.game(&game).await.status, pb::GameStatus::Active as i32);
     ludus.advance(Duration::from_millis(1)).await;
-    let events = events_until_finished(&mut stream).await;
-    let last = events.last().expect("final event");
-    let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
-        panic!("the game ends by a timeout, got {:?}", last.kind);
-    };
+    let (timeout, outcome, last) = finished_by_timeout(&mut stream).await;
     assert_eq!(timeout.seat, 0);
-    let outcome = last.outcome.clone().expect("outcome");
     assert_eq!(outcome.rule, "C12");
     assert_eq!(outcome.winners, [1]);
     assert_eq!(last.seq, 4, "one event per move and one for the timeout");
@@ -232,11 +215,8 @@ async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating
     x.play(&game, "H8").await.expect("x");
     // O never moves.
     ludus.advance(C12_TURN).await;
-    let events = events_until_finished(&mut stream).await;
-    let outcome = events
-        .last()
-        .and_then(|e| e.outcome.clone())
-        .expect("outcome");
+    let (timeout, outcome, _) = finished_by_timeout(&mut stream).await;
+    assert_eq!(timeout.seat, 1, "O's clock ran out");
     assert_eq!(outcome.kind, pb::ResultKind::Cancelled as i32);
     assert_eq!(outcome.rule, "C15");
     // The cancelled game reaches ratings (through its timer) and changes nothing. Asking
@@ -278,13 +258,7 @@ async fn illegal_and_out_of_turn_moves_are_refused_naming_the_rule_and_change_no
     assert_eq!(out_of_turn.code(), Code::FailedPrecondition);
     assert_eq!(out_of_turn.message(), "C3: it is not X's turn");
 
-    let off_board = o.play(&game, "P1").await.unwrap_err();
-    assert_eq!(off_board.code(), Code::FailedPrecondition);
-    assert!(
-        off_board.message().starts_with("C1: "),
-        "{}",
-        off_board.message()
-    );
+    refused_by_rule(o.play(&game, "P1").await, "C1: ");
 
     let after = o.game(&game).await;
     assert_eq!(after.seq, before.seq, "nothing was committed");
@@ -336,13 +310,7 @@ async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_toke
     let err = mallory.play(&game, "H8").await.unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
     assert_eq!(error_info(&err).reason, "NOT_YOUR_SEAT");
-    let err = mallory
-        .client
-        .resign(pb::ResignRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .unwrap_err();
+    let err = mallory.resign(&game).await.unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
 
     // Without a token nothing but sign-in works.
@@ -477,36 +445,16 @@ async fn c8_a_declined_draw_changes_nothing_and_an_accepted_one_ends_the_game() 
     let ludus = Ludus::start().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     x.play(&game, "H8").await.expect("x");
-    let offer = o
-        .client
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("offer")
-        .into_inner();
+    let offer = o.offer_draw(&game).await.expect("offer");
     assert!(matches!(
-        offer.event.and_then(|e| e.kind),
+        offer.kind,
         Some(pb::game_event::Kind::DrawOffered(_))
     ));
     assert_eq!(x.game(&game).await.draw_offered_by, Some(1));
     // The offerer cannot answer their own offer.
-    let own = o
-        .client
-        .respond_draw(pb::RespondDrawRequest {
-            game_id: game.clone(),
-            accept: true,
-        })
-        .await
-        .unwrap_err();
+    let own = o.respond_draw(&game, true).await.unwrap_err();
     assert_eq!(own.code(), Code::FailedPrecondition);
-    x.client
-        .respond_draw(pb::RespondDrawRequest {
-            game_id: game.clone(),
-            accept: false,
-        })
-        .await
-        .expect("decline");
+    x.respond_draw(&game, false).await.expect("decline");
     let snapshot = o.game(&game).await;
     assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
     assert_eq!(snapshot.draw_offered_by, None);
@@ -517,23 +465,8 @@ async fn c8_a_declined_draw_changes_nothing_and_an_accepted_one_ends_the_game() 
     );
 
     o.play(&game, "H9").await.expect("o");
-    x.client
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("offer");
-    let accepted = o
-        .client
-        .respond_draw(pb::RespondDrawRequest {
-            game_id: game.clone(),
-            accept: true,
-        })
-        .await
-        .expect("accept")
-        .into_inner()
-        .event
-        .expect("event");
+    x.offer_draw(&game).await.expect("offer");
+    let accepted = o.respond_draw(&game, true).await.expect("accept");
     assert_eq!(
         accepted.kind,
         Some(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
@@ -552,16 +485,7 @@ async fn c14_resigning_loses() {
     let ludus = Ludus::start().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     x.play(&game, "H8").await.expect("x");
-    let event = o
-        .client
-        .resign(pb::ResignRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("resign")
-        .into_inner()
-        .event
-        .expect("event");
+    let event = o.resign(&game).await.expect("resign");
     let outcome = event.outcome.expect("outcome");
     assert_eq!(outcome.winners, [0]);
     assert_eq!(outcome.rule, "C14");
@@ -580,14 +504,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         })),
         turn_time_ms: 0,
     };
-    let mut big_updates = big
-        .client
-        .find_match(pb::FindMatchRequest {
-            settings: Some(nineteen),
-        })
-        .await
-        .expect("queue")
-        .into_inner();
+    let mut big_updates = big.ticket_updates(nineteen).await;
     let first = tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut big_updates))
         .await
         .expect("update")
@@ -604,14 +521,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         .unwrap_err();
     assert_eq!(twice.code(), Code::AlreadyExists);
     // A 15x15 player is not paired with the 19x19 one.
-    let mut small_updates = small
-        .client
-        .find_match(pb::FindMatchRequest {
-            settings: Some(caro_settings()),
-        })
-        .await
-        .expect("queue")
-        .into_inner();
+    let mut small_updates = small.ticket_updates(caro_settings()).await;
     let queued = tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut small_updates))
         .await
         .expect("update")
@@ -917,12 +827,7 @@ async fn an_app_that_lost_its_state_finds_its_games_again() {
         .games;
     assert!(none.is_empty());
     // A finished game is no longer listed.
-    o.client
-        .resign(pb::ResignRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("resign");
+    o.resign(&game).await.expect("resign");
     for player in [&mut x, &mut o] {
         let left = player
             .client
