@@ -401,7 +401,9 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
         games.presence(id, 0, 1).await.expect("presence");
     }
     games
-        .finish("old", 1_000, Duration::from_millis(50))
+        // A second of retention: long enough that the check below sees the game on a loaded
+        // machine (50 ms once expired it before the load on a busy CI box).
+        .finish("old", 1_000, Duration::from_secs(1))
         .await
         .expect("finish old");
     assert_eq!(games.live_games(10).await.expect("live"), vec!["new"]);
@@ -410,7 +412,7 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
         "kept for a while"
     );
     // Redis expires by its own clock; the memory backend at the next finish.
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
     games
         .finish("new", 60_000, Duration::from_secs(3600))
         .await
