@@ -160,13 +160,7 @@ pub fn render_moves(view: &pb::CaroView) -> String {
         }
         let _ = write!(out, "  {}.{} {:<3}", i + 1, stone, cell_label(cell));
     }
-    let mut out: String = out
-        .lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n");
-    out.push('\n');
-    out
+    trimmed(&out)
 }
 
 /// What a seat plays as, in the game's own words: `X` in Caro, `white` in Backgammon, the
@@ -203,6 +197,21 @@ pub fn player_name(seats: &[pb::SeatInfo], seat: u32) -> String {
         .iter()
         .find(|s| s.seat == seat)
         .map_or_else(|| format!("seat {seat}"), |s| s.display_name.clone())
+}
+
+/// Seats 0 and 1 held by `ann` (player `p0`) and `bob` (`p1`): the table of the renderers'
+/// tests.
+#[cfg(test)]
+pub(crate) fn ann_and_bob() -> Vec<pb::SeatInfo> {
+    ["ann", "bob"]
+        .iter()
+        .zip(0..)
+        .map(|(name, seat)| pb::SeatInfo {
+            seat,
+            player_id: format!("p{seat}"),
+            display_name: (*name).into(),
+        })
+        .collect()
 }
 
 /// Joins lines with their trailing spaces removed (they make copied transcripts ragged),
