@@ -88,14 +88,7 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
             .any(|c| c.column == column && c.row == row)
     };
 
-    out.push_str("   ");
-    for column in 0..side {
-        let _ = write!(
-            out,
-            " {} ",
-            cell_name(column, 0).chars().next().unwrap_or('?')
-        );
-    }
+    column_letters(&mut out, side);
     out.push('\n');
     for row in 0..side {
         let mut line = format!("{:>2} ", row + 1);
@@ -118,6 +111,14 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
         let _ = write!(out, "{} {:<2}", line.trim_end(), row + 1);
         out.push('\n');
     }
+    column_letters(&mut out, side);
+    let mut out = trimmed(&out);
+    out.push_str(&render_moves(view));
+    out
+}
+
+/// The column letters over (and under) a Caro board, `A` to the board's last column.
+fn column_letters(out: &mut String, side: u32) {
     out.push_str("   ");
     for column in 0..side {
         let _ = write!(
@@ -126,15 +127,6 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
             cell_name(column, 0).chars().next().unwrap_or('?')
         );
     }
-    // Trailing spaces make copied transcripts ragged.
-    let mut out: String = out
-        .lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n");
-    out.push('\n');
-    out.push_str(&render_moves(view));
-    out
 }
 
 /// The move list in C1 notation, numbered, with the stone of each move, e.g.
