@@ -4,8 +4,6 @@
 use std::time::Duration;
 
 use clap::Parser;
-use ludus_store::Backend;
-use tokio::net::TcpListener;
 
 /// The Ludus public gateway.
 #[derive(Debug, Parser)]
@@ -14,9 +12,6 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "LUDUS_GATEWAY_LISTEN", default_value = "0.0.0.0:50050")]
     listen: String,
-    /// The Redis holding session state, e.g. `redis://redis:6379` (live events).
-    #[arg(long, env = "LUDUS_REDIS_URL")]
-    redis_url: String,
     /// game-state: snapshots, actions, event logs.
     #[arg(
         long,
@@ -56,6 +51,8 @@ struct Args {
     #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
     sign_in_burst: u32,
     #[command(flatten)]
+    redis: ludus_store::RedisFlags,
+    #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
 }
 
@@ -64,7 +61,7 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("gateway", &args.telemetry)?;
     let config = ludus_gateway::Config {
-        backend: Backend::redis(&args.redis_url).await?,
+        backend: args.redis.connect().await?,
         game_state_url: args.game_state_url,
         matchmaking_url: args.matchmaking_url,
         ratings_url: args.ratings_url,
@@ -77,7 +74,6 @@ async fn main() -> anyhow::Result<()> {
         },
         per_player: ludus_gateway::limits::PlayerLimit::default(),
     };
-    let listener = TcpListener::bind(&args.listen).await?;
-    tracing::info!(address = %listener.local_addr()?, "gateway listening");
+    let listener = ludus_telemetry::listen("gateway", &args.listen).await?;
     ludus_gateway::run(config, listener, ludus_telemetry::shutdown_signal()).await
 }

@@ -44,6 +44,29 @@ impl GatewayService {
         self.limits.check_player(&caller.player_id)?;
         Ok(caller)
     }
+
+    /// The authenticated caller and the request body: whom a forwarded call acts for comes
+    /// from the token only, never from the body.
+    fn open<T>(&self, request: Request<T>) -> Result<(Caller, T), Status> {
+        let caller = self.caller(&request)?;
+        Ok((caller, request.into_inner()))
+    }
+
+    /// A request that names one game and nothing else, as game-state takes it on the caller's
+    /// behalf: authenticated, its `game_id` validated.
+    fn player_in_game<T>(
+        &self,
+        request: Request<T>,
+        game_id: impl FnOnce(T) -> String,
+    ) -> Result<pb::PlayerRequest, Status> {
+        let (caller, body) = self.open(request)?;
+        let game_id = game_id(body);
+        validate_id("game_id", &game_id)?;
+        Ok(pb::PlayerRequest {
+            game_id,
+            player_id: caller.player_id,
+        })
+    }
 }
 
 fn ticket_state(state: i32) -> pb::TicketState {
@@ -149,14 +172,13 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::CancelMatchRequest>,
     ) -> Result<Response<pb::CancelMatchResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let ticket_id = request.into_inner().ticket_id;
-        validate_id("ticket_id", &ticket_id)?;
+        let (caller, request) = self.open(request)?;
+        validate_id("ticket_id", &request.ticket_id)?;
         let update = self
             .matchmaking
             .clone()
             .cancel_ticket(pb::CancelTicketRequest {
-                ticket_id,
+                ticket_id: request.ticket_id,
                 player_id: caller.player_id,
             })
             .await?
@@ -173,19 +195,15 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::GetGameRequest>,
     ) -> Result<Response<pb::GetGameResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let game_id = request.into_inner().game_id;
-        validate_id("game_id", &game_id)?;
-        let game = self
-            .game_state
-            .clone()
-            .get_snapshot(pb::GetSnapshotRequest {
-                game_id,
-                viewer_player_id: caller.player_id,
-            })
-            .await?
-            .into_inner();
-        Ok(Response::new(pb::GetGameResponse { game: Some(game) }))
+        let viewer = self.player_in_game(request, |body| body.game_id)?;
+        let snapshot = pb::GetSnapshotRequest {
+            game_id: viewer.game_id,
+            viewer_player_id: viewer.player_id,
+        };
+        let game = self.game_state.clone().get_snapshot(snapshot).await?;
+        Ok(Response::new(pb::GetGameResponse {
+            game: Some(game.into_inner()),
+        }))
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
@@ -193,8 +211,7 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::SubmitActionRequest>,
     ) -> Result<Response<pb::SubmitActionResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let request = request.into_inner();
+        let (caller, request) = self.open(request)?;
         validate_id("game_id", &request.game_id)?;
         validate_id("action_id", &request.action_id)?;
         let action = request
@@ -229,20 +246,10 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::ResignRequest>,
     ) -> Result<Response<pb::ResignResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let game_id = request.into_inner().game_id;
-        validate_id("game_id", &game_id)?;
-        let response = self
-            .game_state
-            .clone()
-            .resign(pb::PlayerRequest {
-                game_id,
-                player_id: caller.player_id,
-            })
-            .await?
-            .into_inner();
+        let resigning = self.player_in_game(request, |body| body.game_id)?;
+        let event = self.game_state.clone().resign(resigning).await?;
         Ok(Response::new(pb::ResignResponse {
-            event: response.event,
+            event: event.into_inner().event,
         }))
     }
 
@@ -251,20 +258,10 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::OfferDrawRequest>,
     ) -> Result<Response<pb::OfferDrawResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let game_id = request.into_inner().game_id;
-        validate_id("game_id", &game_id)?;
-        let response = self
-            .game_state
-            .clone()
-            .offer_draw(pb::PlayerRequest {
-                game_id,
-                player_id: caller.player_id,
-            })
-            .await?
-            .into_inner();
+        let offering = self.player_in_game(request, |body| body.game_id)?;
+        let event = self.game_state.clone().offer_draw(offering).await?;
         Ok(Response::new(pb::OfferDrawResponse {
-            event: response.event,
+            event: event.into_inner().event,
         }))
     }
 
@@ -273,21 +270,16 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::RespondDrawRequest>,
     ) -> Result<Response<pb::RespondDrawResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let request = request.into_inner();
+        let (caller, request) = self.open(request)?;
         validate_id("game_id", &request.game_id)?;
-        let response = self
-            .game_state
-            .clone()
-            .respond_draw(pb::RespondDrawInternalRequest {
-                game_id: request.game_id,
-                player_id: caller.player_id,
-                accept: request.accept,
-            })
-            .await?
-            .into_inner();
+        let answer = pb::RespondDrawInternalRequest {
+            game_id: request.game_id,
+            player_id: caller.player_id,
+            accept: request.accept,
+        };
+        let event = self.game_state.clone().respond_draw(answer).await?;
         Ok(Response::new(pb::RespondDrawResponse {
-            event: response.event,
+            event: event.into_inner().event,
         }))
     }
 

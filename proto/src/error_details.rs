@@ -110,6 +110,18 @@ pub fn refusal(
     )
 }
 
+/// INTERNAL as a client sees it: "internal error" and nothing more. The service logs what
+/// went wrong itself, since the details may name stored data.
+pub fn internal_error(domain: &str) -> Status {
+    refusal(
+        Code::Internal,
+        "internal error",
+        domain,
+        reason::INTERNAL,
+        &[],
+    )
+}
+
 /// An INVALID_ARGUMENT whose message follows `field: [rule: ]why`: `BadRequest` names the
 /// field, and `ErrorInfo.reason` is the rule id when the message names one, else `reason`.
 pub fn invalid_argument(message: impl Into<String>, domain: &str, reason: &str) -> Status {

@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use anyhow::Context as _;
 use ludus_proto::pb;
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
@@ -36,7 +35,7 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
     };
     println!("\nmatched: game {game_id}, you are seat {seat}");
 
-    let snapshot = get_game(&mut client, &game_id).await?;
+    let snapshot = session::get_game(&mut client, &game_id).await?;
     let mut table = Table::from_snapshot(snapshot);
     // GetGame knows the seat from the token; the ticket said it too.
     table.me = table.me.or(Some(seat));
@@ -153,20 +152,6 @@ async fn leave_queue(client: &mut Client, ticket_id: &str) {
         }
         Err(status) => println!("\nleaving the queue failed: {}", session::describe(&status)),
     }
-}
-
-async fn get_game(client: &mut Client, game_id: &str) -> anyhow::Result<pb::GameSnapshot> {
-    client
-        .get_game(pb::GetGameRequest {
-            game_id: game_id.to_owned(),
-        })
-        .await
-        .map_err(|status| {
-            anyhow::anyhow!("cannot read game {game_id}: {}", session::describe(&status))
-        })?
-        .into_inner()
-        .game
-        .context("the server sent no game")
 }
 
 /// The start of this player's action ids: the end of the player id, so two players' ids
@@ -299,7 +284,7 @@ impl Game {
     /// Lists the legal actions the server offers now. They come only with a snapshot (the
     /// public events do not carry them), so this reads the game afresh.
     async fn show_legal(&mut self) {
-        match get_game(&mut self.client, &self.table.game_id.clone()).await {
+        match session::get_game(&mut self.client, &self.table.game_id.clone()).await {
             Ok(snapshot) => self.say(render::render_legal(&snapshot.legal_actions).trim_end()),
             Err(error) => self.say(&format!("{error:#}")),
         }
@@ -431,7 +416,7 @@ impl Game {
         let message = session::describe(status);
         if status.code() == Code::Aborted {
             println!("{message}: the game moved on, refreshing");
-            match get_game(&mut self.client, &self.table.game_id.clone()).await {
+            match session::get_game(&mut self.client, &self.table.game_id.clone()).await {
                 Ok(snapshot) => {
                     self.events.seen(snapshot.seq);
                     self.table.refresh(snapshot);

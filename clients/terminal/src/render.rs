@@ -88,14 +88,7 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
             .any(|c| c.column == column && c.row == row)
     };
 
-    out.push_str("   ");
-    for column in 0..side {
-        let _ = write!(
-            out,
-            " {} ",
-            cell_name(column, 0).chars().next().unwrap_or('?')
-        );
-    }
+    column_letters(&mut out, side);
     out.push('\n');
     for row in 0..side {
         let mut line = format!("{:>2} ", row + 1);
@@ -118,6 +111,14 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
         let _ = write!(out, "{} {:<2}", line.trim_end(), row + 1);
         out.push('\n');
     }
+    column_letters(&mut out, side);
+    let mut out = trimmed(&out);
+    out.push_str(&render_moves(view));
+    out
+}
+
+/// The column letters over (and under) a Caro board, `A` to the board's last column.
+fn column_letters(out: &mut String, side: u32) {
     out.push_str("   ");
     for column in 0..side {
         let _ = write!(
@@ -126,15 +127,6 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
             cell_name(column, 0).chars().next().unwrap_or('?')
         );
     }
-    // Trailing spaces make copied transcripts ragged.
-    let mut out: String = out
-        .lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n");
-    out.push('\n');
-    out.push_str(&render_moves(view));
-    out
 }
 
 /// The move list in C1 notation, numbered, with the stone of each move, e.g.
@@ -160,13 +152,7 @@ pub fn render_moves(view: &pb::CaroView) -> String {
         }
         let _ = write!(out, "  {}.{} {:<3}", i + 1, stone, cell_label(cell));
     }
-    let mut out: String = out
-        .lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n");
-    out.push('\n');
-    out
+    trimmed(&out)
 }
 
 /// What a seat plays as, in the game's own words: `X` in Caro, `white` in Backgammon, the
@@ -203,6 +189,21 @@ pub fn player_name(seats: &[pb::SeatInfo], seat: u32) -> String {
         .iter()
         .find(|s| s.seat == seat)
         .map_or_else(|| format!("seat {seat}"), |s| s.display_name.clone())
+}
+
+/// Seats 0 and 1 held by `ann` (player `p0`) and `bob` (`p1`): the table of the renderers'
+/// tests.
+#[cfg(test)]
+pub(crate) fn ann_and_bob() -> Vec<pb::SeatInfo> {
+    ["ann", "bob"]
+        .iter()
+        .zip(0..)
+        .map(|(name, seat)| pb::SeatInfo {
+            seat,
+            player_id: format!("p{seat}"),
+            display_name: (*name).into(),
+        })
+        .collect()
 }
 
 /// Joins lines with their trailing spaces removed (they make copied transcripts ragged),

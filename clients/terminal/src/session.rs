@@ -78,6 +78,19 @@ pub fn describe(status: &Status) -> String {
     }
 }
 
+/// The game as the server shows it to this player, or an error naming the game.
+pub async fn get_game(client: &mut Client, game_id: &str) -> anyhow::Result<pb::GameSnapshot> {
+    client
+        .get_game(pb::GetGameRequest {
+            game_id: game_id.to_owned(),
+        })
+        .await
+        .map_err(|status| anyhow::anyhow!("cannot read game {game_id}: {}", describe(&status)))?
+        .into_inner()
+        .game
+        .context("the server sent no game")
+}
+
 /// Now, Unix milliseconds (0 if the clock is before 1970).
 pub fn now_ms() -> i64 {
     SystemTime::now()

@@ -41,17 +41,7 @@ pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
         }
     };
 
-    let snapshot = client
-        .get_game(pb::GetGameRequest {
-            game_id: game_id.clone(),
-        })
-        .await
-        .map_err(|status| {
-            anyhow::anyhow!("cannot read game {game_id}: {}", session::describe(&status))
-        })?
-        .into_inner()
-        .game
-        .context("the server sent no game")?;
+    let snapshot = session::get_game(&mut client, &game_id).await?;
     // Events up to the snapshot's seq are replayed into the table without a redraw each, so
     // `--from 0` on a long game does not scroll a board per old move.
     let caught_up_at = snapshot.seq;

@@ -55,14 +55,10 @@ impl From<IdError> for ServiceError {
     }
 }
 
+/// Redis down is UNAVAILABLE (retryable); unreadable stored data is INTERNAL.
 impl From<StoreError> for ServiceError {
     fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Unavailable(message) => {
-                ServiceError::Unavailable(format!("session store unavailable: {message}"))
-            }
-            other => ServiceError::Internal(format!("session store: {other}")),
-        }
+        error.into_service_error(ServiceError::Unavailable, ServiceError::Internal)
     }
 }
 
@@ -78,8 +74,8 @@ impl From<Status> for ServiceError {
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
         use ludus_proto::error_details::{
-            DOMAIN_GAMES, META_CURRENT_SEQ, META_GAME_ID, META_RULE, invalid_argument, reason,
-            refusal, rule_of,
+            DOMAIN_GAMES, META_CURRENT_SEQ, META_GAME_ID, META_RULE, internal_error,
+            invalid_argument, reason, refusal, rule_of,
         };
         use tonic::Code;
         let message = error.to_string();
@@ -122,13 +118,7 @@ impl From<ServiceError> for Status {
             ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
                 tracing::error!(error = %message, "internal error");
-                refusal(
-                    Code::Internal,
-                    "internal error",
-                    DOMAIN_GAMES,
-                    reason::INTERNAL,
-                    &[],
-                )
+                internal_error(DOMAIN_GAMES)
             }
         }
     }

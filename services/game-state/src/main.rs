@@ -3,8 +3,6 @@
 #![forbid(unsafe_code)]
 
 use clap::Parser;
-use ludus_store::Backend;
-use tokio::net::TcpListener;
 
 /// The Ludus game-state service.
 #[derive(Debug, Parser)]
@@ -13,9 +11,6 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "LUDUS_GAME_STATE_LISTEN", default_value = "0.0.0.0:50051")]
     listen: String,
-    /// The Redis holding session state, e.g. `redis://redis:6379`.
-    #[arg(long, env = "LUDUS_REDIS_URL")]
-    redis_url: String,
     /// The timers service.
     #[arg(long, env = "LUDUS_TIMERS_URL", default_value = "http://timers:50053")]
     timers_url: String,
@@ -38,6 +33,8 @@ struct Args {
     )]
     finished_game_retention_hours: u64,
     #[command(flatten)]
+    redis: ludus_store::RedisFlags,
+    #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
 }
 
@@ -46,7 +43,7 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("game-state", &args.telemetry)?;
     let config = ludus_game_state::Config {
-        backend: Backend::redis(&args.redis_url).await?,
+        backend: args.redis.connect().await?,
         timers_url: args.timers_url,
         ratings_url: args.ratings_url,
         absence_grace: std::time::Duration::from_secs(args.absence_grace_seconds),
@@ -55,7 +52,6 @@ async fn main() -> anyhow::Result<()> {
         ),
         clock: ludus_store::Clock::system(),
     };
-    let listener = TcpListener::bind(&args.listen).await?;
-    tracing::info!(address = %listener.local_addr()?, "game-state listening");
+    let listener = ludus_telemetry::listen("game-state", &args.listen).await?;
     ludus_game_state::run(config, listener, ludus_telemetry::shutdown_signal()).await
 }

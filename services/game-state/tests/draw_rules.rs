@@ -6,34 +6,8 @@ mod support;
 
 use ludus_game_state::{GameStateService, error::ServiceError};
 use ludus_proto::pb::{self, game_settings::Options};
-use support::service;
+use support::{create_game, player, service};
 use tonic::{Code, Status};
-
-async fn create(service: &GameStateService, game_id: &str, options: Options) {
-    service
-        .create_game(pb::CreateGameRequest {
-            game_id: game_id.to_owned(),
-            settings: Some(pb::GameSettings {
-                options: Some(options),
-                turn_time_ms: 0,
-            }),
-            players: ["a", "b"]
-                .map(|player| pb::PlayerRef {
-                    player_id: player.to_owned(),
-                    display_name: player.to_owned(),
-                })
-                .to_vec(),
-        })
-        .await
-        .expect("create");
-}
-
-fn player(game_id: &str, player_id: &str) -> pb::PlayerRequest {
-    pb::PlayerRequest {
-        game_id: game_id.to_owned(),
-        player_id: player_id.to_owned(),
-    }
-}
 
 async fn offer(service: &GameStateService, game_id: &str, by: &str) -> Result<(), ServiceError> {
     service.offer_draw(player(game_id, by)).await.map(drop)
@@ -78,7 +52,7 @@ fn assert_refused(result: Result<(), ServiceError>, rule: &str, what: &str) {
 async fn draws_by_agreement_name(rule: &str, options: Options) {
     let service = service().await;
     let game_id = format!("draw-{rule}");
-    create(&service, &game_id, options).await;
+    create_game(&service, &game_id, options, ["a", "b"]).await;
     assert_refused(
         answer(&service, &game_id, "b", true).await,
         rule,
@@ -116,7 +90,7 @@ async fn draws_by_agreement_name(rule: &str, options: Options) {
 async fn no_draws_name(rule: &str, options: Options) {
     let service = service().await;
     let game_id = format!("no-draw-{rule}");
-    create(&service, &game_id, options).await;
+    create_game(&service, &game_id, options, ["a", "b"]).await;
     assert_refused(offer(&service, &game_id, "a").await, rule, "an offer");
     assert_refused(
         answer(&service, &game_id, "b", true).await,

@@ -6,25 +6,12 @@ mod support;
 use ludus_game_state::{GameStateService, error::ServiceError};
 use ludus_proto::pb;
 use ludus_telemetry::testing::{MetricsRecorder, attrs};
-use support::service;
+use support::{create_game, player, service};
 
+/// A Caro game (default options) between `x`, who moves first, and `o`.
 async fn caro(service: &GameStateService, game_id: &str) {
-    service
-        .create_game(pb::CreateGameRequest {
-            game_id: game_id.to_owned(),
-            settings: Some(pb::GameSettings {
-                options: Some(pb::game_settings::Options::Caro(pb::CaroOptions::default())),
-                turn_time_ms: 0,
-            }),
-            players: ["x", "o"]
-                .map(|player| pb::PlayerRef {
-                    player_id: player.to_owned(),
-                    display_name: player.to_owned(),
-                })
-                .to_vec(),
-        })
-        .await
-        .expect("create");
+    let options = pb::game_settings::Options::Caro(pb::CaroOptions::default());
+    create_game(service, game_id, options, ["x", "o"]).await;
 }
 
 async fn play(
@@ -44,13 +31,6 @@ async fn play(
             }),
         })
         .await
-}
-
-fn player(game_id: &str, player_id: &str) -> pb::PlayerRequest {
-    pb::PlayerRequest {
-        game_id: game_id.to_owned(),
-        player_id: player_id.to_owned(),
-    }
 }
 
 #[tokio::test]

@@ -40,14 +40,10 @@ impl From<IdError> for ServiceError {
     }
 }
 
+/// Redis down is UNAVAILABLE (retryable); unreadable stored data is INTERNAL.
 impl From<StoreError> for ServiceError {
     fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Unavailable(message) => {
-                ServiceError::Unavailable(format!("session store unavailable: {message}"))
-            }
-            other => ServiceError::Internal(format!("session store: {other}")),
-        }
+        error.into_service_error(ServiceError::Unavailable, ServiceError::Internal)
     }
 }
 
@@ -55,7 +51,9 @@ impl From<StoreError> for ServiceError {
 /// `ludus_proto::error_details`).
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
-        use ludus_proto::error_details::{DOMAIN_MATCHMAKING, invalid_argument, reason, refusal};
+        use ludus_proto::error_details::{
+            DOMAIN_MATCHMAKING, internal_error, invalid_argument, reason, refusal,
+        };
         use tonic::Code;
         let message = error.to_string();
         let refuse =
@@ -74,13 +72,7 @@ impl From<ServiceError> for Status {
             ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
                 tracing::error!(error = %message, "internal error");
-                refusal(
-                    Code::Internal,
-                    "internal error",
-                    DOMAIN_MATCHMAKING,
-                    reason::INTERNAL,
-                    &[],
-                )
+                internal_error(DOMAIN_MATCHMAKING)
             }
         }
     }

@@ -9,8 +9,6 @@ use ludus_matchmaking::{
     Config, DEFAULT_BACKGAMMON_TURN_MS, DEFAULT_CARO_TURN_MS, DEFAULT_JUNQI_TURN_MS,
     DEFAULT_MANCALA_TURN_MS, DEFAULT_QUORIDOR_TURN_MS, RatingWindow,
 };
-use ludus_store::Backend;
-use tokio::net::TcpListener;
 
 /// The Ludus matchmaking service.
 #[derive(Debug, Parser)]
@@ -23,9 +21,6 @@ struct Args {
         default_value = "0.0.0.0:50052"
     )]
     listen: String,
-    /// The Redis holding session state, e.g. `redis://redis:6379`.
-    #[arg(long, env = "LUDUS_REDIS_URL")]
-    redis_url: String,
     /// The game-state service, e.g. `http://game-state:50051`.
     #[arg(long, env = "LUDUS_GAME_STATE_URL")]
     game_state_url: String,
@@ -65,6 +60,8 @@ struct Args {
     #[arg(long, env = "LUDUS_MATCH_INTERVAL_MS", default_value_t = 100)]
     match_interval_ms: u64,
     #[command(flatten)]
+    redis: ludus_store::RedisFlags,
+    #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
 }
 
@@ -73,7 +70,7 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("matchmaking", &args.telemetry)?;
     let config = Config {
-        backend: Backend::redis(&args.redis_url).await?,
+        backend: args.redis.connect().await?,
         game_state_url: args.game_state_url,
         caro_turn_ms: args.caro_turn_ms,
         quoridor_turn_ms: args.quoridor_turn_ms,
@@ -89,7 +86,6 @@ async fn main() -> anyhow::Result<()> {
         },
         clock: ludus_store::Clock::system(),
     };
-    let listener = TcpListener::bind(&args.listen).await?;
-    tracing::info!(address = %listener.local_addr()?, "matchmaking listening");
+    let listener = ludus_telemetry::listen("matchmaking", &args.listen).await?;
     ludus_matchmaking::run(config, listener, ludus_telemetry::shutdown_signal()).await
 }

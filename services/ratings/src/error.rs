@@ -21,14 +21,10 @@ pub enum ServiceError {
     Internal(String),
 }
 
+/// Redis down is UNAVAILABLE (retryable); unreadable stored data is INTERNAL.
 impl From<StoreError> for ServiceError {
     fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Unavailable(message) => {
-                ServiceError::Unavailable(format!("session store unavailable: {message}"))
-            }
-            other => ServiceError::Internal(format!("session store: {other}")),
-        }
+        error.into_service_error(ServiceError::Unavailable, ServiceError::Internal)
     }
 }
 
@@ -42,36 +38,22 @@ impl From<IdError> for ServiceError {
 /// `ludus_proto::error_details`).
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
-        use ludus_proto::error_details::{DOMAIN_RATINGS, invalid_argument, reason, refusal};
+        use ludus_proto::error_details::{
+            DOMAIN_RATINGS, internal_error, invalid_argument, reason, refusal,
+        };
         use tonic::Code;
         let message = error.to_string();
+        let refuse =
+            |code, reason: &str| refusal(code, message.clone(), DOMAIN_RATINGS, reason, &[]);
         match error {
             ServiceError::InvalidArgument(_) => {
                 invalid_argument(message, DOMAIN_RATINGS, reason::INVALID_FIELD)
             }
-            ServiceError::Aborted(_) => refusal(
-                Code::Aborted,
-                message,
-                DOMAIN_RATINGS,
-                reason::CONTENDED,
-                &[],
-            ),
-            ServiceError::Unavailable(_) => refusal(
-                Code::Unavailable,
-                message,
-                DOMAIN_RATINGS,
-                reason::UNAVAILABLE,
-                &[],
-            ),
+            ServiceError::Aborted(_) => refuse(Code::Aborted, reason::CONTENDED),
+            ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
                 tracing::error!(error = %message, "internal error");
-                refusal(
-                    Code::Internal,
-                    "internal error",
-                    DOMAIN_RATINGS,
-                    reason::INTERNAL,
-                    &[],
-                )
+                internal_error(DOMAIN_RATINGS)
             }
         }
     }

@@ -3,8 +3,6 @@
 #![forbid(unsafe_code)]
 
 use clap::Parser;
-use ludus_store::Backend;
-use tokio::net::TcpListener;
 
 /// The Ludus ratings service.
 #[derive(Debug, Parser)]
@@ -13,9 +11,8 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "LUDUS_RATINGS_LISTEN", default_value = "0.0.0.0:50054")]
     listen: String,
-    /// The Redis holding session state, e.g. `redis://redis:6379`.
-    #[arg(long, env = "LUDUS_REDIS_URL")]
-    redis_url: String,
+    #[command(flatten)]
+    redis: ludus_store::RedisFlags,
     #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
 }
@@ -24,9 +21,8 @@ struct Args {
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("ratings", &args.telemetry)?;
-    let backend = Backend::redis(&args.redis_url).await?;
-    let listener = TcpListener::bind(&args.listen).await?;
-    tracing::info!(address = %listener.local_addr()?, "ratings listening");
+    let backend = args.redis.connect().await?;
+    let listener = ludus_telemetry::listen("ratings", &args.listen).await?;
     ludus_ratings::run(
         ludus_ratings::Config { backend },
         listener,

@@ -19,6 +19,24 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+impl StoreError {
+    /// This failure as a service's own error, with a message that names the session store:
+    /// `unavailable` when Redis is down (the caller may retry), `internal` when stored data is
+    /// not what we wrote (a bug: the service logs it and returns no details).
+    pub fn into_service_error<E>(
+        self,
+        unavailable: impl FnOnce(String) -> E,
+        internal: impl FnOnce(String) -> E,
+    ) -> E {
+        match self {
+            StoreError::Unavailable(message) => {
+                unavailable(format!("session store unavailable: {message}"))
+            }
+            other => internal(format!("session store: {other}")),
+        }
+    }
+}
+
 impl From<redis::RedisError> for StoreError {
     fn from(e: redis::RedisError) -> Self {
         match e.kind() {

@@ -16,6 +16,7 @@
 //! - `backend`: [`Backend`], key naming, error mapping.
 //! - `game`: [`GameStore`], the per-game state, event log and idempotency table.
 //! - `feed`: [`GameFeed`], live events over pub/sub, one subscription per game per process.
+//! - `flags`: [`RedisFlags`], the Redis flag every service binary flattens into its own.
 //! - `timer`: [`TimerStore`], claimable deadlines.
 //! - `queue`: [`QueueStore`], matchmaking tickets.
 //! - `rating`: [`RatingStore`], ratings, leaderboards and the per-game idempotency marker.
@@ -66,6 +67,7 @@ mod clock;
 #[cfg(feature = "testing")]
 pub mod conformance;
 mod feed;
+mod flags;
 mod game;
 mod queue;
 mod rating;
@@ -76,6 +78,7 @@ mod timer;
 pub use backend::{Backend, StoreError};
 pub use clock::{Clock, ManualClock};
 pub use feed::{FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
+pub use flags::RedisFlags;
 pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
 pub use queue::{EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, Ticket, TicketStatus};
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};

@@ -1,6 +1,6 @@
 //! The server plumbing every Ludus gRPC server shares.
 
-use std::{future::Future, time::Duration};
+use std::{convert::Infallible, future::Future, time::Duration};
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -51,6 +51,36 @@ impl ServingGuard {
 /// connections spreads callers over new replicas within minutes, without a mesh.
 pub const INTERNAL_CONNECTION_AGE: Duration = Duration::from_secs(300);
 
+/// Binds `address` and logs where `service` listens: how every binary opens its port before
+/// handing it to its `run`.
+pub async fn listen(service: &str, address: &str) -> anyhow::Result<TcpListener> {
+    let listener = TcpListener::bind(address).await?;
+    tracing::info!(address = %listener.local_addr()?, "{service} listening");
+    Ok(listener)
+}
+
+/// What a tonic service takes in and gives back.
+type HttpRequest = http::Request<tonic::body::Body>;
+type HttpResponse = http::Response<tonic::body::Body>;
+
+/// A tonic service as [`serve`] and [`serve_with`] take it: what a generated `FooServer::new`
+/// returns.
+pub trait GrpcService:
+    tower::Service<HttpRequest, Response = HttpResponse, Error = Infallible, Future: Send + 'static>
+    + NamedService
+{
+}
+
+impl<S> GrpcService for S where
+    S: tower::Service<
+            HttpRequest,
+            Response = HttpResponse,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + NamedService
+{
+}
+
 /// Serves an internal `service` (see [`serve_with`]), rotating client connections every
 /// [`INTERNAL_CONNECTION_AGE`].
 pub async fn serve<S>(
@@ -59,16 +89,7 @@ pub async fn serve<S>(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()>
 where
-    S: tower::Service<
-            http::Request<tonic::body::Body>,
-            Response = http::Response<tonic::body::Body>,
-            Error = std::convert::Infallible,
-        > + NamedService
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
+    S: GrpcService + Clone + Send + Sync + 'static,
 {
     serve_with(service, Some(INTERNAL_CONNECTION_AGE), listener, shutdown).await
 }
@@ -84,16 +105,7 @@ pub async fn serve_with<S>(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()>
 where
-    S: tower::Service<
-            http::Request<tonic::body::Body>,
-            Response = http::Response<tonic::body::Body>,
-            Error = std::convert::Infallible,
-        > + NamedService
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
+    S: GrpcService + Clone + Send + Sync + 'static,
 {
     let (reporter, health_service) = tonic_health::server::health_reporter();
     let guard = ServingGuard {

@@ -5,8 +5,6 @@
 use std::time::Duration;
 
 use clap::Parser;
-use ludus_store::Backend;
-use tokio::net::TcpListener;
 
 /// The Ludus timers service.
 #[derive(Debug, Parser)]
@@ -15,9 +13,6 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "LUDUS_TIMERS_LISTEN", default_value = "0.0.0.0:50053")]
     listen: String,
-    /// The Redis holding session state, e.g. `redis://redis:6379`.
-    #[arg(long, env = "LUDUS_REDIS_URL")]
-    redis_url: String,
     /// game-state, which owns turn clocks.
     #[arg(
         long,
@@ -29,6 +24,8 @@ struct Args {
     #[arg(long, env = "LUDUS_TIMER_VISIBILITY_SECONDS", default_value_t = 10)]
     visibility_seconds: u64,
     #[command(flatten)]
+    redis: ludus_store::RedisFlags,
+    #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
 }
 
@@ -36,10 +33,8 @@ struct Args {
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("timers", &args.telemetry)?;
-    let mut config =
-        ludus_timers::Config::new(Backend::redis(&args.redis_url).await?, args.game_state_url);
+    let mut config = ludus_timers::Config::new(args.redis.connect().await?, args.game_state_url);
     config.visibility = Duration::from_secs(args.visibility_seconds.max(1));
-    let listener = TcpListener::bind(&args.listen).await?;
-    tracing::info!(address = %listener.local_addr()?, "timers listening");
+    let listener = ludus_telemetry::listen("timers", &args.listen).await?;
     ludus_timers::run(config, listener, ludus_telemetry::shutdown_signal()).await
 }

@@ -209,18 +209,7 @@ pub fn render(view: &pb::BackgammonView, me: Option<u32>, seats: &[pb::SeatInfo]
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn seats() -> Vec<pb::SeatInfo> {
-        ["ann", "bob"]
-            .iter()
-            .zip(0..)
-            .map(|(name, seat)| pb::SeatInfo {
-                seat,
-                player_id: format!("p{seat}"),
-                display_name: (*name).into(),
-            })
-            .collect()
-    }
+    use crate::render::ann_and_bob as seats;
 
     /// The opening position after black (bob) rolled 6-5 and ran 24/13, then white rolled
     /// 3-1 and made its 5 point; white to play... cube owned by black at 2.

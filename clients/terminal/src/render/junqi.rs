@@ -443,18 +443,7 @@ pub fn action_note(view: &pb::JunqiView, seat: u32, notation: &str) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn seats() -> Vec<pb::SeatInfo> {
-        ["ann", "bob"]
-            .iter()
-            .zip(0..)
-            .map(|(name, seat)| pb::SeatInfo {
-                seat,
-                player_id: format!("p{seat}"),
-                display_name: (*name).into(),
-            })
-            .collect()
-    }
+    use crate::render::ann_and_bob as seats;
 
     fn piece(colour: pb::JunqiColour, rank: pb::JunqiRank) -> pb::JunqiPiece {
         pb::JunqiPiece {

@@ -226,21 +226,7 @@ fn last_sow_line(sow: &pb::MancalaSow, seats: &[pb::SeatInfo]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn seats() -> Vec<pb::SeatInfo> {
-        vec![
-            pb::SeatInfo {
-                seat: 0,
-                player_id: "p0".into(),
-                display_name: "ann".into(),
-            },
-            pb::SeatInfo {
-                seat: 1,
-                player_id: "p1".into(),
-                display_name: "bob".into(),
-            },
-        ]
-    }
+    use crate::render::ann_and_bob as seats;
 
     fn spot(seat: u32, pit: u32) -> Option<pb::MancalaSpot> {
         Some(pb::MancalaSpot { seat, pit })

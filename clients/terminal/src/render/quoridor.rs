@@ -252,6 +252,7 @@ fn goal(goal: i32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::ann_and_bob as seats;
 
     fn cell(file: u32, rank: u32) -> Option<pb::QuoridorCell> {
         Some(pb::QuoridorCell { file, rank })
@@ -289,18 +290,6 @@ mod tests {
             distance: Some(7),
             in_game: true,
         }
-    }
-
-    fn seats() -> Vec<pb::SeatInfo> {
-        ["ann", "bob"]
-            .iter()
-            .zip(0..)
-            .map(|(name, seat)| pb::SeatInfo {
-                seat,
-                player_id: format!("p{seat}"),
-                display_name: (*name).into(),
-            })
-            .collect()
     }
 
     /// 9x9: red moved e1-e2, yellow on e9 placed e3h earlier, then red's d5v is the last…

@@ -137,16 +137,22 @@ pub fn position_from_pb(position: &pb::MancalaPosition) -> Result<Analysable, Se
             "position.sides: M7: a row is empty, so the game is already over".into(),
         ));
     }
+    playing_position(&pits, &stores, to_move)
+        .ok_or_else(|| ServiceError::InvalidArgument("position.sides: M2: too many seeds".into()))
+}
+
+/// A game still in play, `to_move` (0 or 1) to sow: the solver sees the board from the
+/// mover's side. `None` when the seeds are more than the solver's board holds (M2).
+fn playing_position(pits: &[[u8; 6]; 2], stores: &[u8; 2], to_move: usize) -> Option<Analysable> {
     let position = KalahPosition::new(
         pits[to_move],
         pits[1 - to_move],
         [stores[to_move], stores[1 - to_move]],
-    )
-    .ok_or_else(|| ServiceError::InvalidArgument("position.sides: M2: too many seeds".into()))?;
-    Ok(Analysable {
+    )?;
+    Some(Analysable {
         shown: pb::MancalaPosition {
             rule_set: pb::MancalaRuleSet::Kalah as i32,
-            sides: position_sides(&pits, &stores),
+            sides: position_sides(pits, stores),
             to_move: seat_u32(to_move),
         },
         position: Some(position),
@@ -197,21 +203,8 @@ pub fn position_of_view(view: &pb::GameView) -> Result<Analysable, ServiceError>
             final_margin: margin,
         });
     };
-    let position = KalahPosition::new(
-        pits[to_move],
-        pits[1 - to_move],
-        [stores[to_move], stores[1 - to_move]],
-    )
-    .ok_or_else(|| ServiceError::Internal("stored mancala board is too large".into()))?;
-    Ok(Analysable {
-        shown: pb::MancalaPosition {
-            rule_set: pb::MancalaRuleSet::Kalah as i32,
-            sides: position_sides(&pits, &stores),
-            to_move: seat_u32(to_move),
-        },
-        position: Some(position),
-        final_margin: 0,
-    })
+    playing_position(&pits, &stores, to_move)
+        .ok_or_else(|| ServiceError::Internal("stored mancala board is too large".into()))
 }
 
 /// The budget a request gets: 0 means the default, anything over the cap is capped.

@@ -4,6 +4,7 @@
 use ludus_game_state::{GameStateService, ratings::OutcomeReporter};
 use ludus_proto::pb::{
     self,
+    game_settings::Options,
     ratings_client::RatingsClient,
     timers_client::TimersClient,
     timers_server::{Timers, TimersServer},
@@ -50,4 +51,38 @@ pub async fn service() -> GameStateService {
         OutcomeReporter::new(RatingsClient::new(ratings)),
         60_000,
     )
+}
+
+/// Creates `game_id` with `options`, no turn clock, seats 0 and 1 held by `players` (each
+/// player's id is also their display name).
+pub async fn create_game(
+    service: &GameStateService,
+    game_id: &str,
+    options: Options,
+    players: [&str; 2],
+) {
+    service
+        .create_game(pb::CreateGameRequest {
+            game_id: game_id.to_owned(),
+            settings: Some(pb::GameSettings {
+                options: Some(options),
+                turn_time_ms: 0,
+            }),
+            players: players
+                .map(|player| pb::PlayerRef {
+                    player_id: player.to_owned(),
+                    display_name: player.to_owned(),
+                })
+                .to_vec(),
+        })
+        .await
+        .expect("create");
+}
+
+/// `player_id`'s request about `game_id` (resign, offer a draw).
+pub fn player(game_id: &str, player_id: &str) -> pb::PlayerRequest {
+    pb::PlayerRequest {
+        game_id: game_id.to_owned(),
+        player_id: player_id.to_owned(),
+    }
 }
