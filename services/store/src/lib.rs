@@ -68,6 +68,9 @@ mod timer;
 pub use backend::{Backend, StoreError};
 pub use feed::{FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
-pub use queue::{EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, Ticket, TicketStatus};
+pub use queue::{
+    EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, SettledSubscription, TableClaim, Ticket,
+    TicketStatus,
+};
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use timer::{DueTimer, TimerStore};

@@ -83,7 +83,11 @@ fn redis_calls(port: u16) -> anyhow::Result<HashMap<String, u64>> {
 /// redis-server's CPU seconds (user + system) so far.
 fn redis_cpu(port: u16) -> anyhow::Result<f64> {
     let info = redis_info(port, "cpu")?;
-    let get = |k: &str| info.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    let get = |k: &str| {
+        info.get(k)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     Ok(get("used_cpu_user") + get("used_cpu_sys"))
 }
 
@@ -97,7 +101,12 @@ fn own_cpu() -> f64 {
     };
     let fields: Vec<&str> = after_name.split_whitespace().collect();
     // utime and stime are fields 14 and 15 of the line; 12 and 13 after the name.
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     (ticks(11) + ticks(12)) / 100.0
 }
 
