@@ -31,10 +31,12 @@ pub struct TicketNotices {
     inner: Arc<Inner>,
 }
 
+/// ticket id -> its open watches (registration id, waiter).
+type Watches = HashMap<String, Vec<(u64, Arc<Waiter>)>>;
+
 #[derive(Debug, Default)]
 struct Inner {
-    /// ticket id -> its open watches (registration id, waiter).
-    watches: Mutex<HashMap<String, Vec<(u64, Arc<Waiter>)>>>,
+    watches: Mutex<Watches>,
     next_id: AtomicU64,
 }
 
@@ -80,7 +82,7 @@ impl Drop for Registration {
 }
 
 impl TicketNotices {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, Arc<Waiter>)>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Watches> {
         // A poisoned lock only means a holder panicked: the map is still consistent.
         self.inner
             .watches

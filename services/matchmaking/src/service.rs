@@ -179,7 +179,7 @@ impl MatchmakingService {
             // Watches on other replicas learn it now rather than at their next poll.
             if let Err(error) = self
                 .queues
-                .publish_settled(&[after.ticket_id.clone()])
+                .publish_settled(std::slice::from_ref(&after.ticket_id))
                 .await
             {
                 tracing::warn!(%error, "cancel notice not sent; watches see it when they poll");

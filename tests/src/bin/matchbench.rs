@@ -269,7 +269,7 @@ async fn main() -> anyhow::Result<()> {
             .map(|(k, v)| (k.clone(), v - calls_before.get(k).copied().unwrap_or(0)))
             .filter(|(_, d)| *d > 0)
             .collect();
-        deltas.sort_by(|a, b| b.1.cmp(&a.1));
+        deltas.sort_by_key(|(_, calls)| std::cmp::Reverse(*calls));
         let total: u64 = deltas.iter().map(|(_, d)| d).sum();
         #[allow(clippy::cast_precision_loss)]
         let n = args.tickets as f64;
