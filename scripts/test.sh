@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every check and every test of Ludus on a fresh machine: installs redis-server when it is
 # missing (the end-to-end tests start their own on free ports), then formatting, clippy with
-# warnings denied, and the whole test suite (rules, property tests, store conformance on memory
-# and Redis, services, end to end).
+# warnings denied, the whole test suite (rules, property tests, store conformance on memory
+# and Redis, services, end to end), and the web client in headless Chromium (installs Debian's
+# chromium and the client's npm packages when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,15 @@ cargo fmt --all --check
 echo "== cargo clippy (warnings denied)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+# The rules crates must stay free of anything a browser cannot run (no I/O, no OS randomness):
+# they are built for wasm32 on every run, so a dependency that cannot go there fails here.
+echo "== games' rules for wasm32-unknown-unknown"
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+cargo build --locked --target wasm32-unknown-unknown -p ludus-rules -p ludus-caro \
+  -p ludus-quoridor -p ludus-backgammon -p ludus-mancala -p ludus-junqi
+
 echo "== cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -33,3 +43,43 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk '{ print "build directory after the run: " $1 }' || true
 # One closing line for the whole workspace (cargo prints one summary per test binary).
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "total: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
+
+# The web client in a real browser (clients/web/test/browser.mjs): Debian's Chromium, the
+# client's packages from the committed lockfile (npm ci, only when they changed), a build (with
+# the offline games in WebAssembly), then two players and a spectator in headless Chromium
+# against the all-in-one binary, and two players on one device with no server. Board
+# screenshots land in clients/web/artifacts/.
+echo "== web client in headless Chromium"
+apt_install() {
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "$@" >/dev/null
+}
+if [ ! -x /usr/bin/chromium ]; then
+  echo "installing chromium"
+  apt_install chromium
+fi
+if ! command -v npm >/dev/null 2>&1; then
+  echo "installing nodejs and npm"
+  apt_install nodejs npm
+fi
+node --version
+cargo build -p ludus --locked
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+(
+  cd clients/web
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  fi
+  # Offline games: the rules as WebAssembly, glued by wasm-bindgen (its CLI must match the
+  # wasm-bindgen crate in Cargo.lock exactly; installed once per machine).
+  if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen 0.2.130" ]; then
+    cargo install wasm-bindgen-cli --version 0.2.130
+  fi
+  npm run build:offline --silent
+  npm run build --silent
+  LUDUS_BIN="$target_dir/debug/ludus" node test/browser.mjs
+)

@@ -4,12 +4,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use tonic::{Status, metadata::MetadataMap};
+use tonic::{Code, Status, metadata::MetadataMap};
+
+use crate::refusal::{reason, refuse};
 
 /// How long a guest token is accepted.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
-/// Longest display name, in characters.
-pub const MAX_DISPLAY_NAME: usize = 32;
 
 /// The signed claims of a session.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -53,20 +53,11 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// Checks a display name: 1 to 32 characters after trimming, no control characters.
+/// The name a person typed at sign-in, trimmed, under the shared display-name policy
+/// ([`ludus_proto::ids::validate_display_name`]: 1 to 32 characters, nothing invisible).
 pub fn validate_display_name(name: &str) -> Result<String, Status> {
     let name = name.trim();
-    let count = name.chars().count();
-    if count == 0 || count > MAX_DISPLAY_NAME {
-        return Err(Status::invalid_argument(format!(
-            "display_name: must be 1 to {MAX_DISPLAY_NAME} characters"
-        )));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(Status::invalid_argument(
-            "display_name: control characters are not allowed",
-        ));
-    }
+    ludus_proto::ids::validate_display_name("display_name", name)?;
     Ok(name.to_owned())
 }
 
@@ -112,19 +103,43 @@ impl Tokens {
     pub fn caller(&self, metadata: &MetadataMap) -> Result<Caller, Status> {
         let header = metadata
             .get("authorization")
-            .ok_or_else(|| Status::unauthenticated("missing authorization: Bearer <token>"))?
+            .ok_or_else(|| {
+                refuse(
+                    Code::Unauthenticated,
+                    "missing authorization: Bearer <token>",
+                    reason::TOKEN_MISSING,
+                )
+            })?
             .to_str()
-            .map_err(|_| Status::unauthenticated("authorization header is not text"))?;
+            .map_err(|_| {
+                refuse(
+                    Code::Unauthenticated,
+                    "authorization header is not text",
+                    reason::TOKEN_MISSING,
+                )
+            })?;
         let token = header
             .strip_prefix("Bearer ")
             .or_else(|| header.strip_prefix("bearer "))
-            .ok_or_else(|| Status::unauthenticated("authorization must be: Bearer <token>"))?;
+            .ok_or_else(|| {
+                refuse(
+                    Code::Unauthenticated,
+                    "authorization must be: Bearer <token>",
+                    reason::TOKEN_MISSING,
+                )
+            })?;
         let data = jsonwebtoken::decode::<Claims>(token.trim(), &self.decoding, &self.validation)
             .map_err(|e| match e.kind() {
-            jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
-                Status::unauthenticated("the token has expired: sign in again")
-            }
-            _ => Status::unauthenticated("the token is not valid"),
+            jsonwebtoken::errors::ErrorKind::ExpiredSignature => refuse(
+                Code::Unauthenticated,
+                "the token has expired: sign in again",
+                reason::TOKEN_EXPIRED,
+            ),
+            _ => refuse(
+                Code::Unauthenticated,
+                "the token is not valid",
+                reason::TOKEN_INVALID,
+            ),
         })?;
         Ok(Caller {
             player_id: data.claims.sub,
@@ -135,6 +150,8 @@ impl Tokens {
 
 #[cfg(test)]
 mod tests {
+    use ludus_proto::error_details::StatusExt;
+
     use super::*;
 
     fn tokens(secret: &[u8]) -> Tokens {
@@ -162,16 +179,29 @@ mod tests {
     fn forged_missing_and_malformed_tokens_are_refused() {
         let (token, _, _) = tokens(&[1; 32]).issue_guest("mallory").unwrap();
         let other = tokens(&[2; 32]);
-        let code = |m: &MetadataMap| other.caller(m).unwrap_err().code();
+        // The code, and the reason a client acts on (ErrorInfo, domain ludus.gateway).
+        let refused = |m: &MetadataMap| {
+            let status = other.caller(m).unwrap_err();
+            let info = status.get_error_details().error_info().cloned().unwrap();
+            assert_eq!(info.domain, "ludus.gateway");
+            (status.code(), info.reason)
+        };
+        let unauthenticated = |reason: &str| (tonic::Code::Unauthenticated, reason.to_owned());
         assert_eq!(
-            code(&metadata(&format!("Bearer {token}"))),
-            tonic::Code::Unauthenticated
+            refused(&metadata(&format!("Bearer {token}"))),
+            unauthenticated("TOKEN_INVALID")
         );
-        assert_eq!(code(&MetadataMap::new()), tonic::Code::Unauthenticated);
-        assert_eq!(code(&metadata("Basic abc")), tonic::Code::Unauthenticated);
         assert_eq!(
-            code(&metadata("Bearer not.a.jwt")),
-            tonic::Code::Unauthenticated
+            refused(&MetadataMap::new()),
+            unauthenticated("TOKEN_MISSING")
+        );
+        assert_eq!(
+            refused(&metadata("Basic abc")),
+            unauthenticated("TOKEN_MISSING")
+        );
+        assert_eq!(
+            refused(&metadata("Bearer not.a.jwt")),
+            unauthenticated("TOKEN_INVALID")
         );
     }
 
@@ -187,6 +217,7 @@ mod tests {
         assert!(validate_display_name("   ").is_err());
         assert!(validate_display_name(&"x".repeat(33)).is_err());
         assert!(validate_display_name("a\u{7}b").is_err());
+        assert!(validate_display_name("ann\u{202E}").is_err());
         assert_eq!(
             validate_display_name(&"é".repeat(32))
                 .unwrap()

@@ -19,11 +19,20 @@ use opentelemetry::metrics::{Meter, UpDownCounter};
 use prost::Message;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tonic::Status;
+use tonic::{Code, Status};
+
+use crate::refusal::{reason, refuse, resume_after};
 
 /// Events buffered per stream before the stream stops reading the feed (it then catches up
 /// from the log).
 pub const STREAM_BUFFER: usize = 64;
+
+/// What a stream's task hands to its response body: boxed, because a tokio mpsc channel
+/// allocates its slots in blocks of 32 when it is created, and an unboxed
+/// `Result<GameEvent, Status>` (the whole event with its position view inline, or a status)
+/// made that block the largest part of an idle stream's memory. Boxed, a block is 32
+/// pointers; an event's allocation lives only while it is in flight.
+pub type StreamItem = Result<Box<pb::GameEvent>, Box<Status>>;
 
 /// `ludus.gateway.streams`, made on first use, after `main` installed the meter provider (see
 /// `ludus_telemetry::metrics`).
@@ -68,7 +77,7 @@ enum Stop {
 pub struct Subscription {
     pub game_id: String,
     pub last: u64,
-    pub tx: mpsc::Sender<Result<pb::GameEvent, Status>>,
+    pub tx: mpsc::Sender<StreamItem>,
     pub game_state: GameStateClient<Traced>,
     /// The caller's player id when they sit in the game and it is being played: their
     /// presence follows this stream.
@@ -85,7 +94,7 @@ impl Subscription {
         }
         self.last = event.seq;
         self.tx
-            .send(Ok(event))
+            .send(Ok(Box::new(event)))
             .await
             .map_err(|_| Stop::ClientGone)?;
         Ok(finished)
@@ -127,21 +136,24 @@ impl Subscription {
         // (and lose by C13). A lost close errs the other way: counted as connected, the
         // player never loses on a false disconnection.
         let mut counted = None;
+        // The calls to game-state (presence, log pages) are boxed: a spawned task holds its
+        // largest state for its whole life, and an idle stream should only hold its wait for
+        // the next live event, not room for a gRPC call in flight.
         if let Some(player_id) = seated_player
-            && self.presence(&player_id, true).await
+            && Box::pin(self.presence(&player_id, true)).await
         {
             counted = Some(player_id);
         }
         let outcome = self.stream(feed, stop).await;
         let finished = outcome.is_ok();
         if let Err(Stop::Status(status)) = outcome {
-            let _ = self.tx.send(Err(status)).await;
+            let _ = self.tx.send(Err(Box::new(status))).await;
         }
         // Once the game is over nobody needs to know who is still watching it.
         if let Some(player_id) = &counted
             && !finished
         {
-            self.presence(player_id, false).await;
+            Box::pin(self.presence(player_id, false)).await;
         }
     }
 
@@ -175,20 +187,24 @@ impl Subscription {
 
     async fn stream(&mut self, feed: GameFeed, stop: CancellationToken) -> Result<(), Stop> {
         let mut live = feed.subscribe(&self.game_id).await.map_err(|e| {
-            Stop::Status(Status::unavailable(format!("live events unavailable: {e}")))
+            Stop::Status(refuse(
+                Code::Unavailable,
+                format!("live events unavailable: {e}"),
+                reason::UNAVAILABLE,
+            ))
         })?;
         // Re-read the event the client already has too: if it finished the game, the stream
         // ends here instead of waiting for events that will never come.
-        if self.catch_up(self.last.saturating_sub(1)).await? {
+        if Box::pin(self.catch_up(self.last.saturating_sub(1))).await? {
             return Ok(());
         }
         loop {
             let received = tokio::select! {
                 () = stop.cancelled() => {
-                    return Err(Stop::Status(Status::unavailable(format!(
-                        "the server is shutting down: resume with after_seq = {}",
-                        self.last
-                    ))));
+                    return Err(Stop::Status(resume_after(
+                        format!("the server is shutting down: resume with after_seq = {}", self.last),
+                        self.last,
+                    )));
                 }
                 () = self.tx.closed() => return Err(Stop::ClientGone),
                 received = live.recv() => received,
@@ -206,15 +222,15 @@ impl Subscription {
                 }
                 // Ahead of us (a gap) or lagging: the log has everything in order.
                 Ok(_) | Err(FeedError::Lagged(_)) => {
-                    if self.catch_up(self.last).await? {
+                    if Box::pin(self.catch_up(self.last)).await? {
                         return Ok(());
                     }
                 }
                 Err(FeedError::Closed) => {
-                    return Err(Stop::Status(Status::unavailable(format!(
-                        "live events stopped: resume with after_seq = {}",
-                        self.last
-                    ))));
+                    return Err(Stop::Status(resume_after(
+                        format!("live events stopped: resume with after_seq = {}", self.last),
+                        self.last,
+                    )));
                 }
             }
         }

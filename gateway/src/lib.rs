@@ -8,12 +8,16 @@
 //! - [`service`]: the `Gateway` gRPC service.
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
 //! - [`limits`]: per-player rate limits (RESOURCE_EXHAUSTED).
+//! - [`web`]: grpc-web and CORS for browsers, on the same port.
+//! - [`refusal`]: the gateway's own refusals with their rich error details.
 #![forbid(unsafe_code)]
 
 pub mod auth;
 pub mod fanout;
 pub mod limits;
+pub mod refusal;
 pub mod service;
+pub mod web;
 
 use std::{future::Future, time::Duration};
 
@@ -43,6 +47,14 @@ pub struct Config {
     /// HS256 secret for session tokens, at least 32 bytes.
     pub token_secret: Vec<u8>,
     pub token_ttl: Duration,
+    /// Origins of web pages allowed to call the gateway with grpc-web (CORS), e.g.
+    /// `http://localhost:8080`; none by default.
+    pub cors_origins: Vec<String>,
+    /// Guest sign-ins per second for this process ([`limits::SignInLimit::default`] unless
+    /// a benchmark raises it).
+    pub sign_ins: limits::SignInLimit,
+    /// Each player's call rate ([`limits::PlayerLimit::default`] in production).
+    pub per_player: limits::PlayerLimit,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -52,8 +64,16 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let cors_origins = config
+        .cors_origins
+        .iter()
+        .map(|origin| web::parse_origin(origin))
+        .collect::<Result<Vec<_>, _>>()?;
     let stopping = CancellationToken::new();
-    let limits = limits::Limits::default();
+    // Stops the idle-limit sweeper (and ends open streams) even if this future is dropped
+    // instead of completing, or setup below fails after the sweeper started.
+    let _stop_on_drop = stopping.clone().drop_guard();
+    let limits = limits::Limits::configured(config.per_player, config.sign_ins);
     let forget = limits.clone();
     let stop_forgetting = stopping.clone();
     tokio::spawn(async move {
@@ -77,6 +97,7 @@ pub async fn run(
         stopping: stopping.clone(),
     };
     let server = GatewayServer::new(service).max_decoding_message_size(MAX_REQUEST_BYTES);
+    let server = web::WebEnabled::new(server, cors_origins);
     let shutdown = async move {
         shutdown.await;
         stopping.cancel();

@@ -7,7 +7,9 @@ use std::{
 };
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use tonic::Status;
+use tonic::{Code, Status};
+
+use crate::refusal::{reason, refuse};
 
 /// Calls a player may make per second, sustained.
 pub const CALLS_PER_SECOND: u32 = 20;
@@ -22,6 +24,40 @@ pub const SIGN_IN_BURST: u32 = 1000;
 /// few devices and a few games watched, and a cap on what one token can pin (a task, a buffer
 /// and a share of a feed subscription each). FindMatch needs none: a player holds one ticket.
 pub const STREAMS_PER_PLAYER: usize = 16;
+
+/// The process-wide guest sign-in rate: [`SIGN_INS_PER_SECOND`] sustained, bursts up to
+/// [`SIGN_IN_BURST`], unless a benchmark raises it (`--sign-ins-per-second`,
+/// `--sign-in-burst`): a load generator signs thousands of guests in within seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignInLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Default for SignInLimit {
+    fn default() -> Self {
+        SignInLimit {
+            per_second: SIGN_INS_PER_SECOND,
+            burst: SIGN_IN_BURST,
+        }
+    }
+}
+
+/// Each player's call rate: [`CALLS_PER_SECOND`] sustained, bursts up to [`BURST`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Default for PlayerLimit {
+    fn default() -> Self {
+        PlayerLimit {
+            per_second: CALLS_PER_SECOND,
+            burst: BURST,
+        }
+    }
+}
 
 /// Token buckets per player id, plus one for sign-ins, and open streams per player.
 #[derive(Clone, Debug)]
@@ -74,6 +110,16 @@ impl Limits {
         }
     }
 
+    /// `per_player` for each player's calls, `sign_ins` for guest sign-ins.
+    pub fn configured(per_player: PlayerLimit, sign_ins: SignInLimit) -> Self {
+        Limits::new(
+            per_player.per_second,
+            per_player.burst,
+            sign_ins.per_second,
+            sign_ins.burst,
+        )
+    }
+
     /// The same limits with another cap on open streams per player.
     pub fn with_streams_per_player(mut self, streams: usize) -> Self {
         self.streams_per_player = streams;
@@ -86,10 +132,14 @@ impl Limits {
         let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
         let open = streams.entry(player_id.to_owned()).or_insert(0);
         if *open >= self.streams_per_player {
-            return Err(Status::resource_exhausted(format!(
-                "too many open streams: a player may hold {} at once; close one first",
-                self.streams_per_player
-            )));
+            return Err(refuse(
+                Code::ResourceExhausted,
+                format!(
+                    "too many open streams: a player may hold {} at once; close one first",
+                    self.streams_per_player
+                ),
+                reason::TOO_MANY_STREAMS,
+            ));
         }
         *open += 1;
         Ok(StreamPermit {
@@ -102,14 +152,24 @@ impl Limits {
     pub fn check_player(&self, player_id: &str) -> Result<(), Status> {
         self.per_player
             .check_key(&player_id.to_owned())
-            .map_err(|_| Status::resource_exhausted("too many requests: slow down"))
+            .map_err(|_| {
+                refuse(
+                    Code::ResourceExhausted,
+                    "too many requests: slow down",
+                    reason::RATE_LIMITED,
+                )
+            })
     }
 
     /// RESOURCE_EXHAUSTED when sign-ins come too fast.
     pub fn check_sign_in(&self) -> Result<(), Status> {
-        self.sign_ins
-            .check()
-            .map_err(|_| Status::resource_exhausted("too many sign-ins: try again shortly"))
+        self.sign_ins.check().map_err(|_| {
+            refuse(
+                Code::ResourceExhausted,
+                "too many sign-ins: try again shortly",
+                reason::RATE_LIMITED,
+            )
+        })
     }
 
     /// Forgets players idle long enough for a full bucket; run now and then so the map does

@@ -44,22 +44,25 @@ struct Args {
     /// How long a guest token is valid, in hours.
     #[arg(long, env = "LUDUS_TOKEN_TTL_HOURS", default_value_t = 168)]
     token_ttl_hours: u64,
-    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
-    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
-    otlp_endpoint: Option<String>,
-    /// Log JSON lines instead of human-readable ones.
-    #[arg(long, env = "LUDUS_JSON_LOGS")]
-    json_logs: bool,
+    /// Origin of a web page allowed to call the gateway with grpc-web, e.g.
+    /// `https://play.example.org` (repeat the flag or separate with commas); none by default.
+    #[arg(long, env = "LUDUS_CORS_ORIGINS", value_delimiter = ',')]
+    cors_origin: Vec<String>,
+    /// Guest sign-ins per second this process accepts, sustained. Raise it only for load
+    /// benchmarks: sign-ins are unauthenticated.
+    #[arg(long, env = "LUDUS_SIGN_INS_PER_SECOND", default_value_t = ludus_gateway::limits::SIGN_INS_PER_SECOND)]
+    sign_ins_per_second: u32,
+    /// Guest sign-ins this process accepts in a burst (benchmarks only, like the rate).
+    #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
+    sign_in_burst: u32,
+    #[command(flatten)]
+    telemetry: ludus_telemetry::TelemetryFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
-        service_name: "gateway".into(),
-        otlp_endpoint: args.otlp_endpoint,
-        json_logs: args.json_logs,
-    })?;
+    let _telemetry = ludus_telemetry::init("gateway", &args.telemetry)?;
     let config = ludus_gateway::Config {
         backend: Backend::redis(&args.redis_url).await?,
         game_state_url: args.game_state_url,
@@ -67,6 +70,12 @@ async fn main() -> anyhow::Result<()> {
         ratings_url: args.ratings_url,
         token_secret: args.token_secret.into_bytes(),
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
+        cors_origins: args.cors_origin,
+        sign_ins: ludus_gateway::limits::SignInLimit {
+            per_second: args.sign_ins_per_second,
+            burst: args.sign_in_burst,
+        },
+        per_player: ludus_gateway::limits::PlayerLimit::default(),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "gateway listening");

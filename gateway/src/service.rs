@@ -4,6 +4,7 @@
 use std::pin::Pin;
 
 use futures::Stream;
+use ludus_proto::ids::{validate_id, validate_ruleset};
 use ludus_proto::pb::{
     self, game_state_client::GameStateClient, gateway_server::Gateway,
     matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
@@ -13,16 +14,12 @@ use ludus_telemetry::Traced;
 use tokio::sync::mpsc;
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tokio_util::sync::CancellationToken;
-use tonic::{Request, Response, Status};
+use tonic::{Code, Request, Response, Status};
 
 use crate::auth::{Caller, Tokens, validate_display_name};
-use crate::fanout::{STREAM_BUFFER, Subscription};
+use crate::fanout::{STREAM_BUFFER, StreamItem, Subscription};
 use crate::limits::Limits;
-
-/// Longest id (game, ticket, action, player) a client may send.
-pub const MAX_ID_LEN: usize = 64;
-/// Longest rating pool name.
-pub const MAX_RULESET_LEN: usize = 100;
+use crate::refusal::{invalid, reason, refuse};
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
 type MatchStream = Pin<Box<dyn Stream<Item = Result<pb::FindMatchUpdate, Status>> + Send>>;
@@ -38,37 +35,6 @@ pub struct GatewayService {
     pub(crate) limits: Limits,
     /// Cancelled at shutdown: open streams end with a resumable UNAVAILABLE.
     pub(crate) stopping: CancellationToken,
-}
-
-fn validate_id(field: &str, id: &str) -> Result<(), Status> {
-    if id.is_empty() || id.len() > MAX_ID_LEN {
-        return Err(Status::invalid_argument(format!(
-            "{field}: must be 1 to {MAX_ID_LEN} characters"
-        )));
-    }
-    if !id
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return Err(Status::invalid_argument(format!(
-            "{field}: only letters, digits, '-' and '_' are allowed"
-        )));
-    }
-    Ok(())
-}
-
-fn validate_ruleset(ruleset: &str) -> Result<(), Status> {
-    if ruleset.is_empty()
-        || ruleset.len() > MAX_RULESET_LEN
-        || !ruleset
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"/_-".contains(&b))
-    {
-        return Err(Status::invalid_argument(
-            "ruleset: a rating pool name like caro/15/blocked-ends",
-        ));
-    }
-    Ok(())
 }
 
 impl GatewayService {
@@ -113,7 +79,7 @@ impl Gateway for GatewayService {
         let settings = request
             .into_inner()
             .settings
-            .ok_or_else(|| Status::invalid_argument("settings: required"))?;
+            .ok_or_else(|| invalid("settings: required", reason::INVALID_FIELD))?;
         let mut matchmaking = self.matchmaking.clone();
         let ticket = matchmaking
             .enqueue(pb::EnqueueRequest {
@@ -139,7 +105,7 @@ impl Gateway for GatewayService {
                 let update = tokio::select! {
                     () = tx.closed() => break,
                     () = stopping.cancelled() => {
-                        let _ = tx.send(Err(Status::unavailable("the server is shutting down: find a match again"))).await;
+                        let _ = tx.send(Err(refuse(Code::Unavailable, "the server is shutting down: find a match again", reason::UNAVAILABLE))).await;
                         break;
                     }
                     update = updates.next() => update,
@@ -235,7 +201,10 @@ impl Gateway for GatewayService {
             .action
             .filter(|action| action.action.is_some())
             .ok_or_else(|| {
-                Status::invalid_argument("action: set the game's action or its notation")
+                invalid(
+                    "action: set the game's action or its notation",
+                    reason::INVALID_FIELD,
+                )
             })?;
         let response = self
             .game_state
@@ -360,7 +329,9 @@ impl Gateway for GatewayService {
             subscription.run(feed, stopping).await;
             drop(permit);
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        let unboxed =
+            ReceiverStream::new(rx).map(|item: StreamItem| item.map(|e| *e).map_err(|s| *s));
+        Ok(Response::new(Box::pin(unboxed)))
     }
 
     #[tracing::instrument(skip_all)]
@@ -420,7 +391,7 @@ impl Gateway for GatewayService {
     ) -> Result<Response<pb::Rating>, Status> {
         let caller = self.caller(&request)?;
         let request = request.into_inner();
-        validate_ruleset(&request.ruleset)?;
+        validate_ruleset("ruleset", &request.ruleset)?;
         let player_id = if request.player_id.is_empty() {
             caller.player_id
         } else {
@@ -445,7 +416,7 @@ impl Gateway for GatewayService {
     ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
         self.caller(&request)?;
         let request = request.into_inner();
-        validate_ruleset(&request.ruleset)?;
+        validate_ruleset("ruleset", &request.ruleset)?;
         let limit = match request.limit {
             0 => 10,
             n => n.min(100),
@@ -479,14 +450,16 @@ impl Gateway for GatewayService {
             }
             Some(pb::analyze_mancala_request::Source::Position(position)) => {
                 if position.sides.len() > 2 || position.sides.iter().any(|s| s.pits.len() > 7) {
-                    return Err(Status::invalid_argument(
+                    return Err(invalid(
                         "position.sides: two sides of at most seven pits (M1)",
+                        reason::INVALID_FIELD,
                     ));
                 }
             }
             None => {
-                return Err(Status::invalid_argument(
+                return Err(invalid(
                     "source: give a game_id or a position",
+                    reason::INVALID_FIELD,
                 ));
             }
         }
@@ -499,21 +472,5 @@ impl Gateway for GatewayService {
             })
             .await?;
         Ok(answer)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_and_rulesets_are_validated() {
-        assert!(validate_id("game_id", "01JABC-x_y").is_ok());
-        assert!(validate_id("game_id", "").is_err());
-        assert!(validate_id("game_id", "a b").is_err());
-        assert!(validate_id("game_id", &"a".repeat(65)).is_err());
-        assert!(validate_ruleset("caro/15/blocked-ends").is_ok());
-        assert!(validate_ruleset("Caro").is_err());
-        assert!(validate_ruleset("").is_err());
     }
 }

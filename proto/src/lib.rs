@@ -4,10 +4,17 @@
 //! # Layout
 //! - [`pb`]: the generated messages, clients and servers (package `ludus.v1`).
 //! - [`FILE_DESCRIPTOR_SET`]: the encoded descriptors, for gRPC reflection.
+//! - [`ids`]: the one policy for ids, rule set names and display names every service applies
+//!   on receipt.
+//! - [`error_details`]: the rich error details (`ErrorInfo`, `BadRequest`) every refusal
+//!   carries, and the stable reasons.
 //!
 //! Prost types stop at service boundaries: each service converts them to its own domain types
 //! on receipt.
 #![forbid(unsafe_code)]
+
+pub mod error_details;
+pub mod ids;
 
 /// Generated code for package `ludus.v1`.
 #[allow(missing_docs, clippy::all, missing_debug_implementations)]

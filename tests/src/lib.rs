@@ -4,12 +4,15 @@
 //! # Layout
 //! - [`Ludus`]: a running system (Redis or in-memory store) and its addresses.
 //! - [`Player`]: a signed-in gateway client with helpers for the common calls.
+//! - [`quick_match_table`] / [`quick_match_pair`]: players quick-matched into one game, by
+//!   seat; [`refused_by_rule`]: an action refused by a rule; [`finished_by_timeout`] and the
+//!   other stream readers: events as they come.
 #![forbid(unsafe_code)]
 
 use std::{net::SocketAddr, time::Duration};
 
 use ludus_proto::pb::{self, game_state_client::GameStateClient, gateway_client::GatewayClient};
-use ludus_store::{Backend, testing::RedisServer};
+use ludus_store::{Backend, Clock, ManualClock, testing::RedisServer};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -24,6 +27,9 @@ use tonic::{
 /// on a hang, never a performance assertion.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 
+/// The one web-page origin the test system's gateway lets call it with grpc-web (CORS).
+pub const WEB_ORIGIN: &str = "http://ludus-web.test:8080";
+
 /// A running Ludus system.
 #[derive(Debug)]
 pub struct Ludus {
@@ -36,6 +42,8 @@ pub struct Ludus {
     backend: Backend,
     /// Kept alive for the test's lifetime; killed on drop.
     redis: Option<RedisServer>,
+    /// The clock every service reads, when the test moves time itself ([`Ludus::advance`]).
+    manual_clock: Option<ManualClock>,
 }
 
 /// The Caro options tests use unless they say otherwise: 15x15, blocked ends, not exactly
@@ -50,26 +58,76 @@ pub fn caro_settings() -> pb::GameSettings {
 impl Ludus {
     /// The system on a fresh redis-server with the C12 clock (one minute per move).
     pub async fn start() -> Ludus {
-        Ludus::start_with_clock(Duration::from_secs(60)).await
-    }
-
-    /// The system on a fresh redis-server with a custom Caro quick-match clock.
-    pub async fn start_with_clock(caro_turn: Duration) -> Ludus {
-        Ludus::start_with(caro_turn, Duration::from_secs(60)).await
+        Ludus::start_with(Duration::from_secs(60), Duration::from_secs(60), None).await
     }
 
     /// The system on a fresh redis-server with a custom grace for disconnected players (C13
-    /// says one minute).
+    /// says one minute), on a manual clock: the grace runs out when the test calls
+    /// [`Ludus::advance`].
     pub async fn start_with_absence_grace(grace: Duration) -> Ludus {
-        Ludus::start_with(Duration::from_secs(60), grace).await
+        Ludus::start_with(
+            Duration::from_secs(60),
+            grace,
+            Some(ManualClock::starting_now()),
+        )
+        .await
     }
 
-    async fn start_with(caro_turn: Duration, absence_grace: Duration) -> Ludus {
+    /// The system on a fresh redis-server with the C12 clock, on a manual clock the test
+    /// moves with [`Ludus::advance`].
+    pub async fn start_on_manual_clock() -> Ludus {
+        Ludus::start_with(
+            Duration::from_secs(60),
+            Duration::from_secs(60),
+            Some(ManualClock::starting_now()),
+        )
+        .await
+    }
+
+    async fn start_with(
+        caro_turn: Duration,
+        absence_grace: Duration,
+        manual_clock: Option<ManualClock>,
+    ) -> Ludus {
         let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
         let backend = Backend::redis(&redis.url())
             .await
             .expect("connect to the test redis-server");
-        Ludus::start_on(backend, caro_turn, absence_grace, Some(redis)).await
+        Ludus::start_on(backend, caro_turn, absence_grace, Some(redis), manual_clock).await
+    }
+
+    /// Moves every service's clock forward by `by`, then waits until every timer due by then
+    /// has fired and its owner answered (the timers worker wakes when time moves): whatever
+    /// those deadlines do has happened when this returns.
+    ///
+    /// # Panics
+    /// When the system runs on the system clock, or the timers do not settle in [`PATIENCE`].
+    pub async fn advance(&self, by: Duration) {
+        let manual = self
+            .manual_clock
+            .as_ref()
+            .expect("this system runs on the system clock: start it on a manual one");
+        manual.advance(by);
+        // Settled: nothing due now, and nothing in flight. A claimed timer is rescored to its
+        // claim deadline, now + visibility, until its owner answers and it is deleted; the
+        // clock stands still between advances, so an in-flight timer scores exactly that.
+        let visibility =
+            u64::try_from(ludus_timers::DEFAULT_VISIBILITY.as_millis()).expect("visibility in ms");
+        let timers = ludus_store::TimerStore::new(self.backend.clone());
+        let now = manual.clock().now_ms();
+        let due_by = async |at: u64| timers.counts(at).await.expect("count timers").1;
+        let settled = async {
+            loop {
+                let in_flight = due_by(now + visibility).await - due_by(now + visibility - 1).await;
+                if due_by(now).await == 0 && in_flight == 0 {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, settled)
+            .await
+            .expect("the timers due by now fire and are answered");
     }
 
     /// The system on the in-memory store.
@@ -78,6 +136,7 @@ impl Ludus {
             Backend::memory(),
             Duration::from_secs(60),
             Duration::from_secs(60),
+            None,
             None,
         )
         .await
@@ -88,6 +147,7 @@ impl Ludus {
         caro_turn: Duration,
         absence_grace: Duration,
         redis: Option<RedisServer>,
+        manual_clock: Option<ManualClock>,
     ) -> Ludus {
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let stop = CancellationToken::new();
@@ -98,6 +158,18 @@ impl Ludus {
                 token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
                 caro_turn,
                 absence_grace,
+                cors_origins: vec![WEB_ORIGIN.to_owned()],
+                clock: manual_clock
+                    .as_ref()
+                    .map_or_else(Clock::system, ManualClock::clock),
+                sign_ins: Default::default(),
+                // Replies no longer stall ~40 ms (TCP_NODELAY), so a test plays a whole game
+                // in milliseconds, far over a human's 20 calls/s; no end-to-end test is about
+                // the per-player rate (the gateway's unit tests are).
+                per_player: ludus_gateway::limits::PlayerLimit {
+                    per_second: 10_000,
+                    burst: 10_000,
+                },
             },
             stop.clone(),
         )
@@ -111,6 +183,7 @@ impl Ludus {
             system: Some(tokio::spawn(system.wait())),
             backend,
             redis,
+            manual_clock,
         }
     }
 
@@ -231,6 +304,13 @@ pub async fn connect(addr: SocketAddr) -> Channel {
 #[derive(Clone, Debug)]
 pub struct Bearer(MetadataValue<tonic::metadata::Ascii>);
 
+impl Bearer {
+    /// Sends `value` (`Bearer <token>`) as the `authorization` header.
+    pub fn new(value: MetadataValue<tonic::metadata::Ascii>) -> Self {
+        Bearer(value)
+    }
+}
+
 impl tonic::service::Interceptor for Bearer {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
         request
@@ -250,16 +330,23 @@ pub struct Player {
 }
 
 impl Player {
-    /// Quick-matches with `settings` and returns (game id, seat) once matched.
-    pub async fn find_match(&mut self, settings: pb::GameSettings) -> (String, u32) {
-        let mut updates = self
-            .client
+    /// Queues for a quick match with `settings`: the ticket's updates, as they come.
+    pub async fn ticket_updates(
+        &mut self,
+        settings: pb::GameSettings,
+    ) -> Streaming<pb::FindMatchUpdate> {
+        self.client
             .find_match(pb::FindMatchRequest {
                 settings: Some(settings),
             })
             .await
             .expect("find match")
-            .into_inner();
+            .into_inner()
+    }
+
+    /// Quick-matches with `settings` and returns (game id, seat) once matched.
+    pub async fn find_match(&mut self, settings: pb::GameSettings) -> (String, u32) {
+        let mut updates = self.ticket_updates(settings).await;
         let wait = async {
             while let Some(update) = updates.next().await {
                 let update = update.expect("ticket update");
@@ -315,6 +402,62 @@ impl Player {
             .map(tonic::Response::into_inner)
     }
 
+    /// Submits a structured action (not notation) at `expected_seq` with a fresh action id.
+    pub async fn submit_structured(
+        &mut self,
+        game_id: &str,
+        expected_seq: u64,
+        action: pb::action::Action,
+    ) -> Result<pb::SubmitActionResponse, Status> {
+        let action_id = self.next_action_id();
+        self.client
+            .submit_action(pb::SubmitActionRequest {
+                game_id: game_id.to_owned(),
+                expected_seq,
+                action_id,
+                action: Some(pb::Action {
+                    action: Some(action),
+                }),
+            })
+            .await
+            .map(tonic::Response::into_inner)
+    }
+
+    /// Resigns (leaves) the game; returns the event that ended it.
+    pub async fn resign(&mut self, game_id: &str) -> Result<pb::GameEvent, Status> {
+        self.client
+            .resign(pb::ResignRequest {
+                game_id: game_id.to_owned(),
+            })
+            .await
+            .map(|r| r.into_inner().event.expect("event"))
+    }
+
+    /// Offers a draw; returns the DrawOffered event.
+    pub async fn offer_draw(&mut self, game_id: &str) -> Result<pb::GameEvent, Status> {
+        self.client
+            .offer_draw(pb::OfferDrawRequest {
+                game_id: game_id.to_owned(),
+            })
+            .await
+            .map(|r| r.into_inner().event.expect("event"))
+    }
+
+    /// Answers the opponent's draw offer; returns the DrawAgreed or DrawDeclined event.
+    pub async fn respond_draw(
+        &mut self,
+        game_id: &str,
+        accept: bool,
+    ) -> Result<pb::GameEvent, Status> {
+        self.client
+            .respond_draw(pb::RespondDrawRequest {
+                game_id: game_id.to_owned(),
+                accept,
+            })
+            .await
+            .map(|r| r.into_inner().event.expect("event"))
+    }
+
     /// Plays `notation` at the game's current seq; returns the event.
     pub async fn play(&mut self, game_id: &str, notation: &str) -> Result<pb::GameEvent, Status> {
         let seq = self.game(game_id).await.seq;
@@ -366,6 +509,67 @@ impl Player {
     }
 }
 
+/// Signs in one player per name, quick-matches them all with `settings` and returns the game
+/// with the players in seat order, after checking that they share one table and that every
+/// seat is taken once.
+pub async fn quick_match_table(
+    ludus: &Ludus,
+    names: &[&str],
+    settings: pb::GameSettings,
+) -> (String, Vec<Player>) {
+    let mut joined = Vec::new();
+    for name in names {
+        joined.push(ludus.player(name).await);
+    }
+    let matches =
+        futures::future::join_all(joined.iter_mut().map(|p| p.find_match(settings.clone()))).await;
+    let game = matches[0].0.clone();
+    assert!(
+        matches.iter().all(|(g, _)| *g == game),
+        "every ticket is matched into one game"
+    );
+    let mut by_seat: Vec<(u32, Player)> =
+        matches.iter().map(|(_, seat)| *seat).zip(joined).collect();
+    by_seat.sort_by_key(|(seat, _)| *seat);
+    let seats: Vec<u32> = by_seat.iter().map(|(s, _)| *s).collect();
+    let all: Vec<u32> = (0..).take(names.len()).collect();
+    assert_eq!(seats, all, "every seat taken once");
+    (game, by_seat.into_iter().map(|(_, p)| p).collect())
+}
+
+/// [`quick_match_table`] for two: the game, then seat 0's player and seat 1's.
+pub async fn quick_match_pair(
+    ludus: &Ludus,
+    names: [&str; 2],
+    settings: pb::GameSettings,
+) -> (String, Player, Player) {
+    let (game, players) = quick_match_table(ludus, &names, settings).await;
+    let [first, second]: [Player; 2] = players.try_into().expect("two players");
+    (game, first, second)
+}
+
+/// The refusal of an action that should have been refused.
+pub fn refused<T: std::fmt::Debug>(result: Result<T, Status>) -> Status {
+    match result {
+        Ok(accepted) => panic!("accepted: {accepted:?}"),
+        Err(status) => status,
+    }
+}
+
+/// Checks that `result` is a refusal by the rules (`FAILED_PRECONDITION`) whose message starts
+/// with `prefix` (the rule id, and as much of the message as the test pins); returns it.
+#[track_caller]
+pub fn refused_by_rule<T: std::fmt::Debug>(result: Result<T, Status>, prefix: &str) -> Status {
+    let status = refused(result);
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+    assert!(
+        status.message().starts_with(prefix),
+        "{:?} should start with {prefix:?}",
+        status.message()
+    );
+    status
+}
+
 /// Reads events until the one that finishes the game (or `PATIENCE` runs out).
 pub async fn events_until_finished(stream: &mut Streaming<pb::GameEvent>) -> Vec<pb::GameEvent> {
     let collect = async {
@@ -383,6 +587,20 @@ pub async fn events_until_finished(stream: &mut Streaming<pb::GameEvent>) -> Vec
     tokio::time::timeout(PATIENCE, collect)
         .await
         .expect("the game finished in time")
+}
+
+/// Reads events until the game finishes and checks that a turn clock running out finished
+/// it: the timeout, the final event's outcome, and the final event.
+pub async fn finished_by_timeout(
+    stream: &mut Streaming<pb::GameEvent>,
+) -> (pb::TurnTimedOut, pb::Outcome, pb::GameEvent) {
+    let events = events_until_finished(stream).await;
+    let last = events.last().expect("final event").clone();
+    let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
+        panic!("the game ends by a timeout, got {:?}", last.kind);
+    };
+    let outcome = last.outcome.clone().expect("outcome");
+    (timeout.clone(), outcome, last)
 }
 
 /// The next event of a stream.

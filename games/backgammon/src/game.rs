@@ -454,18 +454,26 @@ impl Backgammon {
         self.phase = Phase::Play { dice };
     }
 
+    /// What `loser` loses if the game ends now, at the current cube (B16, B19): the points,
+    /// and how the result reads ("a gammon (4 points)").
+    fn stake(&self, loser: Seat) -> (u64, String) {
+        let mult = self.result_multiplier(loser);
+        let points = self.cube_value() * u64::from(mult);
+        let plural = if points == 1 { "" } else { "s" };
+        (
+            points,
+            format!("{} ({points} point{plural})", Self::kind(mult)),
+        )
+    }
+
     fn play_checked(&mut self, board: Board) {
         self.board = board;
         let mover = self.turn;
         if self.board.winner() == Some(mover) {
-            let mult = self.result_multiplier(mover ^ 1);
-            let points = self.cube_value() * u64::from(mult);
+            let (points, stake) = self.stake(mover ^ 1);
             let reason = format!(
-                "{} bore off all 15 checkers and wins {} ({} point{})",
-                side_name(mover),
-                Self::kind(mult),
-                points,
-                if points == 1 { "" } else { "s" }
+                "{} bore off all 15 checkers and wins {stake}",
+                side_name(mover)
             );
             self.finish(mover, points, "B16", reason, GnubgGameState::Over);
         } else {
@@ -810,15 +818,8 @@ impl Game for Backgammon {
         if self.outcome.is_some() || seat > 1 {
             return self;
         }
-        let mult = self.result_multiplier(seat);
-        let points = self.cube_value() * u64::from(mult);
-        let reason = format!(
-            "{} left the game and loses {} ({} point{})",
-            side_name(seat),
-            Self::kind(mult),
-            points,
-            if points == 1 { "" } else { "s" }
-        );
+        let (points, stake) = self.stake(seat);
+        let reason = format!("{} left the game and loses {stake}", side_name(seat));
         self.finish(seat ^ 1, points, "B21", reason, GnubgGameState::Resigned);
         self
     }

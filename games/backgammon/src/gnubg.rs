@@ -243,6 +243,22 @@ pub fn higher_first(dice: [u8; 2]) -> [u8; 2] {
     [dice[0].max(dice[1]), dice[0].min(dice[1])]
 }
 
+/// `phase` as gnubg's ids record it: the dice of a roll (also under a resignation offer) with
+/// the higher first, since the ids keep the roll, not the order it was rolled in. A game read
+/// back from its ids has this phase.
+pub fn id_phase(phase: Phase) -> Phase {
+    match phase {
+        Phase::Play { dice } => Phase::Play {
+            dice: higher_first(dice),
+        },
+        Phase::ResignOffered { level, dice } => Phase::ResignOffered {
+            level,
+            dice: dice.map(higher_first),
+        },
+        other => other,
+    }
+}
+
 impl MatchKey {
     /// The 12-character Match ID.
     ///

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use ludus_backgammon::board::Board;
-use ludus_backgammon::gnubg::{MatchKey, higher_first};
+use ludus_backgammon::gnubg::{MatchKey, id_phase};
 use ludus_backgammon::{Backgammon, BackgammonOptions, MatchGame, Phase};
 use ludus_rules::{Game, ScriptedRandom};
 
@@ -120,20 +120,6 @@ fn build(row: &Row) -> Backgammon {
     game
 }
 
-/// The phase with the dice in gnubg's order: the id keeps the roll, not the order rolled.
-fn normalized(phase: Phase) -> Phase {
-    match phase {
-        Phase::Play { dice } => Phase::Play {
-            dice: higher_first(dice),
-        },
-        Phase::ResignOffered { level, dice } => Phase::ResignOffered {
-            level,
-            dice: dice.map(higher_first),
-        },
-        other => other,
-    }
-}
-
 fn check(row: &Row) -> Result<(), String> {
     let game = build(row);
     // Encode.
@@ -165,7 +151,7 @@ fn check(row: &Row) -> Result<(), String> {
     let imported = imported.map_err(|e| format!("import refused: {e}"))?;
     let same = imported.board() == game.board()
         && imported.turn() == game.turn()
-        && imported.phase() == normalized(game.phase())
+        && imported.phase() == id_phase(game.phase())
         && imported.cube_value() == game.cube_value()
         && imported.cube_owner() == game.cube_owner()
         && imported.options() == game.options()

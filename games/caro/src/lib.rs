@@ -384,6 +384,37 @@ impl Caro {
     pub fn both_have_moved(&self) -> bool {
         self.moves.len() >= 2
     }
+
+    /// `seat` leaves the game by its clock (C12) or its absence (C13): it loses by `loss_rule`
+    /// once both players have moved, saying "<stone> `lost`"; before that the game is
+    /// cancelled (C15), saying "<stone> `cancelled` before each player had moved once". After
+    /// the end, or for a seat that is not at the table, nothing changes.
+    fn lose_or_cancel(
+        mut self,
+        seat: Seat,
+        loss_rule: &'static str,
+        lost: &str,
+        cancelled: &str,
+    ) -> Self {
+        if self.outcome.is_some() || seat > 1 {
+            return self;
+        }
+        let stone = Stone::of_seat(seat);
+        self.outcome = Some(if self.both_have_moved() {
+            Outcome::win(
+                2,
+                &[stone.other().seat()],
+                loss_rule,
+                format!("{stone} {lost}"),
+            )
+        } else {
+            Outcome::cancelled(
+                "C15",
+                format!("{stone} {cancelled} before each player had moved once"),
+            )
+        });
+        self
+    }
 }
 
 impl Game for Caro {
@@ -452,25 +483,8 @@ impl Game for Caro {
         }
     }
 
-    fn timeout(mut self, seat: Seat, _rng: &mut dyn RandomSource) -> Self {
-        if self.outcome.is_some() || seat > 1 {
-            return self;
-        }
-        let stone = Stone::of_seat(seat);
-        self.outcome = Some(if self.both_have_moved() {
-            Outcome::win(
-                2,
-                &[stone.other().seat()],
-                "C12",
-                format!("{stone} ran out of time"),
-            )
-        } else {
-            Outcome::cancelled(
-                "C15",
-                format!("{stone} ran out of time before each player had moved once"),
-            )
-        });
-        self
+    fn timeout(self, seat: Seat, _rng: &mut dyn RandomSource) -> Self {
+        self.lose_or_cancel(seat, "C12", "ran out of time", "ran out of time")
     }
 
     fn resign(mut self, seat: Seat) -> Self {
@@ -495,25 +509,13 @@ impl Game for Caro {
     /// has moved once, the game is cancelled instead. **[decided]** C15's "disconnects" means
     /// a disconnection not come back from within C13's minute: a moment's network loss at the
     /// start of a game does not cancel it.
-    fn abandon(mut self, seat: Seat) -> Self {
-        if self.outcome.is_some() || seat > 1 {
-            return self;
-        }
-        let stone = Stone::of_seat(seat);
-        self.outcome = Some(if self.both_have_moved() {
-            Outcome::win(
-                2,
-                &[stone.other().seat()],
-                "C13",
-                format!("{stone} disconnected and did not come back in time"),
-            )
-        } else {
-            Outcome::cancelled(
-                "C15",
-                format!("{stone} disconnected before each player had moved once"),
-            )
-        });
-        self
+    fn abandon(self, seat: Seat) -> Self {
+        self.lose_or_cancel(
+            seat,
+            "C13",
+            "disconnected and did not come back in time",
+            "disconnected",
+        )
     }
 
     fn agree_draw(mut self) -> Result<Self, (Self, CaroError)> {

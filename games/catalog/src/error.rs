@@ -1,6 +1,7 @@
 //! The one refusal type of the catalog, and its gRPC status.
 
-use tonic::Status;
+use ludus_proto::error_details;
+use tonic::{Code, Status};
 
 use crate::hosting::Refusal;
 
@@ -22,23 +23,46 @@ pub enum CatalogError {
 }
 
 impl CatalogError {
-    /// The rule a [`CatalogError::Rule`] refusal names.
-    pub fn rule(&self) -> Option<&'static str> {
+    /// The rule that refuses: a [`CatalogError::Rule`]'s rule id, or the rule an invalid
+    /// argument's message names after its field (`settings.caro.board_size: C1: …`).
+    pub fn rule(&self) -> Option<&str> {
         match self {
             CatalogError::Rule(refusal) => Some(refusal.rule),
-            CatalogError::InvalidArgument(_) | CatalogError::Internal(_) => None,
+            CatalogError::InvalidArgument(message) => error_details::rule_of(message),
+            CatalogError::Internal(_) => None,
+        }
+    }
+
+    /// The request field an invalid argument names (its message starts with it).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            CatalogError::InvalidArgument(message) => error_details::field_of(message),
+            CatalogError::Rule(_) | CatalogError::Internal(_) => None,
         }
     }
 }
 
 /// The single place a catalog refusal becomes a gRPC status: every service that wraps a
-/// [`CatalogError`] in its own error converts it with this.
+/// [`CatalogError`] in its own error converts it with this. The message is the error's text;
+/// the details say the same for machines: `ErrorInfo.reason` is the rule id (or
+/// `INVALID_FIELD` where no rule applies) in domain `ludus.games`, and an invalid argument's
+/// `BadRequest` names the field.
 impl From<CatalogError> for Status {
     fn from(error: CatalogError) -> Self {
         let message = error.to_string();
         match error {
-            CatalogError::InvalidArgument(_) => Status::invalid_argument(message),
-            CatalogError::Rule(_) => Status::failed_precondition(message),
+            CatalogError::InvalidArgument(_) => error_details::invalid_argument(
+                message,
+                error_details::DOMAIN_GAMES,
+                error_details::reason::INVALID_FIELD,
+            ),
+            CatalogError::Rule(refusal) => error_details::refusal(
+                Code::FailedPrecondition,
+                message,
+                error_details::DOMAIN_GAMES,
+                refusal.rule,
+                &[],
+            ),
             CatalogError::Internal(_) => {
                 tracing::error!(error = %message, "internal error");
                 Status::internal("internal error")
@@ -49,13 +73,22 @@ impl From<CatalogError> for Status {
 
 #[cfg(test)]
 mod tests {
+    use ludus_proto::error_details::StatusExt;
+
     use super::*;
 
     #[test]
     fn each_kind_of_refusal_has_its_status() {
-        let invalid = Status::from(CatalogError::InvalidArgument("settings: x".into()));
+        let invalid = CatalogError::InvalidArgument("settings.caro.board_size: C1: 7".into());
+        assert_eq!(invalid.field(), Some("settings.caro.board_size"));
+        assert_eq!(invalid.rule(), Some("C1"));
+        let invalid = Status::from(invalid);
         assert_eq!(invalid.code(), tonic::Code::InvalidArgument);
-        assert_eq!(invalid.message(), "settings: x");
+        assert_eq!(invalid.message(), "settings.caro.board_size: C1: 7");
+        let details = invalid.get_error_details();
+        assert_eq!(details.error_info().map(|i| i.reason.as_str()), Some("C1"));
+        let violations = &details.bad_request().expect("BadRequest").field_violations;
+        assert_eq!(violations[0].field, "settings.caro.board_size");
         let refusal = CatalogError::Rule(Refusal {
             rule: "C8",
             message: "C8: no".into(),
@@ -64,6 +97,15 @@ mod tests {
         let rule = Status::from(refusal);
         assert_eq!(rule.code(), tonic::Code::FailedPrecondition);
         assert_eq!(rule.message(), "C8: no");
+        let info = rule
+            .get_error_details()
+            .error_info()
+            .cloned()
+            .expect("ErrorInfo");
+        assert_eq!(
+            (info.reason.as_str(), info.domain.as_str()),
+            ("C8", "ludus.games")
+        );
         let internal = Status::from(CatalogError::Internal("state: bad json".into()));
         assert_eq!(internal.code(), tonic::Code::Internal);
         assert_eq!(

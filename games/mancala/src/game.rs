@@ -415,6 +415,18 @@ impl Mancala {
         self.outcome = Some(outcome.with_points(stores.iter().map(|&s| i64::from(s)).collect()));
     }
 
+    /// `seat` loses the game by `rule` (a resignation or a timeout, M9, M10): the message says
+    /// what the seat did and who wins.
+    fn lose(&mut self, seat: Seat, rule: &'static str, what: &str) {
+        let winner = 1 - seat;
+        self.stop(Outcome::win(
+            2,
+            &[winner],
+            rule,
+            format!("seat {seat} {what}; seat {winner} wins"),
+        ));
+    }
+
     fn replay_last(&self) -> Option<SowRecord> {
         let last = self.last?;
         let mut board = last.before;
@@ -571,13 +583,7 @@ impl Game for Mancala {
     /// (a stale timer) or after the end changes nothing.
     fn timeout(mut self, seat: Seat, _rng: &mut dyn RandomSource) -> Self {
         if self.outcome.is_none() && seat == self.to_move {
-            let winner = 1 - seat;
-            self.stop(Outcome::win(
-                2,
-                &[winner],
-                "M10",
-                format!("seat {seat} ran out of time; seat {winner} wins"),
-            ));
+            self.lose(seat, "M10", "ran out of time");
         }
         self
     }
@@ -585,13 +591,7 @@ impl Game for Mancala {
     /// M9: the seat that resigns loses, whether or not it is their turn.
     fn resign(mut self, seat: Seat) -> Self {
         if self.outcome.is_none() && seat < 2 {
-            let winner = 1 - seat;
-            self.stop(Outcome::win(
-                2,
-                &[winner],
-                "M9",
-                format!("seat {seat} resigned; seat {winner} wins"),
-            ));
+            self.lose(seat, "M9", "resigned");
         }
         self
     }

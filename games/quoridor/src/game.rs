@@ -329,21 +329,7 @@ impl Quoridor {
             g.s.sides[i].cell = c;
         }
         for &wall in walls {
-            if !wall.on_board(n) {
-                return Err(QuoridorError::OffBoard {
-                    action: QuoridorAction::Wall(wall),
-                    size: n,
-                });
-            }
-            let (r, c) = wall.center(n);
-            let (r, c) = (usize::from(r), usize::from(c));
-            if let Some((o2, r2, c2)) = g.board.conflict(wall.orientation, r, c) {
-                return Err(QuoridorError::WallConflict {
-                    wall,
-                    other: g.wall_at(o2, idx(r2, c2)),
-                    crosses: o2 != wall.orientation,
-                });
-            }
+            let (r, c) = g.wall_fits(wall)?;
             g.board.place(wall.orientation, r, c);
             g.s.walls.push(PlacedWall { wall, side: None });
         }
@@ -409,8 +395,9 @@ impl Quoridor {
         })
     }
 
-    /// Q2, Q3, Q15: the wall's center if it may be placed (walls in hand checked apart).
-    fn check_wall(&self, wall: Wall) -> Result<(usize, usize), QuoridorError> {
+    /// Q2, Q3: the wall's center if the wall is on the board and neither overlaps nor
+    /// crosses a placed wall (paths and walls in hand checked apart).
+    fn wall_fits(&self, wall: Wall) -> Result<(usize, usize), QuoridorError> {
         let n = self.n();
         if !wall.on_board(n) {
             return Err(QuoridorError::OffBoard {
@@ -420,14 +407,20 @@ impl Quoridor {
         }
         let (r, c) = wall.center(n);
         let (r, c) = (usize::from(r), usize::from(c));
-        let o = wall.orientation;
-        if let Some((o2, r2, c2)) = self.board.conflict(o, r, c) {
+        if let Some((o2, r2, c2)) = self.board.conflict(wall.orientation, r, c) {
             return Err(QuoridorError::WallConflict {
                 wall,
                 other: self.wall_at(o2, idx(r2, c2)),
-                crosses: o2 != o,
+                crosses: o2 != wall.orientation,
             });
         }
+        Ok((r, c))
+    }
+
+    /// Q2, Q3, Q15: the wall's center if it may be placed (walls in hand checked apart).
+    fn check_wall(&self, wall: Wall) -> Result<(usize, usize), QuoridorError> {
+        let (r, c) = self.wall_fits(wall)?;
+        let o = wall.orientation;
         let open = self.board.open_with(o, r, c);
         for (q, sd) in self.s.sides.iter().enumerate() {
             if sd.in_game

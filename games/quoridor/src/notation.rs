@@ -19,6 +19,25 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+/// Serde reads and writes `$t` as its notation text (`Display` and `FromStr`), the same text
+/// every client-facing message uses.
+macro_rules! serde_as_notation {
+    ($t:ty) => {
+        impl From<$t> for String {
+            fn from(value: $t) -> String {
+                value.to_string()
+            }
+        }
+
+        impl TryFrom<String> for $t {
+            type Error = NotationError;
+            fn try_from(text: String) -> Result<$t, NotationError> {
+                text.parse()
+            }
+        }
+    };
+}
+
 /// A cell in algebraic coordinates: `file` 0 = `a` (left edge), `rank` 0 = `1` (bottom edge).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
@@ -91,18 +110,7 @@ impl FromStr for Cell {
     }
 }
 
-impl From<Cell> for String {
-    fn from(c: Cell) -> String {
-        c.to_string()
-    }
-}
-
-impl TryFrom<String> for Cell {
-    type Error = NotationError;
-    fn try_from(s: String) -> Result<Cell, NotationError> {
-        s.parse()
-    }
-}
+serde_as_notation!(Cell);
 
 /// Which way a wall runs (Q2).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug, Serialize, Deserialize)]
@@ -185,18 +193,7 @@ impl FromStr for Wall {
     }
 }
 
-impl From<Wall> for String {
-    fn from(w: Wall) -> String {
-        w.to_string()
-    }
-}
-
-impl TryFrom<String> for Wall {
-    type Error = NotationError;
-    fn try_from(s: String) -> Result<Wall, NotationError> {
-        s.parse()
-    }
-}
+serde_as_notation!(Wall);
 
 /// One turn's action (Q11).
 ///
@@ -244,18 +241,7 @@ impl FromStr for QuoridorAction {
     }
 }
 
-impl From<QuoridorAction> for String {
-    fn from(a: QuoridorAction) -> String {
-        a.to_string()
-    }
-}
-
-impl TryFrom<String> for QuoridorAction {
-    type Error = NotationError;
-    fn try_from(s: String) -> Result<QuoridorAction, NotationError> {
-        s.parse()
-    }
-}
+serde_as_notation!(QuoridorAction);
 
 /// Text that is not a cell, wall or `pass` in the standard notation.
 #[derive(Clone, Eq, PartialEq, Debug)]

@@ -1,5 +1,6 @@
 //! Everything game-state can refuse, and the gRPC status each maps to.
 
+use ludus_proto::ids::IdError;
 use ludus_store::StoreError;
 use tonic::Status;
 
@@ -19,13 +20,24 @@ pub enum ServiceError {
     /// Not allowed in the game's current state (game over, no draw offer…).
     #[error("{0}")]
     FailedPrecondition(String),
-    /// The caller's expected_seq is stale.
+    /// The game is over: `rule` ended it.
+    #[error("{rule}: the game is over ({why})")]
+    GameOver { rule: String, why: String },
+    /// The caller's expected_seq is stale: the game is at `current`.
+    #[error("stale expected_seq {expected}: game {game_id} is at seq {current}; read it again")]
+    StaleSeq {
+        expected: u64,
+        game_id: String,
+        current: u64,
+    },
+    /// Concurrent writers kept changing the game; the caller may retry.
     #[error("{0}")]
     Aborted(String),
     #[error("{0}")]
     NotFound(String),
-    #[error("{0}")]
-    PermissionDenied(String),
+    /// The caller may not do this; `.0` is the stable reason (`NOT_YOUR_SEAT`, …).
+    #[error("{1}")]
+    PermissionDenied(&'static str, String),
     #[error("{0}")]
     AlreadyExists(String),
     #[error("{0}")]
@@ -35,6 +47,12 @@ pub enum ServiceError {
     Unavailable(String),
     #[error("{0}")]
     Internal(String),
+}
+
+impl From<IdError> for ServiceError {
+    fn from(error: IdError) -> Self {
+        ServiceError::InvalidArgument(error.to_string())
+    }
 }
 
 impl From<StoreError> for ServiceError {
@@ -54,22 +72,63 @@ impl From<Status> for ServiceError {
     }
 }
 
+/// Each refusal's message, plus the rich details a client acts on (see
+/// `ludus_proto::error_details`): the rule id or a stable reason, and the current seq of a
+/// stale write.
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
+        use ludus_proto::error_details::{
+            DOMAIN_GAMES, META_CURRENT_SEQ, META_GAME_ID, META_RULE, invalid_argument, reason,
+            refusal, rule_of,
+        };
+        use tonic::Code;
         let message = error.to_string();
+        let refuse = |code, reason: &str| refusal(code, message.clone(), DOMAIN_GAMES, reason, &[]);
         match error {
-            ServiceError::InvalidArgument(_) => Status::invalid_argument(message),
+            ServiceError::InvalidArgument(_) => {
+                invalid_argument(message, DOMAIN_GAMES, reason::INVALID_FIELD)
+            }
             ServiceError::Catalog(error) => Status::from(error),
-            ServiceError::FailedPrecondition(_) => Status::failed_precondition(message),
-            ServiceError::Aborted(_) => Status::aborted(message),
-            ServiceError::NotFound(_) => Status::not_found(message),
-            ServiceError::PermissionDenied(_) => Status::permission_denied(message),
-            ServiceError::AlreadyExists(_) => Status::already_exists(message),
-            ServiceError::Unimplemented(_) => Status::unimplemented(message),
-            ServiceError::Unavailable(_) => Status::unavailable(message),
+            ServiceError::FailedPrecondition(_) => refuse(
+                Code::FailedPrecondition,
+                rule_of(&message).unwrap_or(reason::WRONG_STATE),
+            ),
+            ServiceError::GameOver { ref rule, .. } => refusal(
+                Code::FailedPrecondition,
+                message.clone(),
+                DOMAIN_GAMES,
+                reason::GAME_OVER,
+                &[(META_RULE, rule.clone())],
+            ),
+            ServiceError::StaleSeq {
+                current,
+                ref game_id,
+                ..
+            } => refusal(
+                Code::Aborted,
+                message.clone(),
+                DOMAIN_GAMES,
+                reason::STALE_SEQ,
+                &[
+                    (META_CURRENT_SEQ, current.to_string()),
+                    (META_GAME_ID, game_id.clone()),
+                ],
+            ),
+            ServiceError::Aborted(_) => refuse(Code::Aborted, reason::CONTENDED),
+            ServiceError::NotFound(_) => refuse(Code::NotFound, reason::GAME_NOT_FOUND),
+            ServiceError::PermissionDenied(why, _) => refuse(Code::PermissionDenied, why),
+            ServiceError::AlreadyExists(_) => refuse(Code::AlreadyExists, reason::ALREADY_EXISTS),
+            ServiceError::Unimplemented(_) => refuse(Code::Unimplemented, reason::NOT_OFFERED),
+            ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
                 tracing::error!(error = %message, "internal error");
-                Status::internal("internal error")
+                refusal(
+                    Code::Internal,
+                    "internal error",
+                    DOMAIN_GAMES,
+                    reason::INTERNAL,
+                    &[],
+                )
             }
         }
     }

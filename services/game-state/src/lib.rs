@@ -28,7 +28,7 @@ use std::time::Duration;
 use ludus_proto::pb::{
     game_state_server::GameStateServer, ratings_client::RatingsClient, timers_client::TimersClient,
 };
-use ludus_store::{Backend, GameStore};
+use ludus_store::{Backend, Clock, GameStore};
 use tokio::net::TcpListener;
 
 pub use service::GameStateService;
@@ -48,6 +48,8 @@ pub struct Config {
     /// How long a finished game stays readable (snapshot, events) before its keys expire
     /// ([`DEFAULT_FINISHED_GAME_RETENTION`]).
     pub finished_game_retention: Duration,
+    /// The clock of deadlines and event times ([`Clock::system`]; tests pass a manual one).
+    pub clock: Clock,
 }
 
 /// Finished games stay readable for a week: long enough for late spectators, replays and
@@ -71,7 +73,8 @@ pub async fn run(
         ratings::OutcomeReporter::new(ratings),
         u64::try_from(config.absence_grace.as_millis()).unwrap_or(u64::MAX),
     )
-    .finished_game_retention(config.finished_game_retention);
+    .finished_game_retention(config.finished_game_retention)
+    .clock(config.clock);
     let server = GameStateServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
     ludus_telemetry::serve(server, listener, shutdown).await

@@ -37,22 +37,14 @@ struct Args {
         default_value_t = 168
     )]
     finished_game_retention_hours: u64,
-    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
-    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
-    otlp_endpoint: Option<String>,
-    /// Log JSON lines instead of human-readable ones.
-    #[arg(long, env = "LUDUS_JSON_LOGS")]
-    json_logs: bool,
+    #[command(flatten)]
+    telemetry: ludus_telemetry::TelemetryFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
-        service_name: "game-state".into(),
-        otlp_endpoint: args.otlp_endpoint,
-        json_logs: args.json_logs,
-    })?;
+    let _telemetry = ludus_telemetry::init("game-state", &args.telemetry)?;
     let config = ludus_game_state::Config {
         backend: Backend::redis(&args.redis_url).await?,
         timers_url: args.timers_url,
@@ -61,6 +53,7 @@ async fn main() -> anyhow::Result<()> {
         finished_game_retention: std::time::Duration::from_secs(
             args.finished_game_retention_hours.saturating_mul(3600),
         ),
+        clock: ludus_store::Clock::system(),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "game-state listening");

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
 
-/// Longest id (game, action, player) accepted.
-pub const MAX_ID_LEN: usize = 64;
+/// Ids are checked with the policy every service shares.
+pub use ludus_proto::ids::validate_id;
 
 /// What changes with every event, stored as JSON next to the immutable meta (the encoded
 /// `GameStarted`: settings and seats).
@@ -81,10 +81,13 @@ impl Loaded {
     /// The seat of a player, or PERMISSION_DENIED.
     pub fn require_seat(&self, player_id: &str) -> Result<Seat, ServiceError> {
         self.seat_of(player_id).ok_or_else(|| {
-            ServiceError::PermissionDenied(format!(
-                "you do not sit in game {}: spectators can only watch",
-                self.game_id
-            ))
+            ServiceError::PermissionDenied(
+                ludus_proto::error_details::reason::NOT_YOUR_SEAT,
+                format!(
+                    "you do not sit in game {}: spectators can only watch",
+                    self.game_id
+                ),
+            )
         })
     }
 
@@ -97,10 +100,10 @@ impl Loaded {
 
     pub fn require_active(&self) -> Result<(), ServiceError> {
         match self.game.outcome() {
-            Some(outcome) => Err(ServiceError::FailedPrecondition(format!(
-                "{}: the game is over ({})",
-                outcome.rule, outcome.reason
-            ))),
+            Some(outcome) => Err(ServiceError::GameOver {
+                rule: outcome.rule,
+                why: outcome.reason,
+            }),
             None => Ok(()),
         }
     }
@@ -147,22 +150,4 @@ impl Loaded {
             pb::GameStatus::Active
         }
     }
-}
-
-/// Checks an id a caller sends: 1 to 64 characters of `[A-Za-z0-9_-]`.
-pub fn validate_id(field: &str, id: &str) -> Result<(), ServiceError> {
-    if id.is_empty() || id.len() > MAX_ID_LEN {
-        return Err(ServiceError::InvalidArgument(format!(
-            "{field}: must be 1 to {MAX_ID_LEN} characters"
-        )));
-    }
-    if !id
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return Err(ServiceError::InvalidArgument(format!(
-            "{field}: only letters, digits, '-' and '_' are allowed"
-        )));
-    }
-    Ok(())
 }

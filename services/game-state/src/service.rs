@@ -20,14 +20,14 @@ mod random;
 use ludus_catalog::{outcome_to_pb, seat_u32};
 use ludus_proto::pb::{self, game_state_server::GameState, timers_client::TimersClient};
 use ludus_rules::Viewer;
-use ludus_store::{Commit, CommitOutcome, GameStore};
+use ludus_store::{Clock, Commit, CommitOutcome, GameStore};
 use ludus_telemetry::Traced;
 use prost::Message;
 use tonic::{Request, Response, Status};
 
 pub use analysis::{DEFAULT_ANALYSIS_MS, MAX_ANALYSIS_MS, MAX_CONCURRENT_ANALYSES};
+pub use clock::AUTOPLAY_DELAY_MS;
 use clock::turn_timer_key;
-pub use clock::{AUTOPLAY_DELAY_MS, now_ms};
 
 use crate::error::ServiceError;
 use crate::model::{Loaded, validate_id};
@@ -51,6 +51,8 @@ pub struct GameStateService {
     absence_grace_ms: u64,
     /// How long a finished game's keys are kept.
     retention: std::time::Duration,
+    /// Deadlines and event times are read from it.
+    clock: Clock,
 }
 
 impl GameStateService {
@@ -66,7 +68,15 @@ impl GameStateService {
             reporter,
             absence_grace_ms,
             retention: crate::DEFAULT_FINISHED_GAME_RETENTION,
+            clock: Clock::system(),
         }
+    }
+
+    /// The clock deadlines and event times are read from (the system's unless a test gives
+    /// the services a manual one).
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// How long finished games stay readable before their keys expire.
@@ -114,7 +124,7 @@ impl GameStateService {
         pb::GameEvent {
             game_id: loaded.game_id.clone(),
             seq,
-            at_unix_ms: now_ms(),
+            at_unix_ms: self.now_ms(),
             kind: Some(kind),
             view: Some(loaded.game.view(Viewer::Spectator)),
             turn: Some(loaded.turn_info()),
@@ -162,7 +172,7 @@ impl GameStateService {
                     });
                 }
                 if loaded.game.outcome().is_some() {
-                    let now = u64::try_from(now_ms()).unwrap_or(0);
+                    let now = u64::try_from(self.now_ms()).unwrap_or(0);
                     self.store
                         .finish(&loaded.game_id, now, self.retention)
                         .await?;

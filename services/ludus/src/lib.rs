@@ -9,7 +9,7 @@
 
 use std::{net::SocketAddr, time::Duration};
 
-use ludus_store::Backend;
+use ludus_store::{Backend, Clock};
 use tokio::{net::TcpListener, task::JoinSet};
 use tokio_util::sync::CancellationToken;
 
@@ -26,6 +26,15 @@ pub struct SystemConfig {
     pub caro_turn: Duration,
     /// How long a disconnected player has to come back (C13: one minute).
     pub absence_grace: Duration,
+    /// Origins of web pages allowed to call the gateway with grpc-web (CORS).
+    pub cors_origins: Vec<String>,
+    /// The one clock every service reads deadlines, event times and ticket ages from
+    /// ([`Clock::system`]; the end-to-end tests pass a manual one).
+    pub clock: Clock,
+    /// The gateway's guest sign-in rate (the default unless a benchmark raises it).
+    pub sign_ins: ludus_gateway::limits::SignInLimit,
+    /// Each player's call rate at the gateway (the default outside tests).
+    pub per_player: ludus_gateway::limits::PlayerLimit,
 }
 
 /// A running system.
@@ -61,6 +70,10 @@ impl System {
             token_secret,
             caro_turn,
             absence_grace,
+            cors_origins,
+            clock,
+            sign_ins,
+            per_player,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -72,6 +85,7 @@ impl System {
                 ratings_url: ratings_url.clone(),
                 absence_grace,
                 finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
+                clock: clock.clone(),
             };
             let stop = stop.clone();
             async move {
@@ -83,7 +97,8 @@ impl System {
             }
         });
         tasks.spawn({
-            let config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
+            let mut config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
+            config.clock = clock.clone();
             let stop = stop.clone();
             async move {
                 (
@@ -108,6 +123,7 @@ impl System {
             let mut mm = ludus_matchmaking::Config::new(backend.clone(), game_state_url.clone());
             mm.caro_turn_ms = u64::try_from(caro_turn.as_millis()).unwrap_or(u64::MAX);
             mm.ratings_url = Some(ratings_url.clone());
+            mm.clock = clock;
             let stop = stop.clone();
             async move {
                 (
@@ -124,6 +140,9 @@ impl System {
                 ratings_url,
                 token_secret,
                 token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
+                cors_origins,
+                sign_ins,
+                per_player,
             };
             let stop = stop.clone();
             async move {

@@ -3,11 +3,12 @@
 //! `ludus` (or `ludus serve`) starts every Ludus service in one process, each on its own
 //! loopback port talking gRPC to the others exactly as in a cluster, with the in-memory
 //! store unless `--redis-url` is given. The gateway listens on `--listen`.
-//! `ludus play` and `ludus watch` are the terminal client.
+//! `ludus play` and `ludus watch` are the terminal client (the `ludus-terminal` crate, in
+//! `clients/terminal`).
 #![forbid(unsafe_code)]
 
-mod client;
 mod serve;
+mod web;
 
 use clap::{Parser, Subcommand};
 
@@ -27,9 +28,9 @@ enum Command {
     /// Run every service in one process (the default).
     Serve(serve::ServeArgs),
     /// Sign in, quick-match and play a game (Caro by default) in the terminal.
-    Play(client::PlayArgs),
+    Play(ludus_terminal::PlayArgs),
     /// Watch a live game as a spectator.
-    Watch(client::WatchArgs),
+    Watch(ludus_terminal::WatchArgs),
 }
 
 #[tokio::main]
@@ -38,7 +39,7 @@ async fn main() -> anyhow::Result<()> {
     match cli.command {
         None => serve::serve(serve::ServeArgs::parse_from(["ludus"])).await,
         Some(Command::Serve(args)) => serve::serve(args).await,
-        Some(Command::Play(args)) => client::play(args).await,
-        Some(Command::Watch(args)) => client::watch(args).await,
+        Some(Command::Play(args)) => ludus_terminal::play(args).await,
+        Some(Command::Watch(args)) => ludus_terminal::watch(args).await,
     }
 }

@@ -1,6 +1,6 @@
 //! Every service in one process: the newcomer's `cargo run --release`.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::Parser;
 use ludus_store::Backend;
@@ -13,6 +13,17 @@ pub struct ServeArgs {
     /// Where the public gateway listens.
     #[arg(long, env = "LUDUS_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
+    /// Where the web client is served (open http://127.0.0.1:8080/ in a browser).
+    #[arg(long, env = "LUDUS_WEB_LISTEN", default_value = "127.0.0.1:8080")]
+    pub web_listen: SocketAddr,
+    /// The built web client (`npm ci && npm run build` in clients/web writes it).
+    #[arg(long, env = "LUDUS_WEB_DIR", default_value = "clients/web/dist")]
+    pub web_dir: PathBuf,
+    /// More web-page origins allowed to call the gateway with grpc-web, e.g.
+    /// `http://192.168.1.5:8080` (repeat or separate with commas). The web client's own
+    /// loopback origins are always allowed.
+    #[arg(long, env = "LUDUS_CORS_ORIGINS", value_delimiter = ',')]
+    pub cors_origin: Vec<String>,
     /// Redis URL, e.g. redis://127.0.0.1:6379/; without it state lives in memory and is lost
     /// when the process stops.
     #[arg(long, env = "LUDUS_REDIS_URL")]
@@ -28,21 +39,20 @@ pub struct ServeArgs {
     /// (Caro C13 says 60).
     #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
     pub absence_grace_seconds: u64,
-    /// OTLP/gRPC endpoint for traces and metrics, e.g. http://127.0.0.1:4317.
-    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
-    pub otlp_endpoint: Option<String>,
-    /// Log JSON lines instead of text.
-    #[arg(long, env = "LUDUS_JSON_LOGS")]
-    pub json_logs: bool,
+    /// Guest sign-ins per second the gateway accepts, sustained. Raise it only for load
+    /// benchmarks: sign-ins are unauthenticated.
+    #[arg(long, env = "LUDUS_SIGN_INS_PER_SECOND", default_value_t = ludus_gateway::limits::SIGN_INS_PER_SECOND)]
+    pub sign_ins_per_second: u32,
+    /// Guest sign-ins the gateway accepts in a burst (benchmarks only, like the rate).
+    #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
+    pub sign_in_burst: u32,
+    #[command(flatten)]
+    pub telemetry: ludus_telemetry::TelemetryFlags,
 }
 
 /// Runs until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
-        service_name: "ludus".into(),
-        otlp_endpoint: args.otlp_endpoint.clone(),
-        json_logs: args.json_logs,
-    })?;
+    let _telemetry = ludus_telemetry::init("ludus", &args.telemetry)?;
     let backend = match &args.redis_url {
         Some(url) => Backend::redis(url).await?,
         None => Backend::memory(),
@@ -51,6 +61,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         Some(secret) => secret.as_bytes().to_vec(),
         None => random_secret(),
     };
+    let web_listener = TcpListener::bind(args.web_listen).await?;
+    let web_address = web_listener.local_addr()?;
+    let mut cors_origins = web_origins(web_address);
+    cors_origins.extend(args.cors_origin.iter().cloned());
     let stop = CancellationToken::new();
     let system = ludus::System::start(
         ludus::SystemConfig {
@@ -59,18 +73,58 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             token_secret: secret,
             caro_turn: Duration::from_secs(args.caro_turn_seconds),
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
+            cors_origins,
+            clock: ludus_store::Clock::system(),
+            sign_ins: ludus_gateway::limits::SignInLimit {
+                per_second: args.sign_ins_per_second,
+                burst: args.sign_in_burst,
+            },
+            per_player: ludus_gateway::limits::PlayerLimit::default(),
         },
         stop.clone(),
     )
     .await?;
+    let web = crate::web::WebConfig {
+        dir: args.web_dir.clone(),
+        gateway_port: system.gateway.port(),
+    };
+    if !crate::web::is_built(&web.dir) {
+        tracing::warn!(
+            dir = %web.dir.display(),
+            "the web client is not built: run `npm ci && npm run build` in clients/web"
+        );
+    }
+    let web_server = tokio::spawn(crate::web::serve(
+        web,
+        web_listener,
+        stop.clone().cancelled_owned(),
+    ));
     tracing::info!(
         gateway = %system.gateway,
+        web = %format!("http://{web_address}/"),
         store = if args.redis_url.is_some() { "redis" } else { "memory" },
         "ludus is up"
     );
     ludus_telemetry::shutdown_signal().await;
     stop.cancel();
-    system.wait().await
+    let web_result = web_server.await;
+    system.wait().await?;
+    web_result?
+}
+
+/// The origins a browser reports for pages from the web listener: the address itself, and
+/// the usual loopback names when it is a loopback or any-address listener.
+fn web_origins(web: SocketAddr) -> Vec<String> {
+    let port = web.port();
+    let mut origins = Vec::new();
+    if web.ip().is_loopback() || web.ip().is_unspecified() {
+        origins.push(format!("http://localhost:{port}"));
+        origins.push(format!("http://127.0.0.1:{port}"));
+        origins.push(format!("http://[::1]:{port}"));
+    } else {
+        origins.push(format!("http://{web}"));
+    }
+    origins
 }
 
 fn random_secret() -> Vec<u8> {

@@ -1,6 +1,7 @@
 //! Everything matchmaking can refuse, and the gRPC status each maps to.
 
 use ludus_catalog::CatalogError;
+use ludus_proto::ids::IdError;
 use ludus_store::StoreError;
 use tonic::Status;
 
@@ -33,6 +34,12 @@ pub enum ServiceError {
     Internal(String),
 }
 
+impl From<IdError> for ServiceError {
+    fn from(error: IdError) -> Self {
+        ServiceError::InvalidArgument(error.to_string())
+    }
+}
+
 impl From<StoreError> for ServiceError {
     fn from(error: StoreError) -> Self {
         match error {
@@ -44,20 +51,36 @@ impl From<StoreError> for ServiceError {
     }
 }
 
+/// Each refusal's message, plus the rich details a client acts on (see
+/// `ludus_proto::error_details`).
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
+        use ludus_proto::error_details::{DOMAIN_MATCHMAKING, invalid_argument, reason, refusal};
+        use tonic::Code;
         let message = error.to_string();
+        let refuse =
+            |code, reason: &str| refusal(code, message.clone(), DOMAIN_MATCHMAKING, reason, &[]);
         match error {
-            ServiceError::InvalidArgument(_) => Status::invalid_argument(message),
+            ServiceError::InvalidArgument(_) => {
+                invalid_argument(message, DOMAIN_MATCHMAKING, reason::INVALID_FIELD)
+            }
             ServiceError::Catalog(error) => Status::from(error),
-            ServiceError::NotFound(_) => Status::not_found(message),
-            ServiceError::PermissionDenied(_) => Status::permission_denied(message),
-            ServiceError::AlreadyExists(_) => Status::already_exists(message),
-            ServiceError::Unimplemented(_) => Status::unimplemented(message),
-            ServiceError::Unavailable(_) => Status::unavailable(message),
+            ServiceError::NotFound(_) => refuse(Code::NotFound, reason::TICKET_NOT_FOUND),
+            ServiceError::PermissionDenied(_) => {
+                refuse(Code::PermissionDenied, reason::NOT_YOUR_TICKET)
+            }
+            ServiceError::AlreadyExists(_) => refuse(Code::AlreadyExists, reason::ALREADY_EXISTS),
+            ServiceError::Unimplemented(_) => refuse(Code::Unimplemented, reason::NOT_OFFERED),
+            ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
                 tracing::error!(error = %message, "internal error");
-                Status::internal("internal error")
+                refusal(
+                    Code::Internal,
+                    "internal error",
+                    DOMAIN_MATCHMAKING,
+                    reason::INTERNAL,
+                    &[],
+                )
             }
         }
     }

@@ -33,7 +33,7 @@ use ludus_proto::pb::{
     game_state_client::GameStateClient, matchmaking_server::MatchmakingServer,
     ratings_client::RatingsClient,
 };
-use ludus_store::{Backend, QueueStore};
+use ludus_store::{Backend, Clock, QueueStore};
 use opentelemetry::{KeyValue, metrics::Meter};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
@@ -90,6 +90,8 @@ pub struct Config {
     pub ratings_url: Option<String>,
     /// How far apart paired ratings may be, by waiting time.
     pub rating_window: RatingWindow,
+    /// Tickets are ordered and aged by it ([`Clock::system`]; tests pass a manual one).
+    pub clock: Clock,
 }
 
 impl Config {
@@ -106,6 +108,7 @@ impl Config {
             match_interval: DEFAULT_MATCH_INTERVAL,
             ratings_url: None,
             rating_window: RatingWindow::DEFAULT,
+            clock: Clock::system(),
         }
     }
 
@@ -142,7 +145,8 @@ pub async fn run(
         config.match_interval,
         wake.clone(),
     )
-    .rating_window(config.rating_window);
+    .rating_window(config.rating_window)
+    .clock(config.clock);
     let queues_for_counts = queues.clone();
     // Subscribed before serving, so no watch can miss a notice published after its read.
     let settled = queues.subscribe_settled().await?;

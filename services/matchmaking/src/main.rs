@@ -64,22 +64,14 @@ struct Args {
     /// How often the matcher polls the queues, milliseconds.
     #[arg(long, env = "LUDUS_MATCH_INTERVAL_MS", default_value_t = 100)]
     match_interval_ms: u64,
-    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
-    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
-    otlp_endpoint: Option<String>,
-    /// Log JSON lines instead of human-readable ones.
-    #[arg(long, env = "LUDUS_JSON_LOGS")]
-    json_logs: bool,
+    #[command(flatten)]
+    telemetry: ludus_telemetry::TelemetryFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
-        service_name: "matchmaking".into(),
-        otlp_endpoint: args.otlp_endpoint,
-        json_logs: args.json_logs,
-    })?;
+    let _telemetry = ludus_telemetry::init("matchmaking", &args.telemetry)?;
     let config = Config {
         backend: Backend::redis(&args.redis_url).await?,
         game_state_url: args.game_state_url,
@@ -95,6 +87,7 @@ async fn main() -> anyhow::Result<()> {
             per_second: args.rating_window_per_second,
             open_after: Duration::from_secs(args.rating_window_open_after_seconds),
         },
+        clock: ludus_store::Clock::system(),
     };
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "matchmaking listening");

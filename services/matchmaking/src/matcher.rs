@@ -18,7 +18,7 @@ use std::time::Duration;
 use futures::future::join_all;
 use ludus_catalog::QuickMatchClocks;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_store::{QueueStore, TableClaim, Ticket, TicketStatus};
+use ludus_store::{Clock, QueueStore, TableClaim, Ticket, TicketStatus};
 use ludus_telemetry::Traced;
 use rand::RngExt;
 use tokio::sync::{Notify, Semaphore};
@@ -28,7 +28,6 @@ use ulid::Ulid;
 use crate::error::ServiceError;
 use crate::model::{TicketPayload, table_seats};
 use crate::pairing::{self, RatingWindow, Seeker};
-use crate::service::now_ms;
 
 /// Tickets read from a queue per round: many tables per claim, bounded per round trip.
 pub const MATCH_BATCH: usize = 256;
@@ -65,6 +64,8 @@ pub struct Matcher {
     holder: String,
     /// Permits for tables whose games are being created.
     creating: Arc<Semaphore>,
+    /// Tickets are ordered and aged by it (Unix ms, so replicas agree).
+    clock: Clock,
 }
 
 impl Matcher {
@@ -86,7 +87,19 @@ impl Matcher {
             rating_window: RatingWindow::DEFAULT,
             holder: Ulid::generate().to_string(),
             creating: Arc::new(Semaphore::new(MAX_TABLES_CREATING)),
+            clock: Clock::system(),
         }
+    }
+
+    /// The clock tickets are ordered and aged by (a test's manual one, or the system's).
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Unix milliseconds on this matcher's clock.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
     }
 
     /// How far apart in rating paired players may be, by how long they waited.
@@ -150,7 +163,7 @@ impl Matcher {
                 })
                 .collect::<Result<Vec<_>, ServiceError>>()?;
             let tables: Vec<Vec<Ticket>> =
-                pairing::tables(&seekers, seats, now_ms(), &self.rating_window)
+                pairing::tables(&seekers, seats, self.now_ms(), &self.rating_window)
                     .into_iter()
                     .map(|table| {
                         let mut seated: Vec<Ticket> =

@@ -11,44 +11,8 @@ use ulid::Ulid;
 
 use crate::error::ServiceError;
 
-/// Longest player or ticket id (what the gateway accepts).
-pub const MAX_ID_LEN: usize = 64;
-/// Longest display name.
-pub const MAX_DISPLAY_NAME_CHARS: usize = 64;
-
-/// Player ids: 1 to 64 of `[A-Za-z0-9_-]`.
-pub fn validate_id(field: &str, id: &str) -> Result<(), ServiceError> {
-    if id.is_empty() || id.len() > MAX_ID_LEN {
-        return Err(ServiceError::InvalidArgument(format!(
-            "{field}: must be 1 to {MAX_ID_LEN} characters"
-        )));
-    }
-    if !id
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return Err(ServiceError::InvalidArgument(format!(
-            "{field}: only letters, digits, '-' and '_' are allowed"
-        )));
-    }
-    Ok(())
-}
-
-/// Display names: 1 to 64 characters, no control characters.
-pub fn validate_display_name(name: &str) -> Result<(), ServiceError> {
-    let count = name.chars().count();
-    if count == 0 || count > MAX_DISPLAY_NAME_CHARS {
-        return Err(ServiceError::InvalidArgument(format!(
-            "display_name: must be 1 to {MAX_DISPLAY_NAME_CHARS} characters"
-        )));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(ServiceError::InvalidArgument(
-            "display_name: control characters are not allowed".into(),
-        ));
-    }
-    Ok(())
-}
+/// Ids and display names are checked with the policy every service shares.
+pub use ludus_proto::ids::{MAX_ID_LEN, validate_display_name, validate_id};
 
 /// A ticket id names its queue, so that a ticket can be found from its id alone (the store
 /// reads tickets by queue and id, and a player's index entry is gone once a ticket is

@@ -2,7 +2,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use futures::Stream;
 use ludus_proto::pb::{self, matchmaking_server::Matchmaking, ratings_client::RatingsClient};
@@ -26,13 +26,6 @@ use crate::notices::{Registration, TicketNotices, WATCH_FALLBACK_POLL};
 const WATCH_BUFFER: usize = 4;
 
 type TicketStream = Pin<Box<dyn Stream<Item = Result<pb::TicketUpdate, Status>> + Send>>;
-
-/// Wall-clock Unix milliseconds (tickets are ordered and aged by it across replicas).
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
 
 /// How long an enqueue waits for the player's rating before queuing the ticket unrated.
 pub const RATING_LOOKUP_TIMEOUT: Duration = Duration::from_secs(1);
@@ -113,7 +106,7 @@ impl MatchmakingService {
         request: pb::EnqueueRequest,
     ) -> Result<pb::EnqueueResponse, ServiceError> {
         validate_id("player_id", &request.player_id)?;
-        validate_display_name(&request.display_name)?;
+        validate_display_name("display_name", &request.display_name)?;
         let quick = QuickMatch::from_settings(request.settings.as_ref())?;
         let rating = self.rating(&quick.rating_pool, &request.player_id).await;
         let ticket = Ticket {
@@ -121,7 +114,7 @@ impl MatchmakingService {
             queue: quick.queue.clone(),
             player_id: request.player_id.clone(),
             payload: TicketPayload::new(&request.display_name, &quick, rating).to_bytes()?,
-            created_ms: now_ms(),
+            created_ms: self.matcher.now_ms(),
             status: TicketStatus::Queued,
         };
         match self.queues.enqueue(&ticket).await? {
@@ -185,7 +178,7 @@ impl MatchmakingService {
                 tracing::warn!(%error, "cancel notice not sent; watches see it when they poll");
             }
         }
-        Ok(ticket_update(&after, now_ms()))
+        Ok(ticket_update(&after, self.matcher.now_ms()))
     }
 }
 
@@ -258,7 +251,11 @@ async fn watch(
                 announced = false;
                 continue;
             }
-            if tx.send(Ok(ticket_update(&next, now_ms()))).await.is_err() {
+            if tx
+                .send(Ok(ticket_update(&next, matcher.now_ms())))
+                .await
+                .is_err()
+            {
                 return;
             }
             announced = true;
@@ -295,7 +292,7 @@ impl Matchmaking for MatchmakingService {
         // ready; until then the watch keeps trying).
         let announced = game_ready(&self.matcher, &ticket, registration.game_created()).await;
         if announced {
-            tx.send(Ok(ticket_update(&ticket, now_ms())))
+            tx.send(Ok(ticket_update(&ticket, self.matcher.now_ms())))
                 .await
                 .map_err(|_| Status::internal("internal error"))?;
         }

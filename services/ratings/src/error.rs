@@ -1,5 +1,6 @@
 //! Everything ratings can refuse, and the gRPC status each maps to.
 
+use ludus_proto::ids::IdError;
 use ludus_store::StoreError;
 use tonic::Status;
 
@@ -31,16 +32,46 @@ impl From<StoreError> for ServiceError {
     }
 }
 
+impl From<IdError> for ServiceError {
+    fn from(error: IdError) -> Self {
+        ServiceError::InvalidArgument(error.to_string())
+    }
+}
+
+/// Each refusal's message, plus the rich details a client acts on (see
+/// `ludus_proto::error_details`).
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
+        use ludus_proto::error_details::{DOMAIN_RATINGS, invalid_argument, reason, refusal};
+        use tonic::Code;
         let message = error.to_string();
         match error {
-            ServiceError::InvalidArgument(_) => Status::invalid_argument(message),
-            ServiceError::Aborted(_) => Status::aborted(message),
-            ServiceError::Unavailable(_) => Status::unavailable(message),
+            ServiceError::InvalidArgument(_) => {
+                invalid_argument(message, DOMAIN_RATINGS, reason::INVALID_FIELD)
+            }
+            ServiceError::Aborted(_) => refusal(
+                Code::Aborted,
+                message,
+                DOMAIN_RATINGS,
+                reason::CONTENDED,
+                &[],
+            ),
+            ServiceError::Unavailable(_) => refusal(
+                Code::Unavailable,
+                message,
+                DOMAIN_RATINGS,
+                reason::UNAVAILABLE,
+                &[],
+            ),
             ServiceError::Internal(_) => {
                 tracing::error!(error = %message, "internal error");
-                Status::internal("internal error")
+                refusal(
+                    Code::Internal,
+                    "internal error",
+                    DOMAIN_RATINGS,
+                    reason::INTERNAL,
+                    &[],
+                )
             }
         }
     }

@@ -16,22 +16,14 @@ struct Args {
     /// The Redis holding session state, e.g. `redis://redis:6379`.
     #[arg(long, env = "LUDUS_REDIS_URL")]
     redis_url: String,
-    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
-    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
-    otlp_endpoint: Option<String>,
-    /// Log JSON lines instead of human-readable ones.
-    #[arg(long, env = "LUDUS_JSON_LOGS")]
-    json_logs: bool,
+    #[command(flatten)]
+    telemetry: ludus_telemetry::TelemetryFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
-        service_name: "ratings".into(),
-        otlp_endpoint: args.otlp_endpoint,
-        json_logs: args.json_logs,
-    })?;
+    let _telemetry = ludus_telemetry::init("ratings", &args.telemetry)?;
     let backend = Backend::redis(&args.redis_url).await?;
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, "ratings listening");

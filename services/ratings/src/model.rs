@@ -2,69 +2,25 @@
 
 use std::collections::HashSet;
 
+use ludus_proto::ids::{validate_display_name, validate_id, validate_ruleset};
 use ludus_proto::pb;
 
 use crate::error::ServiceError;
 
-/// Longest player or game id.
-pub const MAX_ID_LEN: usize = 64;
-/// Longest rule set name (e.g. `caro/15/blocked-ends/exactly-five`).
-pub const MAX_RULESET_LEN: usize = 100;
-/// Longest display name kept with a rating.
-pub const MAX_DISPLAY_NAME_CHARS: usize = 100;
 /// Leaderboard page size when the request leaves `limit` at 0.
 pub const DEFAULT_LEADERBOARD_LIMIT: u32 = 10;
 /// Largest leaderboard page.
 pub const MAX_LEADERBOARD_LIMIT: u32 = 100;
 
-/// Player and game ids: 1 to 64 of `[A-Za-z0-9_-]`.
-pub fn validate_id(field: &str, id: &str) -> Result<(), ServiceError> {
-    if id.is_empty() || id.len() > MAX_ID_LEN {
-        return Err(ServiceError::InvalidArgument(format!(
-            "{field}: must be 1 to {MAX_ID_LEN} characters"
-        )));
-    }
-    if !id
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return Err(ServiceError::InvalidArgument(format!(
-            "{field}: only letters, digits, '-' and '_' are allowed"
-        )));
-    }
-    Ok(())
-}
-
-/// Rule set names: 1 to 100 of `[a-z0-9/_-]`.
-pub fn validate_ruleset(ruleset: &str) -> Result<(), ServiceError> {
-    if ruleset.is_empty() || ruleset.len() > MAX_RULESET_LEN {
-        return Err(ServiceError::InvalidArgument(format!(
-            "ruleset: must be 1 to {MAX_RULESET_LEN} characters"
-        )));
-    }
-    if !ruleset
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"/_-".contains(&b))
-    {
-        return Err(ServiceError::InvalidArgument(
-            "ruleset: only lowercase letters, digits, '/', '-' and '_' are allowed".into(),
-        ));
-    }
-    Ok(())
-}
-
-/// A report's players: valid, distinct ids and bounded names; a rated game has at least two.
+/// A report's players: valid, distinct ids and display names under the shared policy
+/// (`ludus_proto::ids`); a rated game has at least two.
 pub fn validate_report(request: &pb::ReportResultRequest) -> Result<(), ServiceError> {
     validate_id("game_id", &request.game_id)?;
-    validate_ruleset(&request.ruleset)?;
+    validate_ruleset("ruleset", &request.ruleset)?;
     let mut seen = HashSet::new();
     for (i, player) in request.players.iter().enumerate() {
         validate_id(&format!("players[{i}].player_id"), &player.player_id)?;
-        if player.display_name.chars().count() > MAX_DISPLAY_NAME_CHARS {
-            return Err(ServiceError::InvalidArgument(format!(
-                "players[{i}].display_name: at most {MAX_DISPLAY_NAME_CHARS} characters"
-            )));
-        }
+        validate_display_name(&format!("players[{i}].display_name"), &player.display_name)?;
         if !seen.insert(player.player_id.as_str()) {
             return Err(ServiceError::InvalidArgument(format!(
                 "players[{i}].player_id: {} is listed twice",
@@ -96,15 +52,43 @@ pub fn leaderboard_limit(limit: u32) -> Result<u32, ServiceError> {
 mod tests {
     use super::*;
 
+    fn report(names: [&str; 2]) -> pb::ReportResultRequest {
+        pb::ReportResultRequest {
+            game_id: "g1".into(),
+            ruleset: "caro/15/blocked-ends".into(),
+            players: names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| pb::PlayerResult {
+                    player_id: format!("p{i}"),
+                    display_name: (*name).into(),
+                    rank: u32::try_from(i).unwrap_or(0),
+                    points: 0,
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
     #[test]
-    fn ids_and_rulesets() {
-        assert!(validate_id("player_id", "abc_-9Z").is_ok());
-        assert!(validate_id("player_id", "").is_err());
-        assert!(validate_id("player_id", "a b").is_err());
-        assert!(validate_id("player_id", &"a".repeat(65)).is_err());
-        assert!(validate_ruleset("caro/15/blocked-ends").is_ok());
-        assert!(validate_ruleset("Caro/15").is_err());
-        assert!(validate_ruleset("").is_err());
+    fn reports_hold_the_shared_id_and_name_policy() {
+        assert!(validate_report(&report(["ann", "bob"])).is_ok());
+        let too_long = "x".repeat(ludus_proto::ids::MAX_DISPLAY_NAME_CHARS + 1);
+        let error = validate_report(&report(["ann", &too_long])).expect_err("33 characters");
+        assert_eq!(
+            error.to_string(),
+            "players[1].display_name: must be 1 to 32 characters"
+        );
+        let error = validate_report(&report(["a\u{202E}nn", "bob"])).expect_err("bidi override");
+        assert!(
+            error
+                .to_string()
+                .starts_with("players[0].display_name: U+202E is not allowed"),
+            "{error}"
+        );
+        let mut bad_pool = report(["ann", "bob"]);
+        bad_pool.ruleset = "Caro/15".into();
+        assert!(validate_report(&bad_pool).is_err());
     }
 
     #[test]

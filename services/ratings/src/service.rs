@@ -1,5 +1,6 @@
 //! The Ratings gRPC service: idempotent result reports, ratings and leaderboards.
 
+use ludus_proto::ids::{validate_id, validate_ruleset};
 use ludus_proto::pb::{self, ratings_server::Ratings};
 use ludus_store::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 use prost::Message;
@@ -7,7 +8,7 @@ use tonic::{Request, Response, Status};
 
 use crate::elo::{self, INITIAL_RATING, Standing};
 use crate::error::ServiceError;
-use crate::model::{leaderboard_limit, validate_id, validate_report, validate_ruleset};
+use crate::model::{leaderboard_limit, validate_report};
 
 /// How many times a report re-reads and recomputes after another report changed one of its
 /// players in between, before giving up with ABORTED (the caller retries later).
@@ -179,7 +180,7 @@ impl Ratings for RatingsService {
         request: Request<pb::RatingsGetRatingRequest>,
     ) -> Result<Response<pb::Rating>, Status> {
         let request = request.into_inner();
-        validate_ruleset(&request.ruleset)?;
+        validate_ruleset("ruleset", &request.ruleset)?;
         validate_id("player_id", &request.player_id)?;
         let entry = self
             .store
@@ -212,7 +213,7 @@ impl Ratings for RatingsService {
         request: Request<pb::RatingsGetLeaderboardRequest>,
     ) -> Result<Response<pb::RatingsGetLeaderboardResponse>, Status> {
         let request = request.into_inner();
-        validate_ruleset(&request.ruleset)?;
+        validate_ruleset("ruleset", &request.ruleset)?;
         let limit = leaderboard_limit(request.limit)?;
         let offset = request.offset as usize;
         let page = self

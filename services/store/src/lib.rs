@@ -4,12 +4,13 @@
 //! ([`GameStore`]), the live event feed the gateway fans out ([`GameFeed`]), durable deadlines
 //! ([`TimerStore`]), matchmaking queues ([`QueueStore`]) and ratings ([`RatingStore`]). Each store
 //! is a small `Clone` struct over a [`Backend`]: Redis in production, or an in-memory backend for
-//! the all-in-one binary and unit tests. Both backends pass the same [`conformance`] suite, and
+//! the all-in-one binary and unit tests. Both backends pass the same `conformance` suite, and
 //! every operation is atomic on both: on Redis each multi-key write is one Lua script, in memory
 //! it runs under one lock.
 //!
 //! The store never reads a clock: callers pass `now_ms` (Unix milliseconds), which keeps the
-//! memory backend deterministic and tests in control of time.
+//! memory backend deterministic and tests in control of time. The services read that time
+//! from one [`Clock`] (the system's, or a test's [`ManualClock`]).
 //!
 //! # Layout
 //! - `backend`: [`Backend`], key naming, error mapping.
@@ -18,9 +19,13 @@
 //! - `timer`: [`TimerStore`], claimable deadlines.
 //! - `queue`: [`QueueStore`], matchmaking tickets.
 //! - `rating`: [`RatingStore`], ratings, leaderboards and the per-game idempotency marker.
-//! - [`conformance`]: the behaviour both backends must show (used by this crate's tests and the
-//!   end-to-end tests).
-//! - [`testing`]: [`testing::RedisServer`], a throwaway `redis-server` child process for tests.
+//! - `conformance` (feature `testing`): the behaviour both backends must show, run by this
+//!   crate's tests on both backends.
+//! - `testing` (feature `testing`): `testing::RedisServer`, a throwaway `redis-server` child
+//!   process for tests.
+//!
+//! Both test modules are compiled only with the `testing` feature, which only
+//! dev-dependencies (and the end-to-end test crate) enable: no service binary carries them.
 //!
 //! # Redis key layout
 //! Keys between braces are Redis Cluster hash tags: every key one script touches shares a tag,
@@ -57,15 +62,19 @@
 #![forbid(unsafe_code)]
 
 mod backend;
+mod clock;
+#[cfg(feature = "testing")]
 pub mod conformance;
 mod feed;
 mod game;
 mod queue;
 mod rating;
+#[cfg(feature = "testing")]
 pub mod testing;
 mod timer;
 
 pub use backend::{Backend, StoreError};
+pub use clock::{Clock, ManualClock};
 pub use feed::{FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
 pub use queue::{

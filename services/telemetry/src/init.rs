@@ -8,14 +8,17 @@ use opentelemetry_sdk::{
 };
 use tracing_subscriber::{EnvFilter, layer::SubscriberExt, util::SubscriberInitExt};
 
-/// How a process logs and traces.
-#[derive(Clone, Debug, Default)]
-pub struct TelemetryConfig {
-    /// The service name in traces (`game-state`, `gateway`, …).
-    pub service_name: String,
-    /// OTLP/gRPC endpoint, e.g. `http://otel-collector:4317`; no export when `None`.
+/// How a process logs and traces: the flags every Ludus binary takes, flattened into its own
+/// (`#[command(flatten)] telemetry: TelemetryFlags`) so the names and environment variables
+/// are the same everywhere.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct TelemetryFlags {
+    /// OTLP/gRPC endpoint for traces and metrics, e.g. `http://otel-collector:4317`; none
+    /// exported when unset.
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     pub otlp_endpoint: Option<String>,
-    /// JSON log lines (for log shippers) instead of human-readable ones.
+    /// Log JSON lines (for log shippers) instead of human-readable ones.
+    #[arg(long, env = "LUDUS_JSON_LOGS")]
     pub json_logs: bool,
 }
 
@@ -42,9 +45,10 @@ impl Drop for TelemetryGuard {
     }
 }
 
-/// Installs the global subscriber. Log levels come from `RUST_LOG` (default `info`). Calling it
-/// twice (tests) keeps the first subscriber.
-pub fn init(config: &TelemetryConfig) -> anyhow::Result<TelemetryGuard> {
+/// Installs the global subscriber for `service_name` (`game-state`, `gateway`, … the name in
+/// traces). Log levels come from `RUST_LOG` (default `info`). Calling it twice (tests) keeps
+/// the first subscriber.
+pub fn init(service_name: &str, config: &TelemetryFlags) -> anyhow::Result<TelemetryGuard> {
     // W3C trace context on every hop, whether or not spans are exported.
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
@@ -52,7 +56,7 @@ pub fn init(config: &TelemetryConfig) -> anyhow::Result<TelemetryGuard> {
     let (provider, meter_provider) = match &config.otlp_endpoint {
         Some(endpoint) => {
             let resource = Resource::builder_empty()
-                .with_service_name(config.service_name.clone())
+                .with_service_name(service_name.to_owned())
                 .build();
             let exporter = opentelemetry_otlp::SpanExporter::builder()
                 .with_tonic()
@@ -77,7 +81,7 @@ pub fn init(config: &TelemetryConfig) -> anyhow::Result<TelemetryGuard> {
         None => (None, None),
     };
     let otel_layer = provider.as_ref().map(|provider| {
-        tracing_opentelemetry::layer().with_tracer(provider.tracer(config.service_name.clone()))
+        tracing_opentelemetry::layer().with_tracer(provider.tracer(service_name.to_owned()))
     });
     if let Some(provider) = &provider {
         opentelemetry::global::set_tracer_provider(provider.clone());
@@ -104,4 +108,49 @@ pub fn init(config: &TelemetryConfig) -> anyhow::Result<TelemetryGuard> {
         provider,
         meter_provider,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::TelemetryFlags;
+
+    #[derive(Debug, Parser)]
+    struct Binary {
+        #[command(flatten)]
+        telemetry: TelemetryFlags,
+    }
+
+    #[test]
+    fn every_binary_takes_the_same_flags_and_environment_variables() {
+        let command = Binary::command();
+        let env_of = |id: &str| {
+            command
+                .get_arguments()
+                .find(|arg| arg.get_id() == id)
+                .and_then(|arg| arg.get_env())
+                .and_then(|env| env.to_str())
+                .map(str::to_owned)
+        };
+        // Deployments set these names: renaming one silently turns export or JSON logs off.
+        assert_eq!(
+            env_of("otlp_endpoint").as_deref(),
+            Some("OTEL_EXPORTER_OTLP_ENDPOINT")
+        );
+        assert_eq!(env_of("json_logs").as_deref(), Some("LUDUS_JSON_LOGS"));
+
+        let parsed = Binary::try_parse_from([
+            "bin",
+            "--otlp-endpoint",
+            "http://collector:4317",
+            "--json-logs",
+        ])
+        .expect("flags parse");
+        assert_eq!(
+            parsed.telemetry.otlp_endpoint.as_deref(),
+            Some("http://collector:4317")
+        );
+        assert!(parsed.telemetry.json_logs);
+    }
 }

@@ -3,7 +3,8 @@
 //!
 //! # Layout
 //! - [`init`]: `tracing` subscriber (plain or JSON logs) plus OpenTelemetry export over OTLP
-//!   when an endpoint is configured.
+//!   when an endpoint is configured, and [`TelemetryFlags`], the flags for both that every
+//!   binary flattens into its own.
 //! - [`metrics`]: the shared `ludus` meter and the `rpc.server.duration` histogram layer
 //!   every server records (metrics are exported with traces when an endpoint is set).
 //! - [`propagation`]: the client interceptor that injects the current span's trace context
@@ -20,6 +21,6 @@ pub mod server;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use init::{TelemetryConfig, TelemetryGuard, init};
+pub use init::{TelemetryFlags, TelemetryGuard, init};
 pub use propagation::{TraceContext, Traced, traced_channel};
 pub use server::{ServingGuard, serve, serve_with, shutdown_signal};

@@ -3,9 +3,8 @@
 use std::{future::Future, time::Duration};
 
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tokio_util::sync::CancellationToken;
-use tonic::server::NamedService;
+use tonic::{server::NamedService, transport::server::TcpIncoming};
 use tonic_health::server::HealthReporter;
 
 use crate::metrics::RpcMetricsLayer;
@@ -133,7 +132,9 @@ where
     let router = builder
         .layer(rpc_metrics)
         .trace_fn(server_span)
-        .tcp_nodelay(true)
+        // grpc-web from browsers arrives over HTTP/1.1 too (the gateway translates it; see
+        // `ludus_gateway::web`); HTTP/2 connections are served exactly as before.
+        .accept_http1(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .add_service(health_service)
         .add_service(reflection_v1)
@@ -151,7 +152,7 @@ where
         start_draining.cancel();
     });
 
-    let incoming = TcpListenerStream::new(listener);
+    let incoming = accept_with_nodelay(listener);
     let serving = router.serve_with_incoming_shutdown(incoming, draining.clone().cancelled_owned());
     tokio::pin!(serving);
     tokio::select! {
@@ -167,6 +168,17 @@ where
         ),
     }
     Ok(())
+}
+
+/// The connections `listener` accepts, each with `TCP_NODELAY` set.
+///
+/// `Server::builder().tcp_nodelay(true)` reaches only sockets tonic binds itself: a server
+/// started with `serve_with_incoming*` keeps Nagle's algorithm on every accepted socket unless
+/// the incoming stream sets it. With Nagle on, h2 writes a reply's trailers after a DATA frame
+/// over ~256 bytes as a second small segment, which waits for the peer's delayed ACK (~40 ms
+/// on Linux): every such call took 40+ ms instead of well under one.
+pub fn accept_with_nodelay(listener: TcpListener) -> TcpIncoming {
+    TcpIncoming::from(listener).with_nodelay(Some(true))
 }
 
 fn name_of<T: NamedService>(_: &T) -> &'static str {
@@ -194,5 +206,30 @@ pub async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {}
         () = terminate => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio_stream::StreamExt;
+
+    use super::*;
+
+    /// The regression guard for the 40 ms stall: every connection a Ludus server accepts (they
+    /// all go through [`serve_with`], which accepts through [`accept_with_nodelay`]) has
+    /// `TCP_NODELAY` set. Asserts the socket option, not a time.
+    #[tokio::test]
+    async fn accepted_sockets_have_nodelay_set() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("address");
+        let mut incoming = accept_with_nodelay(listener);
+        let client = tokio::net::TcpStream::connect(address);
+        let (client, accepted) = tokio::join!(client, incoming.next());
+        let _client = client.expect("connect");
+        let accepted = accepted.expect("a connection").expect("accepted");
+        assert!(
+            accepted.nodelay().expect("read TCP_NODELAY"),
+            "Nagle stays on for accepted sockets: h2 trailers would wait for a delayed ACK"
+        );
     }
 }

@@ -12,11 +12,9 @@ use std::sync::{
 };
 use std::time::Duration;
 
-use ludus_store::{StoreError, TimerStore};
+use ludus_store::{Clock, StoreError, TimerStore};
 use opentelemetry::metrics::Meter;
 use tokio_util::sync::CancellationToken;
-
-use crate::worker::now_ms;
 
 /// How often a replica counts the timers.
 pub const BACKLOG_INTERVAL: Duration = Duration::from_secs(5);
@@ -57,9 +55,15 @@ impl Backlog {
 
     /// Refreshes every `interval` until `stop` is cancelled; a store error keeps the last
     /// counts until the next refresh.
-    pub async fn run(self, store: TimerStore, interval: Duration, stop: CancellationToken) {
+    pub async fn run(
+        self,
+        store: TimerStore,
+        clock: Clock,
+        interval: Duration,
+        stop: CancellationToken,
+    ) {
         loop {
-            if let Err(error) = self.refresh(&store, now_ms()).await {
+            if let Err(error) = self.refresh(&store, clock.now_ms()).await {
                 tracing::debug!(%error, "could not count timers");
             }
             tokio::select! {

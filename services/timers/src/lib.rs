@@ -19,7 +19,7 @@ pub mod worker;
 use std::{future::Future, sync::Arc, time::Duration};
 
 use ludus_proto::pb::{game_state_client::GameStateClient, timers_server::TimersServer};
-use ludus_store::{Backend, TimerStore};
+use ludus_store::{Backend, Clock, TimerStore};
 use tokio::{net::TcpListener, sync::Notify};
 use tokio_util::sync::CancellationToken;
 
@@ -43,6 +43,8 @@ pub struct Config {
     pub visibility: Duration,
     /// See [`DEFAULT_POLL`].
     pub poll: Duration,
+    /// The clock deadlines are due by ([`Clock::system`]; tests pass a manual one).
+    pub clock: Clock,
 }
 
 impl Config {
@@ -52,6 +54,7 @@ impl Config {
             game_state_url: game_state_url.into(),
             visibility: DEFAULT_VISIBILITY,
             poll: DEFAULT_POLL,
+            clock: Clock::system(),
         }
     }
 }
@@ -73,6 +76,7 @@ pub async fn run(
             visibility: config.visibility,
             poll: config.poll,
             wake: wake.clone(),
+            clock: config.clock.clone(),
         },
         stop.clone(),
     ));
@@ -80,7 +84,12 @@ pub async fn run(
     let counting = ludus_telemetry::metrics::enabled().then(|| {
         let backlog = backlog::Backlog::default();
         backlog.observe(&ludus_telemetry::metrics::meter());
-        tokio::spawn(backlog.run(store.clone(), backlog::BACKLOG_INTERVAL, stop.clone()))
+        tokio::spawn(backlog.run(
+            store.clone(),
+            config.clock.clone(),
+            backlog::BACKLOG_INTERVAL,
+            stop.clone(),
+        ))
     });
     // The worker stops when the server does, whichever way it stops.
     let _stop_worker = stop.clone().drop_guard();

@@ -28,22 +28,14 @@ struct Args {
     /// Seconds a claimed timer stays hidden before another replica may fire it again.
     #[arg(long, env = "LUDUS_TIMER_VISIBILITY_SECONDS", default_value_t = 10)]
     visibility_seconds: u64,
-    /// OTLP/gRPC endpoint for traces and metrics; none exported when unset.
-    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
-    otlp_endpoint: Option<String>,
-    /// Log JSON lines instead of human-readable ones.
-    #[arg(long, env = "LUDUS_JSON_LOGS")]
-    json_logs: bool,
+    #[command(flatten)]
+    telemetry: ludus_telemetry::TelemetryFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init(&ludus_telemetry::TelemetryConfig {
-        service_name: "timers".into(),
-        otlp_endpoint: args.otlp_endpoint,
-        json_logs: args.json_logs,
-    })?;
+    let _telemetry = ludus_telemetry::init("timers", &args.telemetry)?;
     let mut config =
         ludus_timers::Config::new(Backend::redis(&args.redis_url).await?, args.game_state_url);
     config.visibility = Duration::from_secs(args.visibility_seconds.max(1));

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use ludus_proto::error_details;
 use ludus_proto::pb::{self, timers_server::Timers};
 use ludus_store::{StoreError, TimerStore};
 use prost::Message;
@@ -27,9 +28,13 @@ impl TimersService {
 
 fn store_status(error: StoreError) -> Status {
     match error {
-        StoreError::Unavailable(message) => {
-            Status::unavailable(format!("session store unavailable: {message}"))
-        }
+        StoreError::Unavailable(message) => error_details::refusal(
+            tonic::Code::Unavailable,
+            format!("session store unavailable: {message}"),
+            error_details::DOMAIN_TIMERS,
+            error_details::reason::UNAVAILABLE,
+            &[],
+        ),
         other => {
             tracing::error!(error = %other, "timer store failed");
             Status::internal("internal error")
@@ -37,9 +42,18 @@ fn store_status(error: StoreError) -> Status {
     }
 }
 
+/// INVALID_ARGUMENT naming the field, with its rich details.
+fn invalid(message: impl Into<String>) -> Status {
+    error_details::invalid_argument(
+        message,
+        error_details::DOMAIN_TIMERS,
+        error_details::reason::INVALID_FIELD,
+    )
+}
+
 fn validate_key(key: &str) -> Result<(), Status> {
     if key.is_empty() || key.len() > MAX_KEY_LEN || key.chars().any(char::is_control) {
-        return Err(Status::invalid_argument(format!(
+        return Err(invalid(format!(
             "key: must be 1 to {MAX_KEY_LEN} characters without control characters"
         )));
     }
@@ -58,9 +72,9 @@ impl Timers for TimersService {
         let action = request
             .action
             .filter(|action| action.action.is_some())
-            .ok_or_else(|| Status::invalid_argument("action: required"))?;
+            .ok_or_else(|| invalid("action: required"))?;
         let due = u64::try_from(request.due_unix_ms)
-            .map_err(|_| Status::invalid_argument("due_unix_ms: must not be negative"))?;
+            .map_err(|_| invalid("due_unix_ms: must not be negative"))?;
         self.store
             .arm(&request.key, &action.encode_to_vec(), due)
             .await

@@ -3,11 +3,11 @@
 
 use std::{
     sync::{Arc, LazyLock},
-    time::{Duration, SystemTime, UNIX_EPOCH},
+    time::Duration,
 };
 
 use ludus_proto::pb::{self, game_state_client::GameStateClient, timer_action::Action};
-use ludus_store::{DueTimer, TimerStore};
+use ludus_store::{Clock, DueTimer, TimerStore};
 use ludus_telemetry::Traced;
 use opentelemetry::{
     KeyValue,
@@ -28,6 +28,8 @@ pub struct Worker {
     pub visibility: Duration,
     pub poll: Duration,
     pub wake: Arc<Notify>,
+    /// What "due" is measured against (Unix ms; tests move a manual one).
+    pub clock: Clock,
 }
 
 /// Made on first use, after `main` installed the meter provider (see
@@ -119,20 +121,13 @@ fn action_name(action: &Action) -> &'static str {
     }
 }
 
-/// Wall-clock Unix milliseconds: timer scores are absolute so every replica agrees.
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 /// Runs until `stop` is cancelled.
 pub async fn run(worker: Worker, stop: CancellationToken) {
     let visibility_ms = u64::try_from(worker.visibility.as_millis()).unwrap_or(u64::MAX);
     loop {
         let claimed = match worker
             .store
-            .claim_due(now_ms(), visibility_ms, CLAIM_BATCH)
+            .claim_due(worker.clock.now_ms(), visibility_ms, CLAIM_BATCH)
             .await
         {
             Ok(claimed) => claimed,
@@ -153,12 +148,15 @@ pub async fn run(worker: Worker, stop: CancellationToken) {
             continue;
         }
         let sleep = match worker.store.next_due().await {
-            Ok(Some(due)) => Duration::from_millis(due.saturating_sub(now_ms())).min(worker.poll),
+            Ok(Some(due)) => {
+                Duration::from_millis(due.saturating_sub(worker.clock.now_ms())).min(worker.poll)
+            }
             _ => worker.poll,
         };
         tokio::select! {
             () = stop.cancelled() => return,
             () = worker.wake.notified() => {}
+            () = worker.clock.advanced() => {}
             () = tokio::time::sleep(sleep) => {}
         }
     }
@@ -167,7 +165,7 @@ pub async fn run(worker: Worker, stop: CancellationToken) {
 /// Calls the owner of one claimed timer and acknowledges it when the owner answered.
 #[tracing::instrument(skip_all, fields(key = %timer.key))]
 async fn fire(worker: Worker, timer: DueTimer) {
-    let late_ms = now_ms().saturating_sub(timer.due_ms);
+    let late_ms = worker.clock.now_ms().saturating_sub(timer.due_ms);
     let action = match pb::TimerAction::decode(timer.payload.as_slice()) {
         Ok(pb::TimerAction {
             action: Some(action),

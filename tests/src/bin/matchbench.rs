@@ -210,6 +210,10 @@ async fn main() -> anyhow::Result<()> {
             token_secret: b"matchbench secret, at least 32 bytes long".to_vec(),
             caro_turn: Duration::from_secs(60),
             absence_grace: Duration::from_secs(60),
+            cors_origins: Vec::new(),
+            clock: ludus_store::Clock::system(),
+            sign_ins: ludus_gateway::limits::SignInLimit::default(),
+            per_player: ludus_gateway::limits::PlayerLimit::default(),
         },
         stop.clone(),
     )

@@ -9,11 +9,16 @@
 //! Positions other than the start come from the `preset` seam. Every action goes through the
 //! public gateway.
 
+use std::time::Duration;
+
 use ludus_backgammon::board::Board;
 use ludus_backgammon::{Backgammon, BackgammonOptions, BackgammonSession};
 use ludus_game_state::test_seams;
 use ludus_proto::pb;
-use ludus_tests::{Ludus, Player, events_until_finished, next_event, next_timeout};
+use ludus_tests::{
+    Ludus, Player, events_until_finished, next_event, next_timeout, quick_match_pair, refused,
+    refused_by_rule,
+};
 use tonic::Code;
 
 const MONEY: &str = "backgammon/money";
@@ -59,13 +64,6 @@ async fn view_of(player: &mut Player, game: &str) -> pb::BackgammonView {
     bg(player.game(game).await.view.as_ref()).clone()
 }
 
-fn refused(result: Result<pb::GameEvent, tonic::Status>) -> tonic::Status {
-    match result {
-        Ok(event) => panic!("accepted: {:?}", event.kind),
-        Err(status) => status,
-    }
-}
-
 /// The first play the server lists for the player to move.
 async fn first_legal_play(player: &mut Player, game: &str) -> String {
     player
@@ -88,14 +86,9 @@ async fn first_legal_play(player: &mut Player, game: &str) -> String {
 #[tokio::test]
 async fn quick_match_money_game_with_a_double_taken_and_a_redouble_dropped() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
-    let ((game, seat_a), (game_b, seat_b)) =
-        tokio::join!(ann.find_match(money()), bob.find_match(money()));
-    assert_eq!(game, game_b, "both tickets are matched into one game");
-    assert_ne!(seat_a, seat_b);
+    let (game, mut white, black) = quick_match_pair(&ludus, ["ann", "bob"], money()).await;
 
-    let snapshot = ann.game(&game).await;
+    let snapshot = white.game(&game).await;
     assert_eq!(snapshot.ruleset, MONEY);
     assert_eq!(
         snapshot.settings.as_ref().map(|s| s.turn_time_ms),
@@ -113,10 +106,10 @@ async fn quick_match_money_game_with_a_double_taken_and_a_redouble_dropped() {
     assert_eq!(view.cube_value, 1);
     // The player who won the opening roll plays it; the other then doubles.
     let on_roll = view.turn;
-    let (mut first, mut second) = if seat_a == on_roll {
-        (ann, bob)
+    let (mut first, mut second) = if on_roll == 0 {
+        (white, black)
     } else {
-        (bob, ann)
+        (black, white)
     };
     let opening = first_legal_play(&mut first, &game).await;
     first.play(&game, &opening).await.expect("opening play");
@@ -211,9 +204,7 @@ async fn b18_a_beaver_redoubles_at_once_and_keeps_the_cube() {
         .expect("the beaver waits for black");
     assert_eq!((offer.by, offer.value, offer.beaver), (0, 4, true));
     assert_eq!(bg(event.view.as_ref()).to_move, Some(1));
-    let err = refused(bob.play("bg-beaver", "beaver").await);
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("B18"), "{}", err.message());
+    refused_by_rule(bob.play("bg-beaver", "beaver").await, "B18");
     let taken = bob.play("bg-beaver", "take").await.expect("take");
     let view = bg(taken.view.as_ref());
     assert_eq!((view.cube_value, view.cube_owner), (4, Some(0)));
@@ -272,9 +263,7 @@ async fn b22_a_three_point_match_plays_through_the_crawford_game_as_one_game_id(
     ann.play(id, "8/5 6/5").await.expect("white");
     let view = view_of(&mut bob, id).await;
     assert!(!view.can_double);
-    let err = refused(bob.play(id, "double").await);
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("B22"), "{}", err.message());
+    refused_by_rule(bob.play(id, "double").await, "B22");
     bob.play(id, "resign single").await.expect("offer");
     let event = ann.play(id, "accept").await.expect("accept");
     let view = bg(event.view.as_ref());
@@ -316,12 +305,8 @@ async fn b8_a_play_that_leaves_a_die_unused_is_refused_and_changes_nothing() {
     let mut bob = ludus.player("bob").await;
     create(&ludus, "bg-b8", money(), [&ann, &bob], dice(&[[3, 1]])).await;
     let before = ann.game("bg-b8").await;
-    let err = refused(ann.play("bg-b8", "8/5").await);
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("B8"), "{}", err.message());
-    let err = refused(bob.play("bg-b8", "roll").await);
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("B4"), "{}", err.message());
+    refused_by_rule(ann.play("bg-b8", "8/5").await, "B8");
+    refused_by_rule(bob.play("bg-b8", "roll").await, "B4");
     let after = ann.game("bg-b8").await;
     assert_eq!(after.seq, before.seq);
     assert_eq!(after.view, before.view);
@@ -395,17 +380,20 @@ async fn no_view_snapshot_or_event_shows_dice_before_they_are_rolled() {
     ludus.shutdown().await;
 }
 
+/// The B20 test's turn clock.
+const CLOCK_MS: u64 = 3_000;
+
 #[tokio::test]
 async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_third_timeout_forfeits()
  {
-    let ludus = Ludus::start().await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let ann = ludus.player("ann").await;
     let bob = ludus.player("bob").await;
     let mut carol = ludus.player("carol").await;
-    // A short clock: B20's 30-120 s choices bind quick match; game-state's internal API takes
-    // any clock. Opening roll 6-5, then 3-1 for the player who doubles.
+    // A short clock (on a manual clock the length costs nothing; B20's 30-120 s choices bind
+    // quick match, game-state's internal API takes any clock). Opening roll 6-5, then 3-1 for the player who doubles.
     let settings = pb::GameSettings {
-        turn_time_ms: 3_000,
+        turn_time_ms: CLOCK_MS,
         ..money()
     };
     let snapshot = create(
@@ -422,6 +410,7 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
 
     // 1. The opening player lets the clock run out: the server plays the opening 6-5 for them
     //    with the normal bot, and says so.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, on_roll);
     assert!(
@@ -442,6 +431,7 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
         .play("bg-clock", "double")
         .await
         .expect("B14: double");
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, on_roll);
     assert!(
@@ -470,6 +460,7 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
         .expect("play");
 
     // 4. The third timeout in a row forfeits a single game at the current cube: 2 points.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, on_roll);
     assert_eq!(event.status, pb::GameStatus::Finished as i32);
@@ -487,8 +478,6 @@ async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_th
 #[tokio::test]
 async fn b22_quick_match_plays_a_match_to_the_chosen_length() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
     let three = settings(pb::BackgammonOptions {
         match_game: Some(pb::BackgammonMatchGame {
             length: 3,
@@ -496,10 +485,8 @@ async fn b22_quick_match_plays_a_match_to_the_chosen_length() {
         }),
         ..Default::default()
     });
-    let ((game, _), (game_b, _)) =
-        tokio::join!(ann.find_match(three.clone()), bob.find_match(three));
-    assert_eq!(game, game_b, "both tickets are matched into one match");
-    let snapshot = ann.game(&game).await;
+    let (game, mut white, _) = quick_match_pair(&ludus, ["ann", "bob"], three).await;
+    let snapshot = white.game(&game).await;
     assert_eq!(snapshot.ruleset, MATCH);
     assert_eq!(
         snapshot.settings.as_ref().map(|s| s.turn_time_ms),

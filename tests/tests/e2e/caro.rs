@@ -3,29 +3,46 @@
 
 use std::time::Duration;
 
+use ludus_proto::error_details::{ErrorInfo, StatusExt};
 use ludus_proto::pb;
 use ludus_tests::{
-    Ludus, PATIENCE, Player, caro_settings, events_until_finished, next_event, next_of,
+    Ludus, PATIENCE, Player, caro_settings, events_until_finished, finished_by_timeout, next_event,
+    next_of, quick_match_pair, refused_by_rule,
 };
 use tonic::{Code, Streaming};
 
 const RULESET: &str = "caro/15/blocked-ends";
 
-/// Two players quick-match; returns the game with X (seat 0) first.
+/// C12: one minute per move, the quick-match clock.
+const C12_TURN: Duration = Duration::from_secs(60);
+
+/// The `ErrorInfo` (AIP-193) a refusal carries, read the way a generated client reads it.
+fn error_info(status: &tonic::Status) -> ErrorInfo {
+    status
+        .get_error_details()
+        .error_info()
+        .cloned()
+        .expect("every refusal carries an ErrorInfo")
+}
+
+/// The fields a `BadRequest` names.
+fn violated_fields(status: &tonic::Status) -> Vec<String> {
+    status
+        .get_error_details()
+        .bad_request()
+        .map(|bad| {
+            bad.field_violations
+                .iter()
+                .map(|v| v.field.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Two players quick-match; returns the game with X (seat 0) first (the harness checks one X,
+/// one O: C9).
 async fn matched(ludus: &Ludus) -> (String, Player, Player) {
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
-    let ((game_a, seat_a), (game_b, seat_b)) = tokio::join!(
-        ann.find_match(caro_settings()),
-        bob.find_match(caro_settings())
-    );
-    assert_eq!(game_a, game_b, "both tickets are matched into one game");
-    assert_ne!(seat_a, seat_b, "C9: one X, one O");
-    if seat_a == 0 {
-        (game_a, ann, bob)
-    } else {
-        (game_a, bob, ann)
-    }
+    quick_match_pair(ludus, ["ann", "bob"], caro_settings()).await
 }
 
 /// X plays D8..H8 (five in a row), O answers on row 1.
@@ -75,9 +92,7 @@ async fn two_players_quick_match_and_play_to_a_win() {
     assert_eq!(line, ["D8", "E8", "F8", "G8", "H8"]);
 
     // Nothing more can be played (C7).
-    let err = o.play(&game, "B2").await.unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("C7"), "{}", err.message());
+    refused_by_rule(o.play(&game, "B2").await, "C7");
     ludus.shutdown().await;
 }
 
@@ -171,20 +186,21 @@ async fn a_late_spectator_resumes_from_an_older_seq_with_no_gap_and_no_duplicate
 }
 
 #[tokio::test]
-async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
-    let ludus = Ludus::start_with_clock(Duration::from_millis(2000)).await;
+async fn c12_a_clock_runs_out_and_the_player_to_move_loses() {
+    let ludus = Ludus::start_on_manual_clock().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     let mut stream = x.subscribe(&game, 0).await;
     // Each move restarts the clock; X then lets it run out.
     x.play(&game, "H8").await.expect("x");
-    o.play(&game, "H9").await.expect("o");
-    let events = events_until_finished(&mut stream).await;
-    let last = events.last().expect("final event");
-    let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
-        panic!("the game ends by a timeout, got {:?}", last.kind);
-    };
+    ludus.advance(C12_TURN - Duration::from_millis(1)).await;
+    o.play(&game, "H9")
+        .await
+        .expect("o, a moment before the flag falls");
+    ludus.advance(C12_TURN - Duration::from_millis(1)).await;
+    assert_eq!(x.game(&game).await.status, pb::GameStatus::Active as i32);
+    ludus.advance(Duration::from_millis(1)).await;
+    let (timeout, outcome, last) = finished_by_timeout(&mut stream).await;
     assert_eq!(timeout.seat, 0);
-    let outcome = last.outcome.clone().expect("outcome");
     assert_eq!(outcome.rule, "C12");
     assert_eq!(outcome.winners, [1]);
     assert_eq!(last.seq, 4, "one event per move and one for the timeout");
@@ -193,16 +209,14 @@ async fn c12_a_short_clock_runs_out_and_the_player_to_move_loses() {
 
 #[tokio::test]
 async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating() {
-    let ludus = Ludus::start_with_clock(Duration::from_millis(2000)).await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     let mut stream = o.subscribe(&game, 0).await;
     x.play(&game, "H8").await.expect("x");
     // O never moves.
-    let events = events_until_finished(&mut stream).await;
-    let outcome = events
-        .last()
-        .and_then(|e| e.outcome.clone())
-        .expect("outcome");
+    ludus.advance(C12_TURN).await;
+    let (timeout, outcome, _) = finished_by_timeout(&mut stream).await;
+    assert_eq!(timeout.seat, 1, "O's clock ran out");
     assert_eq!(outcome.kind, pb::ResultKind::Cancelled as i32);
     assert_eq!(outcome.rule, "C15");
     // The cancelled game reaches ratings (through its timer) and changes nothing. Asking
@@ -233,18 +247,18 @@ async fn illegal_and_out_of_turn_moves_are_refused_naming_the_rule_and_change_no
     let occupied = o.play(&game, "H8").await.unwrap_err();
     assert_eq!(occupied.code(), Code::FailedPrecondition);
     assert_eq!(occupied.message(), "C3: H8 is already taken");
+    // The same refusal for machines: the rule id, without parsing the text (AIP-193).
+    let info = error_info(&occupied);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("C3", "ludus.games")
+    );
 
     let out_of_turn = x.play(&game, "A1").await.unwrap_err();
     assert_eq!(out_of_turn.code(), Code::FailedPrecondition);
     assert_eq!(out_of_turn.message(), "C3: it is not X's turn");
 
-    let off_board = o.play(&game, "P1").await.unwrap_err();
-    assert_eq!(off_board.code(), Code::FailedPrecondition);
-    assert!(
-        off_board.message().starts_with("C1: "),
-        "{}",
-        off_board.message()
-    );
+    refused_by_rule(o.play(&game, "P1").await, "C1: ");
 
     let after = o.game(&game).await;
     assert_eq!(after.seq, before.seq, "nothing was committed");
@@ -281,6 +295,9 @@ async fn a_stale_expected_seq_is_aborted_and_a_repeated_action_id_returns_the_fi
         "{}",
         stale.message()
     );
+    let info = error_info(&stale);
+    assert_eq!(info.reason, "STALE_SEQ");
+    assert_eq!(info.metadata["current_seq"], "3", "the seq to retry from");
     assert_eq!(x.game(&game).await.seq, 3);
     ludus.shutdown().await;
 }
@@ -292,13 +309,8 @@ async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_toke
     let mut mallory = ludus.player("mallory").await;
     let err = mallory.play(&game, "H8").await.unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
-    let err = mallory
-        .client
-        .resign(pb::ResignRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .unwrap_err();
+    assert_eq!(error_info(&err).reason, "NOT_YOUR_SEAT");
+    let err = mallory.resign(&game).await.unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
 
     // Without a token nothing but sign-in works.
@@ -310,6 +322,11 @@ async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_toke
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::Unauthenticated);
+    let info = error_info(&err);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("TOKEN_MISSING", "ludus.gateway")
+    );
     assert_eq!(x.game(&game).await.seq, 1, "nothing changed");
     ludus.shutdown().await;
 }
@@ -338,9 +355,17 @@ async fn malformed_requests_get_invalid_argument_and_unknown_games_not_found() {
     let bad_id = x.submit(&game, 1, "", "H8").await.unwrap_err();
     assert_eq!(bad_id.code(), Code::InvalidArgument);
     assert!(bad_id.message().starts_with("action_id"));
+    assert_eq!(violated_fields(&bad_id), ["action_id"]);
+    let info = error_info(&bad_id);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("INVALID_ID", "ludus.gateway")
+    );
+    assert_eq!(violated_fields(&no_action), ["action"]);
 
     let unknown = x.submit("no-such-game", 1, "a1", "H8").await.unwrap_err();
     assert_eq!(unknown.code(), Code::NotFound);
+    assert_eq!(error_info(&unknown).reason, "GAME_NOT_FOUND");
     let err = x
         .client
         .get_game(pb::GetGameRequest {
@@ -420,36 +445,16 @@ async fn c8_a_declined_draw_changes_nothing_and_an_accepted_one_ends_the_game() 
     let ludus = Ludus::start().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     x.play(&game, "H8").await.expect("x");
-    let offer = o
-        .client
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("offer")
-        .into_inner();
+    let offer = o.offer_draw(&game).await.expect("offer");
     assert!(matches!(
-        offer.event.and_then(|e| e.kind),
+        offer.kind,
         Some(pb::game_event::Kind::DrawOffered(_))
     ));
     assert_eq!(x.game(&game).await.draw_offered_by, Some(1));
     // The offerer cannot answer their own offer.
-    let own = o
-        .client
-        .respond_draw(pb::RespondDrawRequest {
-            game_id: game.clone(),
-            accept: true,
-        })
-        .await
-        .unwrap_err();
+    let own = o.respond_draw(&game, true).await.unwrap_err();
     assert_eq!(own.code(), Code::FailedPrecondition);
-    x.client
-        .respond_draw(pb::RespondDrawRequest {
-            game_id: game.clone(),
-            accept: false,
-        })
-        .await
-        .expect("decline");
+    x.respond_draw(&game, false).await.expect("decline");
     let snapshot = o.game(&game).await;
     assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
     assert_eq!(snapshot.draw_offered_by, None);
@@ -460,23 +465,8 @@ async fn c8_a_declined_draw_changes_nothing_and_an_accepted_one_ends_the_game() 
     );
 
     o.play(&game, "H9").await.expect("o");
-    x.client
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("offer");
-    let accepted = o
-        .client
-        .respond_draw(pb::RespondDrawRequest {
-            game_id: game.clone(),
-            accept: true,
-        })
-        .await
-        .expect("accept")
-        .into_inner()
-        .event
-        .expect("event");
+    x.offer_draw(&game).await.expect("offer");
+    let accepted = o.respond_draw(&game, true).await.expect("accept");
     assert_eq!(
         accepted.kind,
         Some(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
@@ -495,16 +485,7 @@ async fn c14_resigning_loses() {
     let ludus = Ludus::start().await;
     let (game, mut x, mut o) = matched(&ludus).await;
     x.play(&game, "H8").await.expect("x");
-    let event = o
-        .client
-        .resign(pb::ResignRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("resign")
-        .into_inner()
-        .event
-        .expect("event");
+    let event = o.resign(&game).await.expect("resign");
     let outcome = event.outcome.expect("outcome");
     assert_eq!(outcome.winners, [0]);
     assert_eq!(outcome.rule, "C14");
@@ -523,14 +504,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         })),
         turn_time_ms: 0,
     };
-    let mut big_updates = big
-        .client
-        .find_match(pb::FindMatchRequest {
-            settings: Some(nineteen),
-        })
-        .await
-        .expect("queue")
-        .into_inner();
+    let mut big_updates = big.ticket_updates(nineteen).await;
     let first = tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut big_updates))
         .await
         .expect("update")
@@ -547,14 +521,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         .unwrap_err();
     assert_eq!(twice.code(), Code::AlreadyExists);
     // A 15x15 player is not paired with the 19x19 one.
-    let mut small_updates = small
-        .client
-        .find_match(pb::FindMatchRequest {
-            settings: Some(caro_settings()),
-        })
-        .await
-        .expect("queue")
-        .into_inner();
+    let mut small_updates = small.ticket_updates(caro_settings()).await;
     let queued = tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut small_updates))
         .await
         .expect("update")
@@ -599,8 +566,10 @@ async fn every_server_answers_health_checks() {
     ludus.shutdown().await;
 }
 
-/// The grace of the C13 tests: short, so a test waits seconds, not a minute.
-const GRACE: Duration = Duration::from_millis(3_000);
+/// The grace of the C13 tests. They run on a manual clock, so waiting costs nothing; it is
+/// short next to the C12 clock so that moving time past it (even twice over) runs out only
+/// the grace, never the turn.
+const GRACE: Duration = Duration::from_secs(3);
 
 /// Opens a player's event stream and waits until the gateway serves it (the first event
 /// comes after the gateway has told game-state the player is connected).
@@ -650,6 +619,7 @@ async fn c13_a_disconnected_player_who_does_not_come_back_in_time_loses() {
     );
 
     // The grace runs out: X loses.
+    ludus.advance(GRACE).await;
     let (effect, event) = next_of(&mut watch, |kind| match kind {
         pb::game_event::Kind::AbsenceExpired(expired) => Some(expired.clone()),
         _ => None,
@@ -696,8 +666,9 @@ async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_
     .await;
     assert_eq!(reconnected.seat, 0);
     assert!(o.game(&game).await.disconnected.is_empty());
-    // Well past the grace the stale timer has changed nothing: the next event is X's move.
-    tokio::time::sleep(GRACE * 2).await;
+    // Well past the grace the stale timer has fired and changed nothing: the next event is
+    // X's move.
+    ludus.advance(GRACE * 2).await;
     x.play(&game, "H10").await.expect("X plays on");
     let (next, _) = next_of(&mut watch, |kind| match kind {
         pb::game_event::Kind::PlayerReconnected(_) => None,
@@ -715,7 +686,7 @@ async fn c13_a_player_who_comes_back_in_time_plays_on_and_a_second_stream_keeps_
     assert_eq!(gone.seat, 1);
     o.play(&game, "H11").await.expect("O plays");
     assert!(o.game(&game).await.disconnected.is_empty());
-    tokio::time::sleep(GRACE * 2).await;
+    ludus.advance(GRACE * 2).await;
     let snapshot = x.game(&game).await;
     assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
     assert_eq!(snapshot.turn.and_then(|t| t.to_move), Some(0));
@@ -731,6 +702,8 @@ async fn c15_a_disconnection_not_come_back_from_before_both_moved_cancels() {
     x.play(&game, "H8").await.expect("x");
     // O never moved; O's phone dies.
     drop(connect_stream(&mut o, &game).await);
+    next_of(&mut watch, disconnected).await;
+    ludus.advance(GRACE).await;
     let events = events_until_finished(&mut watch).await;
     let last = events.last().expect("events");
     assert!(
@@ -791,6 +764,7 @@ async fn a_player_holds_at_most_sixteen_open_streams() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::ResourceExhausted);
+    assert_eq!(error_info(&refused).reason, "TOO_MANY_STREAMS");
     assert!(
         refused.message().contains("16 at once"),
         "{}",
@@ -853,12 +827,7 @@ async fn an_app_that_lost_its_state_finds_its_games_again() {
         .games;
     assert!(none.is_empty());
     // A finished game is no longer listed.
-    o.client
-        .resign(pb::ResignRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("resign");
+    o.resign(&game).await.expect("resign");
     for player in [&mut x, &mut o] {
         let left = player
             .client

@@ -7,10 +7,15 @@
 //! creates that game through game-state's internal `CreateGame`, exactly as matchmaking does.
 //! Everything after creation goes through the public gateway.
 
+use std::time::Duration;
+
 use ludus_junqi::{Action, Colour, Junqi, JunqiOptions, JunqiSetup, Point};
 use ludus_proto::pb;
 use ludus_rules::{Game, SplitMix64, Viewer};
-use ludus_tests::{Ludus, PATIENCE, Player, events_until_finished, next_event};
+use ludus_tests::{
+    Ludus, PATIENCE, Player, events_until_finished, next_event, quick_match_pair, refused,
+    refused_by_rule,
+};
 use prost::Message;
 use tonic::Code;
 
@@ -88,24 +93,12 @@ fn removed(view: &pb::JunqiView, colour: usize, rank: pb::JunqiRank) -> u32 {
         .map_or(0, |c| c.count)
 }
 
-fn refused(result: Result<pb::GameEvent, tonic::Status>) -> tonic::Status {
-    match result {
-        Ok(event) => panic!("accepted: {:?}", event.kind),
-        Err(status) => status,
-    }
-}
-
 #[tokio::test]
 async fn quick_match_deals_face_down_with_the_j19_clock_and_leaving_loses() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
-    let ((game, seat_a), (game_b, seat_b)) =
-        tokio::join!(ann.find_match(settings(0)), bob.find_match(settings(0)));
-    assert_eq!(game, game_b);
-    assert_ne!(seat_a, seat_b);
+    let (game, mut seat0, seat1) = quick_match_pair(&ludus, ["ann", "bob"], settings(0)).await;
 
-    let snapshot = ann.game(&game).await;
+    let snapshot = seat0.game(&game).await;
     assert_eq!(snapshot.ruleset, RULESET);
     assert_eq!(
         snapshot.settings.as_ref().map(|s| s.turn_time_ms),
@@ -123,10 +116,10 @@ async fn quick_match_deals_face_down_with_the_j19_clock_and_leaving_loses() {
     assert_eq!(face_down, 50, "J6: every piece starts face down");
     assert!(view.points.iter().all(|p| p.piece.is_none()), "J22");
 
-    let (mut mover, mut other) = if turn.to_move == Some(seat_a) {
-        (ann, bob)
+    let (mut mover, mut other) = if turn.to_move == Some(0) {
+        (seat0, seat1)
     } else {
-        (bob, ann)
+        (seat1, seat0)
     };
     let mine = mover.game(&game).await;
     assert_eq!(mine.legal_actions.len(), 50, "J8: only flips at first");
@@ -138,16 +131,7 @@ async fn quick_match_deals_face_down_with_the_j19_clock_and_leaving_loses() {
     assert!(piece.is_some());
 
     // J18: leaving the game (resigning) loses it at once, even on the opponent's turn.
-    let resigned = mover
-        .client
-        .resign(pb::ResignRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("resign")
-        .into_inner()
-        .event
-        .expect("event");
+    let resigned = mover.resign(&game).await.expect("resign");
     let outcome = resigned.outcome.expect("outcome");
     assert_eq!(outcome.rule, "J18");
     let other_seat = other.game(&game).await.your_seat.expect("seated");
@@ -193,9 +177,10 @@ async fn j8_two_flips_of_the_same_colour_settle_colours() {
         .road_neighbours()
         .find(|q| !q.is_camp())
         .expect("a neighbour");
-    let status = refused(other.play("settle", &format!("{}-{to}", reds[0])).await);
-    assert_eq!(status.code(), Code::FailedPrecondition);
-    assert!(status.message().starts_with("J8:"), "{}", status.message());
+    refused_by_rule(
+        other.play("settle", &format!("{}-{to}", reds[0])).await,
+        "J8:",
+    );
 
     other.play("settle", &blue.to_string()).await.expect("flip");
     let event = mover
@@ -252,9 +237,7 @@ async fn j9_a_railway_slide_goes_straight_and_only_an_engineer_turns() {
     assert!(offered.contains(&"a2-a11"), "{offered:?}");
     assert!(!offered.contains(&"a2-e11"), "a division cannot turn (J9)");
 
-    let status = refused(red.play("slide", "a2-e11").await);
-    assert_eq!(status.code(), Code::FailedPrecondition);
-    assert!(status.message().starts_with("J9:"), "{}", status.message());
+    refused_by_rule(red.play("slide", "a2-e11").await, "J9:");
 
     let event = red
         .play("slide", "a2-a11")
@@ -511,14 +494,17 @@ async fn j17_sixty_actions_without_a_flip_or_combat_draw() {
     ludus.shutdown().await;
 }
 
+/// The J19 test's turn clock (a manual clock: it runs out when the test moves time).
+const CLOCK_MS: u64 = 2_000;
+
 #[tokio::test]
 async fn j19_a_timeout_plays_for_the_player_and_autoplay_goes_on_until_they_act() {
-    let ludus = Ludus::start().await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let mut ann = ludus.player("ann").await;
     let mut bob = ludus.player("bob").await;
     let game = dealt(5);
     let sleeper = game.to_move().expect("to move");
-    create(&ludus, "autoplay", game, [&ann, &bob], 2_000).await;
+    create(&ludus, "autoplay", game, [&ann, &bob], CLOCK_MS).await;
     let mut stream = ann.subscribe("autoplay", 1).await;
     let (sleepy, awake) = if sleeper == 0 {
         (&mut ann, &mut bob)
@@ -528,6 +514,7 @@ async fn j19_a_timeout_plays_for_the_player_and_autoplay_goes_on_until_they_act(
     let sleeper = sleeper as u32;
 
     // The sleeper's clock runs out: the server plays one action and turns autoplay on.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let event = next_event(&mut stream).await;
     let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &event.kind else {
         panic!("a timeout, got {:?}", event.kind);
@@ -552,6 +539,11 @@ async fn j19_a_timeout_plays_for_the_player_and_autoplay_goes_on_until_they_act(
             mine.kind,
             Some(pb::game_event::Kind::ActionApplied(_))
         ));
+        ludus
+            .advance(Duration::from_millis(
+                ludus_game_state::service::AUTOPLAY_DELAY_MS,
+            ))
+            .await;
         let auto = next_event(&mut stream).await;
         let Some(pb::game_event::Kind::ActionApplied(applied)) = &auto.kind else {
             panic!("an automatic action, got {:?}", auto.kind);
@@ -806,13 +798,7 @@ async fn play_and_record(
         } else {
             &mut *bob
         };
-        leaver
-            .client
-            .resign(pb::ResignRequest {
-                game_id: game_id.to_owned(),
-            })
-            .await
-            .expect("leave");
+        leaver.resign(game_id).await.expect("leave");
     }
     for (who, player) in [("ann", &mut *ann), ("bob", &mut *bob), ("carl", &mut *carl)] {
         record.push((
@@ -912,22 +898,17 @@ async fn malformed_junqi_actions_get_invalid_argument() {
     let game = dealt(2);
     create(&ludus, "malformed", game, [&ann, &bob], 0).await;
     let seq = ann.game("malformed").await.seq;
-    let action_id = ann.next_action_id();
     let status = ann
-        .client
-        .submit_action(pb::SubmitActionRequest {
-            game_id: "malformed".into(),
-            expected_seq: seq,
-            action_id,
-            action: Some(pb::Action {
-                action: Some(pb::action::Action::Junqi(pb::JunqiAction {
-                    kind: Some(pb::junqi_action::Kind::Move(pb::JunqiMove {
-                        from: "z9".into(),
-                        to: "a1".into(),
-                    })),
+        .submit_structured(
+            "malformed",
+            seq,
+            pb::action::Action::Junqi(pb::JunqiAction {
+                kind: Some(pb::junqi_action::Kind::Move(pb::JunqiMove {
+                    from: "z9".into(),
+                    to: "a1".into(),
                 })),
             }),
-        })
+        )
         .await
         .expect_err("malformed");
     assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
@@ -937,8 +918,6 @@ async fn malformed_junqi_actions_get_invalid_argument() {
         status.message()
     );
     // Notation is read before anything else: a point off the board names J2.
-    let status = refused(ann.play("malformed", "c13").await);
-    assert_eq!(status.code(), Code::FailedPrecondition);
-    assert!(status.message().starts_with("J2:"), "{}", status.message());
+    refused_by_rule(ann.play("malformed", "c13").await, "J2:");
     ludus.shutdown().await;
 }

@@ -5,6 +5,7 @@
 
 mod backgammon;
 mod caro;
+mod grpc_web;
 mod junqi;
 mod mancala;
 mod quoridor;

@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use ludus_mancala::{KalahPosition, Solver};
 use ludus_proto::pb;
-use ludus_tests::{Ludus, Player, events_until_finished, next_event, next_of};
+use ludus_tests::{
+    Ludus, Player, events_until_finished, finished_by_timeout, next_event, next_of,
+    quick_match_pair, refused_by_rule,
+};
 use tonic::Code;
 
 fn kalah() -> pb::GameSettings {
@@ -25,16 +28,7 @@ fn kalah() -> pb::GameSettings {
 
 /// Two players quick-matched for `settings`, in seat order.
 async fn matched(ludus: &Ludus, settings: pb::GameSettings) -> (String, Player, Player) {
-    let mut a = ludus.player("ana").await;
-    let mut b = ludus.player("bo").await;
-    let (ra, rb) = tokio::join!(a.find_match(settings.clone()), b.find_match(settings));
-    assert_eq!(ra.0, rb.0, "one game for both");
-    assert_ne!(ra.1, rb.1);
-    if ra.1 == 0 {
-        (ra.0, a, b)
-    } else {
-        (ra.0, b, a)
-    }
+    quick_match_pair(ludus, ["ana", "bo"], settings).await
 }
 
 /// Two signed-in players seated by game-state's internal CreateGame (seat order as given),
@@ -259,13 +253,16 @@ async fn m7_the_game_ends_right_after_a_seed_lands_in_the_store() {
 
 #[tokio::test]
 async fn m10_the_seat_whose_clock_runs_out_loses_and_an_extra_sow_gets_a_fresh_clock() {
-    let ludus = Ludus::start().await;
+    let ludus = Ludus::start_on_manual_clock().await;
+    // M10: at most 30 s per sow; on the manual clock it runs out when the test moves time.
+    const CLOCK_MS: u64 = 30_000;
     let (game, mut s0, mut s1) =
-        created(&ludus, seat0_first(pb::MancalaRuleSet::Kalah), 2000).await;
+        created(&ludus, seat0_first(pb::MancalaRuleSet::Kalah), CLOCK_MS).await;
     let mut watch = s1.subscribe(&game, 0).await;
     let started = next_event(&mut watch).await;
     let first_turn = started.turn.expect("turn");
     // M5 + M10: an extra sow restarts the clock (a new turn_seq, a later deadline).
+    ludus.advance(Duration::from_secs(1)).await;
     let event = s0.play(&game, "3").await.expect("extra turn");
     let turn = event.turn.expect("turn");
     assert_eq!(turn.to_move, Some(0));
@@ -273,13 +270,9 @@ async fn m10_the_seat_whose_clock_runs_out_loses_and_an_extra_sow_gets_a_fresh_c
     assert!(turn.deadline_unix_ms > first_turn.deadline_unix_ms);
     s0.play(&game, "1").await.expect("turn passes");
     // Seat 1 never sows.
-    let events = events_until_finished(&mut watch).await;
-    let last = events.last().expect("final event");
-    let Some(pb::game_event::Kind::TurnTimedOut(timeout)) = &last.kind else {
-        panic!("the game ends by a timeout, got {:?}", last.kind);
-    };
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
+    let (timeout, outcome, _) = finished_by_timeout(&mut watch).await;
     assert_eq!(timeout.seat, 1);
-    let outcome = last.outcome.clone().expect("outcome");
     assert_eq!(outcome.rule, "M10");
     assert_eq!(outcome.winners, [0]);
     assert!(s1.game(&game).await.legal_actions.is_empty());
@@ -350,44 +343,20 @@ async fn illegal_sows_are_refused_naming_the_rule_and_change_nothing() {
     s0.play(&game, "3").await.expect("extra turn");
     let before = s0.game(&game).await;
     // M4: pit 3 was just emptied.
-    let empty = s0.play(&game, "3").await.expect_err("empty pit");
-    assert_eq!(empty.code(), Code::FailedPrecondition);
-    assert!(
-        empty.message().starts_with("M4: pit 3 is empty"),
-        "{}",
-        empty.message()
-    );
+    refused_by_rule(s0.play(&game, "3").await, "M4: pit 3 is empty");
     // M5: seat 1 may not sow on seat 0's extra turn.
-    let out_of_turn = s1.play(&game, "1").await.expect_err("not your turn");
-    assert_eq!(out_of_turn.code(), Code::FailedPrecondition);
-    assert!(
-        out_of_turn.message().starts_with("M5:"),
-        "{}",
-        out_of_turn.message()
-    );
+    refused_by_rule(s1.play(&game, "1").await, "M5:");
     // M1: pits are counted from the mover's side, so no pit number names an enemy pit: 7 and
     // beyond do not exist, in notation or structured.
-    let enemy = s0.play(&game, "7").await.expect_err("no such pit");
-    assert_eq!(enemy.code(), Code::FailedPrecondition);
-    assert!(enemy.message().starts_with("M1:"), "{}", enemy.message());
-    let action_id = s0.next_action_id();
-    let structured = s0
-        .client
-        .submit_action(pb::SubmitActionRequest {
-            game_id: game.clone(),
-            expected_seq: before.seq,
-            action_id,
-            action: Some(pb::Action {
-                action: Some(pb::action::Action::Mancala(pb::MancalaAction { pit: 9 })),
-            }),
-        })
-        .await
-        .expect_err("no pit 9");
-    assert_eq!(structured.code(), Code::FailedPrecondition);
-    assert!(
-        structured.message().starts_with("M1: there is no pit 9"),
-        "{}",
-        structured.message()
+    refused_by_rule(s0.play(&game, "7").await, "M1:");
+    refused_by_rule(
+        s0.submit_structured(
+            &game,
+            before.seq,
+            pb::action::Action::Mancala(pb::MancalaAction { pit: 9 }),
+        )
+        .await,
+        "M1: there is no pit 9",
     );
     let after = s0.game(&game).await;
     assert_eq!(after.seq, before.seq, "nothing was written");
@@ -486,12 +455,7 @@ async fn analysis_solves_a_known_position_and_is_refused_to_a_player_of_an_activ
     assert_eq!(watched.sows.len(), 6);
     assert_eq!(watched.position.as_ref().map(|p| p.to_move), Some(0));
     // Once it is over its players may analyse it too.
-    s1.client
-        .resign(pb::ResignRequest {
-            game_id: game.clone(),
-        })
-        .await
-        .expect("resign");
+    s1.resign(&game).await.expect("resign");
     let after = analyze(&mut s1, Source::GameId(game), 100)
         .await
         .expect("after the end");
@@ -526,7 +490,7 @@ async fn m10_a_disconnection_is_shown_but_only_the_clock_runs() {
     assert_eq!(gone.return_by_unix_ms, 0, "no deadline to come back");
     assert_eq!(b.game(&game).await.disconnected, [gone]);
     // Long past the grace the game is still on, and the clock is the 30 s of M10.
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    ludus.advance(Duration::from_millis(1_500)).await;
     let snapshot = b.game(&game).await;
     assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
     assert!(snapshot.turn.expect("turn").deadline_unix_ms > 0);

@@ -3,10 +3,12 @@
 //! make (teams, a chosen first seat, a short clock) are created through game-state's internal
 //! CreateGame, as a room would.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, time::Duration};
 
 use ludus_proto::pb;
-use ludus_tests::{Ludus, Player, events_until_finished, next_timeout};
+use ludus_tests::{
+    Ludus, Player, events_until_finished, next_timeout, quick_match_table, refused_by_rule,
+};
 use tonic::Code;
 
 /// Quoridor options for a table of `players` (0 = two), everything else default: 9×9,
@@ -39,28 +41,7 @@ fn cell(name: &str) -> pb::QuoridorCell {
 /// `players` players quick-match at one table; returns the game and the players by seat.
 async fn table(ludus: &Ludus, players: u32) -> (String, Vec<Player>) {
     let names = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"];
-    let mut joined = Vec::new();
-    for name in &names[..players as usize] {
-        joined.push(ludus.player(name).await);
-    }
-    let matches = futures::future::join_all(
-        joined
-            .iter_mut()
-            .map(|p| async { p.find_match(settings(players)).await }),
-    )
-    .await;
-    let game = matches[0].0.clone();
-    assert!(matches.iter().all(|(g, _)| *g == game), "one table for all");
-    let mut by_seat: Vec<(u32, Player)> =
-        matches.iter().map(|(_, seat)| *seat).zip(joined).collect();
-    by_seat.sort_by_key(|(seat, _)| *seat);
-    let seats: Vec<u32> = by_seat.iter().map(|(s, _)| *s).collect();
-    assert_eq!(
-        seats,
-        (0..players).collect::<Vec<_>>(),
-        "every seat taken once"
-    );
-    (game, by_seat.into_iter().map(|(_, p)| p).collect())
+    quick_match_table(ludus, &names[..players as usize], settings(players)).await
 }
 
 /// The seat to move now.
@@ -161,9 +142,7 @@ async fn two_players_quick_match_and_race_to_a_win_with_q31_points_and_a_rating(
     assert_eq!(seen.last().map(|e| e.seq), Some(last.seq));
 
     // Nothing more can be played (Q17).
-    let err = players[1].play(&game, "f7").await.unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("Q17"), "{}", err.message());
+    refused_by_rule(players[1].play(&game, "f7").await, "Q17");
 
     // Ratings hear of the result through its durable timer.
     let winner = players[0].rating_after("quoridor/9/classic", 1).await;
@@ -241,26 +220,21 @@ async fn q15_four_player_free_for_all_refuses_a_wall_that_would_shut_a_pawn_in()
     assert_eq!(err.code(), Code::FailedPrecondition);
     assert_eq!(err.message(), "Q15: wall a1v would shut in red");
     // The same refusal for the structured action.
-    let action_id = mover.next_action_id();
-    let err = mover
-        .client
-        .submit_action(pb::SubmitActionRequest {
-            game_id: game.clone(),
-            expected_seq: before.seq,
-            action_id,
-            action: Some(pb::Action {
-                action: Some(pb::action::Action::Quoridor(pb::QuoridorAction {
+    refused_by_rule(
+        mover
+            .submit_structured(
+                &game,
+                before.seq,
+                pb::action::Action::Quoridor(pb::QuoridorAction {
                     kind: Some(pb::quoridor_action::Kind::Wall(pb::QuoridorWall {
                         cell: Some(cell("a1")),
                         orientation: pb::QuoridorOrientation::Vertical as i32,
                     })),
-                })),
-            }),
-        })
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("Q15"), "{}", err.message());
+                }),
+            )
+            .await,
+        "Q15",
+    );
     let after = mover.game(&game).await;
     assert_eq!(after.seq, before.seq);
     assert_eq!(view(after.view).walls.len(), 4);
@@ -271,25 +245,30 @@ async fn q15_four_player_free_for_all_refuses_a_wall_that_would_shut_a_pawn_in()
     ludus.shutdown().await;
 }
 
+/// The Q19-Q21 test's turn clock.
+const CLOCK_MS: u64 = 3_000;
+
 #[tokio::test]
 async fn q19_q20_q21_timeouts_pass_or_step_aside_and_a_blocking_pawn_may_not_pass() {
-    let ludus = Ludus::start().await;
+    let ludus = Ludus::start_on_manual_clock().await;
     let mut red = ludus.player("red").await;
     let mut yellow = ludus.player("yellow").await;
-    // A short clock; red moves first.
+    // A short clock (on a manual clock: it runs out when the test moves time); red moves
+    // first.
     let game = create(
         &ludus,
         pb::QuoridorOptions {
             first_seat: Some(0),
             ..Default::default()
         },
-        3_000,
+        CLOCK_MS,
         &[&red, &yellow],
     )
     .await;
     let mut stream = yellow.subscribe(&game, 0).await;
 
     // Q19: red's clock runs out and the turn simply passes; it counts toward Q18.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, 0);
     assert!(timeout.effect.starts_with("Q19"), "{}", timeout.effect);
@@ -321,6 +300,7 @@ async fn q19_q20_q21_timeouts_pass_or_step_aside_and_a_blocking_pawn_may_not_pas
     assert_eq!(yellow.game(&game).await.seq, before.seq, "nothing changed");
 
     // Q21: yellow's clock runs out while blocking: it steps aside (left, to d9) instead.
+    ludus.advance(Duration::from_millis(CLOCK_MS)).await;
     let (timeout, event) = next_timeout(&mut stream).await;
     assert_eq!(timeout.seat, 1);
     assert!(timeout.effect.starts_with("Q21"), "{}", timeout.effect);
@@ -370,9 +350,7 @@ async fn q23_q33_team_members_alternate_on_the_shared_pawn_and_share_its_points(
     assert_eq!(start.you, Some(0), "cat plays the red pawn");
 
     // Cat is on ann's team but it is ann's turn: refused (Q8).
-    let err = players[2].play(&game, "e2").await.unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert!(err.message().starts_with("Q8"), "{}", err.message());
+    refused_by_rule(players[2].play(&game, "e2").await, "Q8");
 
     // Red walks file e to the top, yellow paces on file f; the members take turns.
     let red = ["e2", "e3", "e4", "e5", "e6", "e7", "e8", "e9"];

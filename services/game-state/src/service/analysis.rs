@@ -45,10 +45,13 @@ impl GameStateService {
             Some(Source::GameId(game_id)) => {
                 let loaded = self.load(&game_id).await?;
                 if loaded.game.outcome().is_none() && loaded.seat_of(&request.player_id).is_some() {
-                    return Err(ServiceError::PermissionDenied(format!(
-                        "you play in game {game_id} and it is still being played: no engine \
+                    return Err(ServiceError::PermissionDenied(
+                        ludus_proto::error_details::reason::NO_ENGINE_HELP,
+                        format!(
+                            "you play in game {game_id} and it is still being played: no engine \
                          help against a human; analyse it once it is over"
-                    )));
+                        ),
+                    ));
                 }
                 position_of_view(&loaded.game.view(Viewer::Spectator))?
             }

@@ -1,8 +1,6 @@
 //! The turn clock: arming each turn's timer (or the short autoplay timer, Junqi J19), the
 //! outcome-report timer, and what happens when a turn timer fires (each game's clock policy).
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use ludus_catalog::seat_u32;
 use ludus_proto::pb;
 
@@ -16,13 +14,6 @@ use crate::model::Loaded;
 /// take back the turn by acting first.
 pub const AUTOPLAY_DELAY_MS: u64 = 1_000;
 
-/// Wall-clock Unix milliseconds: deadlines are absolute so every replica agrees on them.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 /// The key of a turn timer: one per turn, so a stale timer can never replace a live one.
 pub(super) fn turn_timer_key(game_id: &str, turn_seq: u64) -> String {
     format!("turn/{game_id}/{turn_seq}")
@@ -33,6 +24,12 @@ fn outcome_timer_key(game_id: &str) -> String {
 }
 
 impl GameStateService {
+    /// Unix milliseconds on the service's clock: deadlines are absolute so every replica
+    /// agrees on them (tests run the services on one manual clock).
+    pub(super) fn now_ms(&self) -> i64 {
+        i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX)
+    }
+
     /// Starts the next turn's clock when the game goes on and is timed. Arms its timer
     /// before anything is committed, so a committed turn always has a timer; a timer for a
     /// turn that never got committed fires into a stale turn_seq and is ignored. When the
@@ -50,7 +47,9 @@ impl GameStateService {
             loaded.record.deadline_ms = 0;
             return Ok(());
         }
-        let due = now_ms().saturating_add(i64::try_from(turn_time).unwrap_or(i64::MAX));
+        let due = self
+            .now_ms()
+            .saturating_add(i64::try_from(turn_time).unwrap_or(i64::MAX));
         loaded.record.deadline_ms = due;
         let request = pb::ArmTimerRequest {
             key: turn_timer_key(&loaded.game_id, loaded.record.turn_seq),
@@ -74,7 +73,7 @@ impl GameStateService {
         }
         let request = pb::ArmTimerRequest {
             key: outcome_timer_key(&loaded.game_id),
-            due_unix_ms: now_ms(),
+            due_unix_ms: self.now_ms(),
             action: Some(pb::TimerAction {
                 action: Some(pb::timer_action::Action::ReportOutcome(
                     pb::ReportOutcomeTimer {

@@ -6,7 +6,6 @@ use ludus_proto::pb;
 use ludus_store::CommitOutcome;
 use prost::Message;
 
-use super::clock::now_ms;
 use super::random::random_for;
 use super::{GameStateService, MAX_EVENTS_PAGE};
 use crate::error::ServiceError;
@@ -28,6 +27,8 @@ impl GameStateService {
             .ok_or_else(|| ServiceError::InvalidArgument("settings: required".into()))?;
         for (i, player) in request.players.iter().enumerate() {
             validate_id(&format!("players[{i}].player_id"), &player.player_id)?;
+            let name_field = format!("players[{i}].display_name");
+            ludus_proto::ids::validate_display_name(&name_field, &player.display_name)?;
             if request.players[..i]
                 .iter()
                 .any(|other| other.player_id == player.player_id)
@@ -119,7 +120,7 @@ impl GameStateService {
             .await;
         }
         self.store
-            .mark_live(&game_id, u64::try_from(now_ms()).unwrap_or(0))
+            .mark_live(&game_id, u64::try_from(self.now_ms()).unwrap_or(0))
             .await?;
         self.store
             .seat_players(&game_id, &loaded.player_ids(), true)
@@ -161,10 +162,11 @@ impl GameStateService {
             });
         }
         if request.expected_seq != loaded.seq {
-            return Err(ServiceError::Aborted(format!(
-                "stale expected_seq {}: game {} is at seq {}; read it again",
-                request.expected_seq, loaded.game_id, loaded.seq
-            )));
+            return Err(ServiceError::StaleSeq {
+                expected: request.expected_seq,
+                game_id: loaded.game_id,
+                current: loaded.seq,
+            });
         }
         loaded.require_active()?;
 
@@ -195,10 +197,11 @@ impl GameStateService {
                 event: Some(self.original_event(&game_id, seq).await?),
                 duplicate: true,
             }),
-            Err(CommitOutcome::StaleSeq { current }) => Err(ServiceError::Aborted(format!(
-                "stale expected_seq {}: game {game_id} is at seq {current}; read it again",
-                request.expected_seq
-            ))),
+            Err(CommitOutcome::StaleSeq { current }) => Err(ServiceError::StaleSeq {
+                expected: request.expected_seq,
+                game_id,
+                current,
+            }),
             Err(CommitOutcome::NotFound) => {
                 Err(ServiceError::NotFound(format!("no game {game_id}")))
             }

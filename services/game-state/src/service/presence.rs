@@ -5,7 +5,6 @@ use ludus_catalog::seat_u32;
 use ludus_proto::pb;
 
 use super::GameStateService;
-use super::clock::now_ms;
 use crate::error::ServiceError;
 use crate::model::{Away, Loaded, validate_id};
 
@@ -64,7 +63,8 @@ impl GameStateService {
         let game_id = loaded.game_id.clone();
         let token = ulid::Ulid::generate().to_string();
         let return_by = if loaded.game.absence_rule().is_some() {
-            now_ms().saturating_add(i64::try_from(self.absence_grace_ms).unwrap_or(i64::MAX))
+            self.now_ms()
+                .saturating_add(i64::try_from(self.absence_grace_ms).unwrap_or(i64::MAX))
         } else {
             0
         };

@@ -10,7 +10,6 @@ use ludus_proto::pb::{
 };
 use ludus_store::{Backend, GameStore};
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::{Request, Response, Status};
 
 /// Accepts every timer and never fires one.
@@ -39,7 +38,7 @@ pub async fn service() -> GameStateService {
     tokio::spawn(
         tonic::transport::Server::builder()
             .add_service(TimersServer::new(IdleTimers))
-            .serve_with_incoming(TcpListenerStream::new(listener)),
+            .serve_with_incoming(ludus_telemetry::server::accept_with_nodelay(listener)),
     );
     let timers = ludus_telemetry::traced_channel(&format!("http://{address}")).expect("timers");
     // Outcomes are reported when their timer fires, and these timers never fire: ratings is

@@ -2,8 +2,12 @@
 //! Backgammon or Flip Junqi with `--game`) and plays it from the keyboard; `ludus watch`
 //! follows a live game of any of them as a spectator. Both talk only to the public `Gateway`.
 //!
+//! A library so the all-in-one `ludus` binary (which depends on it) offers it as
+//! `ludus play` / `ludus watch`; it needs nothing of the server but the gRPC contract.
+//!
 //! # Layout
-//! - [`PlayArgs`], [`WatchArgs`], [`play`], [`watch`]: what `main.rs` calls.
+//! - [`PlayArgs`], [`WatchArgs`], [`play`], [`watch`]: what the `ludus` binary's `main.rs`
+//!   calls.
 //! - `session`: connect, guest sign-in, the bearer token on every call, the resumable event
 //!   stream.
 //! - `table`: the game as last seen, updated from the snapshot and each event.
@@ -15,6 +19,7 @@
 //!
 //! Nothing from the network is trusted to be well formed: a malformed view renders as a
 //! note, never a panic.
+#![forbid(unsafe_code)]
 
 mod input;
 mod play;

@@ -1,0 +1,88 @@
+// The gateway, over grpc-web: one client for the whole page, and the guest session.
+//
+// The session token lives in memory and in sessionStorage only (it survives a reload of this
+// tab, and dies with the tab); never in localStorage or a cookie.
+
+import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { Gateway } from "./gen/ludus/v1/gateway_pb.js";
+
+export interface Session {
+  token: string;
+  playerId: string;
+  name: string;
+  expiresAtMs: number;
+}
+
+const SESSION_KEY = "ludus.session";
+
+let session: Session | undefined = loadSession();
+
+function loadSession(): Session | undefined {
+  try {
+    const raw = sessionStorage.getItem(SESSION_KEY);
+    if (!raw) return undefined;
+    const parsed = JSON.parse(raw) as Session;
+    if (typeof parsed.token !== "string" || parsed.expiresAtMs < Date.now()) return undefined;
+    return parsed;
+  } catch {
+    return undefined;
+  }
+}
+
+export function currentSession(): Session | undefined {
+  return session;
+}
+
+export function setSession(next: Session | undefined): void {
+  session = next;
+  if (next) sessionStorage.setItem(SESSION_KEY, JSON.stringify(next));
+  else sessionStorage.removeItem(SESSION_KEY);
+}
+
+const bearer: Interceptor = (next) => (request) => {
+  if (session) request.header.set("authorization", `Bearer ${session.token}`);
+  return next(request);
+};
+
+// Where the gateway is: the page's own host, on the port `/config.json` names (the
+// all-in-one binary serves it); `?gateway=http://host:port` overrides it.
+async function gatewayUrl(): Promise<string> {
+  const override = new URLSearchParams(location.search).get("gateway");
+  if (override) return override;
+  const response = await fetch("config.json", { cache: "no-store" });
+  if (!response.ok) throw new Error(`config.json: HTTP ${response.status}`);
+  const config = (await response.json()) as { gatewayPort?: number };
+  if (!config.gatewayPort) throw new Error("config.json names no gatewayPort");
+  const host = location.hostname.includes(":") ? `[${location.hostname}]` : location.hostname;
+  return `${location.protocol}//${host}:${config.gatewayPort}`;
+}
+
+export type GatewayClient = Client<typeof Gateway>;
+
+let client: GatewayClient | undefined;
+
+export async function gateway(): Promise<GatewayClient> {
+  if (!client) {
+    const transport = createGrpcWebTransport({
+      baseUrl: await gatewayUrl(),
+      useBinaryFormat: true,
+      interceptors: [bearer],
+    });
+    client = createClient(Gateway, transport);
+  }
+  return client;
+}
+
+// The text a refusal shows: the server's own message, which starts with the rule id
+// ("C3: H8 is already taken").
+export function refusalText(error: unknown): string {
+  const e = ConnectError.from(error);
+  return e.rawMessage || Code[e.code];
+}
+
+export function errorCode(error: unknown): Code {
+  return ConnectError.from(error).code;
+}
+
+export { Code };

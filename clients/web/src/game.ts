@@ -1,0 +1,421 @@
+// One game's page, for players and spectators alike: the board, whose turn with the clock
+// counting down, the move list in the game's notation, and the outcome.
+//
+// Events come from Subscribe. After a dropped connection (or a server restart) the page
+// reconnects with exponential backoff and resumes with after_seq = the last seq it received,
+// so no event is missed or shown twice. A seated player re-reads the game (GetGame) after each
+// event for their own view and legal actions.
+
+import { create } from "@bufbuild/protobuf";
+import { Code, errorCode, gateway, refusalText, currentSession } from "./api.js";
+import { BackgammonBoard, moveText } from "./boards/backgammon.js";
+import type { ActionInit, Board } from "./boards/board.js";
+import { CaroBoard } from "./boards/caro.js";
+import { JunqiBoard } from "./boards/junqi.js";
+import { MancalaBoard } from "./boards/mancala.js";
+import { QuoridorBoard } from "./boards/quoridor.js";
+import { clear, h } from "./dom.js";
+import {
+  GameSnapshotSchema,
+  GameStatus,
+  ResultKind,
+  type GameEvent,
+  type GameSnapshot,
+} from "./gen/ludus/v1/game_pb.js";
+
+const BACKOFF_START_MS = 500;
+const BACKOFF_MAX_MS = 8000;
+
+function boardFor(snapshot: GameSnapshot): Board | undefined {
+  switch (snapshot.settings?.options.case ?? snapshot.view?.view.case) {
+    case "caro":
+      return new CaroBoard();
+    case "mancala":
+      return new MancalaBoard();
+    case "quoridor":
+      return new QuoridorBoard();
+    case "junqi":
+      return new JunqiBoard();
+    case "backgammon":
+      return new BackgammonBoard();
+    default:
+      return undefined;
+  }
+}
+
+export function gameTitle(kind: string | undefined): string {
+  switch (kind) {
+    case "caro":
+      return "Caro";
+    case "mancala":
+      return "Mancala";
+    case "quoridor":
+      return "Quoridor";
+    case "junqi":
+      return "Flip Junqi";
+    case "backgammon":
+      return "Backgammon";
+    default:
+      return "Game";
+  }
+}
+
+export class GamePage {
+  private snapshot: GameSnapshot | undefined;
+  private board: Board | undefined;
+  private lastSeq = 0n;
+  private moves: { seq: bigint; text: string }[] = [];
+  private notice = "";
+  private connection: "connecting" | "live" | "reconnecting" | "ended" = "connecting";
+  private readonly abort = new AbortController();
+  private clockTimer: number | undefined;
+  private refreshing = false;
+  private refreshAgain = false;
+  private actionCounter = 0;
+  private readonly root: HTMLElement;
+
+  constructor(
+    root: HTMLElement,
+    private readonly gameId: string,
+  ) {
+    this.root = root;
+  }
+
+  async open(): Promise<void> {
+    await this.refresh();
+    this.clockTimer = window.setInterval(() => this.tickClock(), 250);
+    void this.follow();
+  }
+
+  close(): void {
+    this.abort.abort();
+    if (this.clockTimer !== undefined) window.clearInterval(this.clockTimer);
+  }
+
+  private get mySeat(): number | undefined {
+    return this.snapshot?.yourSeat;
+  }
+
+  // GetGame; one at a time, the newest wins.
+  private async refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = true;
+    try {
+      do {
+        this.refreshAgain = false;
+        const client = await gateway();
+        const response = await client.getGame({ gameId: this.gameId }, { signal: this.abort.signal });
+        const game = response.game;
+        if (game && (!this.snapshot || game.seq >= this.snapshot.seq)) {
+          this.snapshot = game;
+          this.board ??= boardFor(game);
+        }
+      } while (this.refreshAgain);
+    } catch (error) {
+      // A lost connection shows in the connection line (the event loop retries); anything
+      // else is the server's answer and is shown as it is.
+      const code = errorCode(error);
+      if (!this.abort.signal.aborted && code !== Code.Unavailable && code !== Code.Unknown && code !== Code.Canceled) {
+        this.notice = refusalText(error);
+      }
+    } finally {
+      this.refreshing = false;
+    }
+    this.render();
+  }
+
+  // Subscribe from the last seq received; reconnect with backoff until the game ends.
+  private async follow(): Promise<void> {
+    let backoff = BACKOFF_START_MS;
+    while (!this.abort.signal.aborted) {
+      try {
+        const client = await gateway();
+        const stream = client.subscribe(
+          { gameId: this.gameId, afterSeq: this.lastSeq },
+          { signal: this.abort.signal },
+        );
+        for await (const event of stream) {
+          if (this.connection !== "live") {
+            this.connection = "live";
+            this.render();
+          }
+          backoff = BACKOFF_START_MS;
+          this.apply(event);
+        }
+        // The stream ends after the event that finishes the game.
+        if (this.snapshot?.status === GameStatus.FINISHED) {
+          this.connection = "ended";
+          this.render();
+          return;
+        }
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        const code = errorCode(error);
+        if (code === Code.Unauthenticated || code === Code.NotFound || code === Code.PermissionDenied) {
+          this.notice = refusalText(error);
+          this.connection = "ended";
+          this.render();
+          return;
+        }
+      }
+      if (this.abort.signal.aborted) return;
+      this.connection = "reconnecting";
+      this.render();
+      const wait = backoff / 2 + Math.random() * (backoff / 2);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+      // The connection may have missed turns: read the game again before resuming.
+      await this.refresh();
+    }
+  }
+
+  private apply(event: GameEvent): void {
+    if (event.seq <= this.lastSeq) return;
+    this.lastSeq = event.seq;
+    const text = describe(event, this.snapshot);
+    if (text) this.moves.push({ seq: event.seq, text });
+    const snapshot = this.snapshot;
+    if (snapshot && event.seq > snapshot.seq) {
+      if (snapshot.yourSeat !== undefined) {
+        // A seated player's own view and legal actions (and the seq to act on) come with
+        // GetGame, all of one position.
+        void this.refresh();
+      } else {
+        // Events carry the public view: a spectator needs nothing more.
+        const next = create(GameSnapshotSchema, snapshot);
+        next.seq = event.seq;
+        next.turn = event.turn;
+        next.status = event.status;
+        next.outcome = event.outcome;
+        next.legalActions = [];
+        if (event.view) next.view = event.view;
+        this.snapshot = next;
+      }
+    }
+    this.render();
+  }
+
+  private submit(action: ActionInit): void {
+    const snapshot = this.snapshot;
+    if (!snapshot) return;
+    this.actionCounter += 1;
+    const actionId = `${currentSession()?.playerId ?? "guest"}-${Date.now()}-${this.actionCounter}`;
+    void (async () => {
+      try {
+        const client = await gateway();
+        const response = await client.submitAction({
+          gameId: this.gameId,
+          expectedSeq: snapshot.seq,
+          actionId,
+          action,
+        });
+        this.notice = "";
+        if (response.event) this.apply(response.event);
+      } catch (error) {
+        // The server's own words, rule id first ("C3: H8 is already taken").
+        this.notice = refusalText(error);
+        if (errorCode(error) === Code.Aborted) {
+          this.notice = `${this.notice} — the game moved on; try again.`;
+          void this.refresh();
+        }
+        this.render();
+      }
+    })();
+  }
+
+  // Resign, offer a draw, or answer one (C14, C8): each answers with the event it caused.
+  private call(send: (client: Awaited<ReturnType<typeof gateway>>) => Promise<{ event?: GameEvent }>): void {
+    void (async () => {
+      try {
+        const response = await send(await gateway());
+        this.notice = "";
+        if (response.event) this.apply(response.event);
+      } catch (error) {
+        this.notice = refusalText(error);
+        this.render();
+      }
+    })();
+  }
+
+  private tableButtons(snapshot: GameSnapshot, me: number): HTMLElement {
+    const gameId = this.gameId;
+    const offeredBy = snapshot.drawOfferedBy;
+    const buttons = h("div", { class: "controls" });
+    if (offeredBy === undefined) {
+      buttons.append(h("button", { id: "offer-draw", onclick: () => this.call((c) => c.offerDraw({ gameId })) }, "Offer draw"));
+    } else if (offeredBy !== me) {
+      buttons.append(
+        h("button", { id: "accept-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: true })) }, "Accept draw"),
+        h("button", { id: "decline-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: false })) }, "Decline draw"),
+      );
+    } else {
+      buttons.append(h("span", { class: "small" }, "Draw offered"));
+    }
+    buttons.append(h("button", { id: "resign", onclick: () => this.call((c) => c.resign({ gameId })) }, "Resign"));
+    return buttons;
+  }
+
+  private tickClock(): void {
+    const clock = this.root.querySelector<HTMLElement>("#clock");
+    if (clock) clock.textContent = clockText(this.snapshot);
+  }
+
+  private render(): void {
+    // A closed page (the player navigated away) never draws over the next one.
+    if (this.abort.signal.aborted) return;
+    const snapshot = this.snapshot;
+    clear(this.root);
+    if (!snapshot) {
+      this.root.append(h("p", { id: "notice", class: "notice" }, this.notice || "Loading the game…"));
+      return;
+    }
+    const kind = snapshot.settings?.options.case;
+    const seats = snapshot.seats;
+    const me = this.mySeat;
+    const toMove = snapshot.turn?.toMove;
+    const active = snapshot.status === GameStatus.ACTIVE;
+    const myTurn = active && me !== undefined && toMove === me;
+    const players = h(
+      "ul",
+      { class: "players" },
+      ...seats.map((seat) =>
+        h(
+          "li",
+          { class: seat.seat === toMove && active ? "to-move" : undefined, "data-seat": seat.seat },
+          `${seatLabel(kind, seat.seat)}: ${seat.displayName}${seat.seat === me ? " (you)" : ""}`,
+        ),
+      ),
+    );
+    const status = active
+      ? myTurn
+        ? "Your turn"
+        : `${seatLabel(kind, toMove ?? 0)} to move`
+      : outcomeText(snapshot);
+    const boardNode = this.board?.draw({
+      snapshot,
+      mySeat: me,
+      myTurn,
+      legal: myTurn ? snapshot.legalActions : [],
+      submit: (action) => this.submit(action),
+      redraw: () => this.render(),
+    });
+    const moveList = h(
+      "ol",
+      { id: "moves", class: "moves" },
+      ...this.moves.map((m) => h("li", { "data-seq": String(m.seq) }, m.text)),
+    );
+    this.root.append(
+      h(
+        "section",
+        { class: "game", "data-game": this.gameId, "data-kind": kind ?? "", "data-seq": String(snapshot.seq), "data-status": active ? "active" : "finished" },
+        h("h2", {}, `${gameTitle(kind)} ${me === undefined ? "· watching" : ""}`),
+        h(
+          "div",
+          { class: "game-grid" },
+          h("div", { class: "board-col" }, boardNode ?? h("p", {}, "This game cannot be drawn here.")),
+          h(
+            "aside",
+            { class: "side" },
+            players,
+            h("p", { id: "status", class: "status" }, status),
+            h("p", { id: "clock", class: "clock" }, clockText(snapshot)),
+            h("p", { id: "connection", class: `connection ${this.connection}` }, connectionText(this.connection)),
+            h("p", { id: "notice", class: "notice", role: "alert" }, this.notice),
+            me !== undefined && active ? this.tableButtons(snapshot, me) : null,
+            h("h3", {}, "Moves"),
+            moveList,
+          ),
+        ),
+      ),
+    );
+    moveList.scrollTop = moveList.scrollHeight;
+  }
+}
+
+function connectionText(state: string): string {
+  switch (state) {
+    case "live":
+      return "● live";
+    case "reconnecting":
+      return "○ connection lost — reconnecting…";
+    case "ended":
+      return "game over";
+    default:
+      return "connecting…";
+  }
+}
+
+export function seatLabel(kind: string | undefined, seat: number): string {
+  switch (kind) {
+    case "caro":
+      return seat === 0 ? "X" : "O";
+    case "backgammon":
+      return seat === 0 ? "White" : "Black";
+    default:
+      return `Seat ${seat + 1}`;
+  }
+}
+
+function clockText(snapshot: GameSnapshot | undefined): string {
+  const deadline = Number(snapshot?.turn?.deadlineUnixMs ?? 0n);
+  if (!snapshot || snapshot.status !== GameStatus.ACTIVE || deadline === 0) return "";
+  const left = Math.max(0, deadline - Date.now());
+  const seconds = Math.ceil(left / 1000);
+  const who = seatLabel(snapshot.settings?.options.case, snapshot.turn?.toMove ?? 0);
+  return `${who}: ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function outcomeText(snapshot: GameSnapshot): string {
+  const outcome = snapshot.outcome;
+  if (!outcome) return "Game over";
+  const kind = snapshot.settings?.options.case;
+  let head = "Game over";
+  if (outcome.kind === ResultKind.WIN) {
+    head = `${outcome.winners.map((w) => `${seatLabel(kind, w)} (${snapshot.seats[w]?.displayName ?? "?"})`).join(", ")} won`;
+  } else if (outcome.kind === ResultKind.DRAW) {
+    head = "Draw";
+  } else if (outcome.kind === ResultKind.CANCELLED) {
+    head = "Cancelled";
+  }
+  return `${head} — ${outcome.rule}: ${outcome.reason}`;
+}
+
+// One line of the move list per event, in the game's notation.
+function describe(event: GameEvent, snapshot: GameSnapshot | undefined): string | undefined {
+  const kind = snapshot?.settings?.options.case;
+  const name = (seat: number) => seatLabel(kind, seat);
+  switch (event.kind.case) {
+    case "started":
+      return undefined;
+    case "actionApplied": {
+      const a = event.kind.value;
+      let text = a.notation;
+      const play = a.action?.action;
+      if (!text && play?.case === "backgammon" && play.value.kind.case === "play") {
+        text = play.value.kind.value.moves.map(moveText).join(" ");
+      }
+      return `${name(a.seat)}: ${text}${a.automatic ? " (auto)" : ""}`;
+    }
+    case "turnTimedOut":
+      return event.kind.value.effect;
+    case "resigned":
+      return `${name(event.kind.value.seat)} resigned`;
+    case "drawOffered":
+      return `${name(event.kind.value.seat)} offered a draw`;
+    case "drawDeclined":
+      return `${name(event.kind.value.seat)} declined the draw`;
+    case "drawAgreed":
+      return "Draw agreed";
+    case "playerDisconnected":
+      return `${name(event.kind.value.seat)} disconnected`;
+    case "playerReconnected":
+      return `${name(event.kind.value.seat)} is back`;
+    case "absenceExpired":
+      return event.kind.value.effect;
+    default:
+      return undefined;
+  }
+}

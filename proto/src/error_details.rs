@@ -1,0 +1,256 @@
+//! The machine-readable half of every Ludus refusal: the standard rich error details of
+//! Google's API guidelines (AIP-193), so a client acts on `ErrorInfo.reason` instead of
+//! parsing the message (which stays human text and unchanged).
+//!
+//! Every refusal carries a `google.rpc.ErrorInfo` whose `reason` is the rule id that refuses
+//! (`C3`, `Q12`, `M1/K1`) or, where no rule applies, a stable UPPER_SNAKE code from [`reason`];
+//! its `domain` names the service that refused ([`DOMAIN_GAMES`], …). INVALID_ARGUMENT also
+//! carries a `google.rpc.BadRequest` with one `FieldViolation` naming the field. Clients read
+//! them with [`StatusExt::get_error_details`]. The table of reasons is in ARCHITECTURE.md
+//! ("Errors") and in the comments of `gateway.proto`.
+//!
+//! Messages follow one convention the helpers rely on: an invalid argument's message starts
+//! with the field (`settings.caro.board_size: C1: …`), a rule refusal's with the rule id
+//! (`C8: …`).
+
+use std::collections::HashMap;
+
+use tonic::{Code, Status};
+pub use tonic_types::{BadRequest, ErrorDetails, ErrorInfo, FieldViolation, StatusExt};
+
+/// Refusals of game-state: sessions, actions, draws, presence, analysis.
+pub const DOMAIN_GAMES: &str = "ludus.games";
+/// Refusals of matchmaking: tickets and queues.
+pub const DOMAIN_MATCHMAKING: &str = "ludus.matchmaking";
+/// Refusals of ratings.
+pub const DOMAIN_RATINGS: &str = "ludus.ratings";
+/// Refusals of timers (internal only).
+pub const DOMAIN_TIMERS: &str = "ludus.timers";
+/// The gateway's own refusals: tokens, limits, validation.
+pub const DOMAIN_GATEWAY: &str = "ludus.gateway";
+
+/// `ErrorInfo.metadata` key: the game's current seq (ABORTED `STALE_SEQ`).
+pub const META_CURRENT_SEQ: &str = "current_seq";
+/// `ErrorInfo.metadata` key: the game a refusal is about.
+pub const META_GAME_ID: &str = "game_id";
+/// `ErrorInfo.metadata` key: the rule that ended a game (`GAME_OVER`).
+pub const META_RULE: &str = "rule";
+/// `ErrorInfo.metadata` key: the seq to resume a stream after (UNAVAILABLE at shutdown).
+pub const META_AFTER_SEQ: &str = "after_seq";
+/// `ErrorInfo.metadata` key: the field of an INVALID_ARGUMENT (also in `BadRequest`).
+pub const META_FIELD: &str = "field";
+
+/// The stable reasons where no rule id applies. Adding one is a contract change: list it in
+/// ARCHITECTURE.md and gateway.proto.
+pub mod reason {
+    /// INVALID_ARGUMENT: a malformed field (the `BadRequest` names it).
+    pub const INVALID_FIELD: &str = "INVALID_FIELD";
+    /// INVALID_ARGUMENT: an id (game, ticket, action, player) that is empty, too long or has
+    /// characters outside `[A-Za-z0-9_-]`.
+    pub const INVALID_ID: &str = "INVALID_ID";
+    /// INVALID_ARGUMENT: a display name outside the allowed length or characters.
+    pub const INVALID_DISPLAY_NAME: &str = "INVALID_DISPLAY_NAME";
+    /// INVALID_ARGUMENT: a rating pool name that is not one.
+    pub const INVALID_RULESET: &str = "INVALID_RULESET";
+    /// ABORTED: `expected_seq` is stale; metadata `current_seq` is the game's seq now.
+    pub const STALE_SEQ: &str = "STALE_SEQ";
+    /// ABORTED: concurrent writers kept changing the same record; retry.
+    pub const CONTENDED: &str = "CONTENDED";
+    /// FAILED_PRECONDITION: the game is over; metadata `rule` ended it.
+    pub const GAME_OVER: &str = "GAME_OVER";
+    /// FAILED_PRECONDITION: the request needs a state the game is not in (no draw offer to
+    /// answer, still being played…).
+    pub const WRONG_STATE: &str = "WRONG_STATE";
+    /// PERMISSION_DENIED: the caller does not sit in the game.
+    pub const NOT_YOUR_SEAT: &str = "NOT_YOUR_SEAT";
+    /// PERMISSION_DENIED: engine analysis of a live game the caller plays in.
+    pub const NO_ENGINE_HELP: &str = "NO_ENGINE_HELP";
+    /// PERMISSION_DENIED: the ticket is another player's.
+    pub const NOT_YOUR_TICKET: &str = "NOT_YOUR_TICKET";
+    /// NOT_FOUND: no such game.
+    pub const GAME_NOT_FOUND: &str = "GAME_NOT_FOUND";
+    /// NOT_FOUND: no such ticket.
+    pub const TICKET_NOT_FOUND: &str = "TICKET_NOT_FOUND";
+    /// ALREADY_EXISTS: a game with this id exists, or the player holds a live ticket.
+    pub const ALREADY_EXISTS: &str = "ALREADY_EXISTS";
+    /// UNIMPLEMENTED: a game or mode not offered yet.
+    pub const NOT_OFFERED: &str = "NOT_OFFERED";
+    /// UNAVAILABLE: a dependency is down or the server is stopping; retry.
+    pub const UNAVAILABLE: &str = "UNAVAILABLE";
+    /// INTERNAL: a bug or corrupt data (details are logged, not returned).
+    pub const INTERNAL: &str = "INTERNAL";
+    /// UNAUTHENTICATED: no `authorization: Bearer <token>` header, or not in that form.
+    pub const TOKEN_MISSING: &str = "TOKEN_MISSING";
+    /// UNAUTHENTICATED: the token has expired; sign in again.
+    pub const TOKEN_EXPIRED: &str = "TOKEN_EXPIRED";
+    /// UNAUTHENTICATED: the token is not valid.
+    pub const TOKEN_INVALID: &str = "TOKEN_INVALID";
+    /// RESOURCE_EXHAUSTED: the caller's request rate limit.
+    pub const RATE_LIMITED: &str = "RATE_LIMITED";
+    /// RESOURCE_EXHAUSTED: too many open event streams for one player.
+    pub const TOO_MANY_STREAMS: &str = "TOO_MANY_STREAMS";
+}
+
+/// A status with `ErrorInfo { reason, domain, metadata }` attached; the message is unchanged.
+pub fn refusal(
+    code: Code,
+    message: impl Into<String>,
+    domain: &str,
+    reason: &str,
+    metadata: &[(&str, String)],
+) -> Status {
+    let metadata: HashMap<String, String> = metadata
+        .iter()
+        .map(|(key, value)| ((*key).to_owned(), value.clone()))
+        .collect();
+    Status::with_error_details(
+        code,
+        message,
+        ErrorDetails::with_error_info(reason, domain, metadata),
+    )
+}
+
+/// An INVALID_ARGUMENT whose message follows `field: [rule: ]why`: `BadRequest` names the
+/// field, and `ErrorInfo.reason` is the rule id when the message names one, else `reason`.
+pub fn invalid_argument(message: impl Into<String>, domain: &str, reason: &str) -> Status {
+    let message = message.into();
+    let field = field_of(&message).unwrap_or_default();
+    let reason = rule_of(&message).unwrap_or(reason);
+    let description = message
+        .strip_prefix(field)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&message);
+    let mut details = ErrorDetails::with_error_info(
+        reason,
+        domain,
+        HashMap::from([(META_FIELD.to_owned(), field.to_owned())]),
+    );
+    details.add_bad_request_violation(field, description);
+    Status::with_error_details(Code::InvalidArgument, message, details)
+}
+
+/// The field an invalid argument's message starts with (`settings.caro.board_size`,
+/// `action.mancala.pit`, `players[1]`), if it starts with one.
+pub fn field_of(message: &str) -> Option<&str> {
+    let (head, _) = message.split_once(": ")?;
+    let is_path = !head.is_empty()
+        && head.starts_with(|c: char| c.is_ascii_lowercase())
+        && head
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._[]".contains(c));
+    is_path.then_some(head)
+}
+
+/// The rule id a message names first: its opening (`C8: …`) or right after its field
+/// (`settings.caro.board_size: C1: …`).
+pub fn rule_of(message: &str) -> Option<&str> {
+    let rest = match field_of(message) {
+        Some(field) => &message[field.len() + 2..],
+        None => message,
+    };
+    let (head, _) = rest.split_once(": ")?;
+    head.split('/').all(is_rule_id).then_some(head)
+}
+
+/// `C3`, `Q12`, `LJ1`: one to three capitals, then one to three digits.
+fn is_rule_id(token: &str) -> bool {
+    let letters = token.chars().take_while(char::is_ascii_uppercase).count();
+    let digits = token.len() - letters;
+    (1..=3).contains(&letters)
+        && (1..=3).contains(&digits)
+        && token[letters..].chars().all(|c| c.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_and_rules_are_read_from_the_message_convention() {
+        let cases = [
+            (
+                "settings.caro.board_size: C1: 15 or 19",
+                Some("settings.caro.board_size"),
+                Some("C1"),
+            ),
+            (
+                "players[1]: must be 1 to 64 characters",
+                Some("players[1]"),
+                None,
+            ),
+            (
+                "settings.mancala.rule_set: M1/K1: x is not a rule set",
+                Some("settings.mancala.rule_set"),
+                Some("M1/K1"),
+            ),
+            ("C8: a draw is offered only on your turn", None, Some("C8")),
+            ("LJ1: no draw offers in flip junqi", None, Some("LJ1")),
+            (
+                "stale expected_seq 3: game g is at seq 5; read it again",
+                None,
+                None,
+            ),
+            ("no game g1", None, None),
+        ];
+        for (message, field, rule) in cases {
+            assert_eq!(field_of(message), field, "{message}");
+            assert_eq!(rule_of(message), rule, "{message}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_argument_names_its_field_and_rule() {
+        let status = invalid_argument(
+            "settings.caro.board_size: C1: 15 or 19, not 7",
+            DOMAIN_GAMES,
+            reason::INVALID_FIELD,
+        );
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert_eq!(
+            status.message(),
+            "settings.caro.board_size: C1: 15 or 19, not 7"
+        );
+        let details = status.get_error_details();
+        let info = details.error_info().expect("ErrorInfo");
+        assert_eq!(
+            (info.reason.as_str(), info.domain.as_str()),
+            ("C1", DOMAIN_GAMES)
+        );
+        let violations = &details.bad_request().expect("BadRequest").field_violations;
+        assert_eq!(violations.len(), 1);
+        assert_eq!(violations[0].field, "settings.caro.board_size");
+        assert_eq!(violations[0].description, "C1: 15 or 19, not 7");
+
+        let plain = invalid_argument(
+            "game_id: must be 1 to 64 characters",
+            DOMAIN_GAMES,
+            reason::INVALID_ID,
+        );
+        let info = plain
+            .get_error_details()
+            .error_info()
+            .cloned()
+            .expect("ErrorInfo");
+        assert_eq!(info.reason, reason::INVALID_ID);
+        assert_eq!(info.metadata[META_FIELD], "game_id");
+    }
+
+    #[test]
+    fn a_refusal_carries_its_metadata() {
+        let status = refusal(
+            Code::Aborted,
+            "stale",
+            DOMAIN_GAMES,
+            reason::STALE_SEQ,
+            &[(META_CURRENT_SEQ, "5".into())],
+        );
+        let info = status
+            .get_error_details()
+            .error_info()
+            .cloned()
+            .expect("ErrorInfo");
+        assert_eq!(info.reason, "STALE_SEQ");
+        assert_eq!(info.metadata[META_CURRENT_SEQ], "5");
+        assert_eq!(status.message(), "stale");
+    }
+}

@@ -1,0 +1,59 @@
+//! The benchmark tool: load on a real Ludus system on loopback, measured the same way every
+//! time, next to a floor of the same shape.
+//!
+//! - `loadgen play`: G concurrent Caro games with S spectators each, closed loop or a fixed
+//!   offered rate, for a bounded time; moves/s, submit and submit→last-subscriber latency
+//!   percentiles, CPU per move of the server processes and redis-server, RSS. `--floor` runs
+//!   the same load through a bare tonic chain plus one `EVALSHA` and prints the ratio.
+//!   `--system processes` runs the real service binaries as child processes;
+//!   `--gateway URL --game-state URL` drives a system already running.
+//! - `loadgen streams`: N open `Subscribe` streams on one gateway process: RSS per stream and
+//!   one event's fan-out latency to F subscribers of one game.
+//! - `loadgen matchmaking`: T guests quick-matching through R matchmaking replicas: tickets/s
+//!   and a double-match check.
+//!
+//! Loopback only; every loop is bounded (by rounds, a duration or a patience).
+//!
+//! `cargo build --release -p ludus-tests --bin loadgen -p ludus-gateway -p ludus-game-state
+//! -p ludus-timers -p ludus-ratings -p ludus-matchmaking`, then
+//! `target/release/loadgen play --games 32 --floor`.
+#![forbid(unsafe_code)]
+
+mod floor;
+mod matchmaking;
+mod measure;
+mod play;
+mod streams;
+mod system;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "loadgen", about = "Ludus benchmarks on loopback")]
+struct Cli {
+    #[command(subcommand)]
+    mode: Mode,
+}
+
+#[derive(Debug, Subcommand)]
+enum Mode {
+    /// Concurrent games through the gateway (and the floor with --floor).
+    Play(play::PlayArgs),
+    /// Open Subscribe streams: memory per stream and fan-out latency.
+    Streams(streams::StreamsArgs),
+    /// Quick-match tickets through several matchmaking replicas.
+    Matchmaking(matchmaking::MatchmakingArgs),
+    /// One server of the floor chain (started by `play --floor`).
+    #[command(hide = true)]
+    FloorServe(floor::FloorServeArgs),
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    match Cli::parse().mode {
+        Mode::Play(args) => play::run(args).await,
+        Mode::Streams(args) => streams::run(args).await,
+        Mode::Matchmaking(args) => matchmaking::run(args).await,
+        Mode::FloorServe(args) => floor::serve(args).await,
+    }
+}

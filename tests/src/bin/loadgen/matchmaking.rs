@@ -1,0 +1,146 @@
+//! `loadgen matchmaking`: T guests queue for a Caro quick match at once through G gateways in
+//! front of R matchmaking replicas on one Redis (all separate processes). Reports tickets
+//! paired per second, the wait from `FindMatch` to the match, and checks that no ticket was
+//! paired twice: every game has exactly two distinct players in seats 0 and 1, and every
+//! player is in exactly one game.
+
+use std::{
+    collections::{HashMap, HashSet},
+    time::{Duration, Instant},
+};
+
+use futures::{StreamExt as _, TryStreamExt as _};
+use ludus_proto::pb;
+
+use crate::{
+    measure::{self, Latencies},
+    system::{self, Pool, System},
+};
+
+const SETUP_PARALLELISM: usize = 64;
+
+/// Flags of `loadgen matchmaking`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MatchmakingArgs {
+    /// Matchmaking replicas.
+    #[arg(long, default_value_t = 3)]
+    pub replicas: usize,
+    /// Gateways (gateway i talks to replica i % replicas).
+    #[arg(long, default_value_t = 2)]
+    pub gateways: usize,
+    /// Guests queueing at once (an even number: every one of them should be paired).
+    #[arg(long, default_value_t = 2000)]
+    pub tickets: usize,
+    /// Client connections per gateway.
+    #[arg(long, default_value_t = 8)]
+    pub connections: usize,
+    /// How long to wait for every ticket to be paired.
+    #[arg(long, default_value_t = 120)]
+    pub patience_seconds: u64,
+    /// Directory holding the service binaries (default: next to this binary).
+    #[arg(long)]
+    pub bin_dir: Option<std::path::PathBuf>,
+}
+
+pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
+    let bin_dir = match &args.bin_dir {
+        Some(dir) => dir.clone(),
+        None => system::default_bin_dir()?,
+    };
+    let system = System::start_processes(&bin_dir, args.gateways, args.replicas, true)?;
+    println!("system: {}", system.description);
+    let pool = Pool::connect(&system.gateway, args.connections * args.gateways.max(1)).await?;
+    let players: Vec<(String, system::Client)> = futures::stream::iter(0..args.tickets)
+        .map(|i| {
+            let pool = pool.clone();
+            async move { system::sign_in(pool.get(i), &format!("q{i}")).await }
+        })
+        .buffered(SETUP_PARALLELISM)
+        .try_collect()
+        .await?;
+    let cpu_before = measure::cpu_time_of(&system.measured_pids());
+    let started = Instant::now();
+    let patience = Duration::from_secs(args.patience_seconds);
+    let tickets = players
+        .into_iter()
+        .map(|(player_id, mut client)| async move {
+            let sent = Instant::now();
+            let mut updates = client
+                .find_match(pb::FindMatchRequest {
+                    settings: Some(ludus_tests::caro_settings()),
+                })
+                .await
+                .map_err(|s| anyhow::anyhow!("find match: {s}"))?
+                .into_inner();
+            let matched = tokio::time::timeout(patience, async {
+                while let Some(update) = updates.next().await {
+                    let update = update.map_err(|s| anyhow::anyhow!("ticket: {s}"))?;
+                    if update.state == pb::TicketState::Matched as i32 {
+                        return Ok((update.game_id, update.seat));
+                    }
+                }
+                anyhow::bail!("the ticket stream ended unmatched")
+            })
+            .await
+            .map_err(|_| anyhow::anyhow!("not matched within {patience:?}"))??;
+            anyhow::Ok((player_id, matched, sent.elapsed(), started.elapsed()))
+        });
+    let results = futures::future::join_all(tickets).await;
+    let cpu = measure::cpu_time_of(&system.measured_pids()).saturating_sub(cpu_before);
+    let mut waits = Latencies::default();
+    let mut last = Duration::ZERO;
+    let mut games: HashMap<String, Vec<(String, u32)>> = HashMap::new();
+    let mut players_seen = HashSet::new();
+    let mut doubles = 0usize;
+    let mut unmatched = 0usize;
+    let mut first_error = None;
+    for result in results {
+        match result {
+            Ok((player, (game_id, seat), wait, at)) => {
+                waits.push(wait);
+                last = last.max(at);
+                if !players_seen.insert(player.clone()) {
+                    doubles += 1;
+                }
+                games.entry(game_id).or_default().push((player, seat));
+            }
+            Err(e) => {
+                unmatched += 1;
+                first_error.get_or_insert(e.to_string());
+            }
+        }
+    }
+    let bad_games = games
+        .values()
+        .filter(|seats| {
+            let distinct: HashSet<&String> = seats.iter().map(|(p, _)| p).collect();
+            let mut seat_numbers: Vec<u32> = seats.iter().map(|(_, s)| *s).collect();
+            seat_numbers.sort_unstable();
+            seats.len() != 2 || distinct.len() != 2 || seat_numbers != [0, 1]
+        })
+        .count();
+    let paired = waits.len();
+    println!(
+        "matchmaking: {} tickets, {} replicas, {} gateways: {} paired into {} games in {:.2} s = {:.0} tickets/s; CPU {:.0} µs/ticket; load {}",
+        args.tickets,
+        args.replicas,
+        args.gateways,
+        paired,
+        games.len(),
+        last.as_secs_f64(),
+        paired as f64 / last.as_secs_f64().max(f64::EPSILON),
+        cpu.as_secs_f64() * 1e6 / paired.max(1) as f64,
+        measure::load_average()
+    );
+    println!("  FindMatch -> matched: {}", waits.summary());
+    println!(
+        "  double-match check: {} player(s) matched twice, {} game(s) without exactly two distinct players in seats 0 and 1, {} unmatched{}",
+        doubles,
+        bad_games,
+        unmatched,
+        first_error.map_or(String::new(), |e| format!(" (first: {e})"))
+    );
+    system.stop().await;
+    anyhow::ensure!(doubles == 0 && bad_games == 0, "a ticket was paired twice");
+    Ok(())
+}

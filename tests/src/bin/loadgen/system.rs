@@ -1,0 +1,469 @@
+//! The system under test: the all-in-one inside this process, the real service binaries as
+//! child processes, or a system already running elsewhere; plus the `redis-server` it uses and
+//! the client connections to it.
+
+use std::{
+    net::{Ipv4Addr, TcpListener as StdListener},
+    path::PathBuf,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use ludus_proto::pb::gateway_client::GatewayClient;
+use ludus_store::Backend;
+use ludus_tests::Bearer;
+use tokio_util::sync::CancellationToken;
+use tonic::{
+    metadata::MetadataValue,
+    service::interceptor::InterceptedService,
+    transport::{Channel, Endpoint},
+};
+
+/// The secret every gateway of a run signs tokens with.
+pub const TOKEN_SECRET: &str = "loadgen secret: 32+ bytes, loopback benchmarks only";
+
+/// Guest sign-ins per second (and burst) the benchmark gateways allow: a run signs in
+/// thousands of guests in seconds, far over the production limit.
+pub const BENCHMARK_SIGN_INS: u32 = 1_000_000;
+
+/// How long a started process has to accept connections.
+const START_PATIENCE: Duration = Duration::from_secs(30);
+
+/// Where the system runs.
+#[derive(Debug, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum Where {
+    /// Every service inside this process (the all-in-one library), on loopback gRPC.
+    InProcess,
+    /// `ludus-gateway`, `ludus-game-state`, `ludus-timers`, `ludus-ratings` and
+    /// `ludus-matchmaking` as child processes (what Kubernetes runs).
+    Processes,
+}
+
+/// How to reach or start the system.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SystemArgs {
+    /// Where the system runs (ignored with --gateway).
+    #[arg(long, value_enum, default_value = "in-process")]
+    pub system: Where,
+    /// The in-memory store instead of a fresh redis-server (in-process only).
+    #[arg(long)]
+    pub memory: bool,
+    /// Directory holding the service binaries (default: next to this binary).
+    #[arg(long)]
+    pub bin_dir: Option<PathBuf>,
+    /// The service binaries predate the gateway's --sign-in-burst flag (e.g. a build of an
+    /// older commit, for a before/after run): sign-ins then stay under the default limit.
+    #[arg(long)]
+    pub legacy_binaries: bool,
+    /// An already running gateway (with --game-state): nothing is started.
+    #[arg(long, requires = "game_state")]
+    pub gateway: Option<String>,
+    /// The running system's game-state (games are created through its internal API).
+    #[arg(long)]
+    pub game_state: Option<String>,
+    /// Client connections to the gateway, shared round-robin by every simulated client.
+    #[arg(long, default_value_t = 16)]
+    pub connections: usize,
+}
+
+/// A `redis-server` child process on a free loopback port, killed on drop.
+#[derive(Debug)]
+pub struct Redis {
+    child: Child,
+    pub port: u16,
+}
+
+impl Redis {
+    pub fn start() -> anyhow::Result<Redis> {
+        let port = free_port()?;
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| {
+                anyhow::anyhow!("start redis-server (apt-get install redis-server): {e}")
+            })?;
+        let redis = Redis { child, port };
+        wait_for_port(port)?;
+        Ok(redis)
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Child processes killed (SIGKILL) on drop.
+#[derive(Debug, Default)]
+pub struct Children(Vec<(String, Child)>);
+
+impl Children {
+    pub fn spawn(
+        &mut self,
+        bin_dir: &std::path::Path,
+        name: &str,
+        args: &[String],
+    ) -> anyhow::Result<u32> {
+        let path = bin_dir.join(name);
+        let mut command = Command::new(&path);
+        // The services' own log filter unless the run sets one for them (e.g. `warn`, to
+        // measure what info-level logs and spans cost).
+        if let Ok(filter) = std::env::var("LOADGEN_CHILD_LOG") {
+            command.env("RUST_LOG", filter);
+        }
+        let child = command
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "start {}: {e} (build it: cargo build --release -p {name})",
+                    path.display()
+                )
+            })?;
+        let pid = child.id();
+        self.0.push((name.to_owned(), child));
+        Ok(pid)
+    }
+
+    pub fn pids(&self) -> Vec<(String, u32)> {
+        self.0.iter().map(|(n, c)| (n.clone(), c.id())).collect()
+    }
+}
+
+impl Drop for Children {
+    fn drop(&mut self) {
+        for (_, child) in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A free loopback port (bound then released: another process could take it in between,
+/// which a benchmark on a quiet machine tolerates).
+pub fn free_port() -> anyhow::Result<u16> {
+    Ok(StdListener::bind((Ipv4Addr::LOCALHOST, 0))?
+        .local_addr()?
+        .port())
+}
+
+/// Waits until something accepts connections on `port`.
+pub fn wait_for_port(port: u16) -> anyhow::Result<()> {
+    let deadline = Instant::now() + START_PATIENCE;
+    while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+        anyhow::ensure!(Instant::now() < deadline, "nothing listens on port {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+/// The directory of this executable: `cargo build --release` puts every binary there.
+pub fn default_bin_dir() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    Ok(exe
+        .parent()
+        .ok_or_else(|| anyhow::anyhow!("{} has no directory", exe.display()))?
+        .to_path_buf())
+}
+
+/// A running system and what to measure of it.
+#[derive(Debug)]
+pub struct System {
+    pub gateway: String,
+    pub game_state: String,
+    /// The processes whose CPU time counts as the system's (including redis-server).
+    pub measured: Vec<(String, u32)>,
+    /// The gateway process, when it runs on its own (for its resident memory).
+    pub gateway_pid: Option<u32>,
+    /// Killed when the system is dropped.
+    _children: Children,
+    _redis: Option<Redis>,
+    stop: CancellationToken,
+    in_process: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    pub description: String,
+}
+
+impl System {
+    pub async fn start(args: &SystemArgs) -> anyhow::Result<System> {
+        if let (Some(gateway), Some(game_state)) = (&args.gateway, &args.game_state) {
+            return Ok(System {
+                gateway: gateway.clone(),
+                game_state: game_state.clone(),
+                measured: Vec::new(),
+                gateway_pid: None,
+                _children: Children::default(),
+                _redis: None,
+                stop: CancellationToken::new(),
+                in_process: None,
+                description: format!("running system at {gateway} (CPU and memory not measured)"),
+            });
+        }
+        match args.system {
+            Where::InProcess => System::start_in_process(args.memory).await,
+            Where::Processes => {
+                anyhow::ensure!(!args.memory, "--memory runs in-process only");
+                let bin_dir = match &args.bin_dir {
+                    Some(dir) => dir.clone(),
+                    None => default_bin_dir()?,
+                };
+                System::start_processes(&bin_dir, 1, 1, !args.legacy_binaries)
+            }
+        }
+    }
+
+    async fn start_in_process(memory: bool) -> anyhow::Result<System> {
+        let (backend, redis) = if memory {
+            (Backend::memory(), None)
+        } else {
+            let redis = Redis::start()?;
+            (Backend::redis(&redis.url()).await?, Some(redis))
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let stop = CancellationToken::new();
+        let config = ludus::SystemConfig {
+            backend,
+            gateway: listener,
+            token_secret: TOKEN_SECRET.as_bytes().to_vec(),
+            caro_turn: Duration::from_secs(60),
+            absence_grace: Duration::from_secs(60),
+            sign_ins: ludus_gateway::limits::SignInLimit {
+                per_second: BENCHMARK_SIGN_INS,
+                burst: BENCHMARK_SIGN_INS,
+            },
+            per_player: ludus_gateway::limits::PlayerLimit::default(),
+            cors_origins: Vec::new(),
+            clock: ludus_store::Clock::system(),
+        };
+        let system = ludus::System::start(config, stop.clone()).await?;
+        let mut measured = vec![(
+            "loadgen (all services and the client)".to_owned(),
+            std::process::id(),
+        )];
+        if let Some(redis) = &redis {
+            measured.push(("redis-server".into(), redis.pid()));
+        }
+        Ok(System {
+            gateway: format!("http://{}", system.gateway),
+            game_state: format!("http://{}", system.game_state),
+            measured,
+            gateway_pid: None,
+            _children: Children::default(),
+            description: format!(
+                "all-in-one in this process, {} store",
+                if redis.is_some() { "redis" } else { "memory" }
+            ),
+            _redis: redis,
+            stop,
+            in_process: Some(tokio::spawn(system.wait())),
+        })
+    }
+
+    /// The five service binaries as child processes on one fresh redis-server, with
+    /// `matchmakers` matchmaking replicas and `gateways` gateways (gateway i talks to
+    /// matchmaking replica i % matchmakers).
+    pub fn start_processes(
+        bin_dir: &std::path::Path,
+        gateways: usize,
+        matchmakers: usize,
+        raise_sign_in_limit: bool,
+    ) -> anyhow::Result<System> {
+        let redis = Redis::start()?;
+        let redis_url = redis.url();
+        let url = |port: u16| format!("http://127.0.0.1:{port}");
+        let listen = |port: u16| format!("127.0.0.1:{port}");
+        let (game_state, timers, ratings) = (free_port()?, free_port()?, free_port()?);
+        let mut children = Children::default();
+        let mut ports = Vec::new();
+        children.spawn(
+            bin_dir,
+            "ludus-ratings",
+            &[
+                "--listen".into(),
+                listen(ratings),
+                "--redis-url".into(),
+                redis_url.clone(),
+            ],
+        )?;
+        ports.push(ratings);
+        children.spawn(
+            bin_dir,
+            "ludus-timers",
+            &[
+                "--listen".into(),
+                listen(timers),
+                "--redis-url".into(),
+                redis_url.clone(),
+                "--game-state-url".into(),
+                url(game_state),
+            ],
+        )?;
+        ports.push(timers);
+        children.spawn(
+            bin_dir,
+            "ludus-game-state",
+            &[
+                "--listen".into(),
+                listen(game_state),
+                "--redis-url".into(),
+                redis_url.clone(),
+                "--timers-url".into(),
+                url(timers),
+                "--ratings-url".into(),
+                url(ratings),
+            ],
+        )?;
+        ports.push(game_state);
+        let mut matchmaking = Vec::new();
+        for _ in 0..matchmakers.max(1) {
+            let port = free_port()?;
+            children.spawn(
+                bin_dir,
+                "ludus-matchmaking",
+                &[
+                    "--listen".into(),
+                    listen(port),
+                    "--redis-url".into(),
+                    redis_url.clone(),
+                    "--game-state-url".into(),
+                    url(game_state),
+                    "--ratings-url".into(),
+                    url(ratings),
+                ],
+            )?;
+            ports.push(port);
+            matchmaking.push(port);
+        }
+        let mut gateway_ports = Vec::new();
+        let mut gateway_pid = None;
+        for i in 0..gateways.max(1) {
+            let port = free_port()?;
+            let mut args = vec![
+                "--listen".into(),
+                listen(port),
+                "--redis-url".into(),
+                redis_url.clone(),
+                "--game-state-url".into(),
+                url(game_state),
+                "--matchmaking-url".into(),
+                url(matchmaking[i % matchmaking.len()]),
+                "--ratings-url".into(),
+                url(ratings),
+                "--token-secret".into(),
+                TOKEN_SECRET.into(),
+            ];
+            if raise_sign_in_limit {
+                args.extend([
+                    "--sign-ins-per-second".into(),
+                    BENCHMARK_SIGN_INS.to_string(),
+                    "--sign-in-burst".into(),
+                    BENCHMARK_SIGN_INS.to_string(),
+                ]);
+            }
+            let pid = children.spawn(bin_dir, "ludus-gateway", &args)?;
+            gateway_pid.get_or_insert(pid);
+            ports.push(port);
+            gateway_ports.push(port);
+        }
+        for port in ports {
+            wait_for_port(port)?;
+        }
+        let mut measured = children.pids();
+        measured.push(("redis-server".into(), redis.pid()));
+        Ok(System {
+            gateway: gateway_ports
+                .iter()
+                .map(|&p| url(p))
+                .collect::<Vec<_>>()
+                .join(","),
+            game_state: url(game_state),
+            measured,
+            gateway_pid,
+            _children: children,
+            _redis: Some(redis),
+            stop: CancellationToken::new(),
+            in_process: None,
+            description: format!(
+                "{gateways} gateway(s), {matchmakers} matchmaking replica(s), game-state, timers, ratings as processes from {}, one redis-server",
+                bin_dir.display()
+            ),
+        })
+    }
+
+    pub fn measured_pids(&self) -> Vec<u32> {
+        self.measured.iter().map(|(_, pid)| *pid).collect()
+    }
+
+    /// Stops what this run started.
+    pub async fn stop(mut self) {
+        self.stop.cancel();
+        if let Some(task) = self.in_process.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(20), task).await;
+        }
+    }
+}
+
+/// Round-robin client connections (each one HTTP/2 connection).
+#[derive(Debug, Clone)]
+pub struct Pool {
+    channels: Vec<Channel>,
+}
+
+impl Pool {
+    /// `count` connections spread over the comma-separated `urls`.
+    pub async fn connect(urls: &str, count: usize) -> anyhow::Result<Pool> {
+        let urls: Vec<&str> = urls.split(',').collect();
+        let mut channels = Vec::new();
+        for i in 0..count.max(1) {
+            let channel = Endpoint::from_shared(urls[i % urls.len()].to_owned())?
+                .tcp_nodelay(true)
+                .connect()
+                .await?;
+            channels.push(channel);
+        }
+        Ok(Pool { channels })
+    }
+
+    pub fn get(&self, i: usize) -> Channel {
+        self.channels[i % self.channels.len()].clone()
+    }
+
+    pub fn len(&self) -> usize {
+        self.channels.len()
+    }
+}
+
+/// A signed-in gateway client.
+pub type Client = GatewayClient<InterceptedService<Channel, Bearer>>;
+
+/// Signs a guest in over `channel` and returns their id and client.
+pub async fn sign_in(channel: Channel, name: &str) -> anyhow::Result<(String, Client)> {
+    let session = GatewayClient::new(channel.clone())
+        .sign_in_guest(ludus_proto::pb::SignInGuestRequest {
+            display_name: name.to_owned(),
+        })
+        .await
+        .map_err(|s| anyhow::anyhow!("sign in {name}: {s}"))?
+        .into_inner();
+    let bearer: MetadataValue<_> = format!("Bearer {}", session.token).parse()?;
+    Ok((
+        session.player_id,
+        GatewayClient::with_interceptor(channel, Bearer::new(bearer)),
+    ))
+}
