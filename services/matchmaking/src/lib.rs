@@ -2,13 +2,16 @@
 //! loop in every replica pairs the oldest tickets of each queue, seats them at random and asks
 //! game-state to create the game; players follow their ticket with `WatchTicket`.
 //!
-//! Any number of replicas may run against one Redis: the store's `take` matches a set of
-//! tickets all-or-nothing, so a ticket is matched at most once; a player holds at most one
-//! live ticket; a cancelled ticket is never matched.
+//! Any number of replicas may run against one Redis: the store's `take_tables` matches each
+//! table's tickets all-or-nothing, so a ticket is matched at most once; a player holds at most
+//! one live ticket; a cancelled ticket is never matched. A per-queue lease spreads queues over
+//! replicas so they do not race for the same tickets (an economy: correctness never rests on
+//! it), and watches wait for notices instead of polling Redis (see [`notices`]).
 //!
 //! # Layout
 //! - [`model`]: request validation, queue names, ticket ids and the ticket payload.
 //! - [`matcher`]: the matcher loop (claiming tables, random seats, creating the game).
+//! - [`notices`]: wakes a replica's ticket watches when their tickets settle.
 //! - [`pairing`]: who sits with whom: rating windows that widen with waiting.
 //! - [`service`]: the `Matchmaking` gRPC service.
 //! - [`error`]: every refusal and its gRPC status.
@@ -17,6 +20,7 @@
 pub mod error;
 pub mod matcher;
 pub mod model;
+pub mod notices;
 pub mod pairing;
 pub mod service;
 
@@ -144,7 +148,11 @@ pub async fn run(
     .rating_window(config.rating_window)
     .clock(config.clock);
     let queues_for_counts = queues.clone();
-    let mut service = MatchmakingService::new(queues, matcher.clone(), wake, stop.clone());
+    // Subscribed before serving, so no watch can miss a notice published after its read.
+    let settled = queues.subscribe_settled().await?;
+    let notices = notices::TicketNotices::default();
+    let routing = tokio::spawn(notices.clone().run(queues.clone(), settled, stop.clone()));
+    let mut service = MatchmakingService::new(queues, matcher.clone(), wake, notices, stop.clone());
     if let Some(url) = &config.ratings_url {
         service = service.with_ratings(RatingsClient::new(ludus_telemetry::traced_channel(url)?));
     }
@@ -168,6 +176,9 @@ pub async fn run(
     if let Err(error) = matching.await {
         tracing::error!(%error, "matcher task failed");
     }
+    if let Err(error) = routing.await {
+        tracing::error!(%error, "ticket notice task failed");
+    }
     if let Some(counting) = counting
         && let Err(error) = counting.await
     {
@@ -181,7 +192,7 @@ pub const TICKET_COUNT_INTERVAL: Duration = Duration::from_secs(5);
 
 /// The most tickets counted per queue: the gauge saturates there. A queue that long means the
 /// matcher is stuck, and a bounded read keeps the count cheap (the matcher itself reads up to
-/// 64 tickets per queue every 100 ms).
+/// `matcher::MATCH_BATCH` tickets per round of the queue it leases).
 pub const TICKET_COUNT_CAP: usize = 1_000;
 
 /// Queued tickets per queue for the observable gauge `ludus.matchmaking.tickets` (attribute

@@ -1,18 +1,27 @@
 //! The matcher: one loop per replica that pairs queued tickets and creates their games.
 //!
-//! Replicas race freely: each reads the oldest tickets of a queue and claims a pair with the
-//! store's atomic `take`; a replica that loses a race re-reads the queue. Seats are drawn
-//! before the claim, because `take` records each ticket's seat as its position in the claim.
+//! Work is partitioned by queue: a replica matches a queue only while it holds that queue's
+//! lease (the store's `lease_queue`), so replicas do not read the same oldest tickets and race
+//! for the same tables; other queues go to other replicas. The lease is an economy, not the
+//! guarantee: every claim is the store's atomic `take_tables` (each table all-or-nothing), so
+//! a ticket is matched at most once even if two replicas ever match one queue.
+//!
+//! A round reads up to [`MATCH_BATCH`] tickets, claims every table it formed in one script
+//! call, then creates the games concurrently in the background (bounded by
+//! [`MAX_TABLES_CREATING`]) while the next round goes on; the created tables' tickets are
+//! published as one settled notice, which wakes their watches on every replica. Seats are
+//! drawn before the claim, because the claim records each ticket's seat as its position.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::join_all;
 use ludus_catalog::QuickMatchClocks;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_store::{Clock, QueueStore, Ticket, TicketStatus};
+use ludus_store::{Clock, QueueStore, TableClaim, Ticket, TicketStatus};
 use ludus_telemetry::Traced;
 use rand::RngExt;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 use ulid::Ulid;
 
@@ -20,12 +29,20 @@ use crate::error::ServiceError;
 use crate::model::{TicketPayload, table_seats};
 use crate::pairing::{self, RatingWindow, Seeker};
 
-/// Tickets read from a queue per round: enough for many pairs, bounded per round trip.
-pub const MATCH_BATCH: usize = 64;
+/// Tickets read from a queue per round: many tables per claim, bounded per round trip.
+pub const MATCH_BATCH: usize = 256;
 
-/// Rounds per queue per pass: a round ends early when a race is lost; this bounds how long
-/// one busy queue can hold the matcher before the others get their turn.
+/// Rounds per queue per pass: this bounds how long one busy queue can hold the matcher
+/// before the others get their turn.
 const MAX_ROUNDS_PER_QUEUE: usize = 8;
+
+/// How long a queue's matching lease lasts; the holder renews it every pass, so another
+/// replica takes over this long after the holder stops.
+pub const QUEUE_LEASE: Duration = Duration::from_secs(2);
+
+/// Matched tables whose games are being created at once, per replica: past this a round
+/// waits for earlier creations (back-pressure on game-state).
+pub const MAX_TABLES_CREATING: usize = 512;
 
 /// Attempts at CreateGame for a matched pair (it is idempotent by game id).
 const CREATE_GAME_ATTEMPTS: u32 = 5;
@@ -43,6 +60,10 @@ pub struct Matcher {
     interval: Duration,
     wake: Arc<Notify>,
     rating_window: RatingWindow,
+    /// This replica's name in queue leases.
+    holder: String,
+    /// Permits for tables whose games are being created.
+    creating: Arc<Semaphore>,
     /// Tickets are ordered and aged by it (Unix ms, so replicas agree).
     clock: Clock,
 }
@@ -64,6 +85,8 @@ impl Matcher {
             interval,
             wake,
             rating_window: RatingWindow::DEFAULT,
+            holder: Ulid::generate().to_string(),
+            creating: Arc::new(Semaphore::new(MAX_TABLES_CREATING)),
             clock: Clock::system(),
         }
     }
@@ -115,6 +138,13 @@ impl Matcher {
     }
 
     async fn match_queue(&self, queue: &str) -> Result<(), ServiceError> {
+        if !self
+            .queues
+            .lease_queue(queue, &self.holder, QUEUE_LEASE)
+            .await?
+        {
+            return Ok(());
+        }
         for _ in 0..MAX_ROUNDS_PER_QUEUE {
             let tickets = self.queues.queued(queue, MATCH_BATCH).await?;
             // Every ticket of a queue has the same settings, so the first says the table size;
@@ -132,15 +162,38 @@ impl Matcher {
                     })
                 })
                 .collect::<Result<Vec<_>, ServiceError>>()?;
-            let mut lost_race = false;
-            for table in pairing::tables(&seekers, seats, self.now_ms(), &self.rating_window) {
-                let table: Vec<Ticket> = table.iter().map(|&i| tickets[i].clone()).collect();
-                if !self.match_table(queue, &table).await? {
-                    lost_race = true;
-                    break;
-                }
+            let tables: Vec<Vec<Ticket>> =
+                pairing::tables(&seekers, seats, self.now_ms(), &self.rating_window)
+                    .into_iter()
+                    .map(|table| {
+                        let mut seated: Vec<Ticket> =
+                            table.iter().map(|&i| tickets[i].clone()).collect();
+                        shuffle(&mut seated);
+                        seated
+                    })
+                    .collect();
+            if tables.is_empty() {
+                break;
             }
-            // A short read means the queue is drained down to at most one ticket.
+            let claims: Vec<TableClaim> = tables
+                .iter()
+                .map(|seated| TableClaim {
+                    game_id: Ulid::generate().to_string(),
+                    ticket_ids: seated.iter().map(|t| t.ticket_id.clone()).collect(),
+                })
+                .collect();
+            let taken = self.queues.take_tables(queue, &claims).await?;
+            let lost_race = taken.contains(&false);
+            let won: Vec<(String, Vec<Ticket>)> = claims
+                .into_iter()
+                .zip(tables)
+                .zip(taken)
+                .filter_map(|((claim, seated), taken)| taken.then_some((claim.game_id, seated)))
+                .collect();
+            tracing::info!(queue, tables = won.len(), "tickets matched");
+            self.create_games(won).await;
+            // A short read means the queue is drained down to what cannot sit yet; a lost
+            // race (a cancel, or a replica past a lapsed lease) means re-reading.
             if !lost_race && tickets.len() < MATCH_BATCH {
                 break;
             }
@@ -148,23 +201,40 @@ impl Matcher {
         Ok(())
     }
 
-    /// Claims `table`'s tickets for a new game; false if another replica (or a cancel) got
-    /// one of them first.
-    async fn match_table(&self, queue: &str, table: &[Ticket]) -> Result<bool, ServiceError> {
-        let mut seated: Vec<&Ticket> = table.iter().collect();
-        shuffle(&mut seated);
-        let ids: Vec<String> = seated.iter().map(|t| t.ticket_id.clone()).collect();
-        let game_id = Ulid::generate().to_string();
-        if !self.queues.take(queue, &ids, &game_id).await? {
-            return Ok(false);
+    /// Creates the games of claimed tables concurrently in the background, then publishes
+    /// their tickets as settled (only tables whose game now exists: a watch announces a match
+    /// on that notice without asking game-state). The tickets are matched whatever happens
+    /// here: a failure is logged, and the tickets' watches create the game themselves
+    /// ([`Matcher::ensure_game`]).
+    async fn create_games(&self, won: Vec<(String, Vec<Ticket>)>) {
+        if won.is_empty() {
+            return;
         }
-        tracing::info!(queue, game_id, "tickets matched");
-        // The tickets are matched now whatever happens next: a failure here is logged, not
-        // retried by another pass.
-        if let Err(error) = self.create_game(&game_id, &seated).await {
-            tracing::error!(%error, game_id, "matched game could not be created");
-        }
-        Ok(true)
+        let wanted = u32::try_from(won.len().min(MAX_TABLES_CREATING)).unwrap_or(u32::MAX);
+        // Closed only if the semaphore is dropped, which this matcher never does.
+        let Ok(permits) = self.creating.clone().acquire_many_owned(wanted).await else {
+            return;
+        };
+        let matcher = self.clone();
+        tokio::spawn(async move {
+            let matcher = &matcher;
+            let created = join_all(won.iter().map(|(game_id, seated)| async move {
+                let seated: Vec<&Ticket> = seated.iter().collect();
+                match matcher.create_game(game_id, &seated).await {
+                    Ok(()) => seated.iter().map(|t| t.ticket_id.clone()).collect(),
+                    Err(error) => {
+                        tracing::error!(%error, game_id, "matched game could not be created");
+                        Vec::new()
+                    }
+                }
+            }))
+            .await;
+            let settled: Vec<String> = created.into_iter().flatten().collect();
+            if let Err(error) = matcher.queues.publish_settled(&settled).await {
+                tracing::warn!(%error, "match notice not sent; watches see it when they poll");
+            }
+            drop(permits);
+        });
     }
 
     /// Makes sure the game of a matched table exists: if the matcher that took the tickets

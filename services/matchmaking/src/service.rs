@@ -20,9 +20,7 @@ use crate::model::{
     QuickMatch, TicketPayload, queue_of, ticket_id, ticket_update, validate_display_name,
     validate_id,
 };
-
-/// How often a ticket watch re-reads its ticket.
-pub const WATCH_POLL: Duration = Duration::from_millis(50);
+use crate::notices::{Registration, TicketNotices, WATCH_FALLBACK_POLL};
 
 /// Updates buffered per watch; the watch waits when the client reads slowly.
 const WATCH_BUFFER: usize = 4;
@@ -42,16 +40,20 @@ pub struct MatchmakingService {
     /// Finishes setting up a matched game whose matcher could not (see `Matcher::ensure_game`).
     matcher: Matcher,
     wake: Arc<Notify>,
+    /// Wakes this replica's watches when their tickets settle.
+    notices: TicketNotices,
     stop: CancellationToken,
 }
 
 impl MatchmakingService {
-    /// A service over `queues`; each enqueue notifies `wake` (the matcher); open watches end
+    /// A service over `queues`; each enqueue notifies `wake` (the matcher); watches wait on
+    /// `notices` (run its router with the store's settled subscription); open watches end
     /// when `stop` is cancelled.
     pub fn new(
         queues: QueueStore,
         matcher: Matcher,
         wake: Arc<Notify>,
+        notices: TicketNotices,
         stop: CancellationToken,
     ) -> Self {
         MatchmakingService {
@@ -59,6 +61,7 @@ impl MatchmakingService {
             ratings: None,
             matcher,
             wake,
+            notices,
             stop,
         }
     }
@@ -166,6 +169,14 @@ impl MatchmakingService {
             })?;
         if after.status == TicketStatus::Cancelled {
             tracing::info!(ticket_id = %after.ticket_id, "ticket cancelled");
+            // Watches on other replicas learn it now rather than at their next poll.
+            if let Err(error) = self
+                .queues
+                .publish_settled(std::slice::from_ref(&after.ticket_id))
+                .await
+            {
+                tracing::warn!(%error, "cancel notice not sent; watches see it when they poll");
+            }
         }
         Ok(ticket_update(&after, self.matcher.now_ms()))
     }
@@ -177,10 +188,14 @@ fn settled(status: &TicketStatus) -> bool {
 
 /// Whether the ticket's game is ready to be announced: a matched ticket is announced only once
 /// its game exists, so a player never gets a game id that GetGame would not find.
-async fn game_ready(matcher: &Matcher, ticket: &Ticket) -> bool {
+/// `game_created` is a notice from the matcher that created it: no need to ask game-state.
+async fn game_ready(matcher: &Matcher, ticket: &Ticket, game_created: bool) -> bool {
     let TicketStatus::Matched { game_id, table, .. } = &ticket.status else {
         return true;
     };
+    if game_created {
+        return true;
+    }
     match matcher.ensure_game(&ticket.queue, game_id, table).await {
         Ok(()) => true,
         Err(error) => {
@@ -190,13 +205,15 @@ async fn game_ready(matcher: &Matcher, ticket: &Ticket) -> bool {
     }
 }
 
-/// Follows one ticket: polls it and sends each change until it settles, the client leaves or
-/// the server stops. `announced` is the state the client already has.
+/// Follows one ticket: re-reads it when a notice wakes it (or every [`WATCH_FALLBACK_POLL`])
+/// and sends each change until it settles, the client leaves or the server stops.
+/// `announced` is the state the client already has.
 async fn watch(
     queues: QueueStore,
     matcher: Matcher,
     mut ticket: Ticket,
     mut announced: bool,
+    registration: Registration,
     tx: mpsc::Sender<Result<pb::TicketUpdate, Status>>,
     stop: CancellationToken,
 ) {
@@ -209,7 +226,8 @@ async fn watch(
                     .await;
                 return;
             }
-            () = tokio::time::sleep(WATCH_POLL) => {}
+            () = registration.notified() => {}
+            () = tokio::time::sleep(WATCH_FALLBACK_POLL) => {}
         }
         let next = match queues.ticket(&ticket.queue, &ticket.ticket_id).await {
             Ok(Some(next)) => next,
@@ -228,7 +246,7 @@ async fn watch(
             }
         };
         if next.status != ticket.status || !announced {
-            if !game_ready(&matcher, &next).await {
+            if !game_ready(&matcher, &next, registration.game_created()).await {
                 ticket = next;
                 announced = false;
                 continue;
@@ -264,13 +282,15 @@ impl Matchmaking for MatchmakingService {
         request: Request<pb::WatchTicketRequest>,
     ) -> Result<Response<TicketStream>, Status> {
         let request = request.into_inner();
+        // Registered before the read: a notice published after it wakes the watch.
+        let registration = self.notices.register(&request.ticket_id);
         let ticket = self
             .owned_ticket(&request.ticket_id, &request.player_id)
             .await?;
         let (tx, rx) = mpsc::channel(WATCH_BUFFER);
         // The current state goes out at once, before any poll (a match only once its game is
         // ready; until then the watch keeps trying).
-        let announced = game_ready(&self.matcher, &ticket).await;
+        let announced = game_ready(&self.matcher, &ticket, registration.game_created()).await;
         if announced {
             tx.send(Ok(ticket_update(&ticket, self.matcher.now_ms())))
                 .await
@@ -281,6 +301,7 @@ impl Matchmaking for MatchmakingService {
             self.matcher.clone(),
             ticket,
             announced,
+            registration,
             tx,
             self.stop.clone(),
         ));

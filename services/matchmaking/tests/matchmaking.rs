@@ -575,31 +575,42 @@ async fn options_never_mix(backend: Backend) {
     );
 }
 
-/// Two replicas on one store, 20 players: 10 games, nobody in two.
-async fn replicas(first: Backend, second: Backend) {
-    let w = world(vec![first, second], None).await;
-    let mut tickets = Vec::new();
-    for i in 0..20 {
-        let mut c = w.clients[i % 2].clone();
-        let player = format!("r{i}");
-        let t = enqueue(&mut c, &player, caro(15, false, false))
-            .await
-            .expect("enqueue");
-        tickets.push((player, t.ticket_id));
-    }
-    let ends = settle(&w.clients[1], &tickets).await;
+/// Three replicas on one store (each with its own connection on Redis), 60 players queued
+/// at once on all three and watched on another replica than the one they queued on: 30
+/// games, nobody in two, every watch told of its match (by the notice of whichever replica
+/// matched it).
+async fn replicas(backends: Vec<Backend>) {
+    let w = world(backends, None).await;
+    let replicas = w.clients.len();
+    let queued = (0..60).map(|i| {
+        let mut c = w.clients[i % replicas].clone();
+        async move {
+            let player = format!("r{i}");
+            let t = enqueue(&mut c, &player, caro(15, false, false))
+                .await
+                .expect("enqueue");
+            (player, t.ticket_id)
+        }
+    });
+    let tickets: Vec<(String, String)> = futures::future::join_all(queued).await;
+    let ends = futures::future::join_all(tickets.chunks(2).enumerate().map(|(i, pair)| {
+        let c = w.clients[(i + 1) % replicas].clone();
+        async move { settle(&c, pair).await }
+    }))
+    .await
+    .concat();
     let mut by_game: HashMap<&str, Vec<u32>> = HashMap::new();
     for end in &ends {
         assert_eq!(state(end), pb::TicketState::Matched);
         by_game.entry(&end.game_id).or_default().push(end.seat);
     }
-    assert_eq!(by_game.len(), 10);
+    assert_eq!(by_game.len(), 30);
     for seats in by_game.values_mut() {
         seats.sort();
         assert_eq!(seats, &vec![0, 1]);
     }
-    let games = created(&w.fake, 10).await;
-    assert_eq!(games.len(), 10);
+    let games = created(&w.fake, 30).await;
+    assert_eq!(games.len(), 30);
     let mut seated = HashSet::new();
     for game in &games {
         assert!(by_game.contains_key(game.game_id.as_str()));
@@ -607,7 +618,7 @@ async fn replicas(first: Backend, second: Backend) {
             assert!(seated.insert(p.player_id.clone()), "{} twice", p.player_id);
         }
     }
-    assert_eq!(seated.len(), 20);
+    assert_eq!(seated.len(), 60);
 }
 
 /// Queues a ticket straight through the store, as Enqueue does but without waking a matcher.
@@ -687,7 +698,7 @@ async fn memory_backend() {
         .await
         .expect("options");
     let shared = Backend::memory();
-    bounded(replicas(shared.clone(), shared))
+    bounded(replicas(vec![shared.clone(), shared.clone(), shared]))
         .await
         .expect("replicas");
     bounded(orphaned_match(Backend::memory()))
@@ -711,9 +722,13 @@ async fn redis_backend() {
     bounded(options_never_mix(backend("o:").await))
         .await
         .expect("options");
-    bounded(replicas(backend("r:").await, backend("r:").await))
-        .await
-        .expect("replicas");
+    bounded(replicas(vec![
+        backend("r:").await,
+        backend("r:").await,
+        backend("r:").await,
+    ]))
+    .await
+    .expect("replicas");
     bounded(orphaned_match(backend("x:").await))
         .await
         .expect("orphaned match");

@@ -185,6 +185,12 @@ impl Keys {
     pub(crate) fn mm_ticket(&self, queue: &str, id: &str) -> String {
         format!("{}ludus:{{mm}}:{queue}:ticket:{id}", self.prefix)
     }
+    pub(crate) fn mm_lease(&self, queue: &str) -> String {
+        format!("{}ludus:{{mm}}:{queue}:lease", self.prefix)
+    }
+    pub(crate) fn mm_settled(&self) -> String {
+        format!("{}ludus:{{mm}}:settled", self.prefix)
+    }
     pub(crate) fn mm_player(&self, player: &str) -> String {
         format!("{}ludus:{{mm}}:player:{player}", self.prefix)
     }

@@ -17,7 +17,7 @@ use futures::future::join_all;
 use crate::{
     Backend, Commit, CommitOutcome, EnqueueOutcome, FEED_CAPACITY, FeedError, FeedSubscription,
     GameFeed, GameStore, QueueStore, RatingEntry, RatingStore, RatingUpdate, RecordOutcome,
-    StoredEvent, Ticket, TicketStatus, TimerStore,
+    StoredEvent, TableClaim, Ticket, TicketStatus, TimerStore,
 };
 
 /// A bound on waiting for a live event, so a broken feed fails instead of hanging.
@@ -80,6 +80,10 @@ properties!(
     queue_one_live_ticket_per_player,
     queue_take_all_or_nothing,
     queue_concurrent_overlapping_takes,
+    queue_take_tables_each_table_alone,
+    queue_concurrent_batched_takes_never_match_twice,
+    queue_lease_is_exclusive_until_it_lapses,
+    queue_settled_notices_reach_subscribers,
     queue_cancel,
     rating_record_and_get,
     rating_record_twice_is_already_recorded,
@@ -1002,6 +1006,182 @@ pub async fn queue_concurrent_overlapping_takes(backend: Backend) {
     }
     let queued = q.queued("qu", 100).await.expect("queued");
     assert_eq!(queued.len() + matched.len(), n as usize);
+}
+
+fn claim(game: &str, list: &[&str]) -> TableClaim {
+    TableClaim {
+        game_id: game.to_owned(),
+        ticket_ids: ids(list),
+    }
+}
+
+/// One batched take decides each table on its own, in order: a table loses if any ticket is
+/// not queued (or was taken by an earlier table of the same batch), and a lost table changes
+/// nothing.
+pub async fn queue_take_tables_each_table_alone(backend: Backend) {
+    let q = QueueStore::new(backend);
+    for (i, id) in ["a", "b", "c", "d", "e", "f", "g"].iter().enumerate() {
+        q.enqueue(&ticket("qu", id, &format!("p{id}"), i as u64))
+            .await
+            .expect("enqueue");
+    }
+    let taken = q
+        .take_tables(
+            "qu",
+            &[
+                claim("g1", &["b", "a"]),
+                claim("g2", &["b", "c"]),
+                claim("g3", &["d", "missing"]),
+                claim("g4", &["f", "e"]),
+                claim("g5", &[]),
+                claim("g6", &["g", "g"]),
+            ],
+        )
+        .await
+        .expect("take tables");
+    assert_eq!(taken, [true, false, false, true, false, false]);
+    let status = |id: &'static str| {
+        let q = q.clone();
+        async move {
+            q.ticket("qu", id)
+                .await
+                .expect("read")
+                .expect("exists")
+                .status
+        }
+    };
+    assert_eq!(
+        status("a").await,
+        TicketStatus::Matched {
+            game_id: "g1".into(),
+            seat: 1,
+            table: ids(&["b", "a"]),
+        }
+    );
+    assert_eq!(
+        status("e").await,
+        TicketStatus::Matched {
+            game_id: "g4".into(),
+            seat: 1,
+            table: ids(&["f", "e"]),
+        }
+    );
+    for id in ["c", "d", "g"] {
+        assert_eq!(status(id).await, TicketStatus::Queued, "{id} stays queued");
+    }
+    let queued: Vec<String> = q
+        .queued("qu", 10)
+        .await
+        .expect("queued")
+        .into_iter()
+        .map(|t| t.ticket_id)
+        .collect();
+    assert_eq!(queued, ids(&["c", "d", "g"]));
+    assert_eq!(q.live_ticket("pa").await.expect("live"), None);
+    assert_eq!(
+        q.live_ticket("pc").await.expect("live"),
+        Some(("qu".into(), "c".into()))
+    );
+}
+
+/// Racers each claim a batch of overlapping tables at once (as matchers on several replicas
+/// would): no ticket is in two taken tables, and each matched ticket names the table that
+/// took it.
+pub async fn queue_concurrent_batched_takes_never_match_twice(backend: Backend) {
+    let q = QueueStore::new(backend);
+    let n = 40usize;
+    for i in 0..n {
+        q.enqueue(&ticket("qu", &format!("t{i}"), &format!("p{i}"), i as u64))
+            .await
+            .expect("enqueue");
+    }
+    // Racer r pairs ticket i with ticket (i + r + 1) mod n for every i, a different pairing
+    // per racer, so every batch overlaps every other.
+    let batches: Vec<Vec<TableClaim>> = (0..RACERS)
+        .map(|r| {
+            (0..n)
+                .step_by(2)
+                .map(|i| TableClaim {
+                    game_id: format!("g{r}-{i}"),
+                    ticket_ids: vec![format!("t{i}"), format!("t{}", (i + r + 1) % n)],
+                })
+                .collect()
+        })
+        .collect();
+    let results = join_all(batches.iter().map(|batch| {
+        let q = q.clone();
+        async move { q.take_tables("qu", batch).await.expect("take tables") }
+    }))
+    .await;
+    let mut matched = std::collections::HashMap::new();
+    for (batch, taken) in batches.iter().zip(results) {
+        assert_eq!(batch.len(), taken.len());
+        for (table, won) in batch.iter().zip(taken) {
+            if won {
+                for id in &table.ticket_ids {
+                    let before = matched.insert(id.clone(), table.game_id.clone());
+                    assert!(before.is_none(), "ticket {id} matched twice");
+                }
+            }
+        }
+    }
+    assert!(!matched.is_empty());
+    for i in 0..n {
+        let id = format!("t{i}");
+        let t = q.ticket("qu", &id).await.expect("ticket").expect("exists");
+        match (&t.status, matched.get(&id)) {
+            (TicketStatus::Matched { game_id, .. }, Some(game)) => assert_eq!(game_id, game),
+            (TicketStatus::Queued, None) => {}
+            (status, game) => panic!("ticket {id}: {status:?} but taken into {game:?}"),
+        }
+    }
+}
+
+/// A queue's matching lease has one holder at a time; the holder renews it; it lapses.
+pub async fn queue_lease_is_exclusive_until_it_lapses(backend: Backend) {
+    let q = QueueStore::new(backend);
+    let long = Duration::from_secs(30);
+    assert!(q.lease_queue("qu", "r1", long).await.expect("lease"));
+    assert!(!q.lease_queue("qu", "r2", long).await.expect("lease"));
+    assert!(q.lease_queue("qu", "r1", long).await.expect("renew"));
+    assert!(
+        q.lease_queue("other", "r2", long).await.expect("lease"),
+        "leases are per queue"
+    );
+    let short = Duration::from_millis(20);
+    assert!(q.lease_queue("brief", "r1", short).await.expect("lease"));
+    // Waits for the lapse (no time is asserted: the bound only ends a broken store's test).
+    let lapsed = async {
+        while !q.lease_queue("brief", "r2", long).await.expect("lease") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(RECV_BOUND, lapsed)
+        .await
+        .expect("the lease lapses");
+    assert!(!q.lease_queue("brief", "r1", long).await.expect("lease"));
+}
+
+/// Settled notices reach every subscriber of every clone.
+pub async fn queue_settled_notices_reach_subscribers(backend: Backend) {
+    let q = QueueStore::new(backend);
+    let mut first = q.subscribe_settled().await.expect("subscribe");
+    let mut second = q.subscribe_settled().await.expect("subscribe");
+    q.publish_settled(&ids(&["a", "b"])).await.expect("publish");
+    q.publish_settled(&[]).await.expect("nothing to publish");
+    q.publish_settled(&ids(&["c"])).await.expect("publish");
+    for sub in [&mut first, &mut second] {
+        let got = tokio::time::timeout(RECV_BOUND, sub.recv())
+            .await
+            .expect("in time")
+            .expect("notice");
+        assert_eq!(got, ids(&["a", "b"]));
+        let got = tokio::time::timeout(RECV_BOUND, sub.recv())
+            .await
+            .expect("in time")
+            .expect("notice");
+        assert_eq!(got, ids(&["c"]));
+    }
 }
 
 /// Cancel works only for the owner, only while queued; it shows a match that came first.

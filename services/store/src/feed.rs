@@ -76,20 +76,10 @@ impl GameFeed {
     /// (Redis confirmed the SUBSCRIBE), so no event committed afterwards is missed.
     pub async fn subscribe(&self, game_id: &str) -> Result<FeedSubscription, StoreError> {
         match &self.backend.kind {
-            Kind::Memory(m) => {
-                let rx = m.hub.join(game_id, true);
-                Ok(FeedSubscription {
-                    rx,
-                    _guard: SubscriberGuard {
-                        key: game_id.to_owned(),
-                        hub: m.hub.clone(),
-                        redis: None,
-                    },
-                })
-            }
+            Kind::Memory(_) => subscribe_channel(&self.backend, game_id, String::new()).await,
             Kind::Redis(r) => {
                 let channel = r.keys.game_live(game_id);
-                r.feed.subscribe(channel).await
+                subscribe_channel(&self.backend, game_id, channel).await
             }
         }
     }
@@ -100,6 +90,30 @@ impl GameFeed {
             Kind::Memory(m) => m.hub.len(),
             Kind::Redis(r) => r.feed.hub.len(),
         }
+    }
+}
+
+/// Subscribes to one channel of the process's shared pub/sub side: `memory_key` on the memory
+/// backend's hub, `redis_channel` on Redis. Messages use the `<seq>:<bytes>` framing of the
+/// game scripts. When this returns the subscription is active.
+pub(crate) async fn subscribe_channel(
+    backend: &Backend,
+    memory_key: &str,
+    redis_channel: String,
+) -> Result<FeedSubscription, StoreError> {
+    match &backend.kind {
+        Kind::Memory(m) => {
+            let rx = m.hub.join(memory_key, true);
+            Ok(FeedSubscription {
+                rx,
+                _guard: SubscriberGuard {
+                    key: memory_key.to_owned(),
+                    hub: m.hub.clone(),
+                    redis: None,
+                },
+            })
+        }
+        Kind::Redis(r) => r.feed.subscribe(redis_channel).await,
     }
 }
 

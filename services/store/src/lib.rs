@@ -80,6 +80,9 @@ pub use clock::{Clock, ManualClock};
 pub use feed::{FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use flags::RedisFlags;
 pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
-pub use queue::{EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, Ticket, TicketStatus};
+pub use queue::{
+    EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, SettledSubscription, TableClaim, Ticket,
+    TicketStatus,
+};
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use timer::{DueTimer, TimerStore};

@@ -4,10 +4,26 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
+use std::time::{Duration, Instant};
 
 use redis::Script;
 
 use crate::backend::{Backend, Kind, StoreError, lock, parse_u64};
+use crate::feed::{FeedError, FeedSubscription, subscribe_channel};
+use crate::game::StoredEvent;
+
+/// The memory backend's hub key for ticket notices (game ids never contain braces).
+const SETTLED_MEMORY_KEY: &str = "{mm}:settled";
+
+/// One table to claim with [`QueueStore::take_tables`]: its game and its tickets in seat
+/// order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableClaim {
+    /// The game the table will play, chosen before the claim.
+    pub game_id: String,
+    /// The tickets, in seat order.
+    pub ticket_ids: Vec<String>,
+}
 
 /// How long a matched or cancelled ticket stays readable.
 pub const FINISHED_TICKET_TTL_SECS: u64 = 3600;
@@ -77,6 +93,8 @@ pub(crate) struct QueuesMem {
     queues: HashMap<String, BTreeSet<(u64, String)>>,
     /// player -> (queue, ticket id) of the live ticket.
     players: HashMap<String, (String, String)>,
+    /// queue -> (holder, until) of its matching lease.
+    leases: HashMap<String, (String, Instant)>,
 }
 
 impl QueuesMem {
@@ -117,27 +135,55 @@ return {'1'}
     )
 });
 
-/// KEYS: queue zset, queues set, ticket hashes... ARGV: game id, queue, player key prefix,
-/// ttl, ticket ids..., then the ticket ids joined by commas (each ticket's `table`).
-/// The player index keys are derived here from the tickets; they share the
-/// `{mm}` hash tag, so this stays on one cluster slot.
-static TAKE: LazyLock<Script> = LazyLock::new(|| {
+/// KEYS: queue zset, queues set, then every table's ticket hashes in order. ARGV: queue,
+/// player key prefix, ttl, table count, then per table: game id, n, its n ticket ids, the ids
+/// joined by commas. Each table is all-or-nothing on its own; returns one 1 (taken) or 0 per
+/// table. Player index keys are derived from the tickets and share the `{mm}` tag, so this
+/// stays on one cluster slot.
+static TAKE_TABLES: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-local n = #KEYS - 2
-for i = 1, n do
-  if redis.call('HGET', KEYS[2 + i], 'status') ~= 'queued' then return 0 end
-  if not redis.call('ZSCORE', KEYS[1], ARGV[4 + i]) then return 0 end
+local key = 3
+local a = 5
+local out = {}
+for t = 1, tonumber(ARGV[4]) do
+  local game = ARGV[a]
+  local n = tonumber(ARGV[a + 1])
+  local ids = a + 2
+  local csv = ARGV[ids + n]
+  local ok = 1
+  for i = 0, n - 1 do
+    if redis.call('HGET', KEYS[key + i], 'status') ~= 'queued'
+      or not redis.call('ZSCORE', KEYS[1], ARGV[ids + i]) then ok = 0 break end
+  end
+  if ok == 1 then
+    for i = 0, n - 1 do
+      local tk = KEYS[key + i]
+      redis.call('HSET', tk, 'status', 'matched', 'game', game, 'seat', i, 'table', csv)
+      redis.call('EXPIRE', tk, ARGV[3])
+      redis.call('ZREM', KEYS[1], ARGV[ids + i])
+      local pkey = ARGV[2] .. redis.call('HGET', tk, 'player')
+      if redis.call('HGET', pkey, 'ticket') == ARGV[ids + i] then redis.call('DEL', pkey) end
+    end
+  end
+  out[t] = ok
+  key = key + n
+  a = ids + n + 1
 end
-for i = 1, n do
-  local t = KEYS[2 + i]
-  redis.call('HSET', t, 'status', 'matched', 'game', ARGV[1], 'seat', i - 1, 'table', ARGV[5 + n])
-  redis.call('EXPIRE', t, ARGV[4])
-  redis.call('ZREM', KEYS[1], ARGV[4 + i])
-  local pkey = ARGV[3] .. redis.call('HGET', t, 'player')
-  if redis.call('HGET', pkey, 'ticket') == ARGV[4 + i] then redis.call('DEL', pkey) end
-end
-if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[2]) end
+if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[1]) end
+return out
+",
+    )
+});
+
+/// KEYS: the queue's lease. ARGV: holder, ttl ms. Takes or renews the lease; 1 if `holder`
+/// holds it now.
+static LEASE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 ",
     )
@@ -300,51 +346,172 @@ impl QueueStore {
         ticket_ids: &[String],
         game_id: &str,
     ) -> Result<bool, StoreError> {
-        let mut seen = std::collections::HashSet::new();
-        if ticket_ids.is_empty() || !ticket_ids.iter().all(|id| seen.insert(id)) {
-            return Ok(false);
+        let claim = TableClaim {
+            game_id: game_id.to_owned(),
+            ticket_ids: ticket_ids.to_vec(),
+        };
+        Ok(self.take_tables(queue, &[claim]).await?.first() == Some(&true))
+    }
+
+    /// [`QueueStore::take`] for many tables in one atomic step (one round trip): each table
+    /// is taken all-or-nothing on its own, in order, so a ticket is matched at most once even
+    /// if it appears in two claims. Returns whether each table was taken.
+    pub async fn take_tables(
+        &self,
+        queue: &str,
+        tables: &[TableClaim],
+    ) -> Result<Vec<bool>, StoreError> {
+        // An empty table or a repeated id within one table is refused without a look.
+        let well_formed: Vec<bool> = tables
+            .iter()
+            .map(|t| {
+                let mut seen = std::collections::HashSet::new();
+                !t.ticket_ids.is_empty() && t.ticket_ids.iter().all(|id| seen.insert(id))
+            })
+            .collect();
+        let claims: Vec<&TableClaim> = tables
+            .iter()
+            .zip(&well_formed)
+            .filter_map(|(t, ok)| ok.then_some(t))
+            .collect();
+        if claims.is_empty() {
+            return Ok(well_formed);
         }
-        match &self.backend.kind {
+        let taken: Vec<bool> = match &self.backend.kind {
             Kind::Redis(r) => {
                 let k = &r.keys;
-                let mut inv = TAKE.prepare_invoke();
+                let mut inv = TAKE_TABLES.prepare_invoke();
                 inv.key(k.mm_queue(queue)).key(k.mm_queues());
-                for id in ticket_ids {
-                    inv.key(k.mm_ticket(queue, id));
-                }
-                inv.arg(game_id)
-                    .arg(queue)
+                inv.arg(queue)
                     .arg(k.mm_player(""))
-                    .arg(FINISHED_TICKET_TTL_SECS);
-                for id in ticket_ids {
-                    inv.arg(id);
+                    .arg(FINISHED_TICKET_TTL_SECS)
+                    .arg(claims.len());
+                for claim in &claims {
+                    inv.arg(&claim.game_id).arg(claim.ticket_ids.len());
+                    for id in &claim.ticket_ids {
+                        inv.key(k.mm_ticket(queue, id));
+                        inv.arg(id);
+                    }
+                    // Ticket ids are `[A-Za-z0-9_-]`, so a comma separates them safely.
+                    inv.arg(claim.ticket_ids.join(","));
                 }
-                // Ticket ids are `[A-Za-z0-9_-]`, so a comma separates them safely.
-                inv.arg(ticket_ids.join(","));
-                let taken: i64 = inv.invoke_async(&mut r.conn.clone()).await?;
-                Ok(taken == 1)
+                let reply: Vec<i64> = inv.invoke_async(&mut r.conn.clone()).await?;
+                if reply.len() != claims.len() {
+                    return Err(StoreError::Corrupt("bad take script reply".into()));
+                }
+                reply.into_iter().map(|t| t == 1).collect()
             }
             Kind::Memory(m) => {
                 let mut q = lock(&m.queues);
-                let all_queued = ticket_ids.iter().all(|id| {
-                    q.tickets
-                        .get(&(queue.to_owned(), id.clone()))
-                        .is_some_and(|t| t.status == TicketStatus::Queued)
-                });
-                if !all_queued {
+                claims
+                    .iter()
+                    .map(|claim| {
+                        let all_queued = claim.ticket_ids.iter().all(|id| {
+                            q.tickets
+                                .get(&(queue.to_owned(), id.clone()))
+                                .is_some_and(|t| t.status == TicketStatus::Queued)
+                        });
+                        if all_queued {
+                            for (seat, id) in claim.ticket_ids.iter().enumerate() {
+                                let status = TicketStatus::Matched {
+                                    game_id: claim.game_id.clone(),
+                                    seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                                    table: claim.ticket_ids.clone(),
+                                };
+                                q.finish(queue, id, status);
+                            }
+                        }
+                        all_queued
+                    })
+                    .collect()
+            }
+        };
+        let mut taken = taken.into_iter();
+        Ok(well_formed
+            .into_iter()
+            .map(|ok| ok && taken.next().unwrap_or(false))
+            .collect())
+    }
+
+    /// Takes or renews `holder`'s lease on matching `queue` for `ttl`; false while another
+    /// holder's lease runs. The lease only spares replicas from racing for the same tickets:
+    /// `take` alone keeps a ticket out of two games, so a lease that lapses mid-round (or two
+    /// holders after a clock jump) wastes work and never matches a ticket twice.
+    pub async fn lease_queue(
+        &self,
+        queue: &str,
+        holder: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let held: i64 = LEASE
+                    .key(r.keys.mm_lease(queue))
+                    .arg(holder)
+                    .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1))
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                Ok(held == 1)
+            }
+            Kind::Memory(m) => {
+                let mut q = lock(&m.queues);
+                let now = Instant::now();
+                if let Some((current, until)) = q.leases.get(queue)
+                    && current != holder
+                    && *until > now
+                {
                     return Ok(false);
                 }
-                for (seat, id) in ticket_ids.iter().enumerate() {
-                    let status = TicketStatus::Matched {
-                        game_id: game_id.to_owned(),
-                        seat: u32::try_from(seat).unwrap_or(u32::MAX),
-                        table: ticket_ids.to_vec(),
-                    };
-                    q.finish(queue, id, status);
-                }
+                q.leases
+                    .insert(queue.to_owned(), (holder.to_owned(), now + ttl));
                 Ok(true)
             }
         }
+    }
+
+    /// Tells every replica's ticket watches that these tickets settled (their game exists, or
+    /// they were cancelled), so a watch re-reads its ticket now instead of at its next poll.
+    /// A notice is only a hint: a lost one delays an announcement, never changes it.
+    pub async fn publish_settled(&self, ticket_ids: &[String]) -> Result<(), StoreError> {
+        if ticket_ids.is_empty() {
+            return Ok(());
+        }
+        let payload = ticket_ids.join(",");
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                // The feed's `<seq>:<bytes>` framing, seq unused.
+                let mut message = b"0:".to_vec();
+                message.extend_from_slice(payload.as_bytes());
+                let _: i64 = redis::cmd("PUBLISH")
+                    .arg(r.keys.mm_settled())
+                    .arg(message)
+                    .query_async(&mut r.conn.clone())
+                    .await?;
+                Ok(())
+            }
+            Kind::Memory(m) => {
+                m.hub.publish(
+                    SETTLED_MEMORY_KEY,
+                    StoredEvent {
+                        seq: 0,
+                        payload: payload.into_bytes(),
+                    },
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// Subscribes to [`QueueStore::publish_settled`] notices of every replica. When this
+    /// returns the subscription is active.
+    pub async fn subscribe_settled(&self) -> Result<SettledSubscription, StoreError> {
+        let channel = match &self.backend.kind {
+            Kind::Redis(r) => r.keys.mm_settled(),
+            Kind::Memory(_) => String::new(),
+        };
+        Ok(SettledSubscription {
+            inner: subscribe_channel(&self.backend, SETTLED_MEMORY_KEY, channel).await?,
+        })
     }
 
     /// Cancels the ticket if it is still queued. `None` if there is no such ticket or it is
@@ -434,6 +601,25 @@ impl QueueStore {
             }
             Kind::Memory(m) => Ok(lock(&m.queues).players.get(player_id).cloned()),
         }
+    }
+}
+
+/// Notices of settled tickets from every replica.
+#[derive(Debug)]
+pub struct SettledSubscription {
+    inner: FeedSubscription,
+}
+
+impl SettledSubscription {
+    /// The ids of the next notice. [`FeedError::Lagged`] means notices may have been missed:
+    /// re-read every watched ticket.
+    pub async fn recv(&mut self) -> Result<Vec<String>, FeedError> {
+        let notice = self.inner.recv().await?;
+        Ok(String::from_utf8_lossy(&notice.payload)
+            .split(',')
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned)
+            .collect())
     }
 }
 

@@ -1,0 +1,209 @@
+//! Ticket notices: one subscription per replica to the store's settled-ticket notices wakes
+//! this replica's watches of those tickets, so a waiting ticket costs Redis nothing until it
+//! settles (a watch used to re-read its ticket every 50 ms: 20 reads a second per waiting
+//! player).
+//!
+//! A notice is a hint, never the truth: the woken watch re-reads its ticket. The matcher
+//! publishes a table's tickets only after `CreateGame` succeeded, so a notice also tells the
+//! watch that the game exists. A missed notice (Redis reconnect, a matcher that died before
+//! publishing) costs latency only: a lag wakes every watch, and each watch still re-reads its
+//! ticket every [`WATCH_FALLBACK_POLL`].
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use ludus_store::{FeedError, QueueStore, SettledSubscription};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+/// How often a watch re-reads its ticket when no notice woke it: the bound on a missed
+/// notice's cost, and how soon a watch finishes a game whose matcher died.
+pub const WATCH_FALLBACK_POLL: Duration = Duration::from_secs(1);
+
+/// Wait before subscribing again after the notice subscription closed.
+const RESUBSCRIBE_DELAY: Duration = Duration::from_millis(200);
+
+/// This replica's watched tickets, woken by notices.
+#[derive(Clone, Debug, Default)]
+pub struct TicketNotices {
+    inner: Arc<Inner>,
+}
+
+/// ticket id -> its open watches (registration id, waiter).
+type Watches = HashMap<String, Vec<(u64, Arc<Waiter>)>>;
+
+#[derive(Debug, Default)]
+struct Inner {
+    watches: Mutex<Watches>,
+    next_id: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct Waiter {
+    notify: Notify,
+    /// A notice named this ticket: if it is matched, its game exists.
+    game_created: AtomicBool,
+}
+
+/// One watch's place in [`TicketNotices`]; dropping it unregisters the watch.
+#[derive(Debug)]
+pub struct Registration {
+    notices: TicketNotices,
+    ticket_id: String,
+    id: u64,
+    waiter: Arc<Waiter>,
+}
+
+impl Registration {
+    /// Completes at the next notice for this ticket (or a lag), or at once if one came since
+    /// the last call: a notice between a read and this wait is not lost.
+    pub async fn notified(&self) {
+        self.waiter.notify.notified().await;
+    }
+
+    /// Whether a notice named this ticket: a matched ticket's game then exists.
+    pub fn game_created(&self) -> bool {
+        self.waiter.game_created.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let mut watches = self.notices.lock();
+        if let Some(list) = watches.get_mut(&self.ticket_id) {
+            list.retain(|(id, _)| *id != self.id);
+            if list.is_empty() {
+                watches.remove(&self.ticket_id);
+            }
+        }
+    }
+}
+
+impl TicketNotices {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Watches> {
+        // A poisoned lock only means a holder panicked: the map is still consistent.
+        self.inner
+            .watches
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a watch of `ticket_id`. Register before reading the ticket, so that a notice
+    /// published after the read wakes the watch.
+    pub fn register(&self, ticket_id: &str) -> Registration {
+        let waiter = Arc::new(Waiter::default());
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        self.lock()
+            .entry(ticket_id.to_owned())
+            .or_default()
+            .push((id, waiter.clone()));
+        Registration {
+            notices: self.clone(),
+            ticket_id: ticket_id.to_owned(),
+            id,
+            waiter,
+        }
+    }
+
+    /// How many watches are registered (for tests).
+    pub fn watching(&self) -> usize {
+        self.lock().values().map(Vec::len).sum()
+    }
+
+    fn wake(&self, ticket_ids: &[String]) {
+        let watches = self.lock();
+        for id in ticket_ids {
+            for (_, waiter) in watches.get(id).into_iter().flatten() {
+                waiter.game_created.store(true, Ordering::Release);
+                waiter.notify.notify_one();
+            }
+        }
+    }
+
+    fn wake_all(&self) {
+        for (_, waiter) in self.lock().values().flatten() {
+            waiter.notify.notify_one();
+        }
+    }
+
+    /// Routes notices from `subscription` until `stop` is cancelled; subscribes again if the
+    /// subscription closes (waking every watch, since notices may have been missed).
+    pub async fn run(
+        self,
+        queues: QueueStore,
+        mut subscription: SettledSubscription,
+        stop: CancellationToken,
+    ) {
+        loop {
+            let notice = tokio::select! {
+                () = stop.cancelled() => return,
+                notice = subscription.recv() => notice,
+            };
+            match notice {
+                Ok(ids) => self.wake(&ids),
+                Err(FeedError::Lagged(_)) => self.wake_all(),
+                Err(FeedError::Closed) => {
+                    self.wake_all();
+                    loop {
+                        tokio::select! {
+                            () = stop.cancelled() => return,
+                            () = tokio::time::sleep(RESUBSCRIBE_DELAY) => {}
+                        }
+                        match queues.subscribe_settled().await {
+                            Ok(fresh) => {
+                                subscription = fresh;
+                                self.wake_all();
+                                break;
+                            }
+                            Err(error) => {
+                                tracing::warn!(%error, "ticket notices unavailable; watches poll");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_notice_before_the_wait_is_kept_and_marks_the_game_created() {
+        let notices = TicketNotices::default();
+        let watch = notices.register("t1");
+        let other = notices.register("t2");
+        notices.wake(&["t1".to_owned()]);
+        // The permit is stored: this completes at once.
+        watch.notified().await;
+        assert!(watch.game_created());
+        assert!(!other.game_created());
+    }
+
+    #[tokio::test]
+    async fn a_lag_wakes_every_watch_without_claiming_a_game() {
+        let notices = TicketNotices::default();
+        let a = notices.register("t1");
+        let b = notices.register("t2");
+        notices.wake_all();
+        a.notified().await;
+        b.notified().await;
+        assert!(!a.game_created() && !b.game_created());
+    }
+
+    #[test]
+    fn dropping_a_registration_unregisters_it() {
+        let notices = TicketNotices::default();
+        let a = notices.register("t1");
+        let b = notices.register("t1");
+        assert_eq!(notices.watching(), 2);
+        drop(a);
+        assert_eq!(notices.watching(), 1);
+        drop(b);
+        assert_eq!(notices.watching(), 0);
+    }
+}
