@@ -1,11 +1,15 @@
 //! Every service in one process: the newcomer's `cargo run --release`.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::Parser;
 use ludus_store::Backend;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+/// Where `ludus serve` keeps durable data unless told otherwise: beside where it runs, so a
+/// newcomer sees it (and can delete it) at once.
+pub const DEFAULT_DATA_DIR: &str = "ludus-data";
 
 /// Flags of `ludus serve`.
 #[derive(Parser, Debug)]
@@ -17,6 +21,14 @@ pub struct ServeArgs {
     /// when the process stops.
     #[arg(long, env = "LUDUS_REDIS_URL")]
     pub redis_url: Option<String>,
+    /// Directory for durable data: accounts live in `accounts.db` (SQLite) there unless
+    /// `--database-url` says otherwise. Created when missing.
+    #[arg(long, env = "LUDUS_DATA_DIR", default_value = DEFAULT_DATA_DIR)]
+    pub data_dir: PathBuf,
+    /// SQL database for accounts instead of the SQLite file, e.g.
+    /// postgres://ludus:secret@127.0.0.1/ludus.
+    #[arg(long, env = "LUDUS_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
     /// HS256 secret for session tokens (32+ bytes); a random one per run when absent, which
     /// signs everybody out at restart.
     #[arg(long, env = "LUDUS_TOKEN_SECRET", hide_env_values = true)]
@@ -51,6 +63,15 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         Some(secret) => secret.as_bytes().to_vec(),
         None => random_secret(),
     };
+    let database_url = match &args.database_url {
+        Some(url) => url.clone(),
+        None => {
+            std::fs::create_dir_all(&args.data_dir)?;
+            format!("sqlite://{}", args.data_dir.join("accounts.db").display())
+        }
+    };
+    let accounts_store = ludus_accounts::AccountStore::connect(&database_url).await?;
+    let database = accounts_store.database();
     let stop = CancellationToken::new();
     let system = ludus::System::start(
         ludus::SystemConfig {
@@ -59,6 +80,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             token_secret: secret,
             caro_turn: Duration::from_secs(args.caro_turn_seconds),
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
+            accounts: ludus_accounts::Config::new(accounts_store),
         },
         stop.clone(),
     )
@@ -66,6 +88,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(
         gateway = %system.gateway,
         store = if args.redis_url.is_some() { "redis" } else { "memory" },
+        accounts = database,
         "ludus is up"
     );
     ludus_telemetry::shutdown_signal().await;
