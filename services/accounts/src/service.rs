@@ -135,10 +135,11 @@ impl AccountsService {
         self.limits.check(username.as_str(), &address)?;
         let password = match Password::parse(request.password) {
             Ok(password) => password,
-            // Too short a password cannot be right; never hash megabytes.
-            Err(_) => {
+            // Outside the policy it cannot be anybody's password (and an oversized one is
+            // never hashed): its precise status tells nothing about the account.
+            Err(error) => {
                 self.limits.fail(username.as_str(), &address);
-                return Err(AccountsError::WrongCredentials);
+                return Err(error);
             }
         };
         let credentials = self.store.credentials(&username).await?;
@@ -146,7 +147,8 @@ impl AccountsService {
         let matches = self.passwords.verify(password, stored_hash).await?;
         let Some(credentials) = credentials.filter(|_| matches) else {
             self.limits.fail(username.as_str(), &address);
-            tracing::info!(username = %username, "sign-in refused");
+            // No username in the log: people type passwords into the username field.
+            tracing::info!("sign-in refused");
             return Err(AccountsError::WrongCredentials);
         };
         let (token, session) = self.new_session(now_ms());
