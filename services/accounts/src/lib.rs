@@ -51,6 +51,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let limits = limits::SignInLimits::new(config.sign_in_limits);
     let service = AccountsService::new(config.store, limits.clone(), config.refresh_ttl);
+    service.prepare().await?;
     let stopping = CancellationToken::new();
     // Dropped when `run` returns, so the trimming task cannot outlive the server.
     let _stop_trimming = stopping.clone().drop_guard();

@@ -101,20 +101,28 @@ impl Passwords {
                     .await
             }
             None => {
-                let dummy = self
-                    .dummy
-                    .get_or_try_init(|| async {
-                        let filler =
-                            Password::parse(crate::model::RefreshToken::generate().into_string())?;
-                        self.hash(filler).await
-                    })
-                    .await?
-                    .clone();
+                let dummy = self.dummy().await?;
                 self.blocking(move || verify_blocking(&password, &dummy))
                     .await
                     .map(|_| false)
             }
         }
+    }
+
+    /// Computes the dummy hash now (the server calls it before serving), so even the first
+    /// unknown-username sign-in costs one verification, like a wrong password.
+    pub async fn prepare(&self) -> Result<(), AccountsError> {
+        self.dummy().await.map(drop)
+    }
+
+    async fn dummy(&self) -> Result<String, AccountsError> {
+        self.dummy
+            .get_or_try_init(|| async {
+                let filler = Password::parse(crate::model::RefreshToken::generate().into_string())?;
+                self.hash(filler).await
+            })
+            .await
+            .cloned()
     }
 }
 

@@ -49,6 +49,11 @@ impl AccountsService {
         }
     }
 
+    /// Work done once before serving (the dummy password hash).
+    pub async fn prepare(&self) -> Result<(), AccountsError> {
+        self.passwords.prepare().await
+    }
+
     /// The failed sign-in limits (for the background task that trims them).
     pub fn limits(&self) -> &SignInLimits {
         &self.limits

@@ -178,6 +178,8 @@ impl fmt::Debug for AccountStore {
 }
 
 type AccountRow = (String, String, String, i64);
+/// A refresh token joined with its session: family, player, expires at, used at, revoked at.
+type TokenRow = (String, String, i64, Option<i64>, Option<i64>);
 
 fn account_from_row((player_id, username, display_name, created_at_ms): AccountRow) -> Account {
     Account {
@@ -366,7 +368,7 @@ impl AccountStore {
     ) -> Result<Rotation, StoreError> {
         let rotation = with_pool!(self, pool => {
             let mut tx = pool.begin_write().await?;
-            let row: Option<(String, String, i64, Option<i64>, Option<i64>)> = sqlx::query_as(
+            let row: Option<TokenRow> = sqlx::query_as(
                 "SELECT t.family_id, s.player_id, t.expires_at_ms, t.used_at_ms, s.revoked_at_ms \
                  FROM refresh_tokens t JOIN sessions s ON s.family_id = t.family_id \
                  WHERE t.token_digest = $1",

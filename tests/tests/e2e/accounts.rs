@@ -413,3 +413,43 @@ async fn forged_and_expired_access_tokens_are_refused() {
     assert_eq!(garbage.code(), Code::Unauthenticated);
     ludus.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_accounts_database_down_sign_in_is_unavailable_and_games_go_on() {
+    let mut ludus =
+        Ludus::start_with_accounts(AccountsDatabase::postgres(), SignInLimitsConfig::default())
+            .await;
+    let registered = anonymous(&ludus)
+        .await
+        .register(register("dana", "correct horse battery", "Dana"))
+        .await
+        .expect("register")
+        .into_inner();
+    let mut dana = account_player(ludus.gateway, &registered).await;
+    let mut guest = ludus.player("Gus").await;
+    let game = ludus
+        .create_game("", caro_settings(), &[&dana, &guest])
+        .await;
+
+    ludus
+        .accounts_db()
+        .postgres_server()
+        .expect("postgres")
+        .stop()
+        .expect("stop postgres");
+    let down = anonymous(&ludus)
+        .await
+        .sign_in(sign_in("dana", "correct horse battery"))
+        .await
+        .unwrap_err();
+    assert_eq!(down.code(), Code::Unavailable, "{}", down.message());
+    // Live games need Redis only: both players, account and guest, keep playing (C3 turns).
+    dana.play(&game.game_id, "H8")
+        .await
+        .expect("the account plays on");
+    guest
+        .play(&game.game_id, "H9")
+        .await
+        .expect("the guest plays on");
+    ludus.shutdown().await;
+}
