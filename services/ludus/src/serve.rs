@@ -66,7 +66,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let database_url = match &args.database_url {
         Some(url) => url.clone(),
         None => {
-            std::fs::create_dir_all(&args.data_dir)?;
+            create_private_dir(&args.data_dir)?;
             format!("sqlite://{}", args.data_dir.join("accounts.db").display())
         }
     };
@@ -94,6 +94,16 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     ludus_telemetry::shutdown_signal().await;
     stop.cancel();
     system.wait().await
+}
+
+/// Creates `dir` (and its parents) readable by the user only, where the platform allows: the
+/// accounts database in it holds password hashes.
+fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
 fn random_secret() -> Vec<u8> {
