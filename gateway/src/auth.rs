@@ -8,9 +8,6 @@ use tonic::{Status, metadata::MetadataMap};
 
 /// How long a guest token is accepted.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
-/// How long an account's access token is accepted: short, because it cannot be revoked;
-/// the refresh token (revocable) renews it.
-pub const ACCESS_TOKEN_TTL: Duration = Duration::from_secs(15 * 60);
 /// Longest display name, in characters.
 pub const MAX_DISPLAY_NAME: usize = 32;
 
@@ -40,6 +37,10 @@ pub enum Kind {
     /// A registered account: 15-minute access tokens renewed with a refresh token.
     Account,
 }
+
+/// How long an account's access token is accepted: short, because it cannot be revoked;
+/// the refresh token (revocable) renews it.
+pub const ACCESS_TOKEN_TTL: Duration = Duration::from_secs(15 * 60);
 
 /// The authenticated caller.
 #[derive(Clone, Debug, PartialEq, Eq)]
