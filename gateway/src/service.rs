@@ -5,6 +5,7 @@ use std::pin::Pin;
 
 use futures::Stream;
 use ludus_proto::ids::{validate_id, validate_ruleset};
+use ludus_proto::pb::accounts_client::AccountsClient;
 use ludus_proto::pb::{
     self, game_state_client::GameStateClient, gateway_server::Gateway,
     matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
@@ -30,6 +31,7 @@ pub struct GatewayService {
     pub(crate) game_state: GameStateClient<Traced>,
     pub(crate) matchmaking: MatchmakingClient<Traced>,
     pub(crate) ratings: RatingsClient<Traced>,
+    pub(crate) accounts: AccountsClient<Traced>,
     pub(crate) feed: GameFeed,
     pub(crate) limits: Limits,
     /// Cancelled at shutdown: open streams end with a resumable UNAVAILABLE.
@@ -37,6 +39,11 @@ pub struct GatewayService {
 }
 
 impl GatewayService {
+    /// The authenticated caller, within their rate limit.
+    pub(crate) fn authenticated<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
+        self.caller(request)
+    }
+
     /// The authenticated caller, within their rate limit.
     fn caller<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
         let caller = self.tokens.caller(request.metadata())?;
@@ -65,6 +72,63 @@ impl Gateway for GatewayService {
             player_id,
             expires_at_unix_ms,
         }))
+    }
+
+    // Accounts (gateway/src/accounts.rs).
+    #[tracing::instrument(skip_all)]
+    async fn register(
+        &self,
+        request: Request<pb::RegisterRequest>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        self.account_register(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn sign_in(
+        &self,
+        request: Request<pb::SignInRequest>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        self.account_sign_in(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn refresh(
+        &self,
+        request: Request<pb::RefreshRequest>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        self.account_refresh(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn sign_out(
+        &self,
+        request: Request<pb::SignOutRequest>,
+    ) -> Result<Response<pb::SignOutResponse>, Status> {
+        self.account_sign_out(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn upgrade_guest(
+        &self,
+        request: Request<pb::UpgradeGuestRequest>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        self.account_upgrade_guest(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn get_profile(
+        &self,
+        request: Request<pb::GetProfileRequest>,
+    ) -> Result<Response<pb::Profile>, Status> {
+        self.account_get_profile(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn update_profile(
+        &self,
+        request: Request<pb::UpdateProfileRequest>,
+    ) -> Result<Response<pb::Profile>, Status> {
+        self.account_update_profile(request).await
     }
 
     type FindMatchStream = MatchStream;

@@ -8,6 +8,10 @@
 
 use std::{net::SocketAddr, time::Duration};
 
+use ludus_accounts::{
+    limits::SignInLimitsConfig,
+    testing::{PostgresServer, SqliteFile},
+};
 use ludus_proto::pb::{self, game_state_client::GameStateClient, gateway_client::GatewayClient};
 use ludus_store::{Backend, testing::RedisServer};
 use tokio::net::TcpListener;
@@ -39,6 +43,44 @@ pub struct Ludus {
     backend: Backend,
     /// Kept alive for the test's lifetime; killed on drop.
     redis: Option<RedisServer>,
+    /// The accounts service's SQL database (a SQLite file unless a test asks for PostgreSQL).
+    accounts_db: AccountsDatabase,
+}
+
+/// The SQL database behind the accounts service of a test system.
+#[derive(Debug)]
+pub enum AccountsDatabase {
+    /// A SQLite file in a temp directory.
+    Sqlite(SqliteFile),
+    /// A real PostgreSQL server started for the test.
+    Postgres(PostgresServer),
+}
+
+impl AccountsDatabase {
+    /// A fresh SQLite file.
+    pub fn sqlite() -> Self {
+        AccountsDatabase::Sqlite(SqliteFile::new().expect("temp dir for SQLite"))
+    }
+
+    /// A fresh PostgreSQL server (fails, never skips, when PostgreSQL is not installed).
+    pub fn postgres() -> Self {
+        AccountsDatabase::Postgres(PostgresServer::start().unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    fn url(&self) -> String {
+        match self {
+            AccountsDatabase::Sqlite(file) => file.url(),
+            AccountsDatabase::Postgres(server) => server.url(),
+        }
+    }
+
+    /// The PostgreSQL server, to stop and start it (database outage tests).
+    pub fn postgres_server(&mut self) -> Option<&mut PostgresServer> {
+        match self {
+            AccountsDatabase::Postgres(server) => Some(server),
+            AccountsDatabase::Sqlite(_) => None,
+        }
+    }
 }
 
 /// The Caro options tests use unless they say otherwise: 15x15, blocked ends, not exactly
@@ -72,7 +114,36 @@ impl Ludus {
         let backend = Backend::redis(&redis.url())
             .await
             .expect("connect to the test redis-server");
-        Ludus::start_on(backend, caro_turn, absence_grace, Some(redis)).await
+        Ludus::start_on(
+            backend,
+            caro_turn,
+            absence_grace,
+            Some(redis),
+            AccountsDatabase::sqlite(),
+            SignInLimitsConfig::default(),
+        )
+        .await
+    }
+
+    /// The system on a fresh redis-server with accounts on `accounts` and the given failed
+    /// sign-in limits.
+    pub async fn start_with_accounts(
+        accounts: AccountsDatabase,
+        limits: SignInLimitsConfig,
+    ) -> Ludus {
+        let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
+        let backend = Backend::redis(&redis.url())
+            .await
+            .expect("connect to the test redis-server");
+        Ludus::start_on(
+            backend,
+            Duration::from_secs(60),
+            Duration::from_secs(60),
+            Some(redis),
+            accounts,
+            limits,
+        )
+        .await
     }
 
     /// The system on the in-memory store.
@@ -82,6 +153,8 @@ impl Ludus {
             Duration::from_secs(60),
             Duration::from_secs(60),
             None,
+            AccountsDatabase::sqlite(),
+            SignInLimitsConfig::default(),
         )
         .await
     }
@@ -91,8 +164,16 @@ impl Ludus {
         caro_turn: Duration,
         absence_grace: Duration,
         redis: Option<RedisServer>,
+        accounts_db: AccountsDatabase,
+        sign_in_limits: SignInLimitsConfig,
     ) -> Ludus {
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let mut accounts = ludus_accounts::Config::new(
+            ludus_accounts::AccountStore::connect(&accounts_db.url())
+                .await
+                .expect("open the accounts database"),
+        );
+        accounts.sign_in_limits = sign_in_limits;
         let stop = CancellationToken::new();
         let system = ludus::System::start(
             ludus::SystemConfig {
@@ -102,6 +183,7 @@ impl Ludus {
                 caro_turn,
                 absence_grace,
                 cors_origins: vec![WEB_ORIGIN.to_owned()],
+                accounts,
             },
             stop.clone(),
         )
@@ -115,7 +197,13 @@ impl Ludus {
             system: Some(tokio::spawn(system.wait())),
             backend,
             redis,
+            accounts_db,
         }
+    }
+
+    /// The accounts database (to take a PostgreSQL server down and up again).
+    pub fn accounts_db(&mut self) -> &mut AccountsDatabase {
+        &mut self.accounts_db
     }
 
     /// Gives `player` a rating in `ruleset` as if they had played `games` rated games (what
@@ -220,6 +308,39 @@ pub async fn sign_in(gateway: SocketAddr, name: &str) -> Player {
         client,
         actions: 0,
     }
+}
+
+/// A client holding an account's access token (from Register, SignIn, Refresh or
+/// UpgradeGuest).
+pub async fn account_player(gateway: SocketAddr, session: &pb::AccountSession) -> Player {
+    let account = session
+        .account
+        .clone()
+        .expect("the session names its account");
+    let bearer: MetadataValue<_> = format!("Bearer {}", session.access_token)
+        .parse()
+        .expect("token is ascii");
+    Player {
+        id: account.player_id,
+        name: account.display_name,
+        client: GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer)),
+        actions: 0,
+    }
+}
+
+/// A client with no token, connecting from `source` (any 127.x.y.z address: the gateway sees
+/// it as the peer address, as it would see different machines).
+pub async fn anonymous_from(
+    gateway: SocketAddr,
+    source: std::net::IpAddr,
+) -> GatewayClient<Channel> {
+    let channel = Endpoint::from_shared(format!("http://{gateway}"))
+        .expect("uri")
+        .local_address(Some(source))
+        .connect()
+        .await
+        .expect("connect");
+    GatewayClient::new(channel)
 }
 
 /// Connects to a loopback server.

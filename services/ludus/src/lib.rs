@@ -3,7 +3,7 @@
 //! end-to-end tests, which run it against a real Redis.
 //!
 //! # Layout
-//! - [`System`]: starts game-state, timers, ratings, matchmaking and the gateway, and stops
+//! - [`System`]: starts game-state, timers, ratings, matchmaking, accounts and the gateway, and stops
 //!   them together.
 #![forbid(unsafe_code)]
 
@@ -28,6 +28,8 @@ pub struct SystemConfig {
     pub absence_grace: Duration,
     /// Origins of web pages allowed to call the gateway with grpc-web (CORS).
     pub cors_origins: Vec<String>,
+    /// The accounts service's store and limits (SQLite under the data directory by default).
+    pub accounts: ludus_accounts::Config,
 }
 
 /// A running system.
@@ -40,6 +42,7 @@ pub struct System {
     pub timers: SocketAddr,
     pub ratings: SocketAddr,
     pub matchmaking: SocketAddr,
+    pub accounts: SocketAddr,
     tasks: JoinSet<(&'static str, anyhow::Result<()>)>,
 }
 
@@ -57,6 +60,7 @@ impl System {
         let (timers_listener, timers, timers_url) = loopback().await?;
         let (ratings_listener, ratings, ratings_url) = loopback().await?;
         let (matchmaking_listener, matchmaking, matchmaking_url) = loopback().await?;
+        let (accounts_listener, accounts, accounts_url) = loopback().await?;
         let SystemConfig {
             backend,
             gateway: gateway_listener,
@@ -64,6 +68,7 @@ impl System {
             caro_turn,
             absence_grace,
             cors_origins,
+            accounts: accounts_config,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -120,11 +125,22 @@ impl System {
             }
         });
         tasks.spawn({
+            let stop = stop.clone();
+            async move {
+                (
+                    "accounts",
+                    ludus_accounts::run(accounts_config, accounts_listener, stop.cancelled_owned())
+                        .await,
+                )
+            }
+        });
+        tasks.spawn({
             let config = ludus_gateway::Config {
                 backend,
                 game_state_url,
                 matchmaking_url,
                 ratings_url,
+                accounts_url,
                 token_secret,
                 token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
                 cors_origins,
@@ -143,6 +159,7 @@ impl System {
             timers,
             ratings,
             matchmaking,
+            accounts,
             tasks,
         })
     }

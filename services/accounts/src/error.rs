@@ -1,0 +1,131 @@
+//! Every refusal of the accounts service and its gRPC status.
+
+use std::time::Duration;
+
+use tonic::Status;
+
+use crate::model::{
+    MAX_PASSWORD_CHARS, MAX_USERNAME_CHARS, MIN_PASSWORD_CHARS, MIN_USERNAME_CHARS,
+};
+use crate::store::StoreError;
+
+/// Which failed-sign-in limit refused a sign-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignInLimit {
+    /// Too many failures for one username, from anywhere.
+    Username,
+    /// Too many failures from one client address, for any usernames.
+    Address,
+}
+
+/// Why a refresh token is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefreshRefusal {
+    /// Not a token this service issued (or malformed).
+    Unknown,
+    /// Past its expiry.
+    Expired,
+    /// Its session was signed out or revoked.
+    Revoked,
+    /// Already traded in: the whole session has just been revoked.
+    Reused,
+}
+
+/// A refusal or failure of the accounts service.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountsError {
+    #[error(
+        "username: must be {MIN_USERNAME_CHARS} to {MAX_USERNAME_CHARS} characters of a-z, 0-9 and _"
+    )]
+    BadUsername,
+    #[error("password: must be at least {MIN_PASSWORD_CHARS} characters")]
+    PasswordTooShort,
+    #[error("password: must be at most {MAX_PASSWORD_CHARS} characters")]
+    PasswordTooLong,
+    #[error("display_name: {0}")]
+    BadDisplayName(&'static str),
+    #[error("player_id: {0}")]
+    BadPlayerId(&'static str),
+    #[error("client_address: at most 64 characters")]
+    BadClientAddress,
+    #[error("username: already taken")]
+    UsernameTaken,
+    #[error("player {0} already has an account")]
+    AlreadyRegistered(String),
+    /// The same answer for an unknown username and a wrong password.
+    #[error("wrong username or password")]
+    WrongCredentials,
+    #[error("{}", locked_message(*.limit, *.retry_after))]
+    Locked {
+        limit: SignInLimit,
+        retry_after: Duration,
+    },
+    #[error("{}", refresh_message(*.0))]
+    Refresh(RefreshRefusal),
+    #[error("no account for player {0}")]
+    NoAccount(String),
+    #[error("the account database is unavailable: retry later")]
+    Unavailable,
+    #[error("internal error")]
+    Internal,
+}
+
+fn locked_message(limit: SignInLimit, retry_after: Duration) -> String {
+    let seconds = retry_after.as_secs().max(1);
+    match limit {
+        SignInLimit::Username => format!(
+            "too many failed sign-ins for this username (per-username limit): try again in {seconds} s"
+        ),
+        SignInLimit::Address => format!(
+            "too many failed sign-ins from this address (per-address limit): try again in {seconds} s"
+        ),
+    }
+}
+
+fn refresh_message(refusal: RefreshRefusal) -> &'static str {
+    match refusal {
+        RefreshRefusal::Unknown => "refresh_token: not a valid refresh token",
+        RefreshRefusal::Expired => "refresh_token: expired, sign in again",
+        RefreshRefusal::Revoked => "refresh_token: the session was signed out, sign in again",
+        RefreshRefusal::Reused => {
+            "refresh_token: already used; every token of this session is revoked, sign in again"
+        }
+    }
+}
+
+impl From<StoreError> for AccountsError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::UsernameTaken => AccountsError::UsernameTaken,
+            StoreError::PlayerTaken(player) => AccountsError::AlreadyRegistered(player),
+            StoreError::Unavailable(error) => {
+                tracing::warn!(error = %error, "account database unavailable");
+                AccountsError::Unavailable
+            }
+        }
+    }
+}
+
+impl From<AccountsError> for Status {
+    fn from(error: AccountsError) -> Self {
+        let message = error.to_string();
+        match error {
+            AccountsError::BadUsername
+            | AccountsError::PasswordTooShort
+            | AccountsError::PasswordTooLong
+            | AccountsError::BadDisplayName(_)
+            | AccountsError::BadPlayerId(_)
+            | AccountsError::BadClientAddress => Status::invalid_argument(message),
+            AccountsError::UsernameTaken | AccountsError::AlreadyRegistered(_) => {
+                Status::already_exists(message)
+            }
+            AccountsError::WrongCredentials | AccountsError::Refresh(_) => {
+                Status::unauthenticated(message)
+            }
+            AccountsError::Locked { .. } => Status::resource_exhausted(message),
+            AccountsError::NoAccount(_) => Status::not_found(message),
+            AccountsError::Unavailable => Status::unavailable(message),
+            AccountsError::Internal => Status::internal(message),
+        }
+    }
+}

@@ -1,0 +1,455 @@
+//! Accounts end to end, through the gateway, on a real redis-server and a real PostgreSQL:
+//! register, sign in, refresh rotation and reuse detection, sign-out, guest upgrade, failed
+//! sign-in limits, forged and expired tokens.
+
+use std::{
+    net::{IpAddr, Ipv4Addr},
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use ludus_accounts::limits::SignInLimitsConfig;
+use ludus_proto::pb::{self, gateway_client::GatewayClient};
+use ludus_tests::{AccountsDatabase, Ludus, account_player, anonymous_from, caro_settings};
+use tonic::{Code, metadata::MetadataValue, transport::Channel};
+
+const ME: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));
+/// The secret `Ludus::start*` signs tokens with.
+const TEST_SECRET: &[u8] = b"end-to-end tests secret, 32+ bytes long";
+
+fn register(username: &str, password: &str, name: &str) -> pb::RegisterRequest {
+    pb::RegisterRequest {
+        username: username.into(),
+        password: password.into(),
+        display_name: name.into(),
+    }
+}
+
+fn sign_in(username: &str, password: &str) -> pb::SignInRequest {
+    pb::SignInRequest {
+        username: username.into(),
+        password: password.into(),
+    }
+}
+
+fn refresh(token: &str) -> pb::RefreshRequest {
+    pb::RefreshRequest {
+        refresh_token: token.into(),
+    }
+}
+
+async fn anonymous(ludus: &Ludus) -> GatewayClient<Channel> {
+    anonymous_from(ludus.gateway, ME).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
+    let ludus =
+        Ludus::start_with_accounts(AccountsDatabase::postgres(), SignInLimitsConfig::default())
+            .await;
+    let mut gateway = anonymous(&ludus).await;
+    let registered = gateway
+        .register(register("Ann_e2e", "correct horse battery", "Ann"))
+        .await
+        .expect("register")
+        .into_inner();
+    let account = registered.account.clone().expect("account");
+    assert_eq!(account.username, "ann_e2e");
+    let lifetime_ms = registered.access_expires_at_unix_ms
+        - i64::try_from(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap();
+    assert!(
+        lifetime_ms <= 15 * 60 * 1000,
+        "access tokens live 15 minutes: {lifetime_ms}"
+    );
+
+    let session = gateway
+        .sign_in(sign_in("ANN_E2E", "correct horse battery"))
+        .await
+        .expect("sign in")
+        .into_inner();
+    let mut ann = account_player(ludus.gateway, &session).await;
+    assert_eq!(ann.id, account.player_id);
+    let profile = ann
+        .client
+        .get_profile(pb::GetProfileRequest {
+            player_id: String::new(),
+            rulesets: vec!["caro/15/blocked-ends".into()],
+        })
+        .await
+        .expect("own profile")
+        .into_inner();
+    assert_eq!(profile.display_name, "Ann");
+    assert_eq!(profile.ratings.len(), 1);
+    assert_eq!(profile.ratings[0].rating, 1200.0);
+
+    // Rotation: every refresh spends the token and hands out a new one.
+    let rotated = gateway
+        .refresh(refresh(&session.refresh_token))
+        .await
+        .expect("refresh")
+        .into_inner();
+    assert_ne!(rotated.refresh_token, session.refresh_token);
+    let mut renewed = account_player(ludus.gateway, &rotated).await;
+    renewed
+        .client
+        .list_my_games(pb::ListMyGamesRequest { limit: 5 })
+        .await
+        .expect("the renewed access token works");
+
+    // Reuse: presenting the spent token revokes the whole family, newest token included.
+    let replay = gateway
+        .refresh(refresh(&session.refresh_token))
+        .await
+        .unwrap_err();
+    assert_eq!(replay.code(), Code::Unauthenticated);
+    assert!(
+        replay.message().contains("already used"),
+        "{}",
+        replay.message()
+    );
+    let newest = gateway
+        .refresh(refresh(&rotated.refresh_token))
+        .await
+        .unwrap_err();
+    assert_eq!(newest.code(), Code::Unauthenticated);
+
+    // Sign-out ends a session; another sign-in is unaffected.
+    let laptop = gateway
+        .sign_in(sign_in("ann_e2e", "correct horse battery"))
+        .await
+        .expect("sign in")
+        .into_inner();
+    let phone = gateway
+        .sign_in(sign_in("ann_e2e", "correct horse battery"))
+        .await
+        .expect("sign in")
+        .into_inner();
+    gateway
+        .sign_out(pb::SignOutRequest {
+            refresh_token: laptop.refresh_token.clone(),
+        })
+        .await
+        .expect("sign out");
+    let after = gateway
+        .refresh(refresh(&laptop.refresh_token))
+        .await
+        .unwrap_err();
+    assert_eq!(after.code(), Code::Unauthenticated);
+    gateway
+        .refresh(refresh(&phone.refresh_token))
+        .await
+        .expect("the other device stays signed in");
+
+    // Bad input: precise statuses.
+    let duplicate = gateway
+        .register(register("ANN_E2E", "another password", "Imposter"))
+        .await
+        .unwrap_err();
+    assert_eq!(duplicate.code(), Code::AlreadyExists);
+    let weak = gateway
+        .register(register("bob_e2e", "short", "Bob"))
+        .await
+        .unwrap_err();
+    assert_eq!(weak.code(), Code::InvalidArgument);
+    assert!(weak.message().starts_with("password"), "{}", weak.message());
+    let bad_name = gateway
+        .register(register("bob e2e", "long enough", "Bob"))
+        .await
+        .unwrap_err();
+    assert_eq!(bad_name.code(), Code::InvalidArgument);
+    assert!(
+        bad_name.message().starts_with("username"),
+        "{}",
+        bad_name.message()
+    );
+    let wrong = gateway
+        .sign_in(sign_in("ann_e2e", "not the password"))
+        .await
+        .unwrap_err();
+    let unknown = gateway
+        .sign_in(sign_in("nobody_e2e", "not the password"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (wrong.code(), wrong.message()),
+        (unknown.code(), unknown.message())
+    );
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_upgrade_keeps_the_player_id_games_and_rating() {
+    let ludus = Ludus::start().await;
+    let mut guest = ludus.player("Guest Gil").await;
+    let opponent = ludus.player("Opal").await;
+    let ruleset = "caro/15/blocked-ends";
+    ludus.seed_rating(ruleset, &guest, 1337.0, 3).await;
+    let game = ludus
+        .create_game("", caro_settings(), &[&guest, &opponent])
+        .await;
+
+    let upgraded = guest
+        .client
+        .upgrade_guest(pb::UpgradeGuestRequest {
+            username: "gil".into(),
+            password: "correct horse battery".into(),
+            display_name: String::new(),
+        })
+        .await
+        .expect("upgrade")
+        .into_inner();
+    let account = upgraded.account.clone().expect("account");
+    assert_eq!(
+        account.player_id, guest.id,
+        "the account's player id is the guest's"
+    );
+    assert_eq!(
+        account.display_name, "Guest Gil",
+        "the guest's name is kept"
+    );
+
+    let mut gil = account_player(ludus.gateway, &upgraded).await;
+    let snapshot = gil.game(&game.game_id).await;
+    assert!(
+        snapshot.seats.iter().any(|seat| seat.player_id == gil.id),
+        "the live game is still theirs"
+    );
+    let rating = gil.rating(ruleset).await;
+    assert_eq!(
+        (rating.rating, rating.games),
+        (1337.0, 3),
+        "the rating is still theirs"
+    );
+    let profile = gil
+        .client
+        .get_profile(pb::GetProfileRequest {
+            player_id: String::new(),
+            rulesets: vec![ruleset.into()],
+        })
+        .await
+        .expect("profile")
+        .into_inner();
+    assert_eq!(profile.rated_games, 3);
+    assert_eq!(profile.username, "gil");
+
+    // The account can sign in with its password and comes back as the same player.
+    let again = anonymous(&ludus)
+        .await
+        .sign_in(sign_in("gil", "correct horse battery"))
+        .await
+        .expect("sign in")
+        .into_inner();
+    assert_eq!(again.account.expect("account").player_id, guest.id);
+
+    // An account cannot upgrade again; a guest has no profile to update.
+    let twice = gil
+        .client
+        .upgrade_guest(pb::UpgradeGuestRequest {
+            username: "gil_two".into(),
+            password: "correct horse battery".into(),
+            display_name: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(twice.code(), Code::FailedPrecondition);
+    let mut other = ludus.player("Other").await;
+    let no_profile = other
+        .client
+        .update_profile(pb::UpdateProfileRequest {
+            display_name: "X".into(),
+            rulesets: vec![],
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(no_profile.code(), Code::FailedPrecondition);
+    let not_found = other
+        .client
+        .get_profile(pb::GetProfileRequest {
+            player_id: String::new(),
+            rulesets: vec![],
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(not_found.code(), Code::NotFound, "guests have no profile");
+    let renamed = gil
+        .client
+        .update_profile(pb::UpdateProfileRequest {
+            display_name: "Gil the Great".into(),
+            rulesets: vec![],
+        })
+        .await
+        .expect("rename")
+        .into_inner();
+    assert_eq!(renamed.display_name, "Gil the Great");
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_sign_in_limits_stop_one_attacker_and_not_others() {
+    let limits = SignInLimitsConfig {
+        username_burst: 3,
+        username_period: Duration::from_secs(3600),
+        address_burst: 5,
+        address_period: Duration::from_secs(3600),
+    };
+    let ludus = Ludus::start_with_accounts(AccountsDatabase::sqlite(), limits).await;
+    let mut me = anonymous(&ludus).await;
+    for name in ["victim", "bystander"] {
+        me.register(register(name, "correct horse battery", name))
+            .await
+            .expect("register");
+    }
+    // One attacker machine sprays guesses over many usernames: its address is stopped.
+    let attacker_ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 66));
+    let mut attacker = anonymous_from(ludus.gateway, attacker_ip).await;
+    for i in 0..5 {
+        let refused = attacker
+            .sign_in(sign_in(&format!("target_{i}"), "guess guess"))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::Unauthenticated);
+    }
+    let _ = attacker.sign_in(sign_in("target_5", "guess guess")).await;
+    let stopped = attacker
+        .sign_in(sign_in("victim", "correct horse battery"))
+        .await
+        .unwrap_err();
+    assert_eq!(stopped.code(), Code::ResourceExhausted);
+    assert!(
+        stopped.message().contains("per-address"),
+        "{}",
+        stopped.message()
+    );
+    me.sign_in(sign_in("victim", "correct horse battery"))
+        .await
+        .expect("the victim, elsewhere, still signs in");
+
+    // Many machines guessing one password: that username slows down, nobody else does.
+    for host in 10..14 {
+        let mut guesser =
+            anonymous_from(ludus.gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 1, host))).await;
+        let _ = guesser.sign_in(sign_in("bystander", "guess guess")).await;
+    }
+    let slowed = me
+        .sign_in(sign_in("bystander", "correct horse battery"))
+        .await
+        .unwrap_err();
+    assert_eq!(slowed.code(), Code::ResourceExhausted);
+    assert!(
+        slowed.message().contains("per-username"),
+        "{}",
+        slowed.message()
+    );
+    me.sign_in(sign_in("victim", "correct horse battery"))
+        .await
+        .expect("other usernames are not slowed");
+    ludus.shutdown().await;
+}
+
+#[derive(serde::Serialize)]
+struct ForgedClaims {
+    sub: String,
+    name: String,
+    exp: u64,
+    iat: u64,
+    kind: &'static str,
+}
+
+async fn call_with(ludus: &Ludus, token: &str) -> tonic::Status {
+    let mut request = tonic::Request::new(pb::ListMyGamesRequest { limit: 1 });
+    let bearer: MetadataValue<_> = format!("Bearer {token}").parse().expect("ascii");
+    request.metadata_mut().insert("authorization", bearer);
+    anonymous(ludus)
+        .await
+        .list_my_games(request)
+        .await
+        .expect_err("refused")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_and_expired_access_tokens_are_refused() {
+    let ludus = Ludus::start_in_memory().await;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let sign = |secret: &[u8], exp: u64| {
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            &ForgedClaims {
+                sub: "a-victim".into(),
+                name: "Victim".into(),
+                exp,
+                iat: now,
+                kind: "account",
+            },
+            &jsonwebtoken::EncodingKey::from_secret(secret).expect("key"),
+        )
+        .expect("sign")
+    };
+    let forged = call_with(
+        &ludus,
+        &sign(b"not the server's secret, but 32+ bytes", now + 900),
+    )
+    .await;
+    assert_eq!(forged.code(), Code::Unauthenticated);
+    let expired = call_with(&ludus, &sign(TEST_SECRET, now - 3600)).await;
+    assert_eq!(expired.code(), Code::Unauthenticated);
+    assert!(
+        expired.message().contains("expired"),
+        "{}",
+        expired.message()
+    );
+    let garbage = anonymous(&ludus)
+        .await
+        .refresh(refresh("f".repeat(64).as_str()))
+        .await
+        .unwrap_err();
+    assert_eq!(garbage.code(), Code::Unauthenticated);
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_accounts_database_down_sign_in_is_unavailable_and_games_go_on() {
+    let mut ludus =
+        Ludus::start_with_accounts(AccountsDatabase::postgres(), SignInLimitsConfig::default())
+            .await;
+    let registered = anonymous(&ludus)
+        .await
+        .register(register("dana", "correct horse battery", "Dana"))
+        .await
+        .expect("register")
+        .into_inner();
+    let mut dana = account_player(ludus.gateway, &registered).await;
+    let mut guest = ludus.player("Gus").await;
+    let game = ludus
+        .create_game("", caro_settings(), &[&dana, &guest])
+        .await;
+
+    ludus
+        .accounts_db()
+        .postgres_server()
+        .expect("postgres")
+        .stop()
+        .expect("stop postgres");
+    let down = anonymous(&ludus)
+        .await
+        .sign_in(sign_in("dana", "correct horse battery"))
+        .await
+        .unwrap_err();
+    assert_eq!(down.code(), Code::Unavailable, "{}", down.message());
+    // Live games need Redis only: both players, account and guest, keep playing (C3 turns).
+    dana.play(&game.game_id, "H8")
+        .await
+        .expect("the account plays on");
+    guest
+        .play(&game.game_id, "H9")
+        .await
+        .expect("the guest plays on");
+    ludus.shutdown().await;
+}
