@@ -2,7 +2,7 @@
 //! descriptor set next to the generated code for gRPC reflection.
 use std::{env, fs, path::PathBuf};
 
-/// Messages holding a password or a refresh token; keep in step with `src/redacted.rs`.
+/// Messages holding a password, a refresh token or a bearer token; keep in step with `src/redacted.rs`.
 const SECRET_MESSAGES: &[&str] = &[
     "CreateAccountRequest",
     "AccountsSignInRequest",
@@ -15,6 +15,7 @@ const SECRET_MESSAGES: &[&str] = &[
     "RefreshRequest",
     "SignOutRequest",
     "UpgradeGuestRequest",
+    "SignInGuestResponse",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

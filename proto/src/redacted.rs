@@ -1,4 +1,4 @@
-//! `Debug` for the messages that carry a password or a refresh token (the build script tells
+//! `Debug` for the messages that carry a password, a refresh token or a bearer token (the build script tells
 //! prost not to derive it for them): every field but the secret is printed, and the secret
 //! shows only whether it was set, so neither a `{:?}` in a log line nor a tracing field can
 //! leak one.
@@ -130,6 +130,16 @@ impl fmt::Debug for pb::UpgradeGuestRequest {
     }
 }
 
+impl fmt::Debug for pb::SignInGuestResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SignInGuestResponse")
+            .field("token", &Redacted(&self.token))
+            .field("player_id", &self.player_id)
+            .field("expires_at_unix_ms", &self.expires_at_unix_ms)
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +161,14 @@ mod tests {
                     access_token: "hunter2-secret".into(),
                     refresh_token: "hunter2-secret".into(),
                     ..Default::default()
+                }
+            ),
+            format!(
+                "{:?}",
+                pb::SignInGuestResponse {
+                    token: "hunter2-secret".into(),
+                    player_id: "g-1".into(),
+                    expires_at_unix_ms: 1,
                 }
             ),
             format!(

@@ -42,10 +42,10 @@ pub enum AccountsError {
     PasswordTooShort,
     #[error("password: must be at most {MAX_PASSWORD_CHARS} characters")]
     PasswordTooLong,
-    #[error("display_name: {0}")]
-    BadDisplayName(&'static str),
-    #[error("player_id: {0}")]
-    BadPlayerId(&'static str),
+    /// A player id or display name outside the shared policy (`ludus_proto::ids`); the
+    /// message names the field.
+    #[error(transparent)]
+    BadId(#[from] ludus_proto::ids::IdError),
     #[error("client_address: at most 64 characters")]
     BadClientAddress,
     #[error("username: already taken")]
@@ -113,8 +113,7 @@ impl From<AccountsError> for Status {
             AccountsError::BadUsername
             | AccountsError::PasswordTooShort
             | AccountsError::PasswordTooLong
-            | AccountsError::BadDisplayName(_)
-            | AccountsError::BadPlayerId(_)
+            | AccountsError::BadId(_)
             | AccountsError::BadClientAddress => Status::invalid_argument(message),
             AccountsError::UsernameTaken | AccountsError::AlreadyRegistered(_) => {
                 Status::already_exists(message)

@@ -16,11 +16,6 @@ pub const MIN_USERNAME_CHARS: usize = 3;
 pub const MAX_USERNAME_CHARS: usize = 24;
 pub const MIN_PASSWORD_CHARS: usize = 8;
 pub const MAX_PASSWORD_CHARS: usize = 128;
-/// Longest display name stored, in bytes. The gateway applies the display-name policy (1 to
-/// 32 characters, no control characters); this is the storage bound behind it.
-pub const MAX_DISPLAY_NAME_BYTES: usize = 256;
-/// Longest player id, the gateway's id limit.
-pub const MAX_PLAYER_ID_LEN: usize = 64;
 /// Random bytes in a refresh token (256 bits).
 pub const REFRESH_TOKEN_BYTES: usize = 32;
 
@@ -87,37 +82,18 @@ impl fmt::Debug for Password {
     }
 }
 
-/// Checks a display name against the storage bound (the gateway applies the user-facing
-/// policy before it gets here).
+/// Trims a display name and checks it against the shared policy
+/// ([`ludus_proto::ids::validate_display_name`]: the same limit the gateway applies at
+/// sign-in, so a name accepted there is never refused here).
 pub fn check_display_name(name: &str) -> Result<String, AccountsError> {
     let name = name.trim();
-    if name.is_empty() {
-        return Err(AccountsError::BadDisplayName("required"));
-    }
-    if name.len() > MAX_DISPLAY_NAME_BYTES {
-        return Err(AccountsError::BadDisplayName("too long"));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(AccountsError::BadDisplayName(
-            "control characters are not allowed",
-        ));
-    }
+    ludus_proto::ids::validate_display_name("display_name", name)?;
     Ok(name.to_owned())
 }
 
-/// Checks a player id passed by the gateway.
+/// Checks a player id passed by the gateway against the shared id policy.
 pub fn check_player_id(id: &str) -> Result<(), AccountsError> {
-    if id.is_empty() || id.len() > MAX_PLAYER_ID_LEN {
-        return Err(AccountsError::BadPlayerId("must be 1 to 64 characters"));
-    }
-    if !id
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    {
-        return Err(AccountsError::BadPlayerId(
-            "only letters, digits, '-' and '_' are allowed",
-        ));
-    }
+    ludus_proto::ids::validate_id("player_id", id)?;
     Ok(())
 }
 
@@ -242,6 +218,23 @@ mod tests {
             Password::parse("x".repeat(129)),
             Err(AccountsError::PasswordTooLong)
         ));
+    }
+
+    #[test]
+    fn ids_and_names_follow_the_shared_policy() {
+        assert_eq!(check_display_name("  Ann Lee ").unwrap(), "Ann Lee");
+        let too_long = check_display_name(&"x".repeat(33)).unwrap_err();
+        assert_eq!(
+            too_long.to_string(),
+            "display_name: must be 1 to 32 characters"
+        );
+        assert!(check_display_name("a\u{202E}b").is_err(), "bidi override");
+        assert!(check_player_id("g-01JABC").is_ok());
+        let bad = check_player_id("a b").unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "player_id: only letters, digits, '-' and '_' are allowed"
+        );
     }
 
     #[test]
