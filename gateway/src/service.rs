@@ -17,7 +17,7 @@ use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
-use crate::auth::{Caller, Tokens, validate_display_name};
+use crate::auth::{Caller, Kind, Tokens, validate_display_name};
 use crate::fanout::{STREAM_BUFFER, Subscription};
 use crate::limits::Limits;
 
@@ -139,8 +139,9 @@ impl Gateway for GatewayService {
         request: Request<pb::FindMatchRequest>,
     ) -> Result<Response<MatchStream>, Status> {
         let caller = self.caller(&request)?;
+        let request = request.into_inner();
+        let casual = casual_queue(caller.kind, request.ranking)?;
         let settings = request
-            .into_inner()
             .settings
             .ok_or_else(|| Status::invalid_argument("settings: required"))?;
         let mut matchmaking = self.matchmaking.clone();
@@ -149,6 +150,7 @@ impl Gateway for GatewayService {
                 player_id: caller.player_id.clone(),
                 display_name: caller.display_name.clone(),
                 settings: Some(settings),
+                casual,
             })
             .await?
             .into_inner();
@@ -528,5 +530,46 @@ impl Gateway for GatewayService {
             })
             .await?;
         Ok(answer)
+    }
+}
+
+/// Whether a quick match queues casual, from the caller's verified token and the ranking they
+/// asked for. M12: ranked games need a registered account, so a guest asking for a rated
+/// queue is refused and a guest's default is casual; an account's default is rated.
+fn casual_queue(kind: Kind, ranking: i32) -> Result<bool, Status> {
+    let ranking = pb::MatchRanking::try_from(ranking).map_err(|_| {
+        Status::invalid_argument(format!(
+            "ranking: {ranking} is not a ranking (0 default, 1 rated, 2 casual)"
+        ))
+    })?;
+    match (ranking, kind) {
+        (pb::MatchRanking::Casual, _) | (pb::MatchRanking::Default, Kind::Guest) => Ok(true),
+        (pb::MatchRanking::Rated, Kind::Guest) => Err(Status::failed_precondition(
+            "ranking: M12: rated games need a registered account; register or sign in, or \
+             queue casual (MATCH_RANKING_CASUAL)",
+        )),
+        (pb::MatchRanking::Rated | pb::MatchRanking::Default, Kind::Account) => Ok(false),
+    }
+}
+
+#[cfg(test)]
+mod ranking_tests {
+    use super::*;
+
+    #[test]
+    fn m12_rated_queues_are_for_accounts_and_guests_default_to_casual() {
+        let rated = pb::MatchRanking::Rated as i32;
+        let casual = pb::MatchRanking::Casual as i32;
+        let default = pb::MatchRanking::Default as i32;
+        assert_eq!(casual_queue(Kind::Account, default).ok(), Some(false));
+        assert_eq!(casual_queue(Kind::Account, rated).ok(), Some(false));
+        assert_eq!(casual_queue(Kind::Account, casual).ok(), Some(true));
+        assert_eq!(casual_queue(Kind::Guest, default).ok(), Some(true));
+        assert_eq!(casual_queue(Kind::Guest, casual).ok(), Some(true));
+        let refused = casual_queue(Kind::Guest, rated).expect_err("M12");
+        assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+        assert!(refused.message().contains("M12"), "{}", refused.message());
+        let unknown = casual_queue(Kind::Account, 7).expect_err("unknown");
+        assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
     }
 }

@@ -241,6 +241,12 @@ impl Ludus {
         sign_in(self.gateway, name).await
     }
 
+    /// Registers an account named `name` (a unique username made from it) and returns its
+    /// client: quick matches are then rated by default (M12: guests play casual).
+    pub async fn account(&self, name: &str) -> Player {
+        register(self.gateway, name).await
+    }
+
     /// Creates a game through game-state's internal API (what matchmaking and rooms do), for
     /// setups quick match cannot make: `players` in seat order; an empty `game_id` lets
     /// game-state choose one. Returns the spectator snapshot.
@@ -262,6 +268,7 @@ impl Ludus {
                         display_name: p.name.clone(),
                     })
                     .collect(),
+                casual: false,
             })
             .await
             .expect("create game")
@@ -308,6 +315,30 @@ pub async fn sign_in(gateway: SocketAddr, name: &str) -> Player {
         client,
         actions: 0,
     }
+}
+
+/// Registers an account displayed as `name` at the gateway on `gateway` (the username is
+/// made unique per call) and returns its client.
+pub async fn register(gateway: SocketAddr, name: &str) -> Player {
+    static ACCOUNTS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = ACCOUNTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let letters: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(12)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let mut anonymous = GatewayClient::new(connect(gateway).await);
+    let session = anonymous
+        .register(pb::RegisterRequest {
+            username: format!("{letters}_{n}_{}", std::process::id() % 10_000),
+            password: "correct horse battery".into(),
+            display_name: name.to_owned(),
+        })
+        .await
+        .expect("register")
+        .into_inner();
+    account_player(gateway, &session).await
 }
 
 /// A client holding an account's access token (from Register, SignIn, Refresh or
@@ -381,6 +412,7 @@ impl Player {
             .client
             .find_match(pb::FindMatchRequest {
                 settings: Some(settings),
+                ranking: pb::MatchRanking::Default as i32,
             })
             .await
             .expect("find match")

@@ -23,6 +23,7 @@ async fn create(service: &GameStateService, game_id: &str, options: Options) {
                     display_name: player.to_owned(),
                 })
                 .to_vec(),
+            casual: false,
         })
         .await
         .expect("create");

@@ -22,6 +22,7 @@ async fn caro(service: &GameStateService, game_id: &str) {
                     display_name: player.to_owned(),
                 })
                 .to_vec(),
+            casual: false,
         })
         .await
         .expect("create");

@@ -453,3 +453,100 @@ async fn with_the_accounts_database_down_sign_in_is_unavailable_and_games_go_on(
         .expect("the guest plays on");
     ludus.shutdown().await;
 }
+
+/// X plays D8..H8 (five in a row, C1), O answers on row 1.
+async fn caro_x_wins(game: &str, x: &mut ludus_tests::Player, o: &mut ludus_tests::Player) {
+    let o_moves = ["A1", "C1", "E1", "G1"];
+    for (i, cell) in ["D8", "E8", "F8", "G8"].iter().enumerate() {
+        x.play(game, cell).await.expect("x moves");
+        o.play(game, o_moves[i]).await.expect("o moves");
+    }
+    x.play(game, "H8").await.expect("the winning move");
+}
+
+/// Quick-matches two players and returns (game, X, O).
+async fn quick_match(
+    mut a: ludus_tests::Player,
+    mut b: ludus_tests::Player,
+) -> (String, ludus_tests::Player, ludus_tests::Player) {
+    let ((game_a, seat_a), (game_b, _)) =
+        tokio::join!(a.find_match(caro_settings()), b.find_match(caro_settings()));
+    assert_eq!(game_a, game_b);
+    if seat_a == 0 {
+        (game_a, a, b)
+    } else {
+        (game_a, b, a)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn m12_rated_queues_are_for_accounts_and_guests_play_casual_unrated() {
+    const RULESET: &str = "caro/15/blocked-ends";
+    let ludus = Ludus::start().await;
+
+    // A guest asking for a rated queue is refused, naming M12; nothing is queued.
+    let mut guest = ludus.player("gus").await;
+    let refused = guest
+        .client
+        .find_match(pb::FindMatchRequest {
+            settings: Some(caro_settings()),
+            ranking: pb::MatchRanking::Rated as i32,
+        })
+        .await
+        .expect_err("M12");
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(refused.message().contains("M12"), "{}", refused.message());
+
+    // Guests play the casual twin of the queue (their default) by the same rules, unrated.
+    let other_guest = ludus.player("gil").await;
+    let (casual_game, mut gx, mut go) = quick_match(guest, other_guest).await;
+    caro_x_wins(&casual_game, &mut gx, &mut go).await;
+
+    // Two accounts play the rated queue (their default); their game reaches ratings after
+    // the casual one finished, through the same outcome timers.
+    let (rated_game, mut ax, mut ao) =
+        quick_match(ludus.account("amy").await, ludus.account("abe").await).await;
+    assert_ne!(rated_game, casual_game);
+    caro_x_wins(&rated_game, &mut ax, &mut ao).await;
+    let rating = ax.rating_after(RULESET, 1).await;
+    assert!(rating.rating > 1200.0, "{}", rating.rating);
+
+    // The casual game changed nobody's rating, and the leaderboard holds the accounts only.
+    for guest in [&mut gx, &mut go] {
+        let rating = guest.rating(RULESET).await;
+        assert_eq!(
+            (rating.rating, rating.games),
+            (1200.0, 0),
+            "casual is unrated"
+        );
+    }
+    let board = ax
+        .client
+        .get_leaderboard(pb::GetLeaderboardRequest {
+            ruleset: RULESET.into(),
+            limit: 10,
+            offset: 0,
+        })
+        .await
+        .expect("leaderboard")
+        .into_inner();
+    let mut on_board: Vec<&str> = board.entries.iter().map(|e| e.player_id.as_str()).collect();
+    on_board.sort_unstable();
+    let mut accounts = vec![ax.id.as_str(), ao.id.as_str()];
+    accounts.sort_unstable();
+    assert_eq!(on_board, accounts, "M12: only accounts are ranked");
+
+    // The rated game is on the winner's profile.
+    let profile = ax
+        .client
+        .get_profile(pb::GetProfileRequest {
+            player_id: String::new(),
+            rulesets: vec![RULESET.into()],
+        })
+        .await
+        .expect("profile")
+        .into_inner();
+    assert_eq!(profile.rated_games, 1);
+    assert!(profile.ratings[0].rating > 1200.0);
+    ludus.shutdown().await;
+}

@@ -88,8 +88,8 @@ async fn first_legal_play(player: &mut Player, game: &str) -> String {
 #[tokio::test]
 async fn quick_match_money_game_with_a_double_taken_and_a_redouble_dropped() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
+    let mut ann = ludus.account("ann").await;
+    let mut bob = ludus.account("bob").await;
     let ((game, seat_a), (game_b, seat_b)) =
         tokio::join!(ann.find_match(money()), bob.find_match(money()));
     assert_eq!(game, game_b, "both tickets are matched into one game");

@@ -13,8 +13,8 @@ const RULESET: &str = "caro/15/blocked-ends";
 
 /// Two players quick-match; returns the game with X (seat 0) first.
 async fn matched(ludus: &Ludus) -> (String, Player, Player) {
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
+    let mut ann = ludus.account("ann").await;
+    let mut bob = ludus.account("bob").await;
     let ((game_a, seat_a), (game_b, seat_b)) = tokio::join!(
         ann.find_match(caro_settings()),
         bob.find_match(caro_settings())
@@ -527,6 +527,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         .client
         .find_match(pb::FindMatchRequest {
             settings: Some(nineteen),
+            ranking: pb::MatchRanking::Default as i32,
         })
         .await
         .expect("queue")
@@ -542,6 +543,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         .client
         .find_match(pb::FindMatchRequest {
             settings: Some(caro_settings()),
+            ranking: pb::MatchRanking::Default as i32,
         })
         .await
         .unwrap_err();
@@ -551,6 +553,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         .client
         .find_match(pb::FindMatchRequest {
             settings: Some(caro_settings()),
+            ranking: pb::MatchRanking::Default as i32,
         })
         .await
         .expect("queue")
@@ -749,10 +752,10 @@ async fn quick_match_pairs_close_ratings_together() {
     // Rating windows: 150 Elo at once, wider with waiting. Four players queue together; the
     // two strong ones meet each other, not the weak ones (who are 270-300 Elo away).
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
-    let mut cat = ludus.player("cat").await;
-    let mut dan = ludus.player("dan").await;
+    let mut ann = ludus.account("ann").await;
+    let mut bob = ludus.account("bob").await;
+    let mut cat = ludus.account("cat").await;
+    let mut dan = ludus.account("dan").await;
     for (player, rating) in [
         (&ann, 1500.0),
         (&bob, 1210.0),

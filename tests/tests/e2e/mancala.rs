@@ -25,8 +25,8 @@ fn kalah() -> pb::GameSettings {
 
 /// Two players quick-matched for `settings`, in seat order.
 async fn matched(ludus: &Ludus, settings: pb::GameSettings) -> (String, Player, Player) {
-    let mut a = ludus.player("ana").await;
-    let mut b = ludus.player("bo").await;
+    let mut a = ludus.account("ana").await;
+    let mut b = ludus.account("bo").await;
     let (ra, rb) = tokio::join!(a.find_match(settings.clone()), b.find_match(settings));
     assert_eq!(ra.0, rb.0, "one game for both");
     assert_ne!(ra.1, rb.1);

@@ -84,6 +84,7 @@ impl GameStateService {
                     display_name: player.display_name.clone(),
                 })
                 .collect(),
+            casual: request.casual,
         };
         let mut loaded = Loaded {
             game_id: game_id.clone(),
@@ -117,6 +118,7 @@ impl GameStateService {
                 game_id,
                 settings: started.settings,
                 players: request.players,
+                casual: started.casual,
             }))
             .await;
         }
@@ -241,6 +243,13 @@ impl GameStateService {
                 "game {game_id} is still being played"
             )));
         };
+        if loaded.started.casual {
+            // M12: casual games are played by the same rules but rate nobody.
+            tracing::info!(game_id, "casual game finished: not rated");
+            return Ok(pb::ReportOutcomeResponse {
+                newly_recorded: false,
+            });
+        }
         let newly_recorded = self
             .reporter
             .report(
