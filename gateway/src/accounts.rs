@@ -215,7 +215,15 @@ impl GatewayService {
                     .map(Response::into_inner)
             }
         });
-        let ratings = futures::future::try_join_all(lookups).await?;
+        let mut accounts = self.accounts.clone();
+        let player_id = account.player_id.clone();
+        let counts = async move {
+            accounts
+                .get_game_counts(pb::GetGameCountsRequest { player_id })
+                .await
+                .map(Response::into_inner)
+        };
+        let (ratings, counts) = futures::try_join!(futures::future::try_join_all(lookups), counts)?;
         let rated_games = ratings.iter().map(|r| r.games).sum();
         Ok(pb::Profile {
             player_id: account.player_id,
@@ -224,7 +232,37 @@ impl GatewayService {
             created_at_unix_ms: account.created_at_unix_ms,
             ratings,
             rated_games,
+            games_played: counts.played,
+            games_won: counts.won,
+            games_drawn: counts.drawn,
         })
+    }
+
+    /// `ListPlayerGames`: a player's archived games (the caller's own when `player_id` is
+    /// empty), newest first. Finished games are public, as live ones are to spectators.
+    pub(crate) async fn archive_list_player_games(
+        &self,
+        request: Request<pb::ListPlayerGamesRequest>,
+    ) -> Result<Response<pb::ListPlayerGamesResponse>, Status> {
+        let caller = self.authenticated(&request)?;
+        let mut request = request.into_inner();
+        if request.player_id.is_empty() {
+            request.player_id = caller.player_id;
+        } else {
+            validate_id("player_id", &request.player_id)?;
+        }
+        self.accounts.clone().list_player_games(request).await
+    }
+
+    /// `GetArchivedGame`: one finished game from the archive.
+    pub(crate) async fn archive_get_game(
+        &self,
+        request: Request<pb::GetArchivedGameRequest>,
+    ) -> Result<Response<pb::ArchivedGame>, Status> {
+        self.authenticated(&request)?;
+        let request = request.into_inner();
+        validate_id("game_id", &request.game_id)?;
+        self.accounts.clone().get_archived_game(request).await
     }
 }
 

@@ -131,6 +131,22 @@ impl Gateway for GatewayService {
         self.account_update_profile(request).await
     }
 
+    #[tracing::instrument(skip_all)]
+    async fn list_player_games(
+        &self,
+        request: Request<pb::ListPlayerGamesRequest>,
+    ) -> Result<Response<pb::ListPlayerGamesResponse>, Status> {
+        self.archive_list_player_games(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn get_archived_game(
+        &self,
+        request: Request<pb::GetArchivedGameRequest>,
+    ) -> Result<Response<pb::ArchivedGame>, Status> {
+        self.archive_get_game(request).await
+    }
+
     type FindMatchStream = MatchStream;
 
     #[tracing::instrument(skip_all)]

@@ -121,6 +121,7 @@ impl Ludus {
             Some(redis),
             AccountsDatabase::sqlite(),
             SignInLimitsConfig::default(),
+            ludus::DEFAULT_FINISHED_GAME_RETENTION,
         )
         .await
     }
@@ -142,6 +143,26 @@ impl Ludus {
             Some(redis),
             accounts,
             limits,
+            ludus::DEFAULT_FINISHED_GAME_RETENTION,
+        )
+        .await
+    }
+
+    /// The system on a fresh redis-server with accounts (and the archive) on `accounts`, and
+    /// finished games kept in Redis for `retention` once archived.
+    pub async fn start_with_retention(accounts: AccountsDatabase, retention: Duration) -> Ludus {
+        let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
+        let backend = Backend::redis(&redis.url())
+            .await
+            .expect("connect to the test redis-server");
+        Ludus::start_on(
+            backend,
+            Duration::from_secs(60),
+            Duration::from_secs(60),
+            Some(redis),
+            accounts,
+            SignInLimitsConfig::default(),
+            retention,
         )
         .await
     }
@@ -155,6 +176,7 @@ impl Ludus {
             None,
             AccountsDatabase::sqlite(),
             SignInLimitsConfig::default(),
+            ludus::DEFAULT_FINISHED_GAME_RETENTION,
         )
         .await
     }
@@ -166,6 +188,7 @@ impl Ludus {
         redis: Option<RedisServer>,
         accounts_db: AccountsDatabase,
         sign_in_limits: SignInLimitsConfig,
+        finished_game_retention: Duration,
     ) -> Ludus {
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let mut accounts = ludus_accounts::Config::new(
@@ -184,6 +207,7 @@ impl Ludus {
                 absence_grace,
                 cors_origins: vec![WEB_ORIGIN.to_owned()],
                 accounts,
+                finished_game_retention,
             },
             stop.clone(),
         )

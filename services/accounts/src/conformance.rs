@@ -39,6 +39,90 @@ pub async fn run_all(store: &AccountStore) {
     sign_out_revokes_the_family(store).await;
     display_names_change(store).await;
     concurrent_presentations_rotate_exactly_once(store).await;
+    the_archive_stores_a_game_once_and_pages_newest_first(store).await;
+}
+
+fn archived(game_id: &str, ended_at_ms: i64) -> ludus_proto::pb::ArchivedGame {
+    ludus_proto::pb::ArchivedGame {
+        game_id: game_id.into(),
+        ruleset: "caro/15/blocked-ends".into(),
+        started_at_unix_ms: ended_at_ms - 10,
+        ended_at_unix_ms: ended_at_ms,
+        moves: vec!["H8".into()],
+        ..Default::default()
+    }
+}
+
+async fn the_archive_stores_a_game_once_and_pages_newest_first(store: &AccountStore) {
+    use crate::archive::{PageCursor, SeatResult, decode_record};
+    let seats = |result_0, result_1| {
+        vec![
+            (0, "p-conf-ann".to_owned(), result_0),
+            (1, "p-conf-bob".to_owned(), result_1),
+        ]
+    };
+    // Three games; the two with the same end time are ordered by id.
+    for (id, ended, results) in [
+        ("conf-g1", 1_000, seats(SeatResult::Won, SeatResult::Lost)),
+        (
+            "conf-g2",
+            2_000,
+            seats(SeatResult::Drawn, SeatResult::Drawn),
+        ),
+        ("conf-g3", 2_000, seats(SeatResult::Lost, SeatResult::Won)),
+    ] {
+        assert!(
+            store
+                .record_game(&archived(id, ended), &results)
+                .await
+                .expect("record")
+        );
+    }
+    // At least once, stored once: a repeat changes nothing.
+    let mut changed = archived("conf-g1", 1_000);
+    changed.moves.push("H9".into());
+    assert!(
+        !store
+            .record_game(&changed, &seats(SeatResult::Lost, SeatResult::Won))
+            .await
+            .expect("repeat")
+    );
+    let stored = store
+        .archived_game("conf-g1")
+        .await
+        .expect("read")
+        .expect("archived");
+    assert_eq!(
+        decode_record(&stored).expect("decodes"),
+        archived("conf-g1", 1_000)
+    );
+    assert_eq!(store.archived_game("conf-none").await.expect("read"), None);
+
+    let first = store
+        .player_games("p-conf-ann", None, 2)
+        .await
+        .expect("page 1");
+    let ids: Vec<&str> = first.iter().map(|(c, _)| c.game_id.as_str()).collect();
+    assert_eq!(ids, ["conf-g3", "conf-g2"], "newest first, then by id");
+    let after: &PageCursor = &first[1].0;
+    let second = store
+        .player_games("p-conf-ann", Some(after), 2)
+        .await
+        .expect("page 2");
+    let ids: Vec<&str> = second.iter().map(|(c, _)| c.game_id.as_str()).collect();
+    assert_eq!(ids, ["conf-g1"]);
+    assert_eq!(
+        store.game_counts("p-conf-ann").await.expect("counts"),
+        (3, 1, 1)
+    );
+    assert_eq!(
+        store.game_counts("p-conf-bob").await.expect("counts"),
+        (3, 1, 1)
+    );
+    assert_eq!(
+        store.game_counts("p-conf-nobody").await.expect("counts"),
+        (0, 0, 0)
+    );
 }
 
 async fn accounts_are_found_by_username_and_player_id(store: &AccountStore) {

@@ -46,6 +46,12 @@ pub enum AccountsError {
     /// message names the field.
     #[error(transparent)]
     BadId(#[from] ludus_proto::ids::IdError),
+    #[error("page_token: not a token from a previous page")]
+    BadPageToken,
+    #[error("game: {0}")]
+    BadGame(&'static str),
+    #[error("no archived game {0}")]
+    NoArchivedGame(String),
     #[error("client_address: at most 64 characters")]
     BadClientAddress,
     #[error("username: already taken")]
@@ -114,6 +120,8 @@ impl From<AccountsError> for Status {
             | AccountsError::PasswordTooShort
             | AccountsError::PasswordTooLong
             | AccountsError::BadId(_)
+            | AccountsError::BadPageToken
+            | AccountsError::BadGame(_)
             | AccountsError::BadClientAddress => Status::invalid_argument(message),
             AccountsError::UsernameTaken | AccountsError::AlreadyRegistered(_) => {
                 Status::already_exists(message)
@@ -122,7 +130,9 @@ impl From<AccountsError> for Status {
                 Status::unauthenticated(message)
             }
             AccountsError::Locked { .. } => Status::resource_exhausted(message),
-            AccountsError::NoAccount(_) => Status::not_found(message),
+            AccountsError::NoAccount(_) | AccountsError::NoArchivedGame(_) => {
+                Status::not_found(message)
+            }
             AccountsError::Unavailable => Status::unavailable(message),
             AccountsError::Internal => Status::internal(message),
         }

@@ -7,6 +7,7 @@
 //! answers UNAVAILABLE and play goes on.
 //!
 //! # Layout
+//! - [`archive`]: finished games as the archive keeps them (results, records, page tokens).
 //! - [`config`]: what `run` needs and the defaults.
 //! - [`model`]: validated values (usernames, passwords, refresh tokens) and proto mapping.
 //! - [`passwords`]: Argon2id hashing on the blocking pool.
@@ -18,6 +19,7 @@
 //!   throwaway PostgreSQL server for tests.
 #![forbid(unsafe_code)]
 
+pub mod archive;
 pub mod config;
 #[cfg(feature = "testing")]
 pub mod conformance;

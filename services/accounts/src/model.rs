@@ -176,7 +176,7 @@ impl TokenDigest {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use fmt::Write;
     let mut out = String::with_capacity(bytes.len() * 2);
     for byte in bytes {

@@ -1,11 +1,13 @@
 //! The `Accounts` gRPC service: registration, sign-in, refresh-token rotation, sign-out and
-//! account reads, over [`AccountStore`].
+//! account reads, and the archive of finished games (record, list, read, count), over
+//! [`AccountStore`].
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ludus_proto::pb::{self, accounts_server::Accounts};
 use tonic::{Request, Response, Status};
 
+use crate::archive::{self, PageCursor, SeatResult};
 use crate::error::{AccountsError, RefreshRefusal};
 use crate::limits::SignInLimits;
 use crate::model::{
@@ -237,6 +239,82 @@ impl AccountsService {
     }
 }
 
+impl AccountsService {
+    async fn record_game(
+        &self,
+        request: pb::RecordGameRequest,
+    ) -> Result<pb::RecordGameResponse, AccountsError> {
+        let game = request.game.ok_or(AccountsError::BadGame("required"))?;
+        ludus_proto::ids::validate_id("game.game_id", &game.game_id)?;
+        ludus_proto::ids::validate_ruleset("game.ruleset", &game.ruleset)?;
+        if game.seats.is_empty() {
+            return Err(AccountsError::BadGame("seats: a finished game has players"));
+        }
+        let mut seats = Vec::with_capacity(game.seats.len());
+        for seat in &game.seats {
+            ludus_proto::ids::validate_id("game.seats.player_id", &seat.player_id)?;
+            seats.push((
+                seat.seat,
+                seat.player_id.clone(),
+                SeatResult::of(game.outcome.as_ref(), seat.seat),
+            ));
+        }
+        let newly_recorded = self.store.record_game(&game, &seats).await?;
+        tracing::info!(game_id = %game.game_id, newly_recorded, "game archived");
+        Ok(pb::RecordGameResponse { newly_recorded })
+    }
+
+    async fn list_player_games(
+        &self,
+        request: pb::ListPlayerGamesRequest,
+    ) -> Result<pb::ListPlayerGamesResponse, AccountsError> {
+        check_player_id(&request.player_id)?;
+        let limit = match request.limit {
+            0 => archive::DEFAULT_PAGE,
+            n => n.min(archive::MAX_PAGE),
+        };
+        let cursor = match request.page_token.as_str() {
+            "" => None,
+            token => Some(PageCursor::parse(token)?),
+        };
+        // One more than asked says whether another page follows.
+        let mut rows = self
+            .store
+            .player_games(&request.player_id, cursor.as_ref(), limit + 1)
+            .await?;
+        let more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        let next_page_token = match rows.last() {
+            Some((cursor, _)) if more => cursor.to_token(),
+            _ => String::new(),
+        };
+        let games = rows
+            .iter()
+            .map(|(_, record)| archive::decode_record(record).map(archive::summary))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(pb::ListPlayerGamesResponse {
+            games,
+            next_page_token,
+        })
+    }
+
+    async fn get_archived_game(&self, game_id: String) -> Result<pb::ArchivedGame, AccountsError> {
+        ludus_proto::ids::validate_id("game_id", &game_id)?;
+        let record = self
+            .store
+            .archived_game(&game_id)
+            .await?
+            .ok_or(AccountsError::NoArchivedGame(game_id))?;
+        archive::decode_record(&record)
+    }
+
+    async fn game_counts(&self, player_id: String) -> Result<pb::GameCounts, AccountsError> {
+        check_player_id(&player_id)?;
+        let (played, won, drawn) = self.store.game_counts(&player_id).await?;
+        Ok(pb::GameCounts { played, won, drawn })
+    }
+}
+
 #[tonic::async_trait]
 impl Accounts for AccountsService {
     #[tracing::instrument(skip_all)]
@@ -296,6 +374,46 @@ impl Accounts for AccountsService {
     ) -> Result<Response<pb::Account>, Status> {
         Ok(Response::new(
             AccountsService::update_account(self, request.into_inner()).await?,
+        ))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn record_game(
+        &self,
+        request: Request<pb::RecordGameRequest>,
+    ) -> Result<Response<pb::RecordGameResponse>, Status> {
+        Ok(Response::new(
+            AccountsService::record_game(self, request.into_inner()).await?,
+        ))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn list_player_games(
+        &self,
+        request: Request<pb::ListPlayerGamesRequest>,
+    ) -> Result<Response<pb::ListPlayerGamesResponse>, Status> {
+        Ok(Response::new(
+            AccountsService::list_player_games(self, request.into_inner()).await?,
+        ))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn get_archived_game(
+        &self,
+        request: Request<pb::GetArchivedGameRequest>,
+    ) -> Result<Response<pb::ArchivedGame>, Status> {
+        Ok(Response::new(
+            AccountsService::get_archived_game(self, request.into_inner().game_id).await?,
+        ))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn get_game_counts(
+        &self,
+        request: Request<pb::GetGameCountsRequest>,
+    ) -> Result<Response<pb::GameCounts>, Status> {
+        Ok(Response::new(
+            AccountsService::game_counts(self, request.into_inner().player_id).await?,
         ))
     }
 }

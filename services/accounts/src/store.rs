@@ -14,6 +14,9 @@ use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions},
 };
 
+use ludus_proto::pb;
+
+use crate::archive::{self, PageCursor, SeatResult};
 use crate::model::{Account, TokenDigest, Username};
 
 /// The embedded migrations (the same files for both databases).
@@ -446,5 +449,127 @@ impl AccountStore {
             }
         });
         Ok(player)
+    }
+
+    /// Archives a finished game: its record and one row per seat, all or nothing. A game
+    /// archived before is left as it is (`INSERT ... ON CONFLICT DO NOTHING`): at-least-once
+    /// delivery stores it once. Returns whether it was stored just now.
+    pub async fn record_game(
+        &self,
+        game: &pb::ArchivedGame,
+        seats: &[(u32, String, SeatResult)],
+    ) -> Result<bool, StoreError> {
+        let record = archive::encode_record(game);
+        let stored: Result<bool, sqlx::Error> = with_pool!(self, pool => async {
+            let mut tx = pool.begin_write().await?;
+            let inserted = sqlx::query(
+                "INSERT INTO archived_games \
+                 (game_id, ruleset, casual, started_at_ms, ended_at_ms, record) \
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING",
+            )
+            .bind(&game.game_id)
+            .bind(&game.ruleset)
+            .bind(game.casual)
+            .bind(game.started_at_unix_ms)
+            .bind(game.ended_at_unix_ms)
+            .bind(&record)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if inserted == 0 {
+                return Ok(false);
+            }
+            for (seat, player_id, result) in seats {
+                sqlx::query(
+                    "INSERT INTO archived_game_players \
+                     (game_id, seat, player_id, result, ended_at_ms) VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(&game.game_id)
+                .bind(i64::from(*seat))
+                .bind(player_id)
+                .bind(result.as_str())
+                .bind(game.ended_at_unix_ms)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(true)
+        }.await);
+        Ok(stored?)
+    }
+
+    /// A player's archived games, newest first, after `cursor` (exclusive), at most `limit`.
+    pub async fn player_games(
+        &self,
+        player_id: &str,
+        cursor: Option<&PageCursor>,
+        limit: u32,
+    ) -> Result<Vec<(PageCursor, String)>, StoreError> {
+        // Without a cursor, start after every possible game.
+        let (ended, game_id) = cursor.map_or((i64::MAX, String::new()), |c| {
+            (c.ended_at_ms, c.game_id.clone())
+        });
+        let rows: Vec<(i64, String, String)> = with_pool!(self, pool => {
+            sqlx::query_as(
+                "SELECT p.ended_at_ms, p.game_id, g.record \
+                 FROM archived_game_players p JOIN archived_games g ON g.game_id = p.game_id \
+                 WHERE p.player_id = $1 \
+                   AND (p.ended_at_ms < $2 OR (p.ended_at_ms = $2 AND ($3 = '' OR p.game_id < $3))) \
+                 ORDER BY p.ended_at_ms DESC, p.game_id DESC LIMIT $4",
+            )
+            .bind(player_id)
+            .bind(ended)
+            .bind(&game_id)
+            .bind(i64::from(limit))
+            .fetch_all(pool)
+            .await?
+        });
+        Ok(rows
+            .into_iter()
+            .map(|(ended_at_ms, game_id, record)| {
+                (
+                    PageCursor {
+                        ended_at_ms,
+                        game_id,
+                    },
+                    record,
+                )
+            })
+            .collect())
+    }
+
+    /// One archived game's stored record.
+    pub async fn archived_game(&self, game_id: &str) -> Result<Option<String>, StoreError> {
+        let row: Option<(String,)> = with_pool!(self, pool => {
+            sqlx::query_as("SELECT record FROM archived_games WHERE game_id = $1")
+                .bind(game_id)
+                .fetch_optional(pool)
+                .await?
+        });
+        Ok(row.map(|(record,)| record))
+    }
+
+    /// A player's archived games counted by result: (played, won, drawn).
+    pub async fn game_counts(&self, player_id: &str) -> Result<(u32, u32, u32), StoreError> {
+        let rows: Vec<(String, i64)> = with_pool!(self, pool => {
+            sqlx::query_as(
+                "SELECT result, COUNT(*) FROM archived_game_players WHERE player_id = $1 \
+                 GROUP BY result",
+            )
+            .bind(player_id)
+            .fetch_all(pool)
+            .await?
+        });
+        let count = |n: i64| u32::try_from(n).unwrap_or(u32::MAX);
+        let (mut played, mut won, mut drawn) = (0u32, 0u32, 0u32);
+        for (result, n) in rows {
+            played = played.saturating_add(count(n));
+            match result.as_str() {
+                "won" => won = won.saturating_add(count(n)),
+                "drawn" => drawn = drawn.saturating_add(count(n)),
+                _ => {}
+            }
+        }
+        Ok((played, won, drawn))
     }
 }

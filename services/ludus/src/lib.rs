@@ -13,6 +13,9 @@ use ludus_store::Backend;
 use tokio::{net::TcpListener, task::JoinSet};
 use tokio_util::sync::CancellationToken;
 
+/// How long a finished game stays in the session store once archived, unless configured.
+pub use ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION;
+
 /// What the system needs.
 #[derive(Debug)]
 pub struct SystemConfig {
@@ -30,6 +33,8 @@ pub struct SystemConfig {
     pub cors_origins: Vec<String>,
     /// The accounts service's store and limits (SQLite under the data directory by default).
     pub accounts: ludus_accounts::Config,
+    /// How long a finished game stays in the session store once archived.
+    pub finished_game_retention: Duration,
 }
 
 /// A running system.
@@ -69,6 +74,7 @@ impl System {
             absence_grace,
             cors_origins,
             accounts: accounts_config,
+            finished_game_retention,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -78,8 +84,9 @@ impl System {
                 backend: backend.clone(),
                 timers_url: timers_url.clone(),
                 ratings_url: ratings_url.clone(),
+                accounts_url: accounts_url.clone(),
                 absence_grace,
-                finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
+                finished_game_retention,
             };
             let stop = stop.clone();
             async move {

@@ -89,6 +89,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
             cors_origins,
             accounts: ludus_accounts::Config::new(accounts_store),
+            finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
         },
         stop.clone(),
     )

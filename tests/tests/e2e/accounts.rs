@@ -550,3 +550,139 @@ async fn m12_rated_queues_are_for_accounts_and_guests_play_casual_unrated() {
     assert!(profile.ratings[0].rating > 1200.0);
     ludus.shutdown().await;
 }
+
+/// Polls `check` until it returns `Some`, for at most a minute (the outcome timer re-fires
+/// every visibility timeout, 10 s, while the database is down).
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    for _ in 0..240 {
+        if let Some(found) = check().await {
+            return found;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("{what}: not within a minute");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_ending_while_the_database_is_down_is_archived_once_it_is_back_and_outlives_its_redis_keys()
+ {
+    // Finished games stay in Redis one second once archived.
+    let mut ludus =
+        Ludus::start_with_retention(AccountsDatabase::postgres(), Duration::from_secs(1)).await;
+    let mut dana = ludus.account("Dana").await;
+    let mut gus = ludus.player("Gus").await;
+    let game = ludus
+        .create_game("", caro_settings(), &[&dana, &gus])
+        .await
+        .game_id;
+
+    ludus
+        .accounts_db()
+        .postgres_server()
+        .expect("postgres")
+        .stop()
+        .expect("stop postgres");
+    caro_x_wins(&game, &mut dana, &mut gus).await;
+    // Not archived yet, so the live game is still readable (its keys wait for the archive).
+    let snapshot = gus.game(&game).await;
+    assert!(snapshot.outcome.is_some());
+
+    ludus
+        .accounts_db()
+        .postgres_server()
+        .expect("postgres")
+        .start_again()
+        .expect("start postgres again");
+    // The outcome timer fires again and the archive takes the game.
+    let archived = eventually("archived", || {
+        let mut client = dana.client.clone();
+        let game_id = game.clone();
+        async move {
+            client
+                .get_archived_game(pb::GetArchivedGameRequest { game_id })
+                .await
+                .ok()
+                .map(tonic::Response::into_inner)
+        }
+    })
+    .await;
+    // Then its Redis keys expire; the archive still has it.
+    eventually("the live keys expired", || {
+        let mut client = gus.client.clone();
+        let game_id = game.clone();
+        async move {
+            match client.get_game(pb::GetGameRequest { game_id }).await {
+                Err(status) if status.code() == Code::NotFound => Some(()),
+                _ => None,
+            }
+        }
+    })
+    .await;
+    let again = dana
+        .client
+        .get_archived_game(pb::GetArchivedGameRequest {
+            game_id: game.clone(),
+        })
+        .await
+        .expect("archived after the keys expired")
+        .into_inner();
+    assert_eq!(again, archived, "archived once, read back unchanged");
+    assert_eq!(
+        again.moves,
+        ["D8", "A1", "E8", "C1", "F8", "E1", "G8", "G1", "H8"],
+        "the move list in Caro notation"
+    );
+    let outcome = again.outcome.clone().expect("outcome");
+    assert_eq!(outcome.winners, [0], "C1: X made five");
+    assert_eq!(again.seats[0].player_id, dana.id);
+    assert!(
+        again.events.len() >= 10,
+        "the event log: start and nine moves"
+    );
+    assert!(again.final_snapshot.is_some());
+    assert!(
+        again.export_text.contains("\n1. D8\n2. A1\n"),
+        "{}",
+        again.export_text
+    );
+    assert!(again.ended_at_unix_ms >= again.started_at_unix_ms);
+
+    // Both players' histories list it; the profile counts come from the archive.
+    for player in [&mut dana, &mut gus] {
+        let page = player
+            .client
+            .list_player_games(pb::ListPlayerGamesRequest {
+                player_id: String::new(),
+                limit: 10,
+                page_token: String::new(),
+            })
+            .await
+            .expect("history")
+            .into_inner();
+        let ids: Vec<&str> = page.games.iter().map(|g| g.game_id.as_str()).collect();
+        assert_eq!(ids, [game.as_str()]);
+        assert!(
+            page.games[0].moves.is_empty(),
+            "the list leaves the moves out"
+        );
+        assert!(page.next_page_token.is_empty());
+    }
+    let profile = dana
+        .client
+        .get_profile(pb::GetProfileRequest {
+            player_id: String::new(),
+            rulesets: vec![],
+        })
+        .await
+        .expect("profile")
+        .into_inner();
+    assert_eq!(
+        (profile.games_played, profile.games_won, profile.games_drawn),
+        (1, 1, 0)
+    );
+    ludus.shutdown().await;
+}

@@ -12,6 +12,10 @@ use super::{GameStateService, MAX_EVENTS_PAGE};
 use crate::error::ServiceError;
 use crate::model::{LiveRecord, Loaded, validate_id};
 
+/// Most events archived with one game: far beyond any game's length (Caro's 225 cells,
+/// Mancala's M9 limit), a bound on one archive record rather than a rule.
+const ARCHIVED_EVENTS_LIMIT: usize = 100_000;
+
 impl GameStateService {
     pub async fn create_game(
         &self,
@@ -243,22 +247,49 @@ impl GameStateService {
                 "game {game_id} is still being played"
             )));
         };
-        if loaded.started.casual {
+        // The archive first: until it acknowledges, this call fails, the timer fires again
+        // and the game's keys keep their long pre-archive expiry.
+        if let Some(archiver) = &self.archiver {
+            let stored = self
+                .store
+                .events_after(game_id, 0, ARCHIVED_EVENTS_LIMIT)
+                .await?;
+            let events = stored
+                .iter()
+                .map(|event| {
+                    pb::GameEvent::decode(event.payload.as_slice()).map_err(|e| {
+                        ServiceError::Internal(format!("stored event is unreadable: {e}"))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let snapshot = self.snapshot(&loaded, "");
+            archiver
+                .record(crate::archive::archived_game(
+                    &loaded.started,
+                    events,
+                    snapshot,
+                ))
+                .await?;
+        }
+        let newly_recorded = if loaded.started.casual {
             // M12: casual games are played by the same rules but rate nobody.
             tracing::info!(game_id, "casual game finished: not rated");
-            return Ok(pb::ReportOutcomeResponse {
-                newly_recorded: false,
-            });
+            false
+        } else {
+            self.reporter
+                .report(
+                    game_id,
+                    &loaded.game.ruleset(),
+                    &loaded.started.seats,
+                    &outcome,
+                )
+                .await?
+        };
+        if self.archiver.is_some() {
+            // Archived and rated: the live keys may now go after the normal retention.
+            let now = u64::try_from(now_ms()).unwrap_or(0);
+            self.store.finish(game_id, now, self.retention).await?;
         }
-        let newly_recorded = self
-            .reporter
-            .report(
-                game_id,
-                &loaded.game.ruleset(),
-                &loaded.started.seats,
-                &outcome,
-            )
-            .await?;
         Ok(pb::ReportOutcomeResponse { newly_recorded })
     }
 
