@@ -2,6 +2,22 @@
 //! descriptor set next to the generated code for gRPC reflection.
 use std::{env, fs, path::PathBuf};
 
+/// Messages holding a password, a refresh token or a bearer token; keep in step with `src/redacted.rs`.
+const SECRET_MESSAGES: &[&str] = &[
+    "CreateAccountRequest",
+    "AccountsSignInRequest",
+    "AccountSessionGrant",
+    "AccountsRefreshRequest",
+    "AccountsSignOutRequest",
+    "RegisterRequest",
+    "SignInRequest",
+    "AccountSession",
+    "RefreshRequest",
+    "SignOutRequest",
+    "UpgradeGuestRequest",
+    "SignInGuestResponse",
+];
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proto_dir = PathBuf::from("ludus/v1");
     let mut files: Vec<PathBuf> = fs::read_dir(&proto_dir)?
@@ -24,6 +40,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)
+        // Messages that carry a password or a refresh token get a redacting Debug
+        // (`src/redacted.rs`) instead of the derived one, so no log line can print a secret.
+        .skip_debug(
+            SECRET_MESSAGES
+                .iter()
+                .map(|name| format!(".ludus.v1.{name}")),
+        )
         .compile_fds(fds)?;
     Ok(())
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs every check and every test of Ludus on a fresh machine: installs redis-server when it is
-# missing (the end-to-end tests start their own on free ports), then formatting, clippy with
-# warnings denied, the whole test suite (rules, property tests, store conformance on memory
-# and Redis, services, end to end), and the web client in headless Chromium (installs Debian's
-# chromium and the client's npm packages when missing).
+# Runs every check and every test of Ludus on a fresh machine: installs redis-server and
+# PostgreSQL when they are missing (the tests start their own servers on free ports, in temp
+# directories), then formatting, clippy with warnings denied, the whole test suite (rules,
+# property tests, store conformance on memory and Redis, accounts on SQLite and PostgreSQL,
+# services, end to end), and the web client in headless Chromium (installs Debian's chromium
+# and the client's npm packages when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,18 @@ if ! command -v redis-server >/dev/null 2>&1; then
   $sudo apt-get install -y -qq redis-server >/dev/null
 fi
 redis-server --version
+
+# The accounts tests run `initdb` + `pg_ctl` from /usr/lib/postgresql/<version>/bin (Debian's
+# layout; LUDUS_PG_BIN overrides); the package's own cluster is not used.
+if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 && [ -z "${LUDUS_PG_BIN:-}" ]; then
+  echo "== installing postgresql"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq postgresql >/dev/null
+fi
+ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1 || true
 
 # A fresh CI checkout never reuses incremental state: writing it only costs disk (gigabytes).
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi

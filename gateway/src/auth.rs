@@ -22,13 +22,32 @@ struct Claims {
     exp: u64,
     /// Issued at, Unix seconds.
     iat: u64,
+    /// Guest or account (tokens from before accounts existed carry none: guests).
+    #[serde(default)]
+    kind: Kind,
 }
+
+/// Who a token stands for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A guest: a name, no password, a week-long token.
+    #[default]
+    Guest,
+    /// A registered account: 15-minute access tokens renewed with a refresh token.
+    Account,
+}
+
+/// How long an account's access token is accepted: short, because it cannot be revoked;
+/// the refresh token (revocable) renews it.
+pub const ACCESS_TOKEN_TTL: Duration = Duration::from_secs(15 * 60);
 
 /// The authenticated caller.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Caller {
     pub player_id: String,
     pub display_name: String,
+    pub kind: Kind,
 }
 
 /// Signs and checks HS256 session tokens.
@@ -89,14 +108,37 @@ impl Tokens {
             name: display_name.to_owned(),
             exp,
             iat: now,
+            kind: Kind::Guest,
         };
-        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .map_err(|e| {
-            tracing::error!(error = %e, "could not sign a token");
-            Status::internal("internal error")
-        })?;
-        let exp_ms = i64::try_from(exp.saturating_mul(1000)).unwrap_or(i64::MAX);
+        let (token, exp_ms) = self.sign(&claims)?;
         Ok((token, player_id, exp_ms))
+    }
+
+    /// Issues an access token for a signed-in account ([`ACCESS_TOKEN_TTL`]); returns (token,
+    /// expiry in Unix ms).
+    pub fn issue_account(
+        &self,
+        player_id: &str,
+        display_name: &str,
+    ) -> Result<(String, i64), Status> {
+        let now = unix_now();
+        self.sign(&Claims {
+            sub: player_id.to_owned(),
+            name: display_name.to_owned(),
+            exp: now + ACCESS_TOKEN_TTL.as_secs(),
+            iat: now,
+            kind: Kind::Account,
+        })
+    }
+
+    fn sign(&self, claims: &Claims) -> Result<(String, i64), Status> {
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+            .map_err(|e| {
+                tracing::error!(error = %e, "could not sign a token");
+                Status::internal("internal error")
+            })?;
+        let exp_ms = i64::try_from(claims.exp.saturating_mul(1000)).unwrap_or(i64::MAX);
+        Ok((token, exp_ms))
     }
 
     /// The caller named by the request's `authorization: Bearer <token>` header.
@@ -144,6 +186,7 @@ impl Tokens {
         Ok(Caller {
             player_id: data.claims.sub,
             display_name: data.claims.name,
+            kind: data.claims.kind,
         })
     }
 }
@@ -202,6 +245,48 @@ mod tests {
         assert_eq!(
             refused(&metadata("Bearer not.a.jwt")),
             unauthenticated("TOKEN_INVALID")
+        );
+    }
+
+    #[test]
+    fn account_tokens_say_account_and_guest_tokens_say_guest() {
+        let tokens = tokens(&[7; 32]);
+        let (token, exp_ms) = tokens.issue_account("a-1", "Ann").unwrap();
+        let caller = tokens
+            .caller(&metadata(&format!("Bearer {token}")))
+            .unwrap();
+        assert_eq!(caller.kind, Kind::Account);
+        assert_eq!(caller.player_id, "a-1");
+        let lifetime_ms = exp_ms - i64::try_from(unix_now() * 1000).unwrap();
+        assert!(lifetime_ms <= 15 * 60 * 1000, "{lifetime_ms}");
+        let (guest, _, _) = tokens.issue_guest("bob").unwrap();
+        let caller = tokens
+            .caller(&metadata(&format!("Bearer {guest}")))
+            .unwrap();
+        assert_eq!(caller.kind, Kind::Guest);
+    }
+
+    #[test]
+    fn expired_tokens_are_refused_as_expired() {
+        let tokens = tokens(&[7; 32]);
+        let past = unix_now() - 3600;
+        let (token, _) = tokens
+            .sign(&Claims {
+                sub: "a-1".into(),
+                name: "Ann".into(),
+                exp: past,
+                iat: past - 900,
+                kind: Kind::Account,
+            })
+            .unwrap();
+        let refused = tokens
+            .caller(&metadata(&format!("Bearer {token}")))
+            .unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+        assert!(
+            refused.message().contains("expired"),
+            "{}",
+            refused.message()
         );
     }
 

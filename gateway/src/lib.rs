@@ -4,6 +4,8 @@
 //! process.
 //!
 //! # Layout
+//! - [`accounts`]: register, sign in, refresh, sign out, guest upgrade, profiles (forwarded
+//!   to the accounts service; the gateway mints the access tokens).
 //! - [`auth`]: signed session tokens; the caller's identity comes only from the token.
 //! - [`service`]: the `Gateway` gRPC service.
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
@@ -12,6 +14,7 @@
 //! - [`refusal`]: the gateway's own refusals with their rich error details.
 #![forbid(unsafe_code)]
 
+pub mod accounts;
 pub mod auth;
 pub mod fanout;
 pub mod limits;
@@ -44,6 +47,8 @@ pub struct Config {
     pub game_state_url: String,
     pub matchmaking_url: String,
     pub ratings_url: String,
+    /// accounts: registration, sign-in, sessions, profiles.
+    pub accounts_url: String,
     /// HS256 secret for session tokens, at least 32 bytes.
     pub token_secret: Vec<u8>,
     pub token_ttl: Duration,
@@ -92,6 +97,9 @@ pub async fn run(
             &config.matchmaking_url,
         )?),
         ratings: RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?),
+        accounts: ludus_proto::pb::accounts_client::AccountsClient::new(
+            ludus_telemetry::traced_channel(&config.accounts_url)?,
+        ),
         feed: GameFeed::new(config.backend),
         limits,
         stopping: stopping.clone(),

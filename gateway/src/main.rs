@@ -33,6 +33,13 @@ struct Args {
         default_value = "http://ratings:50054"
     )]
     ratings_url: String,
+    /// accounts: registration, sign-in, sessions, profiles.
+    #[arg(
+        long,
+        env = "LUDUS_ACCOUNTS_URL",
+        default_value = "http://accounts:50055"
+    )]
+    accounts_url: String,
     /// HS256 secret for session tokens, 32+ bytes; every gateway replica needs the same one.
     #[arg(long, env = "LUDUS_TOKEN_SECRET", hide_env_values = true)]
     token_secret: String,
@@ -65,6 +72,7 @@ async fn main() -> anyhow::Result<()> {
         game_state_url: args.game_state_url,
         matchmaking_url: args.matchmaking_url,
         ratings_url: args.ratings_url,
+        accounts_url: args.accounts_url,
         token_secret: args.token_secret.into_bytes(),
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
         cors_origins: args.cors_origin,

@@ -5,6 +5,7 @@ use std::pin::Pin;
 
 use futures::Stream;
 use ludus_proto::ids::{validate_id, validate_ruleset};
+use ludus_proto::pb::accounts_client::AccountsClient;
 use ludus_proto::pb::{
     self, game_state_client::GameStateClient, gateway_server::Gateway,
     matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
@@ -16,7 +17,7 @@ use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tokio_util::sync::CancellationToken;
 use tonic::{Code, Request, Response, Status};
 
-use crate::auth::{Caller, Tokens, validate_display_name};
+use crate::auth::{Caller, Kind, Tokens, validate_display_name};
 use crate::fanout::{STREAM_BUFFER, StreamItem, Subscription};
 use crate::limits::Limits;
 use crate::refusal::{invalid, reason, refuse};
@@ -31,6 +32,7 @@ pub struct GatewayService {
     pub(crate) game_state: GameStateClient<Traced>,
     pub(crate) matchmaking: MatchmakingClient<Traced>,
     pub(crate) ratings: RatingsClient<Traced>,
+    pub(crate) accounts: AccountsClient<Traced>,
     pub(crate) feed: GameFeed,
     pub(crate) limits: Limits,
     /// Cancelled at shutdown: open streams end with a resumable UNAVAILABLE.
@@ -38,6 +40,11 @@ pub struct GatewayService {
 }
 
 impl GatewayService {
+    /// The authenticated caller, within their rate limit.
+    pub(crate) fn authenticated<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
+        self.caller(request)
+    }
+
     /// The authenticated caller, within their rate limit.
     fn caller<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
         let caller = self.tokens.caller(request.metadata())?;
@@ -91,6 +98,79 @@ impl Gateway for GatewayService {
         }))
     }
 
+    // Accounts (gateway/src/accounts.rs).
+    #[tracing::instrument(skip_all)]
+    async fn register(
+        &self,
+        request: Request<pb::RegisterRequest>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        self.account_register(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn sign_in(
+        &self,
+        request: Request<pb::SignInRequest>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        self.account_sign_in(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn refresh(
+        &self,
+        request: Request<pb::RefreshRequest>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        self.account_refresh(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn sign_out(
+        &self,
+        request: Request<pb::SignOutRequest>,
+    ) -> Result<Response<pb::SignOutResponse>, Status> {
+        self.account_sign_out(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn upgrade_guest(
+        &self,
+        request: Request<pb::UpgradeGuestRequest>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        self.account_upgrade_guest(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn get_profile(
+        &self,
+        request: Request<pb::GetProfileRequest>,
+    ) -> Result<Response<pb::Profile>, Status> {
+        self.account_get_profile(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn update_profile(
+        &self,
+        request: Request<pb::UpdateProfileRequest>,
+    ) -> Result<Response<pb::Profile>, Status> {
+        self.account_update_profile(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn list_player_games(
+        &self,
+        request: Request<pb::ListPlayerGamesRequest>,
+    ) -> Result<Response<pb::ListPlayerGamesResponse>, Status> {
+        self.archive_list_player_games(request).await
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn get_archived_game(
+        &self,
+        request: Request<pb::GetArchivedGameRequest>,
+    ) -> Result<Response<pb::ArchivedGame>, Status> {
+        self.archive_get_game(request).await
+    }
+
     type FindMatchStream = MatchStream;
 
     #[tracing::instrument(skip_all)]
@@ -99,8 +179,9 @@ impl Gateway for GatewayService {
         request: Request<pb::FindMatchRequest>,
     ) -> Result<Response<MatchStream>, Status> {
         let caller = self.caller(&request)?;
+        let request = request.into_inner();
+        let casual = casual_queue(caller.kind, request.ranking)?;
         let settings = request
-            .into_inner()
             .settings
             .ok_or_else(|| invalid("settings: required", reason::INVALID_FIELD))?;
         let mut matchmaking = self.matchmaking.clone();
@@ -109,6 +190,7 @@ impl Gateway for GatewayService {
                 player_id: caller.player_id.clone(),
                 display_name: caller.display_name.clone(),
                 settings: Some(settings),
+                casual,
             })
             .await?
             .into_inner();
@@ -464,5 +546,49 @@ impl Gateway for GatewayService {
             })
             .await?;
         Ok(answer)
+    }
+}
+
+/// Whether a quick match queues casual, from the caller's verified token and the ranking they
+/// asked for. M12: ranked games need a registered account, so a guest asking for a rated
+/// queue is refused and a guest's default is casual; an account's default is rated.
+fn casual_queue(kind: Kind, ranking: i32) -> Result<bool, Status> {
+    let ranking = pb::MatchRanking::try_from(ranking).map_err(|_| {
+        invalid(
+            format!("ranking: {ranking} is not a ranking (0 default, 1 rated, 2 casual)"),
+            reason::INVALID_FIELD,
+        )
+    })?;
+    match (ranking, kind) {
+        (pb::MatchRanking::Casual, _) | (pb::MatchRanking::Default, Kind::Guest) => Ok(true),
+        (pb::MatchRanking::Rated, Kind::Guest) => Err(refuse(
+            Code::FailedPrecondition,
+            "M12: rated games need a registered account; register or sign in, or queue casual \
+             (MATCH_RANKING_CASUAL)",
+            "M12",
+        )),
+        (pb::MatchRanking::Rated | pb::MatchRanking::Default, Kind::Account) => Ok(false),
+    }
+}
+
+#[cfg(test)]
+mod ranking_tests {
+    use super::*;
+
+    #[test]
+    fn m12_rated_queues_are_for_accounts_and_guests_default_to_casual() {
+        let rated = pb::MatchRanking::Rated as i32;
+        let casual = pb::MatchRanking::Casual as i32;
+        let default = pb::MatchRanking::Default as i32;
+        assert_eq!(casual_queue(Kind::Account, default).ok(), Some(false));
+        assert_eq!(casual_queue(Kind::Account, rated).ok(), Some(false));
+        assert_eq!(casual_queue(Kind::Account, casual).ok(), Some(true));
+        assert_eq!(casual_queue(Kind::Guest, default).ok(), Some(true));
+        assert_eq!(casual_queue(Kind::Guest, casual).ok(), Some(true));
+        let refused = casual_queue(Kind::Guest, rated).expect_err("M12");
+        assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+        assert!(refused.message().contains("M12"), "{}", refused.message());
+        let unknown = casual_queue(Kind::Account, 7).expect_err("unknown");
+        assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
     }
 }

@@ -28,6 +28,8 @@ pub const DOMAIN_RATINGS: &str = "ludus.ratings";
 pub const DOMAIN_TIMERS: &str = "ludus.timers";
 /// The gateway's own refusals: tokens, limits, validation.
 pub const DOMAIN_GATEWAY: &str = "ludus.gateway";
+/// Refusals of accounts: registration, sign-in, refresh tokens, profiles, the archive.
+pub const DOMAIN_ACCOUNTS: &str = "ludus.accounts";
 
 /// `ErrorInfo.metadata` key: the game's current seq (ABORTED `STALE_SEQ`).
 pub const META_CURRENT_SEQ: &str = "current_seq";
@@ -89,6 +91,29 @@ pub mod reason {
     pub const RATE_LIMITED: &str = "RATE_LIMITED";
     /// RESOURCE_EXHAUSTED: too many open event streams for one player.
     pub const TOO_MANY_STREAMS: &str = "TOO_MANY_STREAMS";
+    /// INVALID_ARGUMENT: a username outside 3-24 characters of a-z, 0-9 and _.
+    pub const INVALID_USERNAME: &str = "INVALID_USERNAME";
+    /// INVALID_ARGUMENT: a password shorter than 8 or longer than 128 characters.
+    pub const INVALID_PASSWORD: &str = "INVALID_PASSWORD";
+    /// ALREADY_EXISTS: the username is taken (case-insensitively).
+    pub const USERNAME_TAKEN: &str = "USERNAME_TAKEN";
+    /// ALREADY_EXISTS / FAILED_PRECONDITION: the player already has an account.
+    pub const ALREADY_REGISTERED: &str = "ALREADY_REGISTERED";
+    /// FAILED_PRECONDITION: the call needs a registered account (a guest made it).
+    pub const ACCOUNT_REQUIRED: &str = "ACCOUNT_REQUIRED";
+    /// UNAUTHENTICATED: unknown username or wrong password (one answer for both).
+    pub const WRONG_CREDENTIALS: &str = "WRONG_CREDENTIALS";
+    /// RESOURCE_EXHAUSTED: too many failed sign-ins for this username or from this address;
+    /// metadata `limit` says which (`username`, `address`), `retry_after_seconds` when.
+    pub const SIGN_IN_LOCKED: &str = "SIGN_IN_LOCKED";
+    /// UNAUTHENTICATED: a refresh token that is unknown, expired or signed out: sign in again.
+    pub const REFRESH_INVALID: &str = "REFRESH_INVALID";
+    /// UNAUTHENTICATED: a refresh token used twice; its whole session is revoked.
+    pub const REFRESH_REUSED: &str = "REFRESH_REUSED";
+    /// NOT_FOUND: no account for the player.
+    pub const ACCOUNT_NOT_FOUND: &str = "ACCOUNT_NOT_FOUND";
+    /// NOT_FOUND: the archive holds no such game.
+    pub const ARCHIVED_GAME_NOT_FOUND: &str = "ARCHIVED_GAME_NOT_FOUND";
 }
 
 /// A status with `ErrorInfo { reason, domain, metadata }` attached; the message is unchanged.

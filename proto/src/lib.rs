@@ -3,6 +3,8 @@
 //!
 //! # Layout
 //! - [`pb`]: the generated messages, clients and servers (package `ludus.v1`).
+//! - `redacted`: `Debug` for the messages that carry passwords or refresh tokens, which
+//!   prints every field but the secrets.
 //! - [`FILE_DESCRIPTOR_SET`]: the encoded descriptors, for gRPC reflection.
 //! - [`ids`]: the one policy for ids, rule set names and display names every service applies
 //!   on receipt.
@@ -21,6 +23,8 @@ pub mod ids;
 pub mod pb {
     tonic::include_proto!("ludus.v1");
 }
+
+mod redacted;
 
 /// The encoded `FileDescriptorSet` of every Ludus proto file, for tonic-reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("ludus_descriptor");

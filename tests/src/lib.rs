@@ -11,6 +11,10 @@
 
 use std::{net::SocketAddr, time::Duration};
 
+use ludus_accounts::{
+    limits::SignInLimitsConfig,
+    testing::{PostgresServer, SqliteFile},
+};
 use ludus_proto::pb::{self, game_state_client::GameStateClient, gateway_client::GatewayClient};
 use ludus_store::{Backend, Clock, ManualClock, testing::RedisServer};
 use tokio::net::TcpListener;
@@ -44,6 +48,44 @@ pub struct Ludus {
     redis: Option<RedisServer>,
     /// The clock every service reads, when the test moves time itself ([`Ludus::advance`]).
     manual_clock: Option<ManualClock>,
+    /// The accounts service's SQL database (a SQLite file unless a test asks for PostgreSQL).
+    accounts_db: AccountsDatabase,
+}
+
+/// The SQL database behind the accounts service of a test system.
+#[derive(Debug)]
+pub enum AccountsDatabase {
+    /// A SQLite file in a temp directory.
+    Sqlite(SqliteFile),
+    /// A real PostgreSQL server started for the test.
+    Postgres(PostgresServer),
+}
+
+impl AccountsDatabase {
+    /// A fresh SQLite file.
+    pub fn sqlite() -> Self {
+        AccountsDatabase::Sqlite(SqliteFile::new().expect("temp dir for SQLite"))
+    }
+
+    /// A fresh PostgreSQL server (fails, never skips, when PostgreSQL is not installed).
+    pub fn postgres() -> Self {
+        AccountsDatabase::Postgres(PostgresServer::start().unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    fn url(&self) -> String {
+        match self {
+            AccountsDatabase::Sqlite(file) => file.url(),
+            AccountsDatabase::Postgres(server) => server.url(),
+        }
+    }
+
+    /// The PostgreSQL server, to stop and start it (database outage tests).
+    pub fn postgres_server(&mut self) -> Option<&mut PostgresServer> {
+        match self {
+            AccountsDatabase::Postgres(server) => Some(server),
+            AccountsDatabase::Sqlite(_) => None,
+        }
+    }
 }
 
 /// The Caro options tests use unless they say otherwise: 15x15, blocked ends, not exactly
@@ -55,45 +97,97 @@ pub fn caro_settings() -> pb::GameSettings {
     }
 }
 
+/// How a test system is set up beyond its store: every test changes at most one or two of
+/// these, so each `Ludus::start_*` names only what it changes.
+struct Setup {
+    caro_turn: Duration,
+    absence_grace: Duration,
+    /// The clock every service reads, when the test moves time itself.
+    manual_clock: Option<ManualClock>,
+    accounts_db: AccountsDatabase,
+    sign_in_limits: SignInLimitsConfig,
+    finished_game_retention: Duration,
+}
+
+impl Setup {
+    /// C12's one minute per move, C13's minute of grace, the system clock, accounts on a fresh
+    /// SQLite file with the default limits, and the default retention.
+    fn new() -> Setup {
+        Setup {
+            caro_turn: Duration::from_secs(60),
+            absence_grace: Duration::from_secs(60),
+            manual_clock: None,
+            accounts_db: AccountsDatabase::sqlite(),
+            sign_in_limits: SignInLimitsConfig::default(),
+            finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
+        }
+    }
+}
+
 impl Ludus {
     /// The system on a fresh redis-server with the C12 clock (one minute per move).
     pub async fn start() -> Ludus {
-        Ludus::start_with(Duration::from_secs(60), Duration::from_secs(60), None).await
+        Ludus::start_on_redis(Setup::new()).await
     }
 
     /// The system on a fresh redis-server with a custom grace for disconnected players (C13
     /// says one minute), on a manual clock: the grace runs out when the test calls
     /// [`Ludus::advance`].
     pub async fn start_with_absence_grace(grace: Duration) -> Ludus {
-        Ludus::start_with(
-            Duration::from_secs(60),
-            grace,
-            Some(ManualClock::starting_now()),
-        )
+        Ludus::start_on_redis(Setup {
+            absence_grace: grace,
+            manual_clock: Some(ManualClock::starting_now()),
+            ..Setup::new()
+        })
         .await
     }
 
     /// The system on a fresh redis-server with the C12 clock, on a manual clock the test
     /// moves with [`Ludus::advance`].
     pub async fn start_on_manual_clock() -> Ludus {
-        Ludus::start_with(
-            Duration::from_secs(60),
-            Duration::from_secs(60),
-            Some(ManualClock::starting_now()),
-        )
+        Ludus::start_on_redis(Setup {
+            manual_clock: Some(ManualClock::starting_now()),
+            ..Setup::new()
+        })
         .await
     }
 
-    async fn start_with(
-        caro_turn: Duration,
-        absence_grace: Duration,
-        manual_clock: Option<ManualClock>,
+    /// The system on a fresh redis-server with accounts on `accounts` and the given failed
+    /// sign-in limits.
+    pub async fn start_with_accounts(
+        accounts: AccountsDatabase,
+        limits: SignInLimitsConfig,
     ) -> Ludus {
+        Ludus::start_on_redis(Setup {
+            accounts_db: accounts,
+            sign_in_limits: limits,
+            ..Setup::new()
+        })
+        .await
+    }
+
+    /// The system on a fresh redis-server with accounts (and the archive) on `accounts`, and
+    /// finished games kept in Redis for `retention` once archived.
+    pub async fn start_with_retention(accounts: AccountsDatabase, retention: Duration) -> Ludus {
+        Ludus::start_on_redis(Setup {
+            accounts_db: accounts,
+            finished_game_retention: retention,
+            ..Setup::new()
+        })
+        .await
+    }
+
+    /// The system on the in-memory store.
+    pub async fn start_in_memory() -> Ludus {
+        Ludus::start_on(Backend::memory(), None, Setup::new()).await
+    }
+
+    async fn start_on_redis(setup: Setup) -> Ludus {
         let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
         let backend = Backend::redis(&redis.url())
             .await
             .expect("connect to the test redis-server");
-        Ludus::start_on(backend, caro_turn, absence_grace, Some(redis), manual_clock).await
+        Ludus::start_on(backend, Some(redis), setup).await
     }
 
     /// Moves every service's clock forward by `by`, then waits until every timer due by then
@@ -130,26 +224,22 @@ impl Ludus {
             .expect("the timers due by now fire and are answered");
     }
 
-    /// The system on the in-memory store.
-    pub async fn start_in_memory() -> Ludus {
-        Ludus::start_on(
-            Backend::memory(),
-            Duration::from_secs(60),
-            Duration::from_secs(60),
-            None,
-            None,
-        )
-        .await
-    }
-
-    async fn start_on(
-        backend: Backend,
-        caro_turn: Duration,
-        absence_grace: Duration,
-        redis: Option<RedisServer>,
-        manual_clock: Option<ManualClock>,
-    ) -> Ludus {
+    async fn start_on(backend: Backend, redis: Option<RedisServer>, setup: Setup) -> Ludus {
+        let Setup {
+            caro_turn,
+            absence_grace,
+            manual_clock,
+            accounts_db,
+            sign_in_limits,
+            finished_game_retention,
+        } = setup;
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let mut accounts = ludus_accounts::Config::new(
+            ludus_accounts::AccountStore::connect(&accounts_db.url())
+                .await
+                .expect("open the accounts database"),
+        );
+        accounts.sign_in_limits = sign_in_limits;
         let stop = CancellationToken::new();
         let system = ludus::System::start(
             ludus::SystemConfig {
@@ -170,6 +260,8 @@ impl Ludus {
                     per_second: 10_000,
                     burst: 10_000,
                 },
+                accounts,
+                finished_game_retention,
             },
             stop.clone(),
         )
@@ -184,7 +276,13 @@ impl Ludus {
             backend,
             redis,
             manual_clock,
+            accounts_db,
         }
+    }
+
+    /// The accounts database (to take a PostgreSQL server down and up again).
+    pub fn accounts_db(&mut self) -> &mut AccountsDatabase {
+        &mut self.accounts_db
     }
 
     /// Gives `player` a rating in `ruleset` as if they had played `games` rated games (what
@@ -222,6 +320,12 @@ impl Ludus {
         sign_in(self.gateway, name).await
     }
 
+    /// Registers an account named `name` (a unique username made from it) and returns its
+    /// client: quick matches are then rated by default (M12: guests play casual).
+    pub async fn account(&self, name: &str) -> Player {
+        register(self.gateway, name).await
+    }
+
     /// Creates a game through game-state's internal API (what matchmaking and rooms do), for
     /// setups quick match cannot make: `players` in seat order; an empty `game_id` lets
     /// game-state choose one. Returns the spectator snapshot.
@@ -243,6 +347,7 @@ impl Ludus {
                         display_name: p.name.clone(),
                     })
                     .collect(),
+                casual: false,
             })
             .await
             .expect("create game")
@@ -289,6 +394,63 @@ pub async fn sign_in(gateway: SocketAddr, name: &str) -> Player {
         client,
         actions: 0,
     }
+}
+
+/// Registers an account displayed as `name` at the gateway on `gateway` (the username is
+/// made unique per call) and returns its client.
+pub async fn register(gateway: SocketAddr, name: &str) -> Player {
+    static ACCOUNTS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = ACCOUNTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let letters: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(12)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let mut anonymous = GatewayClient::new(connect(gateway).await);
+    let session = anonymous
+        .register(pb::RegisterRequest {
+            username: format!("{letters}_{n}_{}", std::process::id() % 10_000),
+            password: "correct horse battery".into(),
+            display_name: name.to_owned(),
+        })
+        .await
+        .expect("register")
+        .into_inner();
+    account_player(gateway, &session).await
+}
+
+/// A client holding an account's access token (from Register, SignIn, Refresh or
+/// UpgradeGuest).
+pub async fn account_player(gateway: SocketAddr, session: &pb::AccountSession) -> Player {
+    let account = session
+        .account
+        .clone()
+        .expect("the session names its account");
+    let bearer: MetadataValue<_> = format!("Bearer {}", session.access_token)
+        .parse()
+        .expect("token is ascii");
+    Player {
+        id: account.player_id,
+        name: account.display_name,
+        client: GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer)),
+        actions: 0,
+    }
+}
+
+/// A client with no token, connecting from `source` (any 127.x.y.z address: the gateway sees
+/// it as the peer address, as it would see different machines).
+pub async fn anonymous_from(
+    gateway: SocketAddr,
+    source: std::net::IpAddr,
+) -> GatewayClient<Channel> {
+    let channel = Endpoint::from_shared(format!("http://{gateway}"))
+        .expect("uri")
+        .local_address(Some(source))
+        .connect()
+        .await
+        .expect("connect");
+    GatewayClient::new(channel)
 }
 
 /// Connects to a loopback server.
@@ -338,6 +500,7 @@ impl Player {
         self.client
             .find_match(pb::FindMatchRequest {
                 settings: Some(settings),
+                ranking: pb::MatchRanking::Default as i32,
             })
             .await
             .expect("find match")
@@ -509,7 +672,8 @@ impl Player {
     }
 }
 
-/// Signs in one player per name, quick-matches them all with `settings` and returns the game
+/// Registers one account per name (rated queues are for accounts, M12), quick-matches them all
+/// with `settings` and returns the game
 /// with the players in seat order, after checking that they share one table and that every
 /// seat is taken once.
 pub async fn quick_match_table(
@@ -519,7 +683,7 @@ pub async fn quick_match_table(
 ) -> (String, Vec<Player>) {
     let mut joined = Vec::new();
     for name in names {
-        joined.push(ludus.player(name).await);
+        joined.push(ludus.account(name).await);
     }
     let matches =
         futures::future::join_all(joined.iter_mut().map(|p| p.find_match(settings.clone()))).await;

@@ -67,6 +67,7 @@ async fn find_match(
     let mut updates = client
         .find_match(pb::FindMatchRequest {
             settings: Some(settings),
+            ranking: pb::MatchRanking::Default as i32,
         })
         .await
         .map_err(|status| anyhow::anyhow!("cannot join the queue: {}", session::describe(&status)))?

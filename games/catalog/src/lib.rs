@@ -35,5 +35,6 @@ pub use hosting::{AppliedAction, Hosted, Hosting, LiveGame, Refusal, load, setup
 pub use kind::GameKind;
 pub use outcome::{outcome_to_pb, seat_u32};
 pub use policy::{
-    QuickMatch, QuickMatchClocks, TablePolicy, rating_pool, table_policy, table_seats,
+    CASUAL_QUEUE_SUFFIX, QuickMatch, QuickMatchClocks, TablePolicy, is_casual_queue, rating_pool,
+    table_policy, table_seats,
 };

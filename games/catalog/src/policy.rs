@@ -172,7 +172,30 @@ pub struct QuickMatch {
     pub settings: pb::GameSettings,
 }
 
+/// The suffix of a casual queue: `caro/15/blocked-ends/casual` seats the same rule set as
+/// `caro/15/blocked-ends`, unrated. M12: ranked games need a registered account, so guests
+/// queue here (and accounts may choose to).
+pub const CASUAL_QUEUE_SUFFIX: &str = "/casual";
+
+/// Whether `queue` is a casual (unrated) queue.
+pub fn is_casual_queue(queue: &str) -> bool {
+    queue.ends_with(CASUAL_QUEUE_SUFFIX)
+}
+
 impl QuickMatch {
+    /// The casual twin of this queue: same rule set, settings and rating pool (players are
+    /// still paired by nothing but arrival: casual tickets carry no rating), but its games
+    /// are never rated.
+    pub fn casual(mut self) -> Self {
+        self.queue.push_str(CASUAL_QUEUE_SUFFIX);
+        self
+    }
+
+    /// Whether games made by this queue are rated.
+    pub fn is_rated(&self) -> bool {
+        !is_casual_queue(&self.queue)
+    }
+
     /// The queue for `settings`. Caro queues by board size and the two optional rules (C16);
     /// Junqi has one queue with the server's J19 clock; other games have no quick match yet.
     pub fn from_settings(settings: Option<&pb::GameSettings>) -> Result<Self, CatalogError> {
@@ -407,6 +430,21 @@ mod tests {
         let junqi = settings(Options::Junqi(pb::JunqiOptions {}), 0);
         assert_eq!(clocks.clock_for(&junqi), 30_000, "J19");
         assert_eq!(clocks.clock_for(&pb::GameSettings::default()), 0);
+    }
+
+    #[test]
+    fn m12_casual_queues_are_the_rated_rule_sets_unrated() {
+        let rated = QuickMatch::from_settings(Some(&settings(
+            pb::game_settings::Options::Caro(pb::CaroOptions::default()),
+            0,
+        )))
+        .expect("caro");
+        assert!(rated.is_rated());
+        let casual = rated.clone().casual();
+        assert_eq!(casual.queue, format!("{}/casual", rated.queue));
+        assert!(!casual.is_rated() && is_casual_queue(&casual.queue));
+        assert_eq!(casual.settings, rated.settings, "the same rules");
+        assert_eq!(casual.rating_pool, rated.rating_pool);
     }
 
     #[test]

@@ -9,11 +9,13 @@
 //! - [`service`]: the `GameState` gRPC service (the path of one move lives here; its clock,
 //!   presence, draws, randomness and analysis each have a file under `service/`).
 //! - [`ratings`]: reporting finished games to the ratings service.
+//! - [`archive`]: archiving finished games (accounts' `RecordGame`) before their keys expire.
 //! - [`error`]: every refusal and its gRPC status.
 //! - `test_seams` (only with the `test-seams` feature, for end-to-end tests): games that start
 //!   from a chosen position.
 #![forbid(unsafe_code)]
 
+pub mod archive;
 pub mod error;
 mod metrics;
 pub mod model;
@@ -26,7 +28,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use ludus_proto::pb::{
-    game_state_server::GameStateServer, ratings_client::RatingsClient, timers_client::TimersClient,
+    accounts_client::AccountsClient, game_state_server::GameStateServer,
+    ratings_client::RatingsClient, timers_client::TimersClient,
 };
 use ludus_store::{Backend, Clock, GameStore};
 use tokio::net::TcpListener;
@@ -42,6 +45,8 @@ pub struct Config {
     pub timers_url: String,
     /// The ratings service, e.g. `http://ratings:50054`.
     pub ratings_url: String,
+    /// The accounts service, which archives finished games, e.g. `http://accounts:50055`.
+    pub accounts_url: String,
     /// How long a disconnected player has to come back in a game with a disconnection rule
     /// ([`DEFAULT_ABSENCE_GRACE`]).
     pub absence_grace: Duration,
@@ -67,6 +72,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let timers = TimersClient::new(ludus_telemetry::traced_channel(&config.timers_url)?);
     let ratings = RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?);
+    let accounts = AccountsClient::new(ludus_telemetry::traced_channel(&config.accounts_url)?);
     let service = GameStateService::new(
         GameStore::new(config.backend),
         timers,
@@ -74,7 +80,8 @@ pub async fn run(
         u64::try_from(config.absence_grace.as_millis()).unwrap_or(u64::MAX),
     )
     .finished_game_retention(config.finished_game_retention)
-    .clock(config.clock);
+    .clock(config.clock)
+    .archive(archive::Archiver::new(accounts));
     let server = GameStateServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
     ludus_telemetry::serve(server, listener, shutdown).await

@@ -21,11 +21,19 @@ struct Args {
         default_value = "http://ratings:50054"
     )]
     ratings_url: String,
+    /// The accounts service, which archives finished games.
+    #[arg(
+        long,
+        env = "LUDUS_ACCOUNTS_URL",
+        default_value = "http://accounts:50055"
+    )]
+    accounts_url: String,
     /// Seconds a disconnected player has to come back in games with a disconnection rule
     /// (Caro C13 says 60).
     #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
     absence_grace_seconds: u64,
-    /// Hours a finished game stays readable before its keys expire (default a week).
+    /// Hours a finished game stays readable in Redis once archived (default a week); until
+    /// the archive has it, 30 days.
     #[arg(
         long,
         env = "LUDUS_FINISHED_GAME_RETENTION_HOURS",
@@ -46,6 +54,7 @@ async fn main() -> anyhow::Result<()> {
         backend: args.redis.connect().await?,
         timers_url: args.timers_url,
         ratings_url: args.ratings_url,
+        accounts_url: args.accounts_url,
         absence_grace: std::time::Duration::from_secs(args.absence_grace_seconds),
         finished_game_retention: std::time::Duration::from_secs(
             args.finished_game_retention_hours.saturating_mul(3600),

@@ -49,10 +49,13 @@ pub struct GameStateService {
     /// How long a disconnected player has to come back in a game with a disconnection rule
     /// (C13: one minute).
     absence_grace_ms: u64,
-    /// How long a finished game's keys are kept.
+    /// How long a finished game's keys are kept (once archived, when there is an archive).
     retention: std::time::Duration,
     /// Deadlines and event times are read from it.
     clock: Clock,
+    /// Where finished games are archived; `None` keeps them in Redis only (their keys then
+    /// expire `retention` after the game ends).
+    archiver: Option<crate::archive::Archiver>,
 }
 
 impl GameStateService {
@@ -69,6 +72,22 @@ impl GameStateService {
             absence_grace_ms,
             retention: crate::DEFAULT_FINISHED_GAME_RETENTION,
             clock: Clock::system(),
+            archiver: None,
+        }
+    }
+
+    /// Archives every finished game before its keys may expire (see [`crate::archive`]).
+    pub fn archive(mut self, archiver: crate::archive::Archiver) -> Self {
+        self.archiver = Some(archiver);
+        self
+    }
+
+    /// How long a game's keys are kept when it finishes: until the archive has it (the
+    /// outcome timer then shortens it to `retention`), or `retention` without an archive.
+    fn retention_at_finish(&self) -> std::time::Duration {
+        match self.archiver {
+            Some(_) => self.retention.max(crate::archive::UNARCHIVED_RETENTION),
+            None => self.retention,
         }
     }
 
@@ -174,7 +193,7 @@ impl GameStateService {
                 if loaded.game.outcome().is_some() {
                     let now = u64::try_from(self.now_ms()).unwrap_or(0);
                     self.store
-                        .finish(&loaded.game_id, now, self.retention)
+                        .finish(&loaded.game_id, now, self.retention_at_finish())
                         .await?;
                     self.store
                         .seat_players(&loaded.game_id, &loaded.player_ids(), false)

@@ -3,7 +3,7 @@
 //! end-to-end tests, which run it against a real Redis.
 //!
 //! # Layout
-//! - [`System`]: starts game-state, timers, ratings, matchmaking and the gateway, and stops
+//! - [`System`]: starts game-state, timers, ratings, matchmaking, accounts and the gateway, and stops
 //!   them together.
 #![forbid(unsafe_code)]
 
@@ -12,6 +12,9 @@ use std::{net::SocketAddr, time::Duration};
 use ludus_store::{Backend, Clock};
 use tokio::{net::TcpListener, task::JoinSet};
 use tokio_util::sync::CancellationToken;
+
+/// How long a finished game stays in the session store once archived, unless configured.
+pub use ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION;
 
 /// What the system needs.
 #[derive(Debug)]
@@ -35,6 +38,10 @@ pub struct SystemConfig {
     pub sign_ins: ludus_gateway::limits::SignInLimit,
     /// Each player's call rate at the gateway (the default outside tests).
     pub per_player: ludus_gateway::limits::PlayerLimit,
+    /// The accounts service's store and limits (SQLite under the data directory by default).
+    pub accounts: ludus_accounts::Config,
+    /// How long a finished game stays in the session store once archived.
+    pub finished_game_retention: Duration,
 }
 
 /// A running system.
@@ -47,6 +54,7 @@ pub struct System {
     pub timers: SocketAddr,
     pub ratings: SocketAddr,
     pub matchmaking: SocketAddr,
+    pub accounts: SocketAddr,
     tasks: JoinSet<(&'static str, anyhow::Result<()>)>,
 }
 
@@ -64,6 +72,7 @@ impl System {
         let (timers_listener, timers, timers_url) = loopback().await?;
         let (ratings_listener, ratings, ratings_url) = loopback().await?;
         let (matchmaking_listener, matchmaking, matchmaking_url) = loopback().await?;
+        let (accounts_listener, accounts, accounts_url) = loopback().await?;
         let SystemConfig {
             backend,
             gateway: gateway_listener,
@@ -74,6 +83,8 @@ impl System {
             clock,
             sign_ins,
             per_player,
+            accounts: accounts_config,
+            finished_game_retention,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -83,8 +94,9 @@ impl System {
                 backend: backend.clone(),
                 timers_url: timers_url.clone(),
                 ratings_url: ratings_url.clone(),
+                accounts_url: accounts_url.clone(),
                 absence_grace,
-                finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
+                finished_game_retention,
                 clock: clock.clone(),
             };
             let stop = stop.clone();
@@ -133,11 +145,22 @@ impl System {
             }
         });
         tasks.spawn({
+            let stop = stop.clone();
+            async move {
+                (
+                    "accounts",
+                    ludus_accounts::run(accounts_config, accounts_listener, stop.cancelled_owned())
+                        .await,
+                )
+            }
+        });
+        tasks.spawn({
             let config = ludus_gateway::Config {
                 backend,
                 game_state_url,
                 matchmaking_url,
                 ratings_url,
+                accounts_url,
                 token_secret,
                 token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
                 cors_origins,
@@ -158,6 +181,7 @@ impl System {
             timers,
             ratings,
             matchmaking,
+            accounts,
             tasks,
         })
     }

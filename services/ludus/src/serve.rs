@@ -7,6 +7,10 @@ use ludus_store::Backend;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+/// Where `ludus serve` keeps durable data unless told otherwise: beside where it runs, so a
+/// newcomer sees it (and can delete it) at once.
+pub const DEFAULT_DATA_DIR: &str = "ludus-data";
+
 /// Flags of `ludus serve`.
 #[derive(Parser, Debug)]
 pub struct ServeArgs {
@@ -28,6 +32,14 @@ pub struct ServeArgs {
     /// when the process stops.
     #[arg(long, env = "LUDUS_REDIS_URL")]
     pub redis_url: Option<String>,
+    /// Directory for durable data: accounts live in `accounts.db` (SQLite) there unless
+    /// `--database-url` says otherwise. Created when missing.
+    #[arg(long, env = "LUDUS_DATA_DIR", default_value = DEFAULT_DATA_DIR)]
+    pub data_dir: PathBuf,
+    /// SQL database for accounts instead of the SQLite file, e.g.
+    /// postgres://ludus:secret@127.0.0.1/ludus.
+    #[arg(long, env = "LUDUS_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
     /// HS256 secret for session tokens (32+ bytes); a random one per run when absent, which
     /// signs everybody out at restart.
     #[arg(long, env = "LUDUS_TOKEN_SECRET", hide_env_values = true)]
@@ -65,6 +77,15 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let web_address = web_listener.local_addr()?;
     let mut cors_origins = web_origins(web_address);
     cors_origins.extend(args.cors_origin.iter().cloned());
+    let database_url = match &args.database_url {
+        Some(url) => url.clone(),
+        None => {
+            create_private_dir(&args.data_dir)?;
+            format!("sqlite://{}", args.data_dir.join("accounts.db").display())
+        }
+    };
+    let accounts_store = ludus_accounts::AccountStore::connect(&database_url).await?;
+    let database = accounts_store.database();
     let stop = CancellationToken::new();
     let system = ludus::System::start(
         ludus::SystemConfig {
@@ -80,6 +101,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 burst: args.sign_in_burst,
             },
             per_player: ludus_gateway::limits::PlayerLimit::default(),
+            accounts: ludus_accounts::Config::new(accounts_store),
+            finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
         },
         stop.clone(),
     )
@@ -103,6 +126,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         gateway = %system.gateway,
         web = %format!("http://{web_address}/"),
         store = if args.redis_url.is_some() { "redis" } else { "memory" },
+        accounts = database,
         "ludus is up"
     );
     ludus_telemetry::shutdown_signal().await;
@@ -125,6 +149,16 @@ fn web_origins(web: SocketAddr) -> Vec<String> {
         origins.push(format!("http://{web}"));
     }
     origins
+}
+
+/// Creates `dir` (and its parents) readable by the user only, where the platform allows: the
+/// accounts database in it holds password hashes.
+fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
 fn random_secret() -> Vec<u8> {

@@ -31,9 +31,16 @@ fn free_port() -> u16 {
 async fn the_all_in_one_binary_with_the_memory_store_plays_a_game_to_a_win() {
     let port = free_port();
     let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
+    // Accounts go to a SQLite file in the data directory, created when missing.
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let data_dir = scratch.path().join("ludus-data");
     let _server = Server(
         Command::new(env!("CARGO_BIN_EXE_ludus"))
             .args(["serve", "--listen", &addr.to_string()])
+            .arg("--data-dir")
+            .arg(&data_dir)
+            .env_remove("LUDUS_DATA_DIR")
+            .env_remove("LUDUS_DATABASE_URL")
             .env_remove("LUDUS_REDIS_URL")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
@@ -49,6 +56,10 @@ async fn the_all_in_one_binary_with_the_memory_store_plays_a_game_to_a_win() {
     })
     .await
     .expect("ludus starts");
+    assert!(
+        data_dir.join("accounts.db").exists(),
+        "the accounts database is created in the data directory"
+    );
 
     let mut ann = sign_in(addr, "ann").await;
     let mut bob = sign_in(addr, "bob").await;

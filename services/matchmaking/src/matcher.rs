@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 use ulid::Ulid;
 
 use crate::error::ServiceError;
-use crate::model::{TicketPayload, table_seats};
+use crate::model::{TicketPayload, is_casual_queue, table_seats};
 use crate::pairing::{self, RatingWindow, Seeker};
 
 /// Tickets read from a queue per round: many tables per claim, bounded per round trip.
@@ -305,6 +305,8 @@ impl Matcher {
             game_id: game_id.to_owned(),
             settings: Some(settings),
             players,
+            // Every ticket of a table waited in the same queue.
+            casual: seated.iter().any(|ticket| is_casual_queue(&ticket.queue)),
         };
         let mut backoff = CREATE_GAME_BACKOFF;
         let mut attempt = 1;

@@ -2,7 +2,7 @@
 //! the matcher reads back. Queue names, rating pools and table sizes are each game's table
 //! policy, in `ludus-catalog` ([`QuickMatch`]).
 
-pub use ludus_catalog::{QuickMatch, table_seats};
+pub use ludus_catalog::{CASUAL_QUEUE_SUFFIX, QuickMatch, is_casual_queue, table_seats};
 use ludus_proto::pb;
 use ludus_store::{Ticket, TicketStatus};
 use prost::Message;
@@ -17,14 +17,20 @@ pub use ludus_proto::ids::{MAX_ID_LEN, validate_display_name, validate_id};
 /// A ticket id names its queue, so that a ticket can be found from its id alone (the store
 /// reads tickets by queue and id, and a player's index entry is gone once a ticket is
 /// matched): `<queue with '/' as '_'>_<ULID>`, e.g. `caro_15_blocked-ends_01J…`. It stays
-/// within what the gateway accepts as an id (64 of `[A-Za-z0-9_-]`).
+/// within what the gateway accepts as an id (64 of `[A-Za-z0-9_-]`). A casual queue's ticket
+/// marks its ULID with a `c` (`caro_15_blocked-ends_c01J…`) rather than spelling out
+/// `/casual`, so the longest Quoridor queue still fits.
 pub fn ticket_id(queue: &str, ulid: Ulid) -> Result<String, ServiceError> {
     if queue.contains('_') {
         return Err(ServiceError::Internal(format!(
             "queue {queue} cannot be named in a ticket id"
         )));
     }
-    let id = format!("{}_{ulid}", queue.replace('/', "_"));
+    let (rated_queue, marker) = match queue.strip_suffix(CASUAL_QUEUE_SUFFIX) {
+        Some(rated) => (rated, CASUAL_TICKET_MARKER),
+        None => (queue, ""),
+    };
+    let id = format!("{}_{marker}{ulid}", rated_queue.replace('/', "_"));
     if id.len() > MAX_ID_LEN {
         return Err(ServiceError::Internal(format!(
             "queue {queue} is too long for a ticket id"
@@ -38,11 +44,18 @@ pub fn queue_of(ticket_id: &str) -> Result<String, ServiceError> {
     validate_id("ticket_id", ticket_id)?;
     let not_ours = || ServiceError::InvalidArgument("ticket_id: not a matchmaking ticket".into());
     let (queue, ulid) = ticket_id.rsplit_once('_').ok_or_else(not_ours)?;
+    let (ulid, suffix) = match ulid.strip_prefix(CASUAL_TICKET_MARKER) {
+        Some(ulid) => (ulid, CASUAL_QUEUE_SUFFIX),
+        None => (ulid, ""),
+    };
     if queue.is_empty() || ulid.parse::<Ulid>().is_err() {
         return Err(not_ours());
     }
-    Ok(queue.replace('_', "/"))
+    Ok(format!("{}{suffix}", queue.replace('_', "/")))
 }
+
+/// Marks the ULID of a casual queue's ticket id (lower case, so no ULID starts with it).
+const CASUAL_TICKET_MARKER: &str = "c";
 
 /// What the matcher needs from a ticket besides its player: the player's name and the
 /// settings to create the game with.
@@ -350,6 +363,8 @@ mod tests {
             "caro/15/free",
             "caro/19/blocked-ends/exactly-five",
             "caro/15/blocked-ends",
+            "caro/15/blocked-ends/casual",
+            "quoridor/13/center/ffa8/walls20/t90/casual",
         ] {
             let id = ticket_id(queue, Ulid::generate()).expect("fits");
             assert!(validate_id("ticket_id", &id).is_ok(), "{id}");

@@ -108,7 +108,14 @@ impl MatchmakingService {
         validate_id("player_id", &request.player_id)?;
         validate_display_name("display_name", &request.display_name)?;
         let quick = QuickMatch::from_settings(request.settings.as_ref())?;
-        let rating = self.rating(&quick.rating_pool, &request.player_id).await;
+        // M12: a casual ticket (the gateway's call, from the caller's token) waits in the
+        // casual twin of the queue and carries no rating: guests have none to pair by.
+        let (quick, rating) = if request.casual {
+            (quick.casual(), None)
+        } else {
+            let rating = self.rating(&quick.rating_pool, &request.player_id).await;
+            (quick, rating)
+        };
         let ticket = Ticket {
             ticket_id: ticket_id(&quick.queue, Ulid::generate())?,
             queue: quick.queue.clone(),

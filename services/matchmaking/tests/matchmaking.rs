@@ -242,6 +242,7 @@ async fn enqueue(
         player_id: player.into(),
         display_name: player.to_uppercase(),
         settings: Some(settings),
+        casual: false,
     })
     .await
     .map(Response::into_inner)
@@ -479,6 +480,7 @@ async fn tickets(backend: Backend) {
                 player_id: "a b".into(),
                 display_name: "A".into(),
                 settings: Some(caro(15, false, false)),
+                casual: false,
             },
             Code::InvalidArgument,
             "player_id",
@@ -488,6 +490,7 @@ async fn tickets(backend: Backend) {
                 player_id: "zed".into(),
                 display_name: String::new(),
                 settings: Some(caro(15, false, false)),
+                casual: false,
             },
             Code::InvalidArgument,
             "display_name",
@@ -497,6 +500,7 @@ async fn tickets(backend: Backend) {
                 player_id: "zed".into(),
                 display_name: "Z".into(),
                 settings: None,
+                casual: false,
             },
             Code::InvalidArgument,
             "settings",
@@ -506,6 +510,7 @@ async fn tickets(backend: Backend) {
                 player_id: "zed".into(),
                 display_name: "Z".into(),
                 settings: Some(caro(17, false, false)),
+                casual: false,
             },
             Code::InvalidArgument,
             "settings.caro.board_size",
@@ -521,6 +526,7 @@ async fn tickets(backend: Backend) {
                     })),
                     turn_time_ms: 0,
                 }),
+                casual: false,
             },
             Code::InvalidArgument,
             "settings.quoridor.mode: quick match seats free-for-all tables (Q22)",

@@ -131,6 +131,8 @@ async fn one_ticket(
                 options: Some(pb::game_settings::Options::Caro(pb::CaroOptions::default())),
                 turn_time_ms: 0,
             }),
+            // The rated queue, as an account's quick match (M12).
+            casual: false,
         })
         .await
         .context("enqueue")?
@@ -203,6 +205,10 @@ async fn main() -> anyhow::Result<()> {
     let port = redis.port();
     let stop = CancellationToken::new();
     let gateway = TcpListener::bind("127.0.0.1:0").await?;
+    let accounts_db = ludus_accounts::testing::SqliteFile::new()?;
+    let accounts = ludus_accounts::Config::new(
+        ludus_accounts::AccountStore::connect(&accounts_db.url()).await?,
+    );
     let system = ludus::System::start(
         ludus::SystemConfig {
             backend: Backend::redis(&redis.url()).await?,
@@ -214,6 +220,8 @@ async fn main() -> anyhow::Result<()> {
             clock: ludus_store::Clock::system(),
             sign_ins: ludus_gateway::limits::SignInLimit::default(),
             per_player: ludus_gateway::limits::PlayerLimit::default(),
+            accounts,
+            finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
         },
         stop.clone(),
     )

@@ -516,6 +516,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         .client
         .find_match(pb::FindMatchRequest {
             settings: Some(caro_settings()),
+            ranking: pb::MatchRanking::Default as i32,
         })
         .await
         .unwrap_err();
@@ -722,10 +723,10 @@ async fn quick_match_pairs_close_ratings_together() {
     // Rating windows: 150 Elo at once, wider with waiting. Four players queue together; the
     // two strong ones meet each other, not the weak ones (who are 270-300 Elo away).
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
-    let mut cat = ludus.player("cat").await;
-    let mut dan = ludus.player("dan").await;
+    let mut ann = ludus.account("ann").await;
+    let mut bob = ludus.account("bob").await;
+    let mut cat = ludus.account("cat").await;
+    let mut dan = ludus.account("dan").await;
     for (player, rating) in [
         (&ann, 1500.0),
         (&bob, 1210.0),

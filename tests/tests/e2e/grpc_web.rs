@@ -272,6 +272,7 @@ async fn a_browser_quick_matches_plays_and_watches_over_grpc_web_beside_a_native
     // FindMatch is a server stream: over grpc-web-text it ends with the matched update.
     let find_request = pb::FindMatchRequest {
         settings: Some(caro_settings()),
+        ranking: pb::MatchRanking::Default as i32,
     };
     let find = call(
         gateway,

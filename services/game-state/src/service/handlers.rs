@@ -11,6 +11,10 @@ use super::{GameStateService, MAX_EVENTS_PAGE};
 use crate::error::ServiceError;
 use crate::model::{LiveRecord, Loaded, validate_id};
 
+/// Most events archived with one game: far beyond any game's length (Caro's 225 cells,
+/// Mancala's M9 limit), a bound on one archive record rather than a rule.
+const ARCHIVED_EVENTS_LIMIT: usize = 100_000;
+
 impl GameStateService {
     pub async fn create_game(
         &self,
@@ -83,6 +87,7 @@ impl GameStateService {
                     display_name: player.display_name.clone(),
                 })
                 .collect(),
+            casual: request.casual,
         };
         let mut loaded = Loaded {
             game_id: game_id.clone(),
@@ -116,6 +121,7 @@ impl GameStateService {
                 game_id,
                 settings: started.settings,
                 players: request.players,
+                casual: started.casual,
             }))
             .await;
         }
@@ -242,15 +248,49 @@ impl GameStateService {
                 "game {game_id} is still being played"
             )));
         };
-        let newly_recorded = self
-            .reporter
-            .report(
-                game_id,
-                &loaded.game.ruleset(),
-                &loaded.started.seats,
-                &outcome,
-            )
-            .await?;
+        // The archive first: until it acknowledges, this call fails, the timer fires again
+        // and the game's keys keep their long pre-archive expiry.
+        if let Some(archiver) = &self.archiver {
+            let stored = self
+                .store
+                .events_after(game_id, 0, ARCHIVED_EVENTS_LIMIT)
+                .await?;
+            let events = stored
+                .iter()
+                .map(|event| {
+                    pb::GameEvent::decode(event.payload.as_slice()).map_err(|e| {
+                        ServiceError::Internal(format!("stored event is unreadable: {e}"))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let snapshot = self.snapshot(&loaded, "");
+            archiver
+                .record(crate::archive::archived_game(
+                    &loaded.started,
+                    events,
+                    snapshot,
+                ))
+                .await?;
+        }
+        let newly_recorded = if loaded.started.casual {
+            // M12: casual games are played by the same rules but rate nobody.
+            tracing::info!(game_id, "casual game finished: not rated");
+            false
+        } else {
+            self.reporter
+                .report(
+                    game_id,
+                    &loaded.game.ruleset(),
+                    &loaded.started.seats,
+                    &outcome,
+                )
+                .await?
+        };
+        if self.archiver.is_some() {
+            // Archived and rated: the live keys may now go after the normal retention.
+            let now = u64::try_from(self.now_ms()).unwrap_or(0);
+            self.store.finish(game_id, now, self.retention).await?;
+        }
         Ok(pb::ReportOutcomeResponse { newly_recorded })
     }
 

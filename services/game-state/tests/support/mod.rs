@@ -74,6 +74,7 @@ pub async fn create_game(
                     display_name: player.to_owned(),
                 })
                 .to_vec(),
+            casual: false,
         })
         .await
         .expect("create");

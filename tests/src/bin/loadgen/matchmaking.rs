@@ -68,6 +68,8 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
             let mut updates = client
                 .find_match(pb::FindMatchRequest {
                     settings: Some(ludus_tests::caro_settings()),
+                    // Guests: their default is the casual twin of the queue (M12).
+                    ranking: pb::MatchRanking::Default as i32,
                 })
                 .await
                 .map_err(|s| anyhow::anyhow!("find match: {s}"))?

@@ -246,6 +246,8 @@ async fn set_table(
                     display_name,
                 })
                 .collect(),
+            // Rated, as the games measured before accounts existed (a report per game).
+            casual: false,
         })
         .await
         .map_err(|s| anyhow::anyhow!("create game: {s}"))?

@@ -74,6 +74,8 @@ async fn new_game(pool: &Pool, internal: &Pool, index: usize) -> anyhow::Result<
                     display_name: format!("o{index}"),
                 },
             ],
+            // Rated, as the games measured before accounts existed (a report per game).
+            casual: false,
         })
         .await?
         .into_inner()

@@ -195,6 +195,8 @@ pub struct System {
     /// Killed when the system is dropped.
     _children: Children,
     _redis: Option<Redis>,
+    /// The accounts database (a SQLite file in a temp directory), removed on drop.
+    _accounts_db: Option<ludus_accounts::testing::SqliteFile>,
     stop: CancellationToken,
     in_process: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     pub description: String,
@@ -210,6 +212,7 @@ impl System {
                 gateway_pid: None,
                 _children: Children::default(),
                 _redis: None,
+                _accounts_db: None,
                 stop: CancellationToken::new(),
                 in_process: None,
                 description: format!("running system at {gateway} (CPU and memory not measured)"),
@@ -237,6 +240,10 @@ impl System {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let stop = CancellationToken::new();
+        let accounts_db = ludus_accounts::testing::SqliteFile::new()?;
+        let accounts = ludus_accounts::Config::new(
+            ludus_accounts::AccountStore::connect(&accounts_db.url()).await?,
+        );
         let config = ludus::SystemConfig {
             backend,
             gateway: listener,
@@ -250,6 +257,8 @@ impl System {
             per_player: ludus_gateway::limits::PlayerLimit::default(),
             cors_origins: Vec::new(),
             clock: ludus_store::Clock::system(),
+            accounts,
+            finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
         };
         let system = ludus::System::start(config, stop.clone()).await?;
         let mut measured = vec![(
@@ -270,6 +279,7 @@ impl System {
                 if redis.is_some() { "redis" } else { "memory" }
             ),
             _redis: redis,
+            _accounts_db: Some(accounts_db),
             stop,
             in_process: Some(tokio::spawn(system.wait())),
         })
@@ -291,6 +301,34 @@ impl System {
         let (game_state, timers, ratings) = (free_port()?, free_port()?, free_port()?);
         let mut children = Children::default();
         let mut ports = Vec::new();
+        // Binaries older than the accounts service have no `ludus-accounts` (and their
+        // game-state and gateway no --accounts-url): start it only when it is there.
+        let accounts = bin_dir
+            .join("ludus-accounts")
+            .exists()
+            .then(free_port)
+            .transpose()?;
+        let accounts_db = match accounts {
+            Some(port) => {
+                let db = ludus_accounts::testing::SqliteFile::new()?;
+                children.spawn(
+                    bin_dir,
+                    "ludus-accounts",
+                    &[
+                        "--listen".into(),
+                        listen(port),
+                        "--database-url".into(),
+                        db.url(),
+                    ],
+                )?;
+                ports.push(port);
+                Some(db)
+            }
+            None => None,
+        };
+        let accounts_url: Vec<String> = accounts
+            .map(|port| vec!["--accounts-url".into(), url(port)])
+            .unwrap_or_default();
         children.spawn(
             bin_dir,
             "ludus-ratings",
@@ -327,7 +365,10 @@ impl System {
                 url(timers),
                 "--ratings-url".into(),
                 url(ratings),
-            ],
+            ]
+            .into_iter()
+            .chain(accounts_url.iter().cloned())
+            .collect::<Vec<_>>(),
         )?;
         ports.push(game_state);
         let mut matchmaking = Vec::new();
@@ -368,6 +409,7 @@ impl System {
                 "--token-secret".into(),
                 TOKEN_SECRET.into(),
             ];
+            args.extend(accounts_url.iter().cloned());
             if raise_sign_in_limit {
                 args.extend([
                     "--sign-ins-per-second".into(),
@@ -397,6 +439,7 @@ impl System {
             gateway_pid,
             _children: children,
             _redis: Some(redis),
+            _accounts_db: accounts_db,
             stop: CancellationToken::new(),
             in_process: None,
             description: format!(

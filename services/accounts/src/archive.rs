@@ -1,0 +1,154 @@
+//! The archive of finished games, as values: what each seat's result was, how a record is
+//! stored (the protobuf `ArchivedGame`, hex encoded), and the page token of
+//! `ListPlayerGames`. The SQL lives in [`crate::store`].
+
+use ludus_proto::pb;
+use prost::Message;
+
+use crate::error::AccountsError;
+
+/// Games per page when the caller does not say.
+pub const DEFAULT_PAGE: u32 = 20;
+/// Most games per page.
+pub const MAX_PAGE: u32 = 100;
+
+/// How a finished game went for one seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatResult {
+    Won,
+    Lost,
+    Drawn,
+    Cancelled,
+}
+
+impl SeatResult {
+    /// The seat's result in `outcome`: a win for the seats it names as winners.
+    pub fn of(outcome: Option<&pb::Outcome>, seat: u32) -> Self {
+        let Some(outcome) = outcome else {
+            return SeatResult::Cancelled;
+        };
+        match pb::ResultKind::try_from(outcome.kind) {
+            Ok(pb::ResultKind::Win) if outcome.winners.contains(&seat) => SeatResult::Won,
+            Ok(pb::ResultKind::Win) => SeatResult::Lost,
+            Ok(pb::ResultKind::Draw) => SeatResult::Drawn,
+            _ => SeatResult::Cancelled,
+        }
+    }
+
+    /// As stored in `archived_game_players.result`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SeatResult::Won => "won",
+            SeatResult::Lost => "lost",
+            SeatResult::Drawn => "drawn",
+            SeatResult::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The stored form of a game: its protobuf encoding, hex encoded (both databases store the
+/// same text; no BYTEA/BLOB difference to bridge).
+pub fn encode_record(game: &pb::ArchivedGame) -> String {
+    crate::model::hex(&game.encode_to_vec())
+}
+
+/// Reads a stored record back.
+pub fn decode_record(stored: &str) -> Result<pb::ArchivedGame, AccountsError> {
+    let bytes = (0..stored.len())
+        .step_by(2)
+        .map(|i| {
+            stored
+                .get(i..i + 2)
+                .and_then(|b| u8::from_str_radix(b, 16).ok())
+        })
+        .collect::<Option<Vec<u8>>>()
+        .ok_or(AccountsError::Internal)?;
+    pb::ArchivedGame::decode(bytes.as_slice()).map_err(|_| AccountsError::Internal)
+}
+
+/// Where a page of a player's games stops: the last game's end time and id (games are
+/// listed by end time, then id, both descending). Its text form is `<ended_ms>.<game_id>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageCursor {
+    pub ended_at_ms: i64,
+    pub game_id: String,
+}
+
+impl PageCursor {
+    pub fn to_token(&self) -> String {
+        format!("{}.{}", self.ended_at_ms, self.game_id)
+    }
+
+    /// Parses a token from a previous page; anything else is INVALID_ARGUMENT.
+    pub fn parse(token: &str) -> Result<Self, AccountsError> {
+        let bad = || AccountsError::BadPageToken;
+        let (ended, game_id) = token.split_once('.').ok_or_else(bad)?;
+        let ended_at_ms = ended.parse().map_err(|_| bad())?;
+        ludus_proto::ids::validate_id("page_token", game_id).map_err(|_| bad())?;
+        Ok(PageCursor {
+            ended_at_ms,
+            game_id: game_id.to_owned(),
+        })
+    }
+}
+
+/// What `ListPlayerGames` shows of a game: everything but the move list, the event log and
+/// the final snapshot, which `GetArchivedGame` returns.
+pub fn summary(mut game: pb::ArchivedGame) -> pb::ArchivedGame {
+    game.moves.clear();
+    game.events.clear();
+    game.final_snapshot = None;
+    game.export_text.clear();
+    game
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn win(winners: Vec<u32>) -> pb::Outcome {
+        pb::Outcome {
+            kind: pb::ResultKind::Win as i32,
+            winners,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn each_seat_gets_its_result() {
+        assert_eq!(SeatResult::of(Some(&win(vec![1])), 1), SeatResult::Won);
+        assert_eq!(SeatResult::of(Some(&win(vec![1])), 0), SeatResult::Lost);
+        let draw = pb::Outcome {
+            kind: pb::ResultKind::Draw as i32,
+            ..Default::default()
+        };
+        assert_eq!(SeatResult::of(Some(&draw), 0), SeatResult::Drawn);
+        let cancelled = pb::Outcome {
+            kind: pb::ResultKind::Cancelled as i32,
+            ..Default::default()
+        };
+        assert_eq!(SeatResult::of(Some(&cancelled), 0), SeatResult::Cancelled);
+    }
+
+    #[test]
+    fn records_and_page_tokens_round_trip() {
+        let game = pb::ArchivedGame {
+            game_id: "g1".into(),
+            moves: vec!["H8".into(), "H9".into()],
+            ..Default::default()
+        };
+        assert_eq!(decode_record(&encode_record(&game)).expect("decodes"), game);
+        assert!(decode_record("zz").is_err());
+        let cursor = PageCursor {
+            ended_at_ms: 17,
+            game_id: "01JABC".into(),
+        };
+        assert_eq!(
+            PageCursor::parse(&cursor.to_token()).expect("parses"),
+            cursor
+        );
+        for bad in ["", "17", "x.g", "17.a b"] {
+            assert!(PageCursor::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}

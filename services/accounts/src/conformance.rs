@@ -1,0 +1,423 @@
+//! The store conformance suite: every behaviour the service relies on, run against SQLite
+//! and PostgreSQL alike (`tests/conformance.rs`). Each check uses its own usernames and
+//! player ids, so one database serves the whole suite.
+
+use crate::model::{Account, RefreshToken, Username};
+use crate::store::{AccountStore, NewSession, Rotation, StoreError};
+
+const HOUR_MS: i64 = 3_600_000;
+
+fn account(player_id: &str, username: &str) -> Account {
+    Account {
+        player_id: player_id.into(),
+        username: Username::parse(username).expect("valid username"),
+        display_name: format!("{username} display"),
+        created_at_ms: 1_000,
+    }
+}
+
+fn session(now_ms: i64, ttl_ms: i64) -> (RefreshToken, NewSession) {
+    let token = RefreshToken::generate();
+    let session = NewSession {
+        family_id: ulid::Ulid::generate().to_string(),
+        token: token.digest(),
+        now_ms,
+        expires_at_ms: now_ms + ttl_ms,
+    };
+    (token, session)
+}
+
+/// Runs every check against `store` (a freshly migrated, empty database).
+pub async fn run_all(store: &AccountStore) {
+    store.ping().await.expect("ping");
+    accounts_are_found_by_username_and_player_id(store).await;
+    a_taken_username_is_refused_whatever_its_case(store).await;
+    a_player_id_gets_one_account(store).await;
+    a_refresh_token_rotates_once(store).await;
+    reuse_revokes_the_family_and_only_it(store).await;
+    unknown_and_expired_tokens_change_nothing(store).await;
+    sign_out_revokes_the_family(store).await;
+    display_names_change(store).await;
+    concurrent_presentations_rotate_exactly_once(store).await;
+    the_archive_stores_a_game_once_and_pages_newest_first(store).await;
+}
+
+fn archived(game_id: &str, ended_at_ms: i64) -> ludus_proto::pb::ArchivedGame {
+    ludus_proto::pb::ArchivedGame {
+        game_id: game_id.into(),
+        ruleset: "caro/15/blocked-ends".into(),
+        started_at_unix_ms: ended_at_ms - 10,
+        ended_at_unix_ms: ended_at_ms,
+        moves: vec!["H8".into()],
+        ..Default::default()
+    }
+}
+
+async fn the_archive_stores_a_game_once_and_pages_newest_first(store: &AccountStore) {
+    use crate::archive::{PageCursor, SeatResult, decode_record};
+    let seats = |result_0, result_1| {
+        vec![
+            (0, "p-conf-ann".to_owned(), result_0),
+            (1, "p-conf-bob".to_owned(), result_1),
+        ]
+    };
+    // Three games; the two with the same end time are ordered by id.
+    for (id, ended, results) in [
+        ("conf-g1", 1_000, seats(SeatResult::Won, SeatResult::Lost)),
+        (
+            "conf-g2",
+            2_000,
+            seats(SeatResult::Drawn, SeatResult::Drawn),
+        ),
+        ("conf-g3", 2_000, seats(SeatResult::Lost, SeatResult::Won)),
+    ] {
+        assert!(
+            store
+                .record_game(&archived(id, ended), &results)
+                .await
+                .expect("record")
+        );
+    }
+    // At least once, stored once: a repeat changes nothing.
+    let mut changed = archived("conf-g1", 1_000);
+    changed.moves.push("H9".into());
+    assert!(
+        !store
+            .record_game(&changed, &seats(SeatResult::Lost, SeatResult::Won))
+            .await
+            .expect("repeat")
+    );
+    let stored = store
+        .archived_game("conf-g1")
+        .await
+        .expect("read")
+        .expect("archived");
+    assert_eq!(
+        decode_record(&stored).expect("decodes"),
+        archived("conf-g1", 1_000)
+    );
+    assert_eq!(store.archived_game("conf-none").await.expect("read"), None);
+
+    let first = store
+        .player_games("p-conf-ann", None, 2)
+        .await
+        .expect("page 1");
+    let ids: Vec<&str> = first.iter().map(|(c, _)| c.game_id.as_str()).collect();
+    assert_eq!(ids, ["conf-g3", "conf-g2"], "newest first, then by id");
+    let after: &PageCursor = &first[1].0;
+    let second = store
+        .player_games("p-conf-ann", Some(after), 2)
+        .await
+        .expect("page 2");
+    let ids: Vec<&str> = second.iter().map(|(c, _)| c.game_id.as_str()).collect();
+    assert_eq!(ids, ["conf-g1"]);
+    assert_eq!(
+        store.game_counts("p-conf-ann").await.expect("counts"),
+        (3, 1, 1)
+    );
+    assert_eq!(
+        store.game_counts("p-conf-bob").await.expect("counts"),
+        (3, 1, 1)
+    );
+    assert_eq!(
+        store.game_counts("p-conf-nobody").await.expect("counts"),
+        (0, 0, 0)
+    );
+}
+
+async fn accounts_are_found_by_username_and_player_id(store: &AccountStore) {
+    let ann = account("a-conf-ann", "conf_ann");
+    let (_, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&ann, "$argon2id$hash-of-ann", &first)
+        .await
+        .expect("create");
+    let found = store
+        .credentials(&Username::parse("CONF_Ann").expect("valid"))
+        .await
+        .expect("read")
+        .expect("registered");
+    assert_eq!(found.account, ann);
+    assert_eq!(found.password_hash, "$argon2id$hash-of-ann");
+    assert_eq!(store.account("a-conf-ann").await.expect("read"), Some(ann));
+    assert_eq!(store.account("a-nobody").await.expect("read"), None);
+    assert!(
+        store
+            .credentials(&Username::parse("conf_nobody").expect("valid"))
+            .await
+            .expect("read")
+            .is_none()
+    );
+}
+
+async fn a_taken_username_is_refused_whatever_its_case(store: &AccountStore) {
+    let (_, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&account("a-conf-bob", "conf_bob"), "h", &first)
+        .await
+        .expect("create");
+    let (_, second) = session(1_000, HOUR_MS);
+    let clash = store
+        .create_account(&account("a-conf-bob2", "CONF_BOB"), "h2", &second)
+        .await;
+    assert!(matches!(clash, Err(StoreError::UsernameTaken)), "{clash:?}");
+    assert_eq!(
+        store.account("a-conf-bob2").await.expect("read"),
+        None,
+        "nothing stored"
+    );
+}
+
+async fn a_player_id_gets_one_account(store: &AccountStore) {
+    let (_, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&account("g-conf-guest", "conf_guest"), "h", &first)
+        .await
+        .expect("create");
+    let (_, second) = session(1_000, HOUR_MS);
+    let clash = store
+        .create_account(&account("g-conf-guest", "conf_guest_two"), "h", &second)
+        .await;
+    assert!(
+        matches!(clash, Err(StoreError::PlayerTaken(_))),
+        "{clash:?}"
+    );
+    assert!(
+        store
+            .credentials(&Username::parse("conf_guest_two").expect("valid"))
+            .await
+            .expect("read")
+            .is_none(),
+        "nothing stored"
+    );
+}
+
+async fn a_refresh_token_rotates_once(store: &AccountStore) {
+    let (first_token, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&account("a-conf-rot", "conf_rot"), "h", &first)
+        .await
+        .expect("create");
+    let second = RefreshToken::generate();
+    let rotation = store
+        .rotate(
+            &first_token.digest(),
+            &second.digest(),
+            2_000,
+            2_000 + HOUR_MS,
+        )
+        .await
+        .expect("rotate");
+    assert_eq!(
+        rotation,
+        Rotation::Rotated {
+            player_id: "a-conf-rot".into()
+        }
+    );
+    let third = RefreshToken::generate();
+    let rotation = store
+        .rotate(&second.digest(), &third.digest(), 3_000, 3_000 + HOUR_MS)
+        .await
+        .expect("rotate");
+    assert_eq!(
+        rotation,
+        Rotation::Rotated {
+            player_id: "a-conf-rot".into()
+        }
+    );
+}
+
+async fn reuse_revokes_the_family_and_only_it(store: &AccountStore) {
+    let (stolen, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&account("a-conf-reuse", "conf_reuse"), "h", &first)
+        .await
+        .expect("create");
+    let (other_device, other) = session(1_000, HOUR_MS);
+    store
+        .open_session("a-conf-reuse", &other)
+        .await
+        .expect("second sign-in");
+
+    let next = RefreshToken::generate();
+    store
+        .rotate(&stolen.digest(), &next.digest(), 2_000, 2_000 + HOUR_MS)
+        .await
+        .expect("rotate");
+    let replay = store
+        .rotate(
+            &stolen.digest(),
+            &RefreshToken::generate().digest(),
+            3_000,
+            3_000 + HOUR_MS,
+        )
+        .await
+        .expect("replay");
+    assert_eq!(replay, Rotation::Reused);
+    let after = store
+        .rotate(
+            &next.digest(),
+            &RefreshToken::generate().digest(),
+            4_000,
+            4_000 + HOUR_MS,
+        )
+        .await
+        .expect("rotate");
+    assert_eq!(
+        after,
+        Rotation::Revoked,
+        "the family's newest token died with it"
+    );
+    let elsewhere = store
+        .rotate(
+            &other_device.digest(),
+            &RefreshToken::generate().digest(),
+            4_000,
+            4_000 + HOUR_MS,
+        )
+        .await
+        .expect("rotate");
+    assert!(
+        matches!(elsewhere, Rotation::Rotated { .. }),
+        "another sign-in's family is untouched: {elsewhere:?}"
+    );
+}
+
+async fn unknown_and_expired_tokens_change_nothing(store: &AccountStore) {
+    let unknown = store
+        .rotate(
+            &RefreshToken::generate().digest(),
+            &RefreshToken::generate().digest(),
+            1_000,
+            HOUR_MS,
+        )
+        .await
+        .expect("rotate");
+    assert_eq!(unknown, Rotation::Unknown);
+
+    let (short, first) = session(1_000, 10);
+    store
+        .create_account(&account("a-conf-exp", "conf_exp"), "h", &first)
+        .await
+        .expect("create");
+    let next = RefreshToken::generate();
+    let expired = store
+        .rotate(&short.digest(), &next.digest(), 2_000, 2_000 + HOUR_MS)
+        .await
+        .expect("rotate");
+    assert_eq!(expired, Rotation::Expired);
+    let next_is_unknown = store
+        .rotate(
+            &next.digest(),
+            &RefreshToken::generate().digest(),
+            2_000,
+            2_000 + HOUR_MS,
+        )
+        .await
+        .expect("rotate");
+    assert_eq!(
+        next_is_unknown,
+        Rotation::Unknown,
+        "an expired token issued nothing"
+    );
+}
+
+async fn sign_out_revokes_the_family(store: &AccountStore) {
+    let (token, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&account("a-conf-out", "conf_out"), "h", &first)
+        .await
+        .expect("create");
+    assert_eq!(
+        store
+            .revoke_family_of(&token.digest(), 2_000)
+            .await
+            .expect("revoke"),
+        Some("a-conf-out".into())
+    );
+    assert_eq!(
+        store
+            .revoke_family_of(&token.digest(), 3_000)
+            .await
+            .expect("revoke again"),
+        Some("a-conf-out".into()),
+        "signing out twice is harmless"
+    );
+    let rotation = store
+        .rotate(
+            &token.digest(),
+            &RefreshToken::generate().digest(),
+            3_000,
+            3_000 + HOUR_MS,
+        )
+        .await
+        .expect("rotate");
+    assert_eq!(rotation, Rotation::Revoked);
+    assert_eq!(
+        store
+            .revoke_family_of(&RefreshToken::generate().digest(), 3_000)
+            .await
+            .expect("revoke"),
+        None
+    );
+}
+
+async fn display_names_change(store: &AccountStore) {
+    let (_, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&account("a-conf-name", "conf_name"), "h", &first)
+        .await
+        .expect("create");
+    let updated = store
+        .set_display_name("a-conf-name", "Renamed ✓")
+        .await
+        .expect("update")
+        .expect("exists");
+    assert_eq!(updated.display_name, "Renamed ✓");
+    assert_eq!(
+        store
+            .account("a-conf-name")
+            .await
+            .expect("read")
+            .map(|a| a.display_name),
+        Some("Renamed ✓".into())
+    );
+    assert_eq!(
+        store
+            .set_display_name("a-nobody", "x")
+            .await
+            .expect("update"),
+        None
+    );
+}
+
+async fn concurrent_presentations_rotate_exactly_once(store: &AccountStore) {
+    let (token, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&account("a-conf-race", "conf_race"), "h", &first)
+        .await
+        .expect("create");
+    let presentations = (0..4).map(|i| {
+        let store = store.clone();
+        let digest = token.digest();
+        tokio::spawn(async move {
+            store
+                .rotate(
+                    &digest,
+                    &RefreshToken::generate().digest(),
+                    2_000 + i,
+                    2_000 + HOUR_MS,
+                )
+                .await
+        })
+    });
+    let mut rotated = 0;
+    for presentation in presentations.collect::<Vec<_>>() {
+        match presentation.await.expect("task").expect("rotate") {
+            Rotation::Rotated { .. } => rotated += 1,
+            Rotation::Reused | Rotation::Revoked => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(rotated, 1, "exactly one presentation spends the token");
+}

@@ -1,0 +1,170 @@
+//! Every refusal of the accounts service and its gRPC status.
+
+use std::time::Duration;
+
+use ludus_proto::error_details::{self, DOMAIN_ACCOUNTS, reason};
+use tonic::{Code, Status};
+
+use crate::model::{
+    MAX_PASSWORD_CHARS, MAX_USERNAME_CHARS, MIN_PASSWORD_CHARS, MIN_USERNAME_CHARS,
+};
+use crate::store::StoreError;
+
+/// Which failed-sign-in limit refused a sign-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignInLimit {
+    /// Too many failures for one username, from anywhere.
+    Username,
+    /// Too many failures from one client address, for any usernames.
+    Address,
+}
+
+/// Why a refresh token is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefreshRefusal {
+    /// Not a token this service issued (or malformed).
+    Unknown,
+    /// Past its expiry.
+    Expired,
+    /// Its session was signed out or revoked.
+    Revoked,
+    /// Already traded in: the whole session has just been revoked.
+    Reused,
+}
+
+/// A refusal or failure of the accounts service.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountsError {
+    #[error(
+        "username: must be {MIN_USERNAME_CHARS} to {MAX_USERNAME_CHARS} characters of a-z, 0-9 and _"
+    )]
+    BadUsername,
+    #[error("password: must be at least {MIN_PASSWORD_CHARS} characters")]
+    PasswordTooShort,
+    #[error("password: must be at most {MAX_PASSWORD_CHARS} characters")]
+    PasswordTooLong,
+    /// A player id or display name outside the shared policy (`ludus_proto::ids`); the
+    /// message names the field.
+    #[error(transparent)]
+    BadId(#[from] ludus_proto::ids::IdError),
+    #[error("page_token: not a token from a previous page")]
+    BadPageToken,
+    #[error("game: {0}")]
+    BadGame(&'static str),
+    #[error("no archived game {0}")]
+    NoArchivedGame(String),
+    #[error("client_address: at most 64 characters")]
+    BadClientAddress,
+    #[error("username: already taken")]
+    UsernameTaken,
+    #[error("player {0} already has an account")]
+    AlreadyRegistered(String),
+    /// The same answer for an unknown username and a wrong password.
+    #[error("wrong username or password")]
+    WrongCredentials,
+    #[error("{}", locked_message(*.limit, *.retry_after))]
+    Locked {
+        limit: SignInLimit,
+        retry_after: Duration,
+    },
+    #[error("{}", refresh_message(*.0))]
+    Refresh(RefreshRefusal),
+    #[error("no account for player {0}")]
+    NoAccount(String),
+    #[error("the account database is unavailable: retry later")]
+    Unavailable,
+    #[error("internal error")]
+    Internal,
+}
+
+fn locked_message(limit: SignInLimit, retry_after: Duration) -> String {
+    let seconds = retry_after.as_secs().max(1);
+    match limit {
+        SignInLimit::Username => format!(
+            "too many failed sign-ins for this username (per-username limit): try again in {seconds} s"
+        ),
+        SignInLimit::Address => format!(
+            "too many failed sign-ins from this address (per-address limit): try again in {seconds} s"
+        ),
+    }
+}
+
+fn refresh_message(refusal: RefreshRefusal) -> &'static str {
+    match refusal {
+        RefreshRefusal::Unknown => "refresh_token: not a valid refresh token",
+        RefreshRefusal::Expired => "refresh_token: expired, sign in again",
+        RefreshRefusal::Revoked => "refresh_token: the session was signed out, sign in again",
+        RefreshRefusal::Reused => {
+            "refresh_token: already used; every token of this session is revoked, sign in again"
+        }
+    }
+}
+
+impl From<StoreError> for AccountsError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::UsernameTaken => AccountsError::UsernameTaken,
+            StoreError::PlayerTaken(player) => AccountsError::AlreadyRegistered(player),
+            StoreError::Unavailable(error) => {
+                tracing::warn!(error = %error, "account database unavailable");
+                AccountsError::Unavailable
+            }
+        }
+    }
+}
+
+impl From<AccountsError> for Status {
+    fn from(error: AccountsError) -> Self {
+        let message = error.to_string();
+        let refuse =
+            |code, why| error_details::refusal(code, message.clone(), DOMAIN_ACCOUNTS, why, &[]);
+        let invalid = |why| error_details::invalid_argument(message.clone(), DOMAIN_ACCOUNTS, why);
+        match error {
+            AccountsError::BadUsername => invalid(reason::INVALID_USERNAME),
+            AccountsError::PasswordTooShort | AccountsError::PasswordTooLong => {
+                invalid(reason::INVALID_PASSWORD)
+            }
+            AccountsError::BadId(id) => Status::from(id),
+            AccountsError::BadPageToken
+            | AccountsError::BadGame(_)
+            | AccountsError::BadClientAddress => invalid(reason::INVALID_FIELD),
+            AccountsError::UsernameTaken => refuse(Code::AlreadyExists, reason::USERNAME_TAKEN),
+            AccountsError::AlreadyRegistered(_) => {
+                refuse(Code::AlreadyExists, reason::ALREADY_REGISTERED)
+            }
+            AccountsError::WrongCredentials => {
+                refuse(Code::Unauthenticated, reason::WRONG_CREDENTIALS)
+            }
+            AccountsError::Refresh(RefreshRefusal::Reused) => {
+                refuse(Code::Unauthenticated, reason::REFRESH_REUSED)
+            }
+            AccountsError::Refresh(_) => refuse(Code::Unauthenticated, reason::REFRESH_INVALID),
+            AccountsError::Locked { limit, retry_after } => error_details::refusal(
+                Code::ResourceExhausted,
+                message,
+                DOMAIN_ACCOUNTS,
+                reason::SIGN_IN_LOCKED,
+                &[
+                    (
+                        "limit",
+                        match limit {
+                            SignInLimit::Username => "username",
+                            SignInLimit::Address => "address",
+                        }
+                        .to_owned(),
+                    ),
+                    (
+                        "retry_after_seconds",
+                        retry_after.as_secs().max(1).to_string(),
+                    ),
+                ],
+            ),
+            AccountsError::NoAccount(_) => refuse(Code::NotFound, reason::ACCOUNT_NOT_FOUND),
+            AccountsError::NoArchivedGame(_) => {
+                refuse(Code::NotFound, reason::ARCHIVED_GAME_NOT_FOUND)
+            }
+            AccountsError::Unavailable => refuse(Code::Unavailable, reason::UNAVAILABLE),
+            AccountsError::Internal => error_details::internal_error(DOMAIN_ACCOUNTS),
+        }
+    }
+}

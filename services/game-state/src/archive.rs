@@ -1,0 +1,192 @@
+//! Archiving finished games: what the archive keeps of a game (settings, players, outcome,
+//! start and end, the moves in the game's notation, the event log, the final position and a
+//! text export), and sending it to the accounts service's `RecordGame`.
+//!
+//! The outcome timer drives it (see `report_outcome`): a finished game's Redis keys are kept
+//! for [`UNARCHIVED_RETENTION`] at commit time and shortened to the normal retention only
+//! once the archive acknowledged the game, so a database outage never loses a game.
+
+use std::time::Duration;
+
+use ludus_proto::pb::{self, accounts_client::AccountsClient};
+use ludus_telemetry::Traced;
+
+use crate::error::ServiceError;
+
+/// How long a finished game that the archive has not acknowledged yet stays in Redis: the
+/// outcome timer keeps trying for that long (a database outage of up to 30 days loses
+/// nothing).
+pub const UNARCHIVED_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Sends finished games to the archive; `RecordGame` is idempotent per game id.
+#[derive(Clone, Debug)]
+pub struct Archiver {
+    accounts: AccountsClient<Traced>,
+}
+
+impl Archiver {
+    pub fn new(accounts: AccountsClient<Traced>) -> Self {
+        Archiver { accounts }
+    }
+
+    /// Archives one game; returns whether the archive stored it just now.
+    pub async fn record(&self, game: pb::ArchivedGame) -> Result<bool, ServiceError> {
+        let game_id = game.game_id.clone();
+        let response = self
+            .accounts
+            .clone()
+            .record_game(pb::RecordGameRequest { game: Some(game) })
+            .await?
+            .into_inner();
+        tracing::info!(game_id, newly = response.newly_recorded, "game archived");
+        Ok(response.newly_recorded)
+    }
+}
+
+/// The archive's record of a finished game, from its first event (`GameStarted`), its whole
+/// event log and its final snapshot.
+pub fn archived_game(
+    started: &pb::GameStarted,
+    events: Vec<pb::GameEvent>,
+    final_snapshot: pb::GameSnapshot,
+) -> pb::ArchivedGame {
+    let moves: Vec<String> = events
+        .iter()
+        .filter_map(|event| match &event.kind {
+            Some(pb::game_event::Kind::ActionApplied(applied)) => Some(applied.notation.clone()),
+            _ => None,
+        })
+        .collect();
+    let started_at_unix_ms = events.first().map_or(0, |e| e.at_unix_ms);
+    let ended_at_unix_ms = events.last().map_or(0, |e| e.at_unix_ms);
+    let export_text = export_text(&final_snapshot, &moves);
+    pb::ArchivedGame {
+        game_id: final_snapshot.game_id.clone(),
+        ruleset: final_snapshot.ruleset.clone(),
+        settings: started.settings.clone(),
+        casual: started.casual,
+        seats: started.seats.clone(),
+        outcome: final_snapshot.outcome.clone(),
+        started_at_unix_ms,
+        ended_at_unix_ms,
+        moves,
+        events,
+        final_snapshot: Some(final_snapshot),
+        export_text,
+    }
+}
+
+/// The game as text: a tag header (game, rule set, players, result) and the moves in the
+/// game's notation, one numbered ply per line. Backgammon gets the same form (a
+/// gnubg-importable match file is not written).
+pub fn export_text(snapshot: &pb::GameSnapshot, moves: &[String]) -> String {
+    let mut text = format!(
+        "[Game \"{}\"]\n[Ruleset \"{}\"]\n",
+        snapshot.game_id, snapshot.ruleset
+    );
+    for seat in &snapshot.seats {
+        text.push_str(&format!(
+            "[Seat{} \"{}\"]\n",
+            seat.seat,
+            seat.display_name.replace('"', "'")
+        ));
+    }
+    if let Some(outcome) = &snapshot.outcome {
+        let result = match pb::ResultKind::try_from(outcome.kind) {
+            Ok(pb::ResultKind::Win) => {
+                let winners: Vec<String> = outcome
+                    .winners
+                    .iter()
+                    .map(|s| format!("seat {s}"))
+                    .collect();
+                format!("{} won", winners.join(", "))
+            }
+            Ok(pb::ResultKind::Draw) => "draw".to_owned(),
+            _ => "cancelled".to_owned(),
+        };
+        text.push_str(&format!(
+            "[Result \"{result}\"]\n[Reason \"{}\"]\n",
+            outcome.reason.replace('"', "'")
+        ));
+    }
+    text.push('\n');
+    for (ply, notation) in moves.iter().enumerate() {
+        text.push_str(&format!("{}. {notation}\n", ply + 1));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn applied(seq: u64, at: i64, notation: &str) -> pb::GameEvent {
+        pb::GameEvent {
+            game_id: "g".into(),
+            seq,
+            at_unix_ms: at,
+            kind: Some(pb::game_event::Kind::ActionApplied(pb::ActionApplied {
+                notation: notation.into(),
+                ..Default::default()
+            })),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_record_holds_the_moves_in_notation_the_times_and_the_export() {
+        let started = pb::GameStarted {
+            seats: vec![
+                pb::SeatInfo {
+                    seat: 0,
+                    player_id: "a".into(),
+                    display_name: "Ann".into(),
+                },
+                pb::SeatInfo {
+                    seat: 1,
+                    player_id: "b".into(),
+                    display_name: "Bob".into(),
+                },
+            ],
+            ..Default::default()
+        };
+        let events = vec![
+            pb::GameEvent {
+                game_id: "g".into(),
+                seq: 1,
+                at_unix_ms: 100,
+                kind: Some(pb::game_event::Kind::Started(started.clone())),
+                ..Default::default()
+            },
+            applied(2, 150, "H8"),
+            applied(3, 190, "H9"),
+        ];
+        let snapshot = pb::GameSnapshot {
+            game_id: "g".into(),
+            ruleset: "caro/15/blocked-ends".into(),
+            seats: started.seats.clone(),
+            outcome: Some(pb::Outcome {
+                kind: pb::ResultKind::Win as i32,
+                winners: vec![0],
+                reason: "C1: five in a row".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let game = archived_game(&started, events, snapshot);
+        assert_eq!(game.moves, ["H8", "H9"]);
+        assert_eq!((game.started_at_unix_ms, game.ended_at_unix_ms), (100, 190));
+        assert_eq!(game.events.len(), 3);
+        assert!(
+            game.export_text.contains("[Seat1 \"Bob\"]"),
+            "{}",
+            game.export_text
+        );
+        assert!(game.export_text.contains("[Result \"seat 0 won\"]"));
+        assert!(
+            game.export_text.ends_with("1. H8\n2. H9\n"),
+            "{}",
+            game.export_text
+        );
+    }
+}
