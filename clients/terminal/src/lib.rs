@@ -8,7 +8,7 @@
 //!
 //! # Layout
 //! - [`PlayArgs`], [`WatchArgs`], [`play`], [`watch`]: what the `ludus` binary's `main.rs`
-//!   calls.
+//!   calls; [`account`] the account commands' arguments and entry points.
 //! - [`saved_session`]: the signed-in account kept in a 0600 file between runs, and the only
 //!   code that handles its tokens (refresh and rotation, sign-out).
 //! - `session`: connect, guest sign-in, the bearer token on every call, the resumable event
@@ -24,6 +24,7 @@
 //! note, never a panic.
 #![forbid(unsafe_code)]
 
+pub mod account;
 mod input;
 mod play;
 mod render;
