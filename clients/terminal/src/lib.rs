@@ -271,6 +271,10 @@ mod tests {
     enum Cli {
         Play(PlayArgs),
         Watch(WatchArgs),
+        Register(account::RegisterArgs),
+        Login(account::LoginArgs),
+        History(account::HistoryArgs),
+        Profile(account::ProfileArgs),
     }
 
     #[test]
@@ -310,7 +314,7 @@ mod tests {
         argv.extend_from_slice(args);
         match Cli::try_parse_from(argv)? {
             Cli::Play(play) => play.settings(),
-            Cli::Watch(_) => anyhow::bail!("not play"),
+            _ => anyhow::bail!("not play"),
         }
     }
 
@@ -365,5 +369,41 @@ mod tests {
         assert_eq!(args.game_id.as_deref(), Some("g1"));
         assert_eq!(args.from, 3);
         assert_eq!(args.name, "spectator");
+    }
+
+    #[test]
+    fn the_account_commands_parse() {
+        let Ok(Cli::Register(register)) =
+            Cli::try_parse_from(["ludus", "register", "ann", "--display-name", "Ann"])
+        else {
+            panic!("register did not parse");
+        };
+        assert_eq!(
+            (register.username.as_str(), register.display_name.as_deref()),
+            ("ann", Some("Ann"))
+        );
+        assert!(
+            Cli::try_parse_from(["ludus", "login"]).is_err(),
+            "login needs a username"
+        );
+        let Ok(Cli::History(history)) =
+            Cli::try_parse_from(["ludus", "history", "--game", "g1", "--limit", "5"])
+        else {
+            panic!("history did not parse");
+        };
+        assert_eq!((history.game.as_deref(), history.limit), (Some("g1"), 5));
+        let Ok(Cli::Profile(profile)) = Cli::try_parse_from([
+            "ludus",
+            "profile",
+            "a-01X",
+            "--ruleset",
+            "caro/15/blocked-ends",
+            "--ruleset",
+            "quoridor/9",
+        ]) else {
+            panic!("profile did not parse");
+        };
+        assert_eq!(profile.player.as_deref(), Some("a-01X"));
+        assert_eq!(profile.ruleset.len(), 2);
     }
 }
