@@ -388,8 +388,17 @@ pub async fn sign_in(
 /// expects no token left on disk. Returns the username signed out, `None` when nobody was
 /// signed in.
 pub async fn sign_out(file: &SessionFile) -> anyhow::Result<Option<String>> {
-    let Some(saved) = file.load()? else {
-        return Ok(None);
+    let saved = match file.load() {
+        Ok(Some(saved)) => saved,
+        Ok(None) => return Ok(None),
+        // The damaged-file message says to log out: that must work without a readable token.
+        Err(error) => {
+            file.remove()?;
+            anyhow::bail!(
+                "removed the damaged session file; the server was not told ({error:#}), so a \
+                 session it held expires on its own"
+            );
+        }
     };
     let told = async {
         GatewayClient::new(session::connect(&saved.server).await?)
@@ -508,6 +517,27 @@ mod tests {
             );
             assert!(!error.contains("secret"), "{error}");
         }
+    }
+
+    #[tokio::test]
+    async fn logout_removes_a_damaged_file() {
+        let dir = temp_dir();
+        let file = SessionFile::in_dir(dir.path());
+        fs::write(file.path(), "garbage\n").expect("write");
+        let error = format!(
+            "{:#}",
+            sign_out(&file).await.expect_err("not a clean sign-out")
+        );
+        assert!(
+            error.contains("removed the damaged session file"),
+            "{error}"
+        );
+        assert!(!file.path().exists());
+        assert_eq!(
+            sign_out(&file).await.ok(),
+            Some(None),
+            "then nobody is signed in"
+        );
     }
 
     #[test]
