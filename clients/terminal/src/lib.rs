@@ -1,13 +1,16 @@
 //! The terminal client: `ludus play` finds a quick match (Caro by default; Mancala, Quoridor,
 //! Backgammon or Flip Junqi with `--game`) and plays it from the keyboard; `ludus watch`
-//! follows a live game of any of them as a spectator. Both talk only to the public `Gateway`.
+//! follows a live game of any of them as a spectator; `ludus register`, `login`, `logout`,
+//! `history` and `profile` are the account commands. All talk only to the public `Gateway`.
 //!
 //! A library so the all-in-one `ludus` binary (which depends on it) offers it as
-//! `ludus play` / `ludus watch`; it needs nothing of the server but the gRPC contract.
+//! `ludus play` / `ludus watch` / ...; it needs nothing of the server but the gRPC contract.
 //!
 //! # Layout
 //! - [`PlayArgs`], [`WatchArgs`], [`play`], [`watch`]: what the `ludus` binary's `main.rs`
-//!   calls.
+//!   calls; [`account`] the account commands' arguments and entry points.
+//! - [`saved_session`]: the signed-in account kept in a 0600 file between runs, and the only
+//!   code that handles its tokens (refresh and rotation, sign-out).
 //! - `session`: connect, guest sign-in, the bearer token on every call, the resumable event
 //!   stream.
 //! - `table`: the game as last seen, updated from the snapshot and each event.
@@ -21,12 +24,16 @@
 //! note, never a panic.
 #![forbid(unsafe_code)]
 
+pub mod account;
 mod input;
 mod play;
 mod render;
+pub mod saved_session;
 mod session;
 mod table;
 mod watch;
+
+pub use session::{Client, Session};
 
 use std::io::{IsTerminal as _, Write as _};
 
@@ -64,12 +71,16 @@ pub enum RuleSetChoice {
 /// `ludus play`: quick-match a game and play it in the terminal.
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
-    /// The Gateway address.
-    #[arg(long, env = "LUDUS_SERVER", default_value = DEFAULT_SERVER)]
-    pub server: String,
-    /// Your display name (1 to 32 characters).
+    /// The Gateway address (default: the saved session's, else the local server).
+    #[arg(long, env = "LUDUS_SERVER")]
+    pub server: Option<String>,
+    /// Your display name as a guest (1 to 32 characters); not needed once signed in with
+    /// `ludus login`, whose account plays (rated).
     #[arg(long)]
-    pub name: String,
+    pub name: Option<String>,
+    /// Play as a guest (casual) even when signed in.
+    #[arg(long, requires = "name")]
+    pub guest: bool,
     /// The game to play.
     #[arg(long, value_enum, default_value_t = GameChoice::Caro)]
     pub game: GameChoice,
@@ -196,12 +207,15 @@ impl PlayArgs {
 /// `ludus watch`: follow a live game as a spectator.
 #[derive(clap::Args, Debug)]
 pub struct WatchArgs {
-    /// The Gateway address.
-    #[arg(long, env = "LUDUS_SERVER", default_value = DEFAULT_SERVER)]
-    pub server: String,
-    /// The display name to sign in with.
+    /// The Gateway address (default: the saved session's, else the local server).
+    #[arg(long, env = "LUDUS_SERVER")]
+    pub server: Option<String>,
+    /// The guest name to watch under when not signed in (or with `--guest`).
     #[arg(long, default_value = "spectator")]
     pub name: String,
+    /// Watch as a guest even when signed in.
+    #[arg(long)]
+    pub guest: bool,
     /// The game to watch; without it, the live games are listed and the newest is watched.
     pub game_id: Option<String>,
     /// Start from the events after this seq (0 replays the whole game).
@@ -209,13 +223,13 @@ pub struct WatchArgs {
     pub from: u64,
 }
 
-/// Signs in as a guest, waits for a quick match, and plays it; returns when the game is over
-/// or the player quits.
+/// Signs in (the saved account, else a guest), waits for a quick match, and plays it; returns
+/// when the game is over or the player quits.
 pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
     play::run(args).await
 }
 
-/// Signs in as a guest and follows one live game to its end.
+/// Signs in (the saved account, else a guest) and follows one live game to its end.
 pub async fn watch(args: WatchArgs) -> anyhow::Result<()> {
     watch::run(args).await
 }
@@ -257,6 +271,10 @@ mod tests {
     enum Cli {
         Play(PlayArgs),
         Watch(WatchArgs),
+        Register(account::RegisterArgs),
+        Login(account::LoginArgs),
+        History(account::HistoryArgs),
+        Profile(account::ProfileArgs),
     }
 
     #[test]
@@ -281,9 +299,13 @@ mod tests {
             panic!("--size 9 did not parse");
         };
         assert!(nine.settings().is_err(), "caro is not played on 9x9");
+        let Ok(Cli::Play(signed_in)) = Cli::try_parse_from(["ludus", "play"]) else {
+            panic!("a signed-in player needs no name");
+        };
+        assert_eq!((signed_in.name, signed_in.guest), (None, false));
         assert!(
-            Cli::try_parse_from(["ludus", "play"]).is_err(),
-            "name is required"
+            Cli::try_parse_from(["ludus", "play", "--guest"]).is_err(),
+            "a guest needs a name"
         );
     }
 
@@ -292,7 +314,7 @@ mod tests {
         argv.extend_from_slice(args);
         match Cli::try_parse_from(argv)? {
             Cli::Play(play) => play.settings(),
-            Cli::Watch(_) => anyhow::bail!("not play"),
+            _ => anyhow::bail!("not play"),
         }
     }
 
@@ -347,5 +369,41 @@ mod tests {
         assert_eq!(args.game_id.as_deref(), Some("g1"));
         assert_eq!(args.from, 3);
         assert_eq!(args.name, "spectator");
+    }
+
+    #[test]
+    fn the_account_commands_parse() {
+        let Ok(Cli::Register(register)) =
+            Cli::try_parse_from(["ludus", "register", "ann", "--display-name", "Ann"])
+        else {
+            panic!("register did not parse");
+        };
+        assert_eq!(
+            (register.username.as_str(), register.display_name.as_deref()),
+            ("ann", Some("Ann"))
+        );
+        assert!(
+            Cli::try_parse_from(["ludus", "login"]).is_err(),
+            "login needs a username"
+        );
+        let Ok(Cli::History(history)) =
+            Cli::try_parse_from(["ludus", "history", "--game", "g1", "--limit", "5"])
+        else {
+            panic!("history did not parse");
+        };
+        assert_eq!((history.game.as_deref(), history.limit), (Some("g1"), 5));
+        let Ok(Cli::Profile(profile)) = Cli::try_parse_from([
+            "ludus",
+            "profile",
+            "a-01X",
+            "--ruleset",
+            "caro/15/blocked-ends",
+            "--ruleset",
+            "quoridor/9",
+        ]) else {
+            panic!("profile did not parse");
+        };
+        assert_eq!(profile.player.as_deref(), Some("a-01X"));
+        assert_eq!(profile.ruleset.len(), 2);
     }
 }

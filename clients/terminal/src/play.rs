@@ -10,6 +10,7 @@ use tonic::{Code, Status};
 
 use super::input::{self, Command};
 use super::render;
+use super::saved_session::{self, SessionFile};
 use super::session::{self, Client, Events, Next, Session};
 use super::table::Table;
 use super::{GameChoice, PlayArgs};
@@ -24,11 +25,22 @@ const QUEUE_TICK: Duration = Duration::from_secs(1);
 pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
     // Checked before signing in: a wrong flag should not cost a round trip.
     let settings = args.settings()?;
+    let file = SessionFile::default_location()?;
     let Session {
         mut client,
         player_id,
-    } = session::sign_in(&args.server, &args.name).await?;
-    println!("signed in as {} ({player_id})", args.name.trim());
+        name,
+        account,
+    } = saved_session::sign_in(
+        &file,
+        args.server.as_deref(),
+        args.name.as_deref(),
+        args.guest,
+    )
+    .await?;
+    // Guests play casual queues, accounts rated ones (M12): say which this will be.
+    let kind = if account { "account" } else { "guest" };
+    println!("signed in as {name} ({kind}, {player_id})");
     let mut lines = input::stdin_lines();
     let Some((game_id, seat)) = find_match(&mut client, settings, &mut lines).await? else {
         return Ok(());

@@ -1,7 +1,11 @@
-//! The connection to the Gateway: guest sign-in, the bearer token on every later call, and a
-//! game's event stream that resumes after a dropped connection.
+//! The connection to the Gateway: guest sign-in, the bearer token on every later call (an
+//! account's comes from `saved_session`), and a game's event stream that resumes after a
+//! dropped connection.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::{
+    sync::{Arc, RwLock},
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
 
 use anyhow::Context as _;
 use ludus_proto::pb::{self, gateway_client::GatewayClient};
@@ -19,15 +23,22 @@ const RESUME_ATTEMPTS: u32 = 5;
 /// The first pause before reopening; it doubles on every attempt.
 const RESUME_BACKOFF: Duration = Duration::from_millis(500);
 
-/// Adds `authorization: Bearer <token>` to every call.
+/// The access token's header value, shared with whatever renews it (an account's access
+/// token lives 15 minutes; a guest's token does not change).
+pub type TokenCell = RwLock<AsciiMetadataValue>;
+
+/// Adds `authorization: Bearer <token>` to every call, with the token as it is now.
 #[derive(Clone, Debug)]
-pub struct Bearer(AsciiMetadataValue);
+pub struct Bearer(Arc<TokenCell>);
 
 impl Interceptor for Bearer {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
-        request
-            .metadata_mut()
-            .insert("authorization", self.0.clone());
+        // A writer that panicked left a whole header value behind: still usable.
+        let header = self.0.read().map_or_else(
+            |poisoned| poisoned.into_inner().clone(),
+            |header| header.clone(),
+        );
+        request.metadata_mut().insert("authorization", header);
         Ok(request)
     }
 }
@@ -35,24 +46,59 @@ impl Interceptor for Bearer {
 /// A Gateway client whose calls carry the session token.
 pub type Client = GatewayClient<InterceptedService<Channel, Bearer>>;
 
-/// A signed-in guest.
+/// A signed-in player: a guest, or an account resumed from the saved session.
 #[derive(Debug, Clone)]
 pub struct Session {
     /// The authenticated client.
     pub client: Client,
     /// The player id the token stands for.
     pub player_id: String,
+    /// The display name the token carries.
+    pub name: String,
+    /// A registered account (rated quick matches) rather than a guest.
+    pub account: bool,
 }
 
-/// Connects to `server` and signs in as a guest called `name`.
-pub async fn sign_in(server: &str, name: &str) -> anyhow::Result<Session> {
-    let channel = Endpoint::from_shared(server.to_owned())
+/// Connects to the Gateway at `server`.
+pub async fn connect(server: &str) -> anyhow::Result<Channel> {
+    Endpoint::from_shared(server.to_owned())
         .with_context(|| format!("bad server address {server:?}"))?
         .connect_timeout(CONNECT_TIMEOUT)
         .tcp_nodelay(true)
         .connect()
         .await
-        .with_context(|| format!("cannot reach the server at {server}"))?;
+        .with_context(|| format!("cannot reach the server at {server}"))
+}
+
+/// The header value for a bearer `token`.
+fn bearer_header(token: &str) -> anyhow::Result<AsciiMetadataValue> {
+    MetadataValue::try_from(format!("Bearer {token}"))
+        .context("the server sent a token that cannot go in a header")
+}
+
+/// A shareable cell holding the header for `token`.
+pub fn token_cell(token: &str) -> anyhow::Result<Arc<TokenCell>> {
+    Ok(Arc::new(RwLock::new(bearer_header(token)?)))
+}
+
+/// Replaces the token every client built on `cell` sends from now on.
+pub fn set_token(cell: &TokenCell, token: &str) -> anyhow::Result<()> {
+    let header = bearer_header(token)?;
+    match cell.write() {
+        Ok(mut current) => *current = header,
+        Err(poisoned) => *poisoned.into_inner() = header,
+    }
+    Ok(())
+}
+
+/// A client on `channel` whose calls send the token in `cell`.
+pub fn client(channel: Channel, cell: Arc<TokenCell>) -> Client {
+    GatewayClient::with_interceptor(channel, Bearer(cell))
+}
+
+/// Connects to `server` and signs in as a guest called `name`.
+pub async fn sign_in(server: &str, name: &str) -> anyhow::Result<Session> {
+    let channel = connect(server).await?;
     let signed_in = GatewayClient::new(channel.clone())
         .sign_in_guest(pb::SignInGuestRequest {
             display_name: name.to_owned(),
@@ -60,11 +106,11 @@ pub async fn sign_in(server: &str, name: &str) -> anyhow::Result<Session> {
         .await
         .map_err(|status| anyhow::anyhow!("sign-in failed: {}", describe(&status)))?
         .into_inner();
-    let header: AsciiMetadataValue = MetadataValue::try_from(format!("Bearer {}", signed_in.token))
-        .context("the server sent a token that cannot go in a header")?;
     Ok(Session {
-        client: GatewayClient::with_interceptor(channel, Bearer(header)),
+        client: client(channel, token_cell(&signed_in.token)?),
         player_id: signed_in.player_id,
+        name: name.trim().to_owned(),
+        account: false,
     })
 }
 

@@ -4,6 +4,7 @@ use anyhow::Context as _;
 use ludus_proto::pb;
 
 use super::WatchArgs;
+use super::saved_session::{self, SessionFile};
 use super::session::{self, Events, Next, Session};
 use super::table::Table;
 use super::{clear_screen, flush};
@@ -13,7 +14,9 @@ const LIST_LIMIT: u32 = 20;
 
 /// Signs in, picks the game (the newest live one unless named), and follows it to the end.
 pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
-    let Session { mut client, .. } = session::sign_in(&args.server, &args.name).await?;
+    let file = SessionFile::default_location()?;
+    let Session { mut client, .. } =
+        saved_session::sign_in(&file, args.server.as_deref(), Some(&args.name), args.guest).await?;
     let game_id = match args.game_id {
         Some(game_id) => game_id,
         None => {

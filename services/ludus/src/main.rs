@@ -3,7 +3,8 @@
 //! `ludus` (or `ludus serve`) starts every Ludus service in one process, each on its own
 //! loopback port talking gRPC to the others exactly as in a cluster, with the in-memory
 //! store unless `--redis-url` is given. The gateway listens on `--listen`.
-//! `ludus play` and `ludus watch` are the terminal client (the `ludus-terminal` crate, in
+//! `ludus play`, `ludus watch` and the account commands (`register`, `login`, `logout`,
+//! `history`, `profile`) are the terminal client (the `ludus-terminal` crate, in
 //! `clients/terminal`).
 #![forbid(unsafe_code)]
 
@@ -31,6 +32,17 @@ enum Command {
     Play(ludus_terminal::PlayArgs),
     /// Watch a live game as a spectator.
     Watch(ludus_terminal::WatchArgs),
+    /// Create an account (the password is read without echo, or from standard input) and
+    /// stay signed in.
+    Register(ludus_terminal::account::RegisterArgs),
+    /// Sign in; `play`, `watch`, `history` and `profile` then use the account.
+    Login(ludus_terminal::account::LoginArgs),
+    /// Sign out and forget the saved session.
+    Logout,
+    /// Your finished games, newest first (`--game ID` prints one game's moves).
+    History(ludus_terminal::account::HistoryArgs),
+    /// A player's profile: name, results, ratings.
+    Profile(ludus_terminal::account::ProfileArgs),
 }
 
 #[tokio::main]
@@ -41,5 +53,10 @@ async fn main() -> anyhow::Result<()> {
         Some(Command::Serve(args)) => serve::serve(args).await,
         Some(Command::Play(args)) => ludus_terminal::play(args).await,
         Some(Command::Watch(args)) => ludus_terminal::watch(args).await,
+        Some(Command::Register(args)) => ludus_terminal::account::register(args).await,
+        Some(Command::Login(args)) => ludus_terminal::account::login(args).await,
+        Some(Command::Logout) => ludus_terminal::account::logout().await,
+        Some(Command::History(args)) => ludus_terminal::account::history(args).await,
+        Some(Command::Profile(args)) => ludus_terminal::account::profile(args).await,
     }
 }

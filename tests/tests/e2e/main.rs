@@ -10,3 +10,4 @@ mod grpc_web;
 mod junqi;
 mod mancala;
 mod quoridor;
+mod terminal;
