@@ -350,7 +350,10 @@ impl GameState for GameStateService {
         &self,
         request: Request<pb::ReportOutcomeRequest>,
     ) -> Result<Response<pb::ReportOutcomeResponse>, Status> {
-        reply(GameStateService::report_outcome(self, &request.into_inner().game_id).await)
+        let request = request.into_inner();
+        reply(
+            GameStateService::report_outcome(self, &request.game_id, request.finishing_seq).await,
+        )
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

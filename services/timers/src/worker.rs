@@ -199,6 +199,7 @@ async fn fire(worker: Worker, timer: DueTimer) {
         Action::ReportOutcome(report) => game_state
             .report_outcome(pb::ReportOutcomeRequest {
                 game_id: report.game_id,
+                finishing_seq: report.finishing_seq,
             })
             .await
             .map(drop),

@@ -66,7 +66,9 @@ impl GameStateService {
     }
 
     /// When a change finishes the game, the outcome report is armed as a timer due at once,
-    /// before the commit: ratings hear of every finished game at least once.
+    /// before the commit: ratings hear of every finished game at least once. It names the
+    /// seq the commit writes, since it may fire before that commit lands (see
+    /// `report_outcome`).
     pub(super) async fn arm_outcome_report(&self, loaded: &Loaded) -> Result<(), ServiceError> {
         if loaded.game.outcome().is_none() {
             return Ok(());
@@ -78,6 +80,7 @@ impl GameStateService {
                 action: Some(pb::timer_action::Action::ReportOutcome(
                     pb::ReportOutcomeTimer {
                         game_id: loaded.game_id.clone(),
+                        finishing_seq: loaded.seq + 1,
                     },
                 )),
             }),

@@ -238,12 +238,26 @@ impl GameStateService {
         })
     }
 
+    /// Archives a finished game, then reports it to ratings. `finishing_seq` is the seq of
+    /// the commit that finishes it (0: unknown). The outcome timer is armed just before that
+    /// commit and may fire first: while the game is below that seq the answer is ABORTED, so
+    /// the timer fires again instead of being dropped (which would lose the game's rating and
+    /// archive); once the game is at or past it unfinished, the commit lost and the refusal
+    /// is final (a later finishing commit arms its own timer).
     pub async fn report_outcome(
         &self,
         game_id: &str,
+        finishing_seq: u64,
     ) -> Result<pb::ReportOutcomeResponse, ServiceError> {
         let loaded = self.load(game_id).await?;
         let Some(outcome) = loaded.game.outcome() else {
+            if loaded.seq < finishing_seq {
+                return Err(ServiceError::Aborted(format!(
+                    "game {game_id} is at seq {}: its finishing commit (seq {finishing_seq}) has \
+                     not landed yet; report again",
+                    loaded.seq
+                )));
+            }
             return Err(ServiceError::FailedPrecondition(format!(
                 "game {game_id} is still being played"
             )));
