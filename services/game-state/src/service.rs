@@ -351,9 +351,7 @@ impl GameState for GameStateService {
         request: Request<pb::ReportOutcomeRequest>,
     ) -> Result<Response<pb::ReportOutcomeResponse>, Status> {
         let request = request.into_inner();
-        reply(
-            GameStateService::report_outcome(self, &request.game_id, request.finishing_seq).await,
-        )
+        reply(GameStateService::report_outcome(self, &request.game_id, request.finishing_seq).await)
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
