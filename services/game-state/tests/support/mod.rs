@@ -1,5 +1,7 @@
 //! A game-state service on the memory store with timers that never fire, for tests that
 //! call the service directly.
+// Every test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
 
 use ludus_game_state::{GameStateService, ratings::OutcomeReporter};
 use ludus_proto::pb::{
