@@ -247,23 +247,8 @@ impl Matcher {
         game_id: &str,
         table: &[String],
     ) -> Result<(), ServiceError> {
-        let existing = self
-            .game_state
-            .clone()
-            .get_snapshot(pb::GetSnapshotRequest {
-                game_id: game_id.to_owned(),
-                viewer_player_id: String::new(),
-            })
-            .await;
-        match existing {
-            Ok(_) => return Ok(()),
-            Err(status) if status.code() == tonic::Code::NotFound => {}
-            Err(status) => {
-                return Err(ServiceError::Unavailable(format!(
-                    "game-state get snapshot: {}",
-                    status.message()
-                )));
-            }
+        if self.game_exists(game_id).await? {
+            return Ok(());
         }
         let mut tickets = Vec::with_capacity(table.len());
         for id in table {
@@ -283,6 +268,26 @@ impl Matcher {
         );
         let seated: Vec<&Ticket> = tickets.iter().collect();
         self.create_game(game_id, &seated).await
+    }
+
+    /// Whether game-state has the game (a snapshot read).
+    pub async fn game_exists(&self, game_id: &str) -> Result<bool, ServiceError> {
+        let existing = self
+            .game_state
+            .clone()
+            .get_snapshot(pb::GetSnapshotRequest {
+                game_id: game_id.to_owned(),
+                viewer_player_id: String::new(),
+            })
+            .await;
+        match existing {
+            Ok(_) => Ok(true),
+            Err(status) if status.code() == tonic::Code::NotFound => Ok(false),
+            Err(status) => Err(ServiceError::Unavailable(format!(
+                "game-state get snapshot: {}",
+                status.message()
+            ))),
+        }
     }
 
     async fn create_game(&self, game_id: &str, seated: &[&Ticket]) -> Result<(), ServiceError> {

@@ -193,14 +193,34 @@ fn settled(status: &TicketStatus) -> bool {
     !matches!(status, TicketStatus::Queued)
 }
 
+/// How long a watch that finds its ticket matched, but the game not there yet, waits for the
+/// matcher's notice before creating the game itself: the matcher creates a round's games right
+/// after claiming them, so the game is usually a few milliseconds away. Creating it here too is
+/// harmless (CreateGame is idempotent) but doubles the work of every such match.
+const MATCHER_CREATE_GRACE: Duration = Duration::from_secs(2);
+
 /// Whether the ticket's game is ready to be announced: a matched ticket is announced only once
-/// its game exists, so a player never gets a game id that GetGame would not find.
-/// `game_created` is a notice from the matcher that created it: no need to ask game-state.
-async fn game_ready(matcher: &Matcher, ticket: &Ticket, game_created: bool) -> bool {
+/// its game exists, so a player never gets a game id that GetGame would not find. A notice
+/// from the matcher that created it (`registration`) saves asking game-state; a game missing
+/// after [`MATCHER_CREATE_GRACE`] without a notice is created here (its matcher died, or
+/// game-state stayed down through its retries).
+async fn game_ready(matcher: &Matcher, ticket: &Ticket, registration: &Registration) -> bool {
     let TicketStatus::Matched { game_id, table, .. } = &ticket.status else {
         return true;
     };
-    if game_created {
+    if registration.game_created() {
+        return true;
+    }
+    match matcher.game_exists(game_id).await {
+        Ok(true) => return true,
+        Ok(false) => {}
+        Err(error) => {
+            tracing::warn!(%error, game_id, "matched game not ready yet");
+            return false;
+        }
+    }
+    let _ = tokio::time::timeout(MATCHER_CREATE_GRACE, registration.notified()).await;
+    if registration.game_created() {
         return true;
     }
     match matcher.ensure_game(&ticket.queue, game_id, table).await {
@@ -253,7 +273,7 @@ async fn watch(
             }
         };
         if next.status != ticket.status || !announced {
-            if !game_ready(&matcher, &next, registration.game_created()).await {
+            if !game_ready(&matcher, &next, &registration).await {
                 ticket = next;
                 announced = false;
                 continue;
@@ -297,7 +317,7 @@ impl Matchmaking for MatchmakingService {
         let (tx, rx) = mpsc::channel(WATCH_BUFFER);
         // The current state goes out at once, before any poll (a match only once its game is
         // ready; until then the watch keeps trying).
-        let announced = game_ready(&self.matcher, &ticket, registration.game_created()).await;
+        let announced = game_ready(&self.matcher, &ticket, &registration).await;
         if announced {
             tx.send(Ok(ticket_update(&ticket, self.matcher.now_ms())))
                 .await
