@@ -28,10 +28,10 @@ use crate::refusal::{reason, refuse, resume_after};
 /// from the log).
 pub const STREAM_BUFFER: usize = 64;
 
-/// What a stream's task hands to its response body: an event as encoded bytes (a live event
-/// shares the store's payload with every other subscriber of the game; the codec writes it as
-/// it is), or a boxed status, because a tokio mpsc channel allocates its slots in blocks of 32
-/// when it is created and an idle stream should not hold room for a status in each.
+/// What a stream's task hands to its response body: an event as encoded bytes (a live event is
+/// the store's payload; the codec writes it as it is), or a status, boxed because a tokio mpsc
+/// channel allocates its slots in blocks of 32 when it is created and an idle stream should
+/// not hold room for a status in each.
 pub type StreamItem = Result<EncodedEvent, Box<Status>>;
 
 /// The one field of a `GameEvent` a stream reads from a live event: whether the event finished
@@ -223,8 +223,8 @@ impl Subscription {
             };
             match received {
                 Ok(stored) if stored.seq <= self.last => {}
-                // The next event: sent as the store holds it, its bytes shared with every
-                // subscriber of the game; only its status is read.
+                // The next event: sent as the store holds it, not decoded and re-encoded for
+                // each subscriber; only its status is read.
                 Ok(stored) if stored.seq == self.last + 1 => {
                     let payload = bytes::Bytes::from(stored.payload);
                     let status = EventStatus::decode(payload.as_ref()).map_err(|e| {
