@@ -37,16 +37,76 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out_dir.join("ludus_descriptor.bin"),
         prost::Message::encode_to_vec(&fds),
     )?;
-    tonic_prost_build::configure()
-        .build_server(true)
-        .build_client(true)
-        // Messages that carry a password or a refresh token get a redacting Debug
-        // (`src/redacted.rs`) instead of the derived one, so no log line can print a secret.
-        .skip_debug(
-            SECRET_MESSAGES
-                .iter()
-                .map(|name| format!(".ludus.v1.{name}")),
-        )
-        .compile_fds(fds)?;
+    let mut config = tonic_prost_build::Config::new();
+    // Messages that carry a password or a refresh token get a redacting Debug
+    // (`src/redacted.rs`) instead of the derived one, so no log line can print a secret.
+    config.skip_debug(
+        SECRET_MESSAGES
+            .iter()
+            .map(|name| format!(".ludus.v1.{name}")),
+    );
+    config.service_generator(Box::new(PerServiceCodec {
+        gateway_server: tonic_prost_build::configure()
+            .build_client(false)
+            .codec_path("crate::codec::GatewayCodec")
+            .service_generator(),
+        gateway_client: tonic_prost_build::configure()
+            .build_server(false)
+            .service_generator(),
+        internal: tonic_prost_build::configure().service_generator(),
+    }));
+    config.compile_fds(fds)?;
     Ok(())
+}
+
+/// Generates the public `ludus.v1.Gateway` server with the gateway's codec (`src/codec.rs`:
+/// a small encode buffer, because the gateway holds one response body per open event stream,
+/// and events written as the store holds them) and everything else (the gateway's client,
+/// every internal service) with prost's default codec. tonic-prost-build's own `codec_path`
+/// applies to every service it generates, hence one generator each.
+struct PerServiceCodec {
+    gateway_server: Box<dyn prost_build::ServiceGenerator>,
+    gateway_client: Box<dyn prost_build::ServiceGenerator>,
+    internal: Box<dyn prost_build::ServiceGenerator>,
+}
+
+impl prost_build::ServiceGenerator for PerServiceCodec {
+    fn generate(&mut self, service: prost_build::Service, buf: &mut String) {
+        if service.package == "ludus.v1" && service.proto_name == "Gateway" {
+            self.gateway_client.generate(service.clone(), buf);
+            self.gateway_server
+                .generate(with_encoded_events(service), buf);
+        } else {
+            self.internal.generate(service, buf);
+        }
+    }
+
+    fn finalize(&mut self, buf: &mut String) {
+        self.internal.finalize(buf);
+        self.gateway_client.finalize(buf);
+        self.gateway_server.finalize(buf);
+    }
+
+    fn finalize_package(&mut self, package: &str, buf: &mut String) {
+        self.internal.finalize_package(package, buf);
+        self.gateway_client.finalize_package(package, buf);
+        self.gateway_server.finalize_package(package, buf);
+    }
+}
+
+/// The gateway server's `Subscribe` streams `codec::EncodedEvent`s: `GameEvent`s already
+/// encoded (by game-state, for the store), sent as they are instead of decoded and re-encoded
+/// for each subscriber. Only the server's Rust type changes; the wire, the descriptors and the
+/// client keep `GameEvent`.
+fn with_encoded_events(mut service: prost_build::Service) -> prost_build::Service {
+    for method in &mut service.methods {
+        if method.proto_name == "Subscribe" {
+            assert_eq!(
+                method.output_proto_type, ".ludus.v1.GameEvent",
+                "Subscribe streams game events"
+            );
+            method.output_type = "crate::codec::EncodedEvent".to_owned();
+        }
+    }
+    service
 }

@@ -12,6 +12,7 @@
 
 use std::sync::LazyLock;
 
+use ludus_proto::codec::EncodedEvent;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
 use ludus_store::{FeedError, GameFeed};
 use ludus_telemetry::Traced;
@@ -27,12 +28,20 @@ use crate::refusal::{reason, refuse, resume_after};
 /// from the log).
 pub const STREAM_BUFFER: usize = 64;
 
-/// What a stream's task hands to its response body: boxed, because a tokio mpsc channel
-/// allocates its slots in blocks of 32 when it is created, and an unboxed
-/// `Result<GameEvent, Status>` (the whole event with its position view inline, or a status)
-/// made that block the largest part of an idle stream's memory. Boxed, a block is 32
-/// pointers; an event's allocation lives only while it is in flight.
-pub type StreamItem = Result<Box<pb::GameEvent>, Box<Status>>;
+/// What a stream's task hands to its response body: an event as encoded bytes (a live event is
+/// the store's payload; the codec writes it as it is), or a status, boxed because a tokio mpsc
+/// channel allocates its slots in blocks of 32 when it is created and an idle stream should
+/// not hold room for a status in each.
+pub type StreamItem = Result<EncodedEvent, Box<Status>>;
+
+/// The one field of a `GameEvent` a stream reads from a live event: whether the event finished
+/// the game. Decoding only it skips the rest of the event (the view, the action) without
+/// allocating; the tag is `GameEvent.status`'s (a test checks it).
+#[derive(Clone, PartialEq, prost::Message)]
+struct EventStatus {
+    #[prost(enumeration = "pb::GameStatus", tag = "22")]
+    status: i32,
+}
 
 /// `ludus.gateway.streams`, made on first use, after `main` installed the meter provider (see
 /// `ludus_telemetry::metrics`).
@@ -92,12 +101,15 @@ impl Subscription {
         if event.seq <= self.last {
             return Ok(finished);
         }
-        self.last = event.seq;
-        self.tx
-            .send(Ok(Box::new(event)))
-            .await
-            .map_err(|_| Stop::ClientGone)?;
+        self.send_encoded(event.seq, EncodedEvent::encode(&event))
+            .await?;
         Ok(finished)
+    }
+
+    /// Sends the event `seq`, already encoded, as the next one.
+    async fn send_encoded(&mut self, seq: u64, event: EncodedEvent) -> Result<(), Stop> {
+        self.last = seq;
+        self.tx.send(Ok(event)).await.map_err(|_| Stop::ClientGone)
     }
 
     /// Sends every logged event after `last`; returns true once the game's last event went.
@@ -211,12 +223,17 @@ impl Subscription {
             };
             match received {
                 Ok(stored) if stored.seq <= self.last => {}
+                // The next event: sent as the store holds it, not decoded and re-encoded for
+                // each subscriber; only its status is read.
                 Ok(stored) if stored.seq == self.last + 1 => {
-                    let event = pb::GameEvent::decode(stored.payload.as_slice()).map_err(|e| {
+                    let payload = bytes::Bytes::from(stored.payload);
+                    let status = EventStatus::decode(payload.as_ref()).map_err(|e| {
                         tracing::error!(error = %e, "unreadable live event");
                         Stop::Status(Status::internal("internal error"))
                     })?;
-                    if self.send(event).await? {
+                    self.send_encoded(stored.seq, EncodedEvent::from_encoded(payload))
+                        .await?;
+                    if status.status == pb::GameStatus::Finished as i32 {
                         return Ok(());
                     }
                 }
@@ -241,6 +258,25 @@ impl Subscription {
 mod tests {
     use super::*;
     use ludus_telemetry::testing::MetricsRecorder;
+
+    #[test]
+    fn a_live_event_s_status_reads_from_its_encoding() {
+        for status in [pb::GameStatus::Active, pb::GameStatus::Finished] {
+            let event = pb::GameEvent {
+                game_id: "g1".into(),
+                seq: 3,
+                kind: Some(pb::game_event::Kind::ActionApplied(pb::ActionApplied {
+                    notation: "H8".into(),
+                    ..Default::default()
+                })),
+                view: Some(pb::GameView::default()),
+                status: status as i32,
+                ..Default::default()
+            };
+            let read = EventStatus::decode(event.encode_to_vec().as_slice()).expect("decodes");
+            assert_eq!(read.status, status as i32);
+        }
+    }
 
     #[test]
     fn open_streams_go_up_and_back_down() {

@@ -4,6 +4,7 @@
 use std::pin::Pin;
 
 use futures::Stream;
+use ludus_proto::codec::EncodedEvent;
 use ludus_proto::ids::{validate_id, validate_ruleset};
 use ludus_proto::pb::accounts_client::AccountsClient;
 use ludus_proto::pb::{
@@ -22,7 +23,8 @@ use crate::fanout::{STREAM_BUFFER, StreamItem, Subscription};
 use crate::limits::Limits;
 use crate::refusal::{invalid, reason, refuse};
 
-type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
+/// `Subscribe`'s events, encoded (see `ludus_proto::codec`).
+type EventStream = Pin<Box<dyn Stream<Item = Result<EncodedEvent, Status>> + Send>>;
 type MatchStream = Pin<Box<dyn Stream<Item = Result<pb::FindMatchUpdate, Status>> + Send>>;
 
 /// The gateway.
@@ -403,8 +405,7 @@ impl Gateway for GatewayService {
             subscription.run(feed, stopping).await;
             drop(permit);
         });
-        let unboxed =
-            ReceiverStream::new(rx).map(|item: StreamItem| item.map(|e| *e).map_err(|s| *s));
+        let unboxed = ReceiverStream::new(rx).map(|item: StreamItem| item.map_err(|s| *s));
         Ok(Response::new(Box::pin(unboxed)))
     }
 

@@ -6,6 +6,8 @@
 //! - `redacted`: `Debug` for the messages that carry passwords or refresh tokens, which
 //!   prints every field but the secrets.
 //! - [`FILE_DESCRIPTOR_SET`]: the encoded descriptors, for gRPC reflection.
+//! - [`codec`]: the gateway service's codec (a small encode buffer per response body,
+//!   events sent as encoded once).
 //! - [`ids`]: the one policy for ids, rule set names and display names every service applies
 //!   on receipt.
 //! - [`error_details`]: the rich error details (`ErrorInfo`, `BadRequest`) every refusal
@@ -15,6 +17,7 @@
 //! on receipt.
 #![forbid(unsafe_code)]
 
+pub mod codec;
 pub mod error_details;
 pub mod ids;
 

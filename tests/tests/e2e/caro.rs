@@ -842,3 +842,28 @@ async fn an_app_that_lost_its_state_finds_its_games_again() {
     }
     ludus.shutdown().await;
 }
+
+/// The gateway encodes responses into a small buffer (`ludus_proto::codec`); a larger
+/// message must still arrive whole: the player to move's snapshot lists every empty cell of
+/// the 15x15 board as a legal action, many times that buffer.
+#[tokio::test]
+async fn a_response_larger_than_the_gateway_encode_buffer_arrives_whole() {
+    use prost::Message;
+
+    let ludus = Ludus::start().await;
+    let (game, mut x, _o) = matched(&ludus).await;
+    let snapshot = x.game(&game).await;
+    assert_eq!(snapshot.legal_actions.len(), 15 * 15, "every cell is free");
+    assert!(
+        snapshot.encoded_len() > 4 * ludus_proto::codec::ENCODE_BUFFER,
+        "the snapshot ({} bytes) is larger than the encode buffer",
+        snapshot.encoded_len()
+    );
+    let notations: Vec<&str> = snapshot
+        .legal_actions
+        .iter()
+        .map(|a| a.notation.as_str())
+        .collect();
+    assert!(notations.contains(&"A1") && notations.contains(&"O15"));
+    ludus.shutdown().await;
+}

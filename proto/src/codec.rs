@@ -1,0 +1,146 @@
+//! The gateway's gRPC codec: prost's, with a small encode buffer, and events encoded once for
+//! every subscriber.
+//!
+//! tonic allocates a response body's encode buffer up front, when the body is created, and a
+//! `Subscribe` stream keeps its body (and so the buffer) for the whole game. With prost's
+//! default 8 KiB that buffer was most of an idle stream's memory on the gateway; events and
+//! responses are far smaller. A message larger than the buffer still goes out whole: tonic
+//! grows the buffer to fit it (`BytesMut::reserve`).
+//!
+//! `Subscribe` streams send [`EncodedEvent`]s: a `GameEvent` as the store holds it, written
+//! to the wire as it is, so one live event fanned out to many subscribers is not decoded and
+//! re-encoded for each. Clients see the same bytes (`build.rs` keeps `GameEvent` as the
+//! method's type for the client and the descriptors).
+//!
+//! Only the gateway service uses this codec (see `build.rs`); the internal services keep
+//! prost's defaults.
+
+use std::marker::PhantomData;
+
+use bytes::{BufMut, Bytes};
+use prost::Message;
+use tonic::Status;
+use tonic::codec::{BufferSettings, Codec, EncodeBuf, Encoder};
+use tonic_prost::{ProstCodec, ProstDecoder};
+
+use crate::pb;
+
+/// Bytes allocated up front for each gateway response body (tonic's default is 8 KiB). One
+/// KiB holds a typical event or unary response without growing.
+pub const ENCODE_BUFFER: usize = 1024;
+
+/// How much encoded data a streaming response collects before it yields to the transport:
+/// tonic's default.
+const YIELD_THRESHOLD: usize = 32 * 1024;
+
+/// A message the gateway sends: any prost message, or an [`EncodedEvent`].
+pub trait GatewayMessage: Send + 'static {
+    /// Writes the message's encoding (without gRPC's length prefix) to `buf`.
+    fn encode_to(self, buf: &mut EncodeBuf<'_>) -> Result<(), Status>;
+}
+
+impl<M: Message + Send + 'static> GatewayMessage for M {
+    fn encode_to(self, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        // An `EncodeBuf` grows as needed, so this only fails on a broken invariant.
+        self.encode(buf)
+            .map_err(|e| Status::internal(format!("encoding a response: {e}")))
+    }
+}
+
+/// A `GameEvent`, encoded. Cloning shares the bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedEvent(Bytes);
+
+impl EncodedEvent {
+    /// Encodes `event`.
+    pub fn encode(event: &pb::GameEvent) -> Self {
+        EncodedEvent(event.encode_to_vec().into())
+    }
+
+    /// `bytes` already holding a `GameEvent`'s encoding (the store's payload of a live
+    /// event, written by game-state with the same contract); they are sent as they are.
+    pub fn from_encoded(bytes: Bytes) -> Self {
+        EncodedEvent(bytes)
+    }
+
+    /// The encoding.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl GatewayMessage for EncodedEvent {
+    fn encode_to(self, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        buf.put_slice(&self.0);
+        Ok(())
+    }
+}
+
+/// The gateway service's codec: an [`ENCODE_BUFFER`] encode buffer, any [`GatewayMessage`]
+/// out. Decoding is prost's with its defaults: a decode buffer lives only while a request is
+/// read.
+#[derive(Debug, Clone)]
+pub struct GatewayCodec<T, U> {
+    _pd: PhantomData<(T, U)>,
+}
+
+impl<T, U> Default for GatewayCodec<T, U> {
+    fn default() -> Self {
+        GatewayCodec { _pd: PhantomData }
+    }
+}
+
+impl<T, U> Codec for GatewayCodec<T, U>
+where
+    T: GatewayMessage,
+    U: Message + Default + Send + 'static,
+{
+    type Encode = T;
+    type Decode = U;
+    type Encoder = GatewayEncoder<T>;
+    type Decoder = ProstDecoder<U>;
+
+    fn encoder(&mut self) -> Self::Encoder {
+        GatewayEncoder(PhantomData)
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        ProstCodec::<pb::GameEvent, U>::raw_decoder(BufferSettings::default())
+    }
+}
+
+/// Writes [`GatewayMessage`]s with the gateway's buffer settings.
+#[derive(Debug, Clone)]
+pub struct GatewayEncoder<T>(PhantomData<T>);
+
+impl<T: GatewayMessage> Encoder for GatewayEncoder<T> {
+    type Item = T;
+    type Error = Status;
+
+    fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        item.encode_to(buf)
+    }
+
+    fn buffer_settings(&self) -> BufferSettings {
+        BufferSettings::new(ENCODE_BUFFER, YIELD_THRESHOLD)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_encoded_event_is_the_event_s_encoding() {
+        let event = pb::GameEvent {
+            game_id: "g1".into(),
+            seq: 7,
+            status: pb::GameStatus::Finished as i32,
+            ..Default::default()
+        };
+        let encoded = EncodedEvent::encode(&event);
+        assert_eq!(encoded.as_bytes(), event.encode_to_vec().as_slice());
+        let back = pb::GameEvent::decode(encoded.as_bytes()).expect("decodes");
+        assert_eq!(back, event);
+    }
+}
