@@ -29,9 +29,9 @@ use std::time::Duration;
 
 use ludus_proto::pb::{
     accounts_client::AccountsClient, game_state_server::GameStateServer,
-    ratings_client::RatingsClient, timers_client::TimersClient,
+    ratings_client::RatingsClient,
 };
-use ludus_store::{Backend, Clock, GameStore};
+use ludus_store::{Backend, Clock, GameStore, TimerStore};
 use tokio::net::TcpListener;
 
 pub use service::GameStateService;
@@ -39,10 +39,9 @@ pub use service::GameStateService;
 /// What game-state needs to run.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The session store (Redis, or in-memory for the all-in-one binary).
+    /// The session store (Redis, or in-memory for the all-in-one binary). game-state arms
+    /// and cancels its timers in it directly; the timers service fires them.
     pub backend: Backend,
-    /// The timers service, e.g. `http://timers:50053`.
-    pub timers_url: String,
     /// The ratings service, e.g. `http://ratings:50054`.
     pub ratings_url: String,
     /// The accounts service, which archives finished games, e.g. `http://accounts:50055`.
@@ -70,12 +69,11 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let timers = TimersClient::new(ludus_telemetry::traced_channel(&config.timers_url)?);
     let ratings = RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?);
     let accounts = AccountsClient::new(ludus_telemetry::traced_channel(&config.accounts_url)?);
     let service = GameStateService::new(
-        GameStore::new(config.backend),
-        timers,
+        GameStore::new(config.backend.clone()),
+        TimerStore::new(config.backend),
         ratings::OutcomeReporter::new(ratings),
         u64::try_from(config.absence_grace.as_millis()).unwrap_or(u64::MAX),
     )

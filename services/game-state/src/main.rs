@@ -11,9 +11,6 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "LUDUS_GAME_STATE_LISTEN", default_value = "0.0.0.0:50051")]
     listen: String,
-    /// The timers service.
-    #[arg(long, env = "LUDUS_TIMERS_URL", default_value = "http://timers:50053")]
-    timers_url: String,
     /// The ratings service.
     #[arg(
         long,
@@ -52,7 +49,6 @@ async fn main() -> anyhow::Result<()> {
     let _telemetry = ludus_telemetry::init("game-state", &args.telemetry)?;
     let config = ludus_game_state::Config {
         backend: args.redis.connect().await?,
-        timers_url: args.timers_url,
         ratings_url: args.ratings_url,
         accounts_url: args.accounts_url,
         absence_grace: std::time::Duration::from_secs(args.absence_grace_seconds),

@@ -18,10 +18,9 @@ mod presence;
 mod random;
 
 use ludus_catalog::{outcome_to_pb, seat_u32};
-use ludus_proto::pb::{self, game_state_server::GameState, timers_client::TimersClient};
+use ludus_proto::pb::{self, game_state_server::GameState};
 use ludus_rules::Viewer;
-use ludus_store::{Clock, Commit, CommitOutcome, GameStore};
-use ludus_telemetry::Traced;
+use ludus_store::{Clock, Commit, CommitOutcome, GameStore, TimerStore};
 use prost::Message;
 use tonic::{Request, Response, Status};
 
@@ -44,7 +43,9 @@ pub const MAX_EVENTS_PAGE: u32 = 500;
 #[derive(Clone, Debug)]
 pub struct GameStateService {
     store: GameStore,
-    timers: TimersClient<Traced>,
+    /// The `{timers}` keys the timers service's worker fires: game-state arms and cancels its
+    /// own timers there directly (see `arm_timer`).
+    timers: TimerStore,
     reporter: OutcomeReporter,
     /// How long a disconnected player has to come back in a game with a disconnection rule
     /// (C13: one minute).
@@ -61,7 +62,7 @@ pub struct GameStateService {
 impl GameStateService {
     pub fn new(
         store: GameStore,
-        timers: TimersClient<Traced>,
+        timers: TimerStore,
         reporter: OutcomeReporter,
         absence_grace_ms: u64,
     ) -> Self {
@@ -102,6 +103,43 @@ impl GameStateService {
     pub fn finished_game_retention(mut self, retention: std::time::Duration) -> Self {
         self.retention = retention;
         self
+    }
+
+    /// Arms (or re-arms) the timer `key` to run `action` at `due_ms` (Unix ms).
+    ///
+    /// Written straight into the `{timers}` keys rather than through the timers service's
+    /// `Arm`: the same key and the same payload (the encoded `TimerAction`) that `Arm` writes,
+    /// with the same script, so the timers worker fires it unchanged, at the cost of one
+    /// Redis script instead of a gRPC hop plus that script on every move. The worker is not
+    /// woken: it finds the timer within its poll bound (ARCHITECTURE.md, Timers). Keys are
+    /// made here from ids of at most 64 characters, well within the 200 `Arm` accepts.
+    async fn arm_timer(
+        &self,
+        key: &str,
+        action: pb::timer_action::Action,
+        due_ms: i64,
+    ) -> Result<(), ServiceError> {
+        let payload = pb::TimerAction {
+            action: Some(action),
+        }
+        .encode_to_vec();
+        // Deadlines are the service's clock plus a duration, never negative; one that were
+        // would be in the past, which is what due at once means.
+        let due_ms = u64::try_from(due_ms).unwrap_or(0);
+        self.timers.arm(key, &payload, due_ms).await?;
+        Ok(())
+    }
+
+    /// Deletes the timer `key` in the background. Only for timers whose firing would change
+    /// nothing (a stale turn, a stale absence token): deleting them saves a firing, so the
+    /// caller does not wait for it and a failure is only logged.
+    fn cancel_timer_later(&self, key: String) {
+        let timers = self.timers.clone();
+        tokio::spawn(async move {
+            if let Err(error) = timers.cancel(&key).await {
+                tracing::debug!(%error, %key, "could not cancel a stale timer; it fires and changes nothing");
+            }
+        });
     }
 
     async fn load(&self, game_id: &str) -> Result<Loaded, ServiceError> {
@@ -183,12 +221,8 @@ impl GameStateService {
                 crate::metrics::committed(loaded.record.kind, &event);
                 if turn_changed {
                     // The old turn's timer would fire into a stale turn_seq and be ignored;
-                    // cancelling it only saves that round trip.
-                    let mut timers = self.timers.clone();
-                    let key = turn_timer_key(&loaded.game_id, previous_turn_seq);
-                    tokio::spawn(async move {
-                        let _ = timers.cancel(pb::CancelTimerRequest { key }).await;
-                    });
+                    // cancelling it only saves that firing.
+                    self.cancel_timer_later(turn_timer_key(&loaded.game_id, previous_turn_seq));
                 }
                 if loaded.game.outcome().is_some() {
                     let now = u64::try_from(self.now_ms()).unwrap_or(0);

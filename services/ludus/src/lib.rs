@@ -69,7 +69,7 @@ impl System {
     /// when `stop` is cancelled.
     pub async fn start(config: SystemConfig, stop: CancellationToken) -> anyhow::Result<System> {
         let (game_state_listener, game_state, game_state_url) = loopback().await?;
-        let (timers_listener, timers, timers_url) = loopback().await?;
+        let (timers_listener, timers, _) = loopback().await?;
         let (ratings_listener, ratings, ratings_url) = loopback().await?;
         let (matchmaking_listener, matchmaking, matchmaking_url) = loopback().await?;
         let (accounts_listener, accounts, accounts_url) = loopback().await?;
@@ -92,7 +92,6 @@ impl System {
         tasks.spawn({
             let config = ludus_game_state::Config {
                 backend: backend.clone(),
-                timers_url: timers_url.clone(),
                 ratings_url: ratings_url.clone(),
                 accounts_url: accounts_url.clone(),
                 absence_grace,

@@ -1,5 +1,7 @@
-//! timers: durable deadlines. Turn clocks and result reports are armed here by game-state;
-//! a worker in every replica claims due timers atomically and calls their owner.
+//! timers: durable deadlines. game-state writes its turn clocks, result reports and absence
+//! graces straight into the store's `{timers}` keys (`ludus_store::TimerStore`); the `Arm` and
+//! `Cancel` RPCs write the same keys for other callers. A worker in every replica claims due
+//! timers atomically and calls their owner.
 //!
 //! Every armed timer fires at least once: a claim only hides a timer for a visibility timeout,
 //! and it is deleted after the owner answered, so a crashed worker's timers fire again. No
@@ -27,7 +29,9 @@ pub use service::TimersService;
 
 /// How long a claimed timer stays hidden from other workers before it fires again.
 pub const DEFAULT_VISIBILITY: Duration = Duration::from_secs(10);
-/// The longest a worker sleeps before looking again (other replicas arm timers too).
+/// The longest a worker sleeps before looking again: game-state and other replicas arm timers
+/// without waking it, so a timer due sooner than this after it was armed (the outcome report,
+/// due at once) can fire up to this late.
 pub const DEFAULT_POLL: Duration = Duration::from_millis(250);
 /// Timers claimed per round.
 pub const CLAIM_BATCH: usize = 64;

@@ -51,17 +51,15 @@ impl GameStateService {
             .now_ms()
             .saturating_add(i64::try_from(turn_time).unwrap_or(i64::MAX));
         loaded.record.deadline_ms = due;
-        let request = pb::ArmTimerRequest {
-            key: turn_timer_key(&loaded.game_id, loaded.record.turn_seq),
-            due_unix_ms: due,
-            action: Some(pb::TimerAction {
-                action: Some(pb::timer_action::Action::ExpireTurn(pb::ExpireTurnTimer {
-                    game_id: loaded.game_id.clone(),
-                    turn_seq: loaded.record.turn_seq,
-                })),
+        self.arm_timer(
+            &turn_timer_key(&loaded.game_id, loaded.record.turn_seq),
+            pb::timer_action::Action::ExpireTurn(pb::ExpireTurnTimer {
+                game_id: loaded.game_id.clone(),
+                turn_seq: loaded.record.turn_seq,
             }),
-        };
-        self.timers.clone().arm(request).await?;
+            due,
+        )
+        .await?;
         Ok(())
     }
 
@@ -73,19 +71,15 @@ impl GameStateService {
         if loaded.game.outcome().is_none() {
             return Ok(());
         }
-        let request = pb::ArmTimerRequest {
-            key: outcome_timer_key(&loaded.game_id),
-            due_unix_ms: self.now_ms(),
-            action: Some(pb::TimerAction {
-                action: Some(pb::timer_action::Action::ReportOutcome(
-                    pb::ReportOutcomeTimer {
-                        game_id: loaded.game_id.clone(),
-                        finishing_seq: loaded.seq + 1,
-                    },
-                )),
+        self.arm_timer(
+            &outcome_timer_key(&loaded.game_id),
+            pb::timer_action::Action::ReportOutcome(pb::ReportOutcomeTimer {
+                game_id: loaded.game_id.clone(),
+                finishing_seq: loaded.seq + 1,
             }),
-        };
-        self.timers.clone().arm(request).await?;
+            self.now_ms(),
+        )
+        .await?;
         Ok(())
     }
 

@@ -69,20 +69,16 @@ impl GameStateService {
             0
         };
         if return_by > 0 {
-            let request = pb::ArmTimerRequest {
-                key: absence_timer_key(&game_id, seat, &token),
-                due_unix_ms: return_by,
-                action: Some(pb::TimerAction {
-                    action: Some(pb::timer_action::Action::ExpireAbsence(
-                        pb::ExpireAbsenceTimer {
-                            game_id: game_id.clone(),
-                            seat: seat_u32(seat),
-                            token: token.clone(),
-                        },
-                    )),
+            self.arm_timer(
+                &absence_timer_key(&game_id, seat, &token),
+                pb::timer_action::Action::ExpireAbsence(pb::ExpireAbsenceTimer {
+                    game_id: game_id.clone(),
+                    seat: seat_u32(seat),
+                    token: token.clone(),
                 }),
-            };
-            self.timers.clone().arm(request).await?;
+                return_by,
+            )
+            .await?;
         }
         let event = self
             .server_change(&game_id, |loaded| {
@@ -137,12 +133,8 @@ impl GameStateService {
             .await?;
         if let (Some(_), Some(token)) = (&event, token) {
             // A timer left behind would find the token gone and change nothing; cancelling it
-            // only saves that round trip.
-            let mut timers = self.timers.clone();
-            let key = absence_timer_key(game_id, seat, &token);
-            tokio::spawn(async move {
-                let _ = timers.cancel(pb::CancelTimerRequest { key }).await;
-            });
+            // only saves that firing.
+            self.cancel_timer_later(absence_timer_key(game_id, seat, &token));
         }
         Ok(event)
     }

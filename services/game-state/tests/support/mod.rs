@@ -4,52 +4,22 @@
 #![allow(dead_code)]
 
 use ludus_game_state::{GameStateService, ratings::OutcomeReporter};
-use ludus_proto::pb::{
-    self,
-    game_settings::Options,
-    ratings_client::RatingsClient,
-    timers_client::TimersClient,
-    timers_server::{Timers, TimersServer},
-};
-use ludus_store::{Backend, GameStore};
-use tokio::net::TcpListener;
-use tonic::{Request, Response, Status};
+use ludus_proto::pb::{self, game_settings::Options, ratings_client::RatingsClient};
+use ludus_store::{Backend, GameStore, TimerStore};
 
-/// Accepts every timer and never fires one.
-struct IdleTimers;
-
-#[tonic::async_trait]
-impl Timers for IdleTimers {
-    async fn arm(
-        &self,
-        _: Request<pb::ArmTimerRequest>,
-    ) -> Result<Response<pb::ArmTimerResponse>, Status> {
-        Ok(Response::new(pb::ArmTimerResponse {}))
-    }
-
-    async fn cancel(
-        &self,
-        _: Request<pb::CancelTimerRequest>,
-    ) -> Result<Response<pb::CancelTimerResponse>, Status> {
-        Ok(Response::new(pb::CancelTimerResponse { cancelled: true }))
-    }
+/// A game-state service on a fresh memory store (see [`service_on`]).
+pub async fn service() -> GameStateService {
+    service_on(Backend::memory())
 }
 
-pub async fn service() -> GameStateService {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let address = listener.local_addr().expect("address");
-    tokio::spawn(
-        tonic::transport::Server::builder()
-            .add_service(TimersServer::new(IdleTimers))
-            .serve_with_incoming(ludus_telemetry::server::accept_with_nodelay(listener)),
-    );
-    let timers = ludus_telemetry::traced_channel(&format!("http://{address}")).expect("timers");
-    // Outcomes are reported when their timer fires, and these timers never fire: ratings is
-    // never dialled.
+/// A game-state service on `backend`. Its timers are written there and no worker claims
+/// them: they never fire. Outcomes are reported when their timer fires, so ratings is never
+/// dialled.
+pub fn service_on(backend: Backend) -> GameStateService {
     let ratings = ludus_telemetry::traced_channel("http://127.0.0.1:9").expect("ratings");
     GameStateService::new(
-        GameStore::new(Backend::memory()),
-        TimersClient::new(timers),
+        GameStore::new(backend.clone()),
+        TimerStore::new(backend),
         OutcomeReporter::new(RatingsClient::new(ratings)),
         60_000,
     )

@@ -361,8 +361,6 @@ impl System {
                 listen(game_state),
                 "--redis-url".into(),
                 redis_url.clone(),
-                "--timers-url".into(),
-                url(timers),
                 "--ratings-url".into(),
                 url(ratings),
             ]

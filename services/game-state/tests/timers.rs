@@ -1,0 +1,110 @@
+//! game-state writes its timers straight into the store's `{timers}` keys: the same keys and
+//! payloads the timers service's `Arm` writes (so its worker fires them unchanged), before the
+//! commit they belong to, and the stale ones are deleted after it.
+
+mod support;
+
+use std::time::Duration;
+
+use ludus_proto::pb::{self, timer_action::Action};
+use ludus_store::{Backend, ManualClock, TimerStore};
+use prost::Message;
+use support::{player, service_on};
+
+const TURN_MS: u64 = 60_000;
+
+/// The action stored under `key`, and its due time; `None` if no such timer.
+async fn timer(timers: &TimerStore, key: &str) -> Option<(u64, Action)> {
+    let (due, payload) = timers.get(key).await.expect("read timer")?;
+    let action = pb::TimerAction::decode(payload.as_slice())
+        .expect("payload is an encoded TimerAction")
+        .action
+        .expect("an action");
+    Some((due, action))
+}
+
+#[tokio::test]
+async fn turn_and_outcome_timers_are_written_to_the_timer_store() {
+    let backend = Backend::memory();
+    let clock = ManualClock::starting_now();
+    let service = service_on(backend.clone()).clock(clock.clock());
+    let timers = TimerStore::new(backend);
+    let now = clock.clock().now_ms();
+
+    service
+        .create_game(pb::CreateGameRequest {
+            game_id: "g".to_owned(),
+            settings: Some(pb::GameSettings {
+                options: Some(pb::game_settings::Options::Caro(pb::CaroOptions::default())),
+                turn_time_ms: TURN_MS,
+            }),
+            players: ["x", "o"]
+                .map(|id| pb::PlayerRef {
+                    player_id: id.to_owned(),
+                    display_name: id.to_owned(),
+                })
+                .to_vec(),
+            casual: false,
+        })
+        .await
+        .expect("create");
+    let first = timer(&timers, "turn/g/1")
+        .await
+        .expect("first turn's timer");
+    assert_eq!(
+        first,
+        (
+            now + TURN_MS,
+            Action::ExpireTurn(pb::ExpireTurnTimer {
+                game_id: "g".to_owned(),
+                turn_seq: 1,
+            })
+        )
+    );
+
+    service
+        .apply_action(pb::ApplyActionRequest {
+            game_id: "g".to_owned(),
+            player_id: "x".to_owned(),
+            expected_seq: 1,
+            action_id: "a1".to_owned(),
+            action: Some(pb::Action {
+                action: Some(pb::action::Action::Notation("H8".to_owned())),
+            }),
+        })
+        .await
+        .expect("move");
+    // The next turn's timer was written before the commit returned.
+    assert_eq!(
+        timer(&timers, "turn/g/2").await,
+        Some((
+            now + TURN_MS,
+            Action::ExpireTurn(pb::ExpireTurnTimer {
+                game_id: "g".to_owned(),
+                turn_seq: 2,
+            })
+        ))
+    );
+    // The previous turn's timer is deleted in the background.
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while timer(&timers, "turn/g/1").await.is_some() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the stale turn timer is cancelled");
+
+    // Resigning finishes the game: the outcome report is due at once and names the
+    // finishing seq.
+    service.resign(player("g", "o")).await.expect("resign");
+    assert_eq!(
+        timer(&timers, "outcome/g").await,
+        Some((
+            now,
+            Action::ReportOutcome(pb::ReportOutcomeTimer {
+                game_id: "g".to_owned(),
+                finishing_seq: 3,
+            })
+        ))
+    );
+}
