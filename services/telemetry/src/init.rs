@@ -45,6 +45,42 @@ impl Drop for TelemetryGuard {
     }
 }
 
+/// The attribute that tells replicas of one service apart (OpenTelemetry semantic
+/// conventions): without it, two replicas' metric series carry the same labels and overwrite
+/// each other at the collector.
+const SERVICE_INSTANCE_ID: &str = "service.instance.id";
+
+/// The resource every span and metric of this process carries: `service_name` unless
+/// `OTEL_SERVICE_NAME` names the service, what `OTEL_RESOURCE_ATTRIBUTES` adds, and a
+/// `service.instance.id` unless that variable gives one.
+fn resource(service_name: &str) -> Resource {
+    // `Resource::builder()` reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
+    let from_environment = Resource::builder().build();
+    let mut builder = Resource::builder();
+    if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
+        builder = builder.with_service_name(service_name.to_owned());
+    }
+    if from_environment
+        .get(&opentelemetry::Key::from_static_str(SERVICE_INSTANCE_ID))
+        .is_none()
+    {
+        builder = builder.with_attribute(opentelemetry::KeyValue::new(
+            SERVICE_INSTANCE_ID,
+            instance_id(std::env::var("HOSTNAME").ok(), std::process::id()),
+        ));
+    }
+    builder.build()
+}
+
+/// This process among its service's replicas: the host's name (a pod's name in Kubernetes,
+/// unique among live pods) and the process id (unique on the host).
+fn instance_id(hostname: Option<String>, pid: u32) -> String {
+    match hostname.filter(|name| !name.is_empty()) {
+        Some(name) => format!("{name}-{pid}"),
+        None => format!("pid-{pid}"),
+    }
+}
+
 /// Installs the global subscriber for `service_name` (`game-state`, `gateway`, … the name in
 /// traces). Log levels come from `RUST_LOG` (default `info`). Calling it twice (tests) keeps
 /// the first subscriber.
@@ -55,9 +91,7 @@ pub fn init(service_name: &str, config: &TelemetryFlags) -> anyhow::Result<Telem
 
     let (provider, meter_provider) = match &config.otlp_endpoint {
         Some(endpoint) => {
-            let resource = Resource::builder_empty()
-                .with_service_name(service_name.to_owned())
-                .build();
+            let resource = resource(service_name);
             let exporter = opentelemetry_otlp::SpanExporter::builder()
                 .with_tonic()
                 .with_endpoint(endpoint.clone())
@@ -152,5 +186,38 @@ mod tests {
             Some("http://collector:4317")
         );
         assert!(parsed.telemetry.json_logs);
+    }
+}
+
+#[cfg(test)]
+mod resource_tests {
+    use super::*;
+
+    #[test]
+    fn each_process_says_which_service_and_which_replica_it_is() {
+        let resource = resource("game-state");
+        let value = |key: &'static str| {
+            resource
+                .get(&opentelemetry::Key::from_static_str(key))
+                .map(|v| v.to_string())
+        };
+        if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
+            assert_eq!(value("service.name").as_deref(), Some("game-state"));
+        }
+        let instance = value(SERVICE_INSTANCE_ID).expect("an instance id");
+        assert!(
+            instance.ends_with(&format!("-{}", std::process::id())),
+            "{instance}"
+        );
+    }
+
+    #[test]
+    fn an_instance_id_is_the_pod_and_the_process() {
+        assert_eq!(
+            instance_id(Some("game-state-7d9f-x2k".into()), 7),
+            "game-state-7d9f-x2k-7"
+        );
+        assert_eq!(instance_id(Some(String::new()), 7), "pid-7");
+        assert_eq!(instance_id(None, 42), "pid-42");
     }
 }
