@@ -670,6 +670,17 @@ impl Player {
             .expect("rating")
             .into_inner()
     }
+
+    /// `GetProfile` of this player's own account, with its rating in each of `rulesets`.
+    pub async fn own_profile(&mut self, rulesets: &[&str]) -> Result<pb::Profile, Status> {
+        self.client
+            .get_profile(pb::GetProfileRequest {
+                player_id: String::new(),
+                rulesets: rulesets.iter().map(|r| (*r).to_owned()).collect(),
+            })
+            .await
+            .map(tonic::Response::into_inner)
+    }
 }
 
 /// Registers one account per name (rated queues are for accounts, M12), quick-matches them all

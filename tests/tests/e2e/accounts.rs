@@ -86,14 +86,9 @@ async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
     let mut ann = account_player(ludus.gateway, &session).await;
     assert_eq!(ann.id, account.player_id);
     let profile = ann
-        .client
-        .get_profile(pb::GetProfileRequest {
-            player_id: String::new(),
-            rulesets: vec!["caro/15/blocked-ends".into()],
-        })
+        .own_profile(&["caro/15/blocked-ends"])
         .await
-        .expect("own profile")
-        .into_inner();
+        .expect("own profile");
     assert_eq!(profile.display_name, "Ann");
     assert_eq!(profile.ratings.len(), 1);
     assert_eq!(profile.ratings[0].rating, 1200.0);
@@ -240,15 +235,7 @@ async fn a_guest_upgrade_keeps_the_player_id_games_and_rating() {
         (1337.0, 3),
         "the rating is still theirs"
     );
-    let profile = gil
-        .client
-        .get_profile(pb::GetProfileRequest {
-            player_id: String::new(),
-            rulesets: vec![ruleset.into()],
-        })
-        .await
-        .expect("profile")
-        .into_inner();
+    let profile = gil.own_profile(&[ruleset]).await.expect("profile");
     assert_eq!(profile.rated_games, 3);
     assert_eq!(profile.username, "gil");
 
@@ -282,14 +269,7 @@ async fn a_guest_upgrade_keeps_the_player_id_games_and_rating() {
         .await
         .unwrap_err();
     assert_eq!(no_profile.code(), Code::FailedPrecondition);
-    let not_found = other
-        .client
-        .get_profile(pb::GetProfileRequest {
-            player_id: String::new(),
-            rulesets: vec![],
-        })
-        .await
-        .unwrap_err();
+    let not_found = other.own_profile(&[]).await.unwrap_err();
     assert_eq!(not_found.code(), Code::NotFound, "guests have no profile");
     let renamed = gil
         .client
@@ -559,15 +539,7 @@ async fn m12_rated_queues_are_for_accounts_and_guests_play_casual_unrated() {
     assert_eq!(on_board, accounts, "M12: only accounts are ranked");
 
     // The rated game is on the winner's profile.
-    let profile = ax
-        .client
-        .get_profile(pb::GetProfileRequest {
-            player_id: String::new(),
-            rulesets: vec![RULESET.into()],
-        })
-        .await
-        .expect("profile")
-        .into_inner();
+    let profile = ax.own_profile(&[RULESET]).await.expect("profile");
     assert_eq!(profile.rated_games, 1);
     assert!(profile.ratings[0].rating > 1200.0);
     ludus.shutdown().await;
@@ -693,15 +665,7 @@ async fn a_game_ending_while_the_database_is_down_is_archived_once_it_is_back_an
         );
         assert!(page.next_page_token.is_empty());
     }
-    let profile = dana
-        .client
-        .get_profile(pb::GetProfileRequest {
-            player_id: String::new(),
-            rulesets: vec![],
-        })
-        .await
-        .expect("profile")
-        .into_inner();
+    let profile = dana.own_profile(&[]).await.expect("profile");
     assert_eq!(
         (profile.games_played, profile.games_won, profile.games_drawn),
         (1, 1, 0)
