@@ -27,6 +27,7 @@ use tonic::{Request, Response, Status};
 pub use analysis::{DEFAULT_ANALYSIS_MS, MAX_ANALYSIS_MS, MAX_CONCURRENT_ANALYSES};
 pub use clock::AUTOPLAY_DELAY_MS;
 use clock::turn_timer_key;
+pub use handlers::FINISHING_COMMIT_PATIENCE_MS;
 
 use crate::error::ServiceError;
 use crate::model::{Loaded, validate_id};
@@ -385,7 +386,15 @@ impl GameState for GameStateService {
         request: Request<pb::ReportOutcomeRequest>,
     ) -> Result<Response<pb::ReportOutcomeResponse>, Status> {
         let request = request.into_inner();
-        reply(GameStateService::report_outcome(self, &request.game_id, request.finishing_seq).await)
+        reply(
+            GameStateService::report_outcome(
+                self,
+                &request.game_id,
+                request.finishing_seq,
+                request.armed_unix_ms,
+            )
+            .await,
+        )
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

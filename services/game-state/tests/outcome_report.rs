@@ -5,6 +5,7 @@
 
 mod support;
 
+use ludus_game_state::service::FINISHING_COMMIT_PATIENCE_MS;
 use ludus_game_state::{GameStateService, error::ServiceError};
 use ludus_proto::pb::{self, game_settings::Options};
 use support::{create_game, service};
@@ -21,9 +22,22 @@ async fn seq_of(service: &GameStateService, game_id: &str) -> u64 {
         .seq
 }
 
-async fn report(service: &GameStateService, game_id: &str, finishing_seq: u64) -> Code {
+/// Now, in Unix ms (the service runs on the system clock).
+fn now_ms() -> i64 {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970");
+    i64::try_from(since_epoch.as_millis()).expect("ms fit")
+}
+
+async fn report(
+    service: &GameStateService,
+    game_id: &str,
+    finishing_seq: u64,
+    armed_ms: i64,
+) -> Code {
     let refused: ServiceError = service
-        .report_outcome(game_id, finishing_seq)
+        .report_outcome(game_id, finishing_seq, armed_ms)
         .await
         .expect_err("the game is not finished");
     Status::from(refused).code()
@@ -41,10 +55,23 @@ async fn a_report_before_its_finishing_commit_lands_is_retried_and_after_a_lost_
     .await;
     let seq = seq_of(&service, "g1").await;
 
+    let armed_just_now = now_ms();
     // The timer of a commit that would write seq + 1 fired first: try again later.
-    assert_eq!(report(&service, "g1", seq + 1).await, Code::Aborted);
+    assert_eq!(
+        report(&service, "g1", seq + 1, armed_just_now).await,
+        Code::Aborted
+    );
+    // Still missing two minutes after it was armed: that commit failed, stop retrying.
+    let armed_long_ago = armed_just_now - 2 * FINISHING_COMMIT_PATIENCE_MS;
+    assert_eq!(
+        report(&service, "g1", seq + 1, armed_long_ago).await,
+        Code::FailedPrecondition
+    );
     // The game is at that seq and still going: the finishing commit lost its race.
-    assert_eq!(report(&service, "g1", seq).await, Code::FailedPrecondition);
+    assert_eq!(
+        report(&service, "g1", seq, armed_just_now).await,
+        Code::FailedPrecondition
+    );
     // A timer armed before timers carried the seq: as before, refused.
-    assert_eq!(report(&service, "g1", 0).await, Code::FailedPrecondition);
+    assert_eq!(report(&service, "g1", 0, 0).await, Code::FailedPrecondition);
 }

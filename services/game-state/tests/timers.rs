@@ -104,6 +104,7 @@ async fn turn_and_outcome_timers_are_written_to_the_timer_store() {
             Action::ReportOutcome(pb::ReportOutcomeTimer {
                 game_id: "g".to_owned(),
                 finishing_seq: 3,
+                armed_unix_ms: i64::try_from(now).expect("ms fit"),
             })
         ))
     );

@@ -200,6 +200,7 @@ async fn fire(worker: Worker, timer: DueTimer) {
             .report_outcome(pb::ReportOutcomeRequest {
                 game_id: report.game_id,
                 finishing_seq: report.finishing_seq,
+                armed_unix_ms: report.armed_unix_ms,
             })
             .await
             .map(drop),

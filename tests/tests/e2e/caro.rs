@@ -228,6 +228,7 @@ async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating
         .report_outcome(pb::ReportOutcomeRequest {
             game_id: game.clone(),
             finishing_seq: 0,
+            armed_unix_ms: 0,
         })
         .await
         .expect("the cancelled game is reported");

@@ -76,6 +76,7 @@ impl GameStateService {
             pb::timer_action::Action::ReportOutcome(pb::ReportOutcomeTimer {
                 game_id: loaded.game_id.clone(),
                 finishing_seq: loaded.seq + 1,
+                armed_unix_ms: self.now_ms(),
             }),
             self.now_ms(),
         )

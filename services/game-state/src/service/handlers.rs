@@ -15,6 +15,10 @@ use crate::model::{LiveRecord, Loaded, validate_id};
 /// Mancala's M9 limit), a bound on one archive record rather than a rule.
 const ARCHIVED_EVENTS_LIMIT: usize = 100_000;
 
+/// How long after arming an outcome timer its finishing commit may still land: a commit takes
+/// milliseconds, a minute covers a loaded store and the timer's own retries.
+pub const FINISHING_COMMIT_PATIENCE_MS: i64 = 60_000;
+
 impl GameStateService {
     pub async fn create_game(
         &self,
@@ -243,15 +247,20 @@ impl GameStateService {
     /// commit and may fire first: while the game is below that seq the answer is ABORTED, so
     /// the timer fires again instead of being dropped (which would lose the game's rating and
     /// archive); once the game is at or past it unfinished, the commit lost and the refusal
-    /// is final (a later finishing commit arms its own timer).
+    /// is final (a later finishing commit arms its own timer). So is a finishing commit still
+    /// missing [`FINISHING_COMMIT_PATIENCE_MS`] after the timer was armed (`armed_ms`): it
+    /// failed, and an untimed game nobody plays would otherwise keep the timer firing forever.
     pub async fn report_outcome(
         &self,
         game_id: &str,
         finishing_seq: u64,
+        armed_ms: i64,
     ) -> Result<pb::ReportOutcomeResponse, ServiceError> {
         let loaded = self.load(game_id).await?;
         let Some(outcome) = loaded.game.outcome() else {
-            if loaded.seq < finishing_seq {
+            let may_still_land =
+                self.now_ms().saturating_sub(armed_ms) < FINISHING_COMMIT_PATIENCE_MS;
+            if loaded.seq < finishing_seq && may_still_land {
                 return Err(ServiceError::Aborted(format!(
                     "game {game_id} is at seq {}: its finishing commit (seq {finishing_seq}) has \
                      not landed yet; report again",
