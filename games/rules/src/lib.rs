@@ -11,6 +11,7 @@
 //! - [`Outcome`], [`GameResult`]: how a game ended, with per-seat ranks and points.
 //! - [`RuleViolation`]: every rules error names the rule id it enforces (`C3`, `Q15`, …).
 //! - [`RandomSource`]: the only way randomness enters a game.
+//! - [`Bot`], [`Level`], [`Budget`]: computer players, their three levels, and how long they think.
 #![forbid(unsafe_code)]
 
 use std::fmt;
@@ -284,4 +285,150 @@ pub trait Game:
     /// How many actions have been applied (every accepted action, including automatic ones
     /// played on timeout).
     fn ply(&self) -> u32;
+}
+
+/// How strong a computer player is. The seeds name three levels per game (Caro C17
+/// Easy/Medium/Hard, Mancala M11 Easy/Normal/Hard, Flip Junqi J20 Beginner/Normal/Expert);
+/// they are the same three steps, so one enum serves every game and [`Level::parse`] accepts
+/// each seed's names.
+#[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug, Serialize, Deserialize)]
+pub enum Level {
+    /// Caro/Mancala Easy, Junqi Beginner.
+    Easy,
+    /// Caro Medium, Mancala/Junqi Normal.
+    Normal,
+    /// Caro/Mancala Hard, Junqi Expert.
+    Hard,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 3] = [Level::Easy, Level::Normal, Level::Hard];
+
+    /// Reads a level by any of the seeds' names, case-insensitively: `easy`/`beginner`,
+    /// `normal`/`medium`, `hard`/`expert`. `None` for anything else.
+    pub fn parse(name: &str) -> Option<Level> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "easy" | "beginner" => Some(Level::Easy),
+            "normal" | "medium" => Some(Level::Normal),
+            "hard" | "expert" => Some(Level::Hard),
+            _ => None,
+        }
+    }
+
+    /// The canonical lowercase name (`easy`, `normal`, `hard`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Normal => "normal",
+            Level::Hard => "hard",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How much a computer player may think. `work` bounds the search in the bot's own units
+/// (nodes, playouts) so that a choice is reproducible given the random source; `out_of_time`
+/// is polled during the search so a service can stop it at its deadline. A bot whose budget
+/// runs out still returns a legal action (the best found so far).
+///
+/// No clock in here: the rules crates build for `wasm32-unknown-unknown`, where
+/// `std::time::Instant` does not exist. The caller decides what time means.
+#[derive(Copy, Clone)]
+pub struct Budget<'a> {
+    /// The most work the bot may do, in its own units.
+    pub work: u64,
+    /// Returns `true` once the caller wants an answer now.
+    pub out_of_time: &'a (dyn Fn() -> bool + Sync),
+}
+
+fn never_out_of_time() -> bool {
+    false
+}
+
+impl Budget<'static> {
+    /// A budget bounded by work alone: the same inputs always give the same choice.
+    pub fn work(work: u64) -> Budget<'static> {
+        Budget {
+            work,
+            out_of_time: &never_out_of_time,
+        }
+    }
+}
+
+impl Budget<'_> {
+    /// Whether the caller wants an answer now.
+    pub fn expired(&self) -> bool {
+        (self.out_of_time)()
+    }
+}
+
+impl fmt::Debug for Budget<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Budget").field("work", &self.work).finish()
+    }
+}
+
+/// A computer player for a game: pure and deterministic given the random source and a
+/// work-bounded budget.
+///
+/// A bot sees only what a player in its seat sees. Games with hidden information (Flip Junqi's
+/// face-down pieces) must decide from `self.view(Viewer::Seat(seat))` alone and prove it with a
+/// test (two hidden layouts with the same public history give the same choice); future dice
+/// are never in a game's state, so a backgammon bot cannot see them either.
+pub trait Bot: Game {
+    /// The action `seat` takes now at `level`, or `None` when it is not `seat`'s turn (or the
+    /// game is over). The action is always legal for `seat` in this position, whatever the
+    /// budget.
+    fn choose(
+        &self,
+        seat: Seat,
+        level: Level,
+        budget: &Budget<'_>,
+        rng: &mut dyn RandomSource,
+    ) -> Option<Self::Action>;
+
+    /// The level's typical work budget for this game, as the services and the arena use it
+    /// (Hard moves in about a second on one core, Easy and Normal in under 100 ms).
+    fn default_work(level: Level) -> u64;
+}
+
+#[cfg(test)]
+mod bot_tests {
+    use super::*;
+
+    #[test]
+    fn every_seed_name_of_a_level_parses() {
+        for (name, level) in [
+            ("Easy", Level::Easy),
+            ("beginner", Level::Easy),
+            ("Medium", Level::Normal),
+            ("normal", Level::Normal),
+            ("HARD", Level::Hard),
+            (" expert ", Level::Hard),
+        ] {
+            assert_eq!(Level::parse(name), Some(level), "{name}");
+        }
+        assert_eq!(Level::parse("grandmaster"), None);
+        for level in Level::ALL {
+            assert_eq!(Level::parse(level.name()), Some(level));
+        }
+    }
+
+    #[test]
+    fn a_work_budget_never_expires() {
+        let budget = Budget::work(10);
+        assert!(!budget.expired());
+        let stop = || true;
+        let timed = Budget {
+            work: 10,
+            out_of_time: &stop,
+        };
+        assert!(timed.expired());
+    }
 }

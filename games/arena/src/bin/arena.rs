@@ -1,0 +1,82 @@
+//! `cargo run --release -p ludus-arena --bin arena -- --game caro --a hard --b normal --games 200`
+//!
+//! Plays level A against level B and prints A's score with a 95 % confidence interval and the
+//! think time per move of both sides. `--options` takes the game's options as JSON (the same
+//! serde form the services store), e.g. `--options '{"size":19}'`.
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use ludus_arena::{MatchSpec, play_match, report};
+use ludus_rules::{Bot, Level};
+
+#[derive(Parser, Debug)]
+#[command(about = "Plays computer levels against each other")]
+struct Args {
+    /// caro, quoridor, backgammon, mancala or junqi.
+    #[arg(long)]
+    game: String,
+    /// Side A's level (easy/normal/hard, or a seed's name: medium, beginner, expert).
+    #[arg(long, value_parser = level)]
+    a: Level,
+    /// Side B's level.
+    #[arg(long, value_parser = level)]
+    b: Level,
+    #[arg(long, default_value_t = 100)]
+    games: u32,
+    #[arg(long, default_value_t = 2)]
+    seats: usize,
+    /// The game's options as JSON; the game's defaults when absent.
+    #[arg(long)]
+    options: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// A wall-clock allowance per move in milliseconds, on top of the level's work budget.
+    #[arg(long)]
+    move_ms: Option<u64>,
+    #[arg(long, default_value_t = 2_000)]
+    max_plies: u32,
+}
+
+fn level(name: &str) -> Result<Level, String> {
+    Level::parse(name).ok_or_else(|| format!("unknown level {name:?}: easy, normal or hard"))
+}
+
+// `run` is used by the per-game arms of `main`, which land with each game's bot.
+#[allow(dead_code)]
+fn run<G: Bot>(args: &Args) -> Result<String, String> {
+    let options = match &args.options {
+        Some(json) => serde_json::from_str(json).map_err(|e| format!("--options: {e}"))?,
+        None => G::Options::default(),
+    };
+    let spec = MatchSpec::<G> {
+        options,
+        seats: args.seats,
+        a: args.a,
+        b: args.b,
+        games: args.games,
+        seed: args.seed,
+        move_time: args.move_ms.map(Duration::from_millis),
+        max_plies: args.max_plies,
+    };
+    Ok(report(&args.game, args.a, args.b, &play_match(&spec)))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    // One arm per game with a computer player, e.g. `"caro" => run::<ludus_caro::Caro>(&args)`.
+    #[allow(clippy::match_single_binding)]
+    let result: Result<String, String> = match args.game.as_str() {
+        other => Err(format!("no computer player for game {other:?}")),
+    };
+    match result {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("arena: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

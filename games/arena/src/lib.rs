@@ -1,0 +1,335 @@
+//! The arena: plays one computer level against another over many games and reports the
+//! result with a 95 % confidence interval and the time each side thought per move.
+//!
+//! Seats rotate so that each side moves first equally often: in game `i` side A sits in seat
+//! `i % seats` and side B takes every other seat (a free-for-all of one A against several Bs
+//! when `seats > 2`). Every action a bot returns is checked by the rules; an illegal one
+//! loses that game for its side and is counted, so a bug cannot pass as strength.
+#![forbid(unsafe_code)]
+
+use std::time::{Duration, Instant};
+
+use ludus_rules::{Bot, Budget, Game, GameResult, Level, SplitMix64};
+
+/// What to play.
+#[derive(Clone, Debug)]
+pub struct MatchSpec<G: Game> {
+    pub options: G::Options,
+    pub seats: usize,
+    pub a: Level,
+    pub b: Level,
+    pub games: u32,
+    pub seed: u64,
+    /// Each move's wall-clock allowance, on top of the level's work budget.
+    pub move_time: Option<Duration>,
+    /// A game still running after this many actions is stopped and counted as unfinished.
+    pub max_plies: u32,
+}
+
+/// How one side did and how long it thought.
+#[derive(Clone, Debug, Default)]
+pub struct Side {
+    pub think: Vec<Duration>,
+    pub illegal: u32,
+}
+
+impl Side {
+    /// The median, 90th percentile and longest think time.
+    pub fn think_summary(&self) -> (Duration, Duration, Duration) {
+        let mut t = self.think.clone();
+        t.sort();
+        let at = |q: f64| {
+            t.get(((t.len().saturating_sub(1)) as f64 * q).round() as usize)
+                .copied()
+                .unwrap_or_default()
+        };
+        (at(0.5), at(0.9), t.last().copied().unwrap_or_default())
+    }
+}
+
+/// The result of a match, from side A's point of view.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// Games the rules cancelled (no result) or that hit `max_plies`.
+    pub unfinished: u32,
+    /// A's score per finished game: 1 win, ½ draw, 0 loss.
+    pub scores: Vec<f64>,
+    pub a: Side,
+    pub b: Side,
+}
+
+impl Tally {
+    /// A's mean score and the half-width of its 95 % confidence interval (normal
+    /// approximation over the per-game scores).
+    pub fn score(&self) -> (f64, f64) {
+        let n = self.scores.len() as f64;
+        if n == 0.0 {
+            return (0.0, 0.0);
+        }
+        let mean = self.scores.iter().sum::<f64>() / n;
+        if n < 2.0 {
+            return (mean, 1.0);
+        }
+        let var = self.scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, 1.96 * (var / n).sqrt())
+    }
+}
+
+/// Plays the match. Deterministic for a given spec when `move_time` is `None`.
+pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
+    let mut tally = Tally::default();
+    for i in 0..spec.games {
+        let a_seat = i as usize % spec.seats.max(1);
+        let mut dice = SplitMix64(spec.seed ^ (u64::from(i) << 32) ^ 0xD1CE);
+        let mut minds = SplitMix64(spec.seed ^ (u64::from(i) << 32) ^ 0xB07);
+        let Ok(mut game) = G::setup(spec.options.clone(), spec.seats, &mut dice) else {
+            tally.unfinished += 1;
+            continue;
+        };
+        let mut forfeit: Option<bool> = None; // Some(true): A broke a rule.
+        while game.outcome().is_none() && game.ply() < spec.max_plies {
+            let Some(seat) = game.to_move() else { break };
+            let is_a = seat == a_seat;
+            let level = if is_a { spec.a } else { spec.b };
+            let started = Instant::now();
+            let deadline = spec.move_time.map(|t| started + t);
+            let stop = move || deadline.is_some_and(|d| Instant::now() >= d);
+            let budget = Budget {
+                work: G::default_work(level),
+                out_of_time: &stop,
+            };
+            let choice = game.choose(seat, level, &budget, &mut minds);
+            let side = if is_a { &mut tally.a } else { &mut tally.b };
+            side.think.push(started.elapsed());
+            let Some(action) = choice else {
+                side.illegal += 1;
+                forfeit = Some(is_a);
+                break;
+            };
+            match game.apply(seat, &action, &mut dice) {
+                Ok(next) => game = next,
+                Err((unchanged, _)) => {
+                    game = unchanged;
+                    side.illegal += 1;
+                    forfeit = Some(is_a);
+                    break;
+                }
+            }
+        }
+        let score = match (forfeit, game.outcome().map(|o| &o.result)) {
+            (Some(a_broke), _) => Some(if a_broke { 0.0 } else { 1.0 }),
+            (None, Some(GameResult::Win { winners })) => {
+                Some(if winners.contains(&a_seat) { 1.0 } else { 0.0 })
+            }
+            (None, Some(GameResult::Draw)) => Some(0.5),
+            (None, Some(GameResult::Cancelled)) | (None, None) => None,
+        };
+        match score {
+            Some(s) => {
+                if s > 0.75 {
+                    tally.wins += 1;
+                } else if s < 0.25 {
+                    tally.losses += 1;
+                } else {
+                    tally.draws += 1;
+                }
+                tally.scores.push(s);
+            }
+            None => tally.unfinished += 1,
+        }
+    }
+    tally
+}
+
+/// The report the `arena` binary prints: one line of result, one per side of think times.
+pub fn report(game: &str, a: Level, b: Level, tally: &Tally) -> String {
+    let (mean, half) = tally.score();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let side = |name: &str, level: Level, s: &Side| {
+        let (p50, p90, max) = s.think_summary();
+        format!(
+            "  {name} {level:<6} think per move: median {:.1} ms, p90 {:.1} ms, max {:.1} ms over {} moves; illegal {}\n",
+            ms(p50),
+            ms(p90),
+            ms(max),
+            s.think.len(),
+            s.illegal
+        )
+    };
+    format!(
+        "{game}: {a} vs {b}: {w} won, {d} drawn, {l} lost, {u} unfinished; {a} scores {:.1} % ± {:.1} % (95 %)\n{}{}",
+        mean * 100.0,
+        half * 100.0,
+        side("A", a, &tally.a),
+        side("B", b, &tally.b),
+        w = tally.wins,
+        d = tally.draws,
+        l = tally.losses,
+        u = tally.unfinished,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    //! The arena on a game small enough to know the answer: Nim with one heap, take 1-3,
+    //! whoever takes the last stone wins. Hard plays perfectly (leave a multiple of 4), Easy
+    //! takes one stone, and a broken level returns an illegal take.
+    use super::*;
+    use ludus_rules::{Outcome, RandomSource, RuleViolation, Seat, SetupError, Viewer};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    struct Nim {
+        heap: u32,
+        turn: Seat,
+        plies: u32,
+        outcome: Option<Outcome>,
+    }
+
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+    struct NimOptions {
+        heap: u32,
+    }
+
+    #[derive(Debug)]
+    struct TooMany;
+    impl std::fmt::Display for TooMany {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("N1: take one to three stones")
+        }
+    }
+    impl std::error::Error for TooMany {}
+    impl RuleViolation for TooMany {
+        fn rule(&self) -> &'static str {
+            "N1"
+        }
+    }
+
+    impl Game for Nim {
+        type Options = NimOptions;
+        type Action = u32;
+        type View = u32;
+        type Error = TooMany;
+        fn setup(o: NimOptions, _: usize, _: &mut dyn RandomSource) -> Result<Self, SetupError> {
+            Ok(Nim {
+                heap: o.heap,
+                turn: 0,
+                plies: 0,
+                outcome: None,
+            })
+        }
+        fn parse_action(&self, text: &str) -> Result<u32, TooMany> {
+            text.parse().map_err(|_| TooMany)
+        }
+        fn seats(&self) -> usize {
+            2
+        }
+        fn to_move(&self) -> Option<Seat> {
+            self.outcome.is_none().then_some(self.turn)
+        }
+        fn legal_actions(&self, _: Seat) -> Vec<u32> {
+            (1..=3.min(self.heap)).collect()
+        }
+        fn apply(
+            mut self,
+            seat: Seat,
+            take: &u32,
+            _: &mut dyn RandomSource,
+        ) -> Result<Self, (Self, TooMany)> {
+            if !(1..=3.min(self.heap)).contains(take) {
+                return Err((self, TooMany));
+            }
+            self.heap -= take;
+            self.plies += 1;
+            if self.heap == 0 {
+                self.outcome = Some(Outcome::win(2, &[seat], "N2", "took the last stone"));
+            }
+            self.turn = 1 - seat;
+            Ok(self)
+        }
+        fn timeout(self, _: Seat, _: &mut dyn RandomSource) -> Self {
+            self
+        }
+        fn resign(self, _: Seat) -> Self {
+            self
+        }
+        fn agree_draw(self) -> Result<Self, (Self, TooMany)> {
+            Err((self, TooMany))
+        }
+        fn outcome(&self) -> Option<&Outcome> {
+            self.outcome.as_ref()
+        }
+        fn view(&self, _: Viewer) -> u32 {
+            self.heap
+        }
+        fn ply(&self) -> u32 {
+            self.plies
+        }
+    }
+
+    impl Bot for Nim {
+        fn choose(
+            &self,
+            seat: Seat,
+            level: Level,
+            _: &Budget<'_>,
+            _: &mut dyn RandomSource,
+        ) -> Option<u32> {
+            (self.to_move() == Some(seat)).then_some(match level {
+                Level::Easy => 1,
+                Level::Normal => 4, // never legal: the arena must catch it
+                Level::Hard => match self.heap % 4 {
+                    0 => 1,
+                    r => r,
+                },
+            })
+        }
+        fn default_work(_: Level) -> u64 {
+            1
+        }
+    }
+
+    fn spec(a: Level, b: Level, heap: u32) -> MatchSpec<Nim> {
+        MatchSpec {
+            options: NimOptions { heap },
+            seats: 2,
+            a,
+            b,
+            games: 10,
+            seed: 7,
+            move_time: None,
+            max_plies: 100,
+        }
+    }
+
+    #[test]
+    fn perfect_play_wins_every_won_position_whichever_seat_it_has() {
+        // Heap 10: the first mover wins with perfect play; Easy never finds it, so Hard wins
+        // as first mover and, Easy being no help, as second mover too.
+        let tally = play_match(&spec(Level::Hard, Level::Easy, 10));
+        assert_eq!((tally.wins, tally.losses, tally.draws), (10, 0, 0));
+        assert_eq!(tally.score(), (1.0, 0.0));
+        assert!(tally.a.think.len() >= 10);
+    }
+
+    #[test]
+    fn an_illegal_action_loses_the_game_and_is_counted() {
+        let tally = play_match(&spec(Level::Normal, Level::Easy, 10));
+        assert_eq!(tally.losses, 10);
+        assert_eq!(tally.a.illegal, 10);
+        assert_eq!(tally.b.illegal, 0);
+        assert!(report("nim", Level::Normal, Level::Easy, &tally).contains("illegal 10"));
+    }
+
+    #[test]
+    fn a_game_past_max_plies_is_unfinished_not_a_result() {
+        let mut s = spec(Level::Easy, Level::Easy, 1_000);
+        s.max_plies = 5;
+        let tally = play_match(&s);
+        assert_eq!(tally.unfinished, 10);
+        assert!(tally.scores.is_empty());
+    }
+}
