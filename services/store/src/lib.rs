@@ -38,7 +38,7 @@
 //! |---|---|---|
 //! | `ludus:game:{ID}:state` | hash | `seq`, `state`, `meta` of one game |
 //! | `ludus:game:{ID}:events` | stream | event `seq` at stream id `<seq>-0`, field `e` |
-//! | `ludus:game:{ID}:actions` | hash | `action_id` -> the `seq` it committed |
+//! | `ludus:game:{ID}:actions` | hash | `player_id:action_id` -> the `seq` it committed (ids are per player) |
 //! | `ludus:game:{ID}:presence` | hash | seat -> open event streams of that seat's player (C13) |
 //! | `ludus:game:{ID}:live` | pub/sub channel | `<seq>:<event bytes>` per committed event |
 //! | `ludus:games:live` | zset | ids of games not finished, scored by creation time (ms) |

@@ -305,6 +305,30 @@ async fn a_stale_expected_seq_is_aborted_and_a_repeated_action_id_returns_the_fi
 }
 
 #[tokio::test]
+async fn an_action_id_is_one_players_key_so_the_opponent_reusing_it_plays_their_own_move() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    let first = x.submit(&game, 1, "m1", "H8").await.expect("x");
+    assert_eq!(first.event.as_ref().map(|e| e.seq), Some(2));
+    // Issue 16: O's `m1` used to be taken for a retry of X's and silently dropped.
+    let mine = o.submit(&game, 2, "m1", "A1").await.expect("o");
+    assert!(!mine.duplicate, "O's action is new, not X's retried");
+    let event = mine.event.expect("event");
+    assert_eq!(event.seq, 3);
+    let applied = match event.kind {
+        Some(pb::game_event::Kind::ActionApplied(applied)) => applied,
+        other => panic!("expected O's move, got {other:?}"),
+    };
+    assert_eq!((applied.seat, applied.notation.as_str()), (1, "A1"));
+    // And each player's own retry still gets their own first result.
+    let again = o.submit(&game, 2, "m1", "A1").await.expect("retry");
+    assert!(again.duplicate);
+    assert_eq!(again.event.map(|e| e.seq), Some(3));
+    assert_eq!(x.game(&game).await.seq, 3);
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
 async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_token() {
     let ludus = Ludus::start().await;
     let (game, mut x, _o) = matched(&ludus).await;

@@ -154,10 +154,14 @@ impl GameStateService {
             .as_ref()
             .ok_or_else(|| ServiceError::InvalidArgument("action: required".into()))?;
         validate_id("game_id", &request.game_id)?;
+        // Action ids are the client's idempotency keys, so they are unique per player, not per
+        // game: O reusing X's `m1` is a new action of O's, not a retry of X's. `:` is not an id
+        // character, so the key cannot collide.
+        let action_key = format!("{}:{}", request.player_id, request.action_id);
         // One round trip reads the game and whether this action id was seen.
         let (record, seen) = self
             .store
-            .load_for_action(&request.game_id, &request.action_id)
+            .load_for_action(&request.game_id, &action_key)
             .await?;
         let record =
             record.ok_or_else(|| ServiceError::NotFound(format!("no game {}", request.game_id)))?;
@@ -196,7 +200,7 @@ impl GameStateService {
         });
         let game_id = loaded.game_id.clone();
         match self
-            .commit(loaded, Some(&request.action_id), kind, previous_turn)
+            .commit(loaded, Some(&action_key), kind, previous_turn)
             .await?
         {
             Ok(event) => Ok(pb::ApplyActionResponse {
