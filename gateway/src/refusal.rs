@@ -28,3 +28,18 @@ pub fn resume_after(message: impl Into<String>, after_seq: u64) -> Status {
         &[(error_details::META_AFTER_SEQ, after_seq.to_string())],
     )
 }
+
+/// OUT_OF_RANGE for a stream asked to resume after an event the game has not had (metadata
+/// `current_seq`: the last event there is).
+pub fn after_seq_ahead(game_id: &str, after_seq: u64, current_seq: u64) -> Status {
+    error_details::refusal(
+        Code::OutOfRange,
+        format!(
+            "after_seq {after_seq} is past the last event of game {game_id} ({current_seq}): \
+             resume from a seq you received"
+        ),
+        DOMAIN_GATEWAY,
+        reason::AFTER_SEQ_AHEAD,
+        &[(error_details::META_CURRENT_SEQ, current_seq.to_string())],
+    )
+}

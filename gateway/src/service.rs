@@ -21,7 +21,7 @@ use tonic::{Code, Request, Response, Status};
 use crate::auth::{Caller, Kind, Tokens, validate_display_name};
 use crate::fanout::{STREAM_BUFFER, StreamItem, Subscription};
 use crate::limits::Limits;
-use crate::refusal::{invalid, reason, refuse};
+use crate::refusal::{after_seq_ahead, invalid, reason, refuse};
 
 /// `Subscribe`'s events, encoded (see `ludus_proto::codec`).
 type EventStream = Pin<Box<dyn Stream<Item = Result<EncodedEvent, Status>> + Send>>;
@@ -389,6 +389,15 @@ impl Gateway for GatewayService {
             })
             .await?
             .into_inner();
+        // A client cannot have seen an event after the game's last one: resuming past it would
+        // wait for events that may never come (a finished game's stream would never end).
+        if request.after_seq > snapshot.seq {
+            return Err(after_seq_ahead(
+                &request.game_id,
+                request.after_seq,
+                snapshot.seq,
+            ));
+        }
         let seated_player = (snapshot.your_seat.is_some()
             && snapshot.status == pb::GameStatus::Active as i32)
             .then_some(caller.player_id);

@@ -56,6 +56,9 @@ pub mod reason {
     pub const INVALID_RULESET: &str = "INVALID_RULESET";
     /// ABORTED: `expected_seq` is stale; metadata `current_seq` is the game's seq now.
     pub const STALE_SEQ: &str = "STALE_SEQ";
+    /// OUT_OF_RANGE: a stream asked to resume after an event the game has not had (metadata
+    /// `current_seq`: the game's last event).
+    pub const AFTER_SEQ_AHEAD: &str = "AFTER_SEQ_AHEAD";
     /// ABORTED: concurrent writers kept changing the same record; retry.
     pub const CONTENDED: &str = "CONTENDED";
     /// FAILED_PRECONDITION: the game is over; metadata `rule` ended it.

@@ -329,6 +329,39 @@ async fn an_action_id_is_one_players_key_so_the_opponent_reusing_it_plays_their_
 }
 
 #[tokio::test]
+async fn resuming_a_finished_game_ends_at_once_and_resuming_past_its_end_is_out_of_range() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, mut o) = matched(&ludus).await;
+    x.play(&game, "H8").await.expect("x");
+    let last = o.resign(&game).await.expect("resign").seq;
+
+    // Issue 16: a stream resumed after the last event used to wait forever.
+    let mut caught_up = x.subscribe(&game, last).await;
+    let end = tokio::time::timeout(PATIENCE, caught_up.message())
+        .await
+        .expect("the stream of a finished game ends");
+    assert!(
+        matches!(end, Ok(None)),
+        "ends cleanly, nothing more: {end:?}"
+    );
+
+    let ahead = x
+        .client
+        .subscribe(pb::SubscribeRequest {
+            game_id: game.clone(),
+            after_seq: last + 5,
+        })
+        .await
+        .map(|_| ())
+        .expect_err("no events after the last one");
+    assert_eq!(ahead.code(), Code::OutOfRange);
+    let info = error_info(&ahead);
+    assert_eq!(info.reason, "AFTER_SEQ_AHEAD");
+    assert_eq!(info.metadata["current_seq"], last.to_string());
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
 async fn only_the_seated_player_to_move_can_act_and_identity_comes_from_the_token() {
     let ludus = Ludus::start().await;
     let (game, mut x, _o) = matched(&ludus).await;
