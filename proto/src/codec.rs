@@ -19,10 +19,11 @@ use std::marker::PhantomData;
 
 use bytes::{BufMut, Bytes};
 use prost::Message;
+use tonic::Code;
 use tonic::Status;
-use tonic::codec::{BufferSettings, Codec, EncodeBuf, Encoder};
-use tonic_prost::{ProstCodec, ProstDecoder};
+use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
+use crate::error_details::{self, DOMAIN_GATEWAY, reason};
 use crate::pb;
 
 /// Bytes allocated up front for each gateway response body (tonic's default is 8 KiB). One
@@ -77,8 +78,9 @@ impl GatewayMessage for EncodedEvent {
 }
 
 /// The gateway service's codec: an [`ENCODE_BUFFER`] encode buffer, any [`GatewayMessage`]
-/// out. Decoding is prost's with its defaults: a decode buffer lives only while a request is
-/// read.
+/// out. Decoding is prost's with the default buffer (it lives only while a request is read),
+/// except that a body that is not the message answers INVALID_ARGUMENT, not prost codec's
+/// INTERNAL: it is the client's mistake, and the contract says so.
 #[derive(Debug, Clone)]
 pub struct GatewayCodec<T, U> {
     _pd: PhantomData<(T, U)>,
@@ -98,14 +100,36 @@ where
     type Encode = T;
     type Decode = U;
     type Encoder = GatewayEncoder<T>;
-    type Decoder = ProstDecoder<U>;
+    type Decoder = GatewayDecoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
         GatewayEncoder(PhantomData)
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        ProstCodec::<pb::GameEvent, U>::raw_decoder(BufferSettings::default())
+        GatewayDecoder(PhantomData)
+    }
+}
+
+/// Reads a request; a body that does not decode (truncated, a wrong wire type, invalid UTF-8
+/// in a string) is INVALID_ARGUMENT with reason `MALFORMED_REQUEST`.
+#[derive(Debug, Clone)]
+pub struct GatewayDecoder<U>(PhantomData<U>);
+
+impl<U: Message + Default> Decoder for GatewayDecoder<U> {
+    type Item = U;
+    type Error = Status;
+
+    fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
+        U::decode(buf).map(Some).map_err(|e| {
+            error_details::refusal(
+                Code::InvalidArgument,
+                format!("request body: not a valid protobuf message of this call: {e}"),
+                DOMAIN_GATEWAY,
+                reason::MALFORMED_REQUEST,
+                &[],
+            )
+        })
     }
 }
 

@@ -47,6 +47,8 @@ pub const META_FIELD: &str = "field";
 pub mod reason {
     /// INVALID_ARGUMENT: a malformed field (the `BadRequest` names it).
     pub const INVALID_FIELD: &str = "INVALID_FIELD";
+    /// INVALID_ARGUMENT: the request body is not a protobuf message of the call's type.
+    pub const MALFORMED_REQUEST: &str = "MALFORMED_REQUEST";
     /// INVALID_ARGUMENT: an id (game, ticket, action, player) that is empty, too long or has
     /// characters outside `[A-Za-z0-9_-]`.
     pub const INVALID_ID: &str = "INVALID_ID";

@@ -8,6 +8,7 @@ mod backgammon;
 mod caro;
 mod grpc_web;
 mod junqi;
+mod malformed;
 mod mancala;
 mod quoridor;
 mod terminal;
