@@ -94,6 +94,9 @@ where
     serve_with(service, Some(INTERNAL_CONNECTION_AGE), listener, shutdown).await
 }
 
+/// The standard health service every server also serves.
+const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
+
 /// Serves `service` on `listener` with tracing, the `rpc.server.duration` histogram
 /// ([`RpcMetricsLayer`]), health (overall and per service) and reflection, until `shutdown` completes; then reports NOT_SERVING and drains for at most
 /// [`DRAIN_GRACE`]. `connection_age` bounds how long one client connection lives (`None` for
@@ -114,13 +117,19 @@ where
     };
     guard.set(true).await;
 
+    // Reflection advertises what this server serves, not every service in the descriptors: the
+    // public gateway must not list the internal services it does not route (issue 16).
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(ludus_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .with_service_name(S::NAME)
+        .with_service_name(HEALTH_SERVICE)
         .build_v1()?;
     let reflection_v1alpha = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(ludus_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .with_service_name(S::NAME)
+        .with_service_name(HEALTH_SERVICE)
         .build_v1alpha()?;
 
     // Made here, after `init` installed the meter provider (see `crate::metrics`).

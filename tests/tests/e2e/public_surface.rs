@@ -1,6 +1,6 @@
-//! Request bodies that are not the call's message: the client's mistake, answered
-//! INVALID_ARGUMENT with reason MALFORMED_REQUEST, never INTERNAL (issue 16), and the gateway
-//! keeps serving.
+//! The public port as a stranger meets it (issue 16): request bodies that are not the call's
+//! message are the client's mistake (INVALID_ARGUMENT, reason MALFORMED_REQUEST, never
+//! INTERNAL) and the gateway keeps serving; reflection lists only what the gateway serves.
 
 use bytes::{Buf, BufMut, Bytes};
 use ludus_proto::error_details::StatusExt;
@@ -90,5 +90,34 @@ async fn an_undecodable_body_is_invalid_argument_not_internal() {
         .await
         .expect_err("no token");
     assert_eq!(err.code(), Code::Unauthenticated);
+    ludus.shutdown().await;
+}
+
+#[tokio::test]
+async fn reflection_on_the_public_port_lists_only_what_the_gateway_serves() {
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+
+    let ludus = Ludus::start().await;
+    let mut reflection = ServerReflectionClient::new(ludus.channel().await);
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut answers = reflection
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .expect("reflection answers")
+        .into_inner();
+    let answer = answers.message().await.expect("an answer").expect("one");
+    let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
+        panic!("expected a service list: {answer:?}");
+    };
+    let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    names.sort();
+    // Issue 16: GameState, Matchmaking, Ratings and Timers used to be listed too.
+    assert_eq!(names, ["grpc.health.v1.Health", "ludus.v1.Gateway"]);
     ludus.shutdown().await;
 }
