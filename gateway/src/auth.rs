@@ -72,12 +72,13 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// The name a person typed at sign-in, trimmed, under the shared display-name policy
-/// ([`ludus_proto::ids::validate_display_name`]: 1 to 32 characters, nothing invisible).
+/// The name a person typed at sign-in, trimmed and composed (NFC), under the shared
+/// display-name policy ([`ludus_proto::ids::validate_display_name`]: 1 to 32 characters,
+/// nothing invisible, no stacks of combining marks).
 pub fn validate_display_name(name: &str) -> Result<String, Status> {
-    let name = name.trim();
-    ludus_proto::ids::validate_display_name("display_name", name)?;
-    Ok(name.to_owned())
+    let name = ludus_proto::ids::normalize_display_name(name);
+    ludus_proto::ids::validate_display_name("display_name", &name)?;
+    Ok(name)
 }
 
 impl Tokens {

@@ -6,6 +6,9 @@
 //! the field and the problem (`game_id: only letters, digits, '-' and '_' are allowed`), and it
 //! becomes `INVALID_ARGUMENT` through `From<IdError> for tonic::Status`.
 
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
 /// Longest id (player, game, ticket, action): ULIDs are 26 characters, so 64 leaves room
 /// for ids chosen by other systems without letting a key grow unbounded.
 pub const MAX_ID_LEN: usize = 64;
@@ -47,6 +50,10 @@ pub enum IdError {
         code = u32::from(*found)
     )]
     NameCharacter { field: String, found: char },
+    /// More than [`MAX_COMBINING_MARKS`] combining marks on one character ("Zalgo" text that
+    /// spills over the lines around it in lists and chat).
+    #[error("{field}: at most {MAX_COMBINING_MARKS} combining marks on one character")]
+    NameMarks { field: String },
 }
 
 impl IdError {
@@ -58,7 +65,8 @@ impl IdError {
             IdError::Ruleset { .. } => reason::INVALID_RULESET,
             IdError::NameLength { .. }
             | IdError::NameUntrimmed { .. }
-            | IdError::NameCharacter { .. } => reason::INVALID_DISPLAY_NAME,
+            | IdError::NameCharacter { .. }
+            | IdError::NameMarks { .. } => reason::INVALID_DISPLAY_NAME,
         }
     }
 }
@@ -107,7 +115,7 @@ pub fn validate_ruleset(field: &str, ruleset: &str) -> Result<(), IdError> {
     Ok(())
 }
 
-/// Checks a display name as it is stored and shown: 1 to [`MAX_DISPLAY_NAME_CHARS`]
+/// Checks a display name as it is stored and shown (see [`normalize_display_name`]): 1 to [`MAX_DISPLAY_NAME_CHARS`]
 /// characters, no whitespace at either end, no character for which [`is_refused_in_name`]
 /// holds. Sign-in trims what a person typed before calling this; every other service checks
 /// the name it is handed as is.
@@ -129,7 +137,27 @@ pub fn validate_display_name(field: &str, name: &str) -> Result<(), IdError> {
             found,
         });
     }
+    let mut marks = 0;
+    for c in name.chars() {
+        marks = if is_combining_mark(c) { marks + 1 } else { 0 };
+        if marks > MAX_COMBINING_MARKS {
+            return Err(IdError::NameMarks {
+                field: field.to_owned(),
+            });
+        }
+    }
     Ok(())
+}
+
+/// The most combining marks one character of a display name may carry once composed (NFC):
+/// Vietnamese needs two on one vowel at most where no precomposed letter exists (`ệ` is
+/// one code point in NFC anyway); a stack of dozens draws over the neighbouring lines.
+pub const MAX_COMBINING_MARKS: usize = 2;
+
+/// The name a person typed, as it is stored: trimmed and in Unicode normalisation form C, so
+/// the same name typed on two keyboards (precomposed `ễ` or `e` + marks) is one name.
+pub fn normalize_display_name(typed: &str) -> String {
+    typed.trim().nfc().collect()
 }
 
 /// Characters a display name may not hold: they are invisible or change how the text around
@@ -247,6 +275,30 @@ mod tests {
                 "display_name: must be 1 to 32 characters"
             );
         }
+    }
+
+    #[test]
+    fn a_typed_name_is_stored_composed_and_a_stack_of_marks_is_refused() {
+        // "Nguyễn" typed with combining marks is the same name as the precomposed one.
+        let decomposed = "Nguye\u{302}\u{303}n";
+        assert_eq!(
+            normalize_display_name(&format!("  {decomposed} ")),
+            "Nguyễn"
+        );
+        assert_eq!(validate_display_name("display_name", decomposed), Ok(()));
+        // Two marks with no precomposed letter stay two marks, and pass.
+        assert_eq!(
+            validate_display_name("display_name", "q\u{323}\u{302}"),
+            Ok(())
+        );
+        let zalgo = format!("ann{}", "\u{301}".repeat(30));
+        let error = validate_display_name("display_name", &normalize_display_name(&zalgo))
+            .expect_err("a stack of marks");
+        assert_eq!(
+            error.to_string(),
+            "display_name: at most 2 combining marks on one character"
+        );
+        assert_eq!(error.reason(), "INVALID_DISPLAY_NAME");
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod backgammon;
 mod caro;
 mod grpc_web;
 mod junqi;
-mod public_surface;
 mod mancala;
+mod public_surface;
 mod quoridor;
 mod terminal;
