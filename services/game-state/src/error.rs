@@ -42,6 +42,9 @@ pub enum ServiceError {
     AlreadyExists(String),
     #[error("{0}")]
     Unimplemented(String),
+    /// A bounded resource is full (the analysis queue, one caller's share of it).
+    #[error("{0}")]
+    ResourceExhausted(String),
     /// A dependency (Redis, timers, ratings) is down: retryable.
     #[error("{0}")]
     Unavailable(String),
@@ -115,6 +118,9 @@ impl From<ServiceError> for Status {
             ServiceError::PermissionDenied(why, _) => refuse(Code::PermissionDenied, why),
             ServiceError::AlreadyExists(_) => refuse(Code::AlreadyExists, reason::ALREADY_EXISTS),
             ServiceError::Unimplemented(_) => refuse(Code::Unimplemented, reason::NOT_OFFERED),
+            ServiceError::ResourceExhausted(_) => {
+                refuse(Code::ResourceExhausted, reason::RATE_LIMITED)
+            }
             ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
                 tracing::error!(error = %message, "internal error");

@@ -23,6 +23,13 @@ pub const MAX_ANALYSIS_MS: u32 = 2_000;
 pub const MAX_CONCURRENT_ANALYSES: usize = 2;
 static ANALYSES: tokio::sync::Semaphore =
     tokio::sync::Semaphore::const_new(MAX_CONCURRENT_ANALYSES);
+/// Analyses admitted on this replica, running or waiting for a turn. Past it the answer is
+/// RESOURCE_EXHAUSTED at once: an unbounded queue let a few long requests push everybody
+/// else's 40 ms analysis to seconds (issue 16).
+pub const MAX_ADMITTED_ANALYSES: usize = 6;
+/// Players with an analysis admitted on this replica: one each, so one caller cannot fill the
+/// queue.
+static ADMITTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 /// The first node budget of the deepening loop; each round doubles it.
 const FIRST_NODE_BUDGET: u64 = 20_000;
 /// Transposition table of one analysis: 2^20 slots of 16 bytes (16 MiB).
@@ -62,7 +69,43 @@ impl GameStateService {
                 ));
             }
         };
+        let _admitted = Admission::enter(&request.player_id)?;
         analyze(analysable, budget_ms(inner.budget_ms)).await
+    }
+}
+
+/// One player's place among the [`MAX_ADMITTED_ANALYSES`] admitted analyses; leaving (on
+/// completion or when the caller goes away) frees it.
+struct Admission(String);
+
+impl Admission {
+    fn enter(player_id: &str) -> Result<Admission, ServiceError> {
+        let mut admitted = ADMITTED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if admitted.iter().any(|p| p == player_id) {
+            return Err(ServiceError::ResourceExhausted(format!(
+                "{player_id} already has an analysis running: one at a time"
+            )));
+        }
+        if admitted.len() >= MAX_ADMITTED_ANALYSES {
+            return Err(ServiceError::ResourceExhausted(format!(
+                "the analysis queue is full ({MAX_ADMITTED_ANALYSES}); try again in a moment"
+            )));
+        }
+        admitted.push(player_id.to_owned());
+        Ok(Admission(player_id.to_owned()))
+    }
+}
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        let mut admitted = ADMITTED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(at) = admitted.iter().position(|p| *p == self.0) {
+            admitted.swap_remove(at);
+        }
     }
 }
 
@@ -300,6 +343,33 @@ pub fn analyze_blocking(analysable: Analysable, budget_ms: u32) -> pb::AnalyzeMa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_analysis_queue_is_bounded_and_one_player_holds_one_place() {
+        let ids: Vec<String> = (0..=MAX_ADMITTED_ANALYSES)
+            .map(|i| format!("admission-test-{i}"))
+            .collect();
+        let first = Admission::enter(&ids[0]).expect("a place");
+        let again = Admission::enter(&ids[0]).err().expect("one per player");
+        assert!(again.to_string().contains("one at a time"), "{again}");
+        let mut held: Vec<Admission> = ids[1..MAX_ADMITTED_ANALYSES]
+            .iter()
+            .map(|id| Admission::enter(id).expect("a place"))
+            .collect();
+        let full = Admission::enter(&ids[MAX_ADMITTED_ANALYSES])
+            .err()
+            .expect("the queue is full");
+        assert!(matches!(full, ServiceError::ResourceExhausted(_)), "{full}");
+        assert_eq!(
+            tonic::Status::from(full).code(),
+            tonic::Code::ResourceExhausted
+        );
+        // Leaving frees the place, for anybody.
+        drop(first);
+        held.push(Admission::enter(&ids[MAX_ADMITTED_ANALYSES]).expect("a freed place"));
+        drop(held);
+        let _back = Admission::enter(&ids[0]).expect("every place freed");
+    }
 
     fn side(pits: [u32; 6], store: u32) -> pb::MancalaSide {
         pb::MancalaSide {
