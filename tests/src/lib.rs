@@ -280,6 +280,25 @@ impl Ludus {
         }
     }
 
+    /// Kills the redis-server (an outage) and returns its port, for [`Ludus::restart_redis`].
+    ///
+    /// # Panics
+    /// When the system runs on the in-memory store.
+    pub fn kill_redis(&mut self) -> u16 {
+        let redis = self
+            .redis
+            .take()
+            .expect("this system runs on the in-memory store");
+        let port = redis.port();
+        drop(redis);
+        port
+    }
+
+    /// Starts an empty redis-server on `port` again (the services reconnect by themselves).
+    pub fn restart_redis(&mut self, port: u16) {
+        self.redis = Some(RedisServer::start_on(port).unwrap_or_else(|e| panic!("{e}")));
+    }
+
     /// The accounts database (to take a PostgreSQL server down and up again).
     pub fn accounts_db(&mut self) -> &mut AccountsDatabase {
         &mut self.accounts_db

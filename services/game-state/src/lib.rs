@@ -71,6 +71,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let ratings = RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?);
     let accounts = AccountsClient::new(ludus_telemetry::traced_channel(&config.accounts_url)?);
+    let reachable = config.backend.reachability(Backend::PROBE_PERIOD);
     let service = GameStateService::new(
         GameStore::new(config.backend.clone()),
         TimerStore::new(config.backend),
@@ -82,5 +83,5 @@ pub async fn run(
     .archive(archive::Archiver::new(accounts));
     let server = GameStateServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
-    ludus_telemetry::serve(server, listener, shutdown).await
+    ludus_telemetry::serve_while_ready(server, listener, shutdown, reachable).await
 }

@@ -132,6 +132,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
     let clocks = config.quick_match_clocks();
+    let reachable = config.backend.reachability(Backend::PROBE_PERIOD);
     let queues = QueueStore::new(config.backend);
     let wake = Arc::new(Notify::new());
     let stop = CancellationToken::new();
@@ -167,10 +168,15 @@ pub async fn run(
     let server = MatchmakingServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
     let stop_on_shutdown = stop.clone();
-    let result = ludus_telemetry::serve(server, listener, async move {
-        shutdown.await;
-        stop_on_shutdown.cancel();
-    })
+    let result = ludus_telemetry::serve_while_ready(
+        server,
+        listener,
+        async move {
+            shutdown.await;
+            stop_on_shutdown.cancel();
+        },
+        reachable,
+    )
     .await;
     stop.cancel();
     if let Err(error) = matching.await {

@@ -34,8 +34,9 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let reachable = config.backend.reachability(Backend::PROBE_PERIOD);
     let service = RatingsService::new(RatingStore::new(config.backend));
     let server = RatingsServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
-    ludus_telemetry::serve(server, listener, shutdown).await
+    ludus_telemetry::serve_while_ready(server, listener, shutdown, reachable).await
 }

@@ -23,4 +23,6 @@ pub mod testing;
 
 pub use init::{TelemetryFlags, TelemetryGuard, init};
 pub use propagation::{TraceContext, Traced, traced_channel};
-pub use server::{GrpcService, ServingGuard, listen, serve, serve_with, shutdown_signal};
+pub use server::{
+    GrpcService, ServingGuard, listen, serve, serve_while_ready, serve_with, shutdown_signal,
+};

@@ -17,11 +17,15 @@ pub const MAX_DECODING_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
 /// How long in-flight calls get to finish after shutdown starts.
 pub const DRAIN_GRACE: Duration = Duration::from_secs(10);
 
-/// Health state of one server: flips every registered service to NOT_SERVING on shutdown.
+/// Health state of one server: SERVING while it runs and its store answers; every registered
+/// service flips to NOT_SERVING on shutdown, for good.
 #[derive(Clone)]
 pub struct ServingGuard {
     reporter: HealthReporter,
     names: Vec<&'static str>,
+    /// Set once shutdown starts; held while a status is written, so a late "store is back"
+    /// cannot turn a draining server SERVING again.
+    stopped: std::sync::Arc<tokio::sync::Mutex<bool>>,
 }
 
 impl std::fmt::Debug for ServingGuard {
@@ -34,6 +38,17 @@ impl std::fmt::Debug for ServingGuard {
 
 impl ServingGuard {
     async fn set(&self, serving: bool) {
+        let stopped = self.stopped.lock().await;
+        self.write(serving && !*stopped).await;
+    }
+
+    async fn stop(&self) {
+        let mut stopped = self.stopped.lock().await;
+        *stopped = true;
+        self.write(false).await;
+    }
+
+    async fn write(&self, serving: bool) {
         let status = if serving {
             tonic_health::ServingStatus::Serving
         } else {
@@ -110,12 +125,58 @@ pub async fn serve_with<S>(
 where
     S: GrpcService + Clone + Send + Sync + 'static,
 {
+    let (_always, ready) = tokio::sync::watch::channel(true);
+    serve_ready(service, connection_age, listener, shutdown, ready).await
+}
+
+/// Serves an internal `service` like [`serve`], reporting NOT_SERVING while `ready` holds
+/// `false` (its store is unreachable: a readiness probe then sends callers elsewhere) and
+/// SERVING again when it turns `true`.
+pub async fn serve_while_ready<S>(
+    service: S,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    ready: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<()>
+where
+    S: GrpcService + Clone + Send + Sync + 'static,
+{
+    serve_ready(
+        service,
+        Some(INTERNAL_CONNECTION_AGE),
+        listener,
+        shutdown,
+        ready,
+    )
+    .await
+}
+
+async fn serve_ready<S>(
+    service: S,
+    connection_age: Option<Duration>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    mut ready: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<()>
+where
+    S: GrpcService + Clone + Send + Sync + 'static,
+{
     let (reporter, health_service) = tonic_health::server::health_reporter();
     let guard = ServingGuard {
         reporter,
         names: vec![S::NAME],
+        stopped: Default::default(),
     };
-    guard.set(true).await;
+    let serving = *ready.borrow_and_update();
+    guard.set(serving).await;
+    let following = guard.clone();
+    let follow_readiness = tokio::spawn(async move {
+        while ready.changed().await.is_ok() {
+            let serving = *ready.borrow_and_update();
+            following.set(serving).await;
+        }
+    });
+    let _stop_following = AbortOnDrop(follow_readiness);
 
     // Reflection advertises what this server serves, not every service in the descriptors: the
     // public gateway must not list the internal services it does not route (issue 16).
@@ -169,7 +230,7 @@ where
     tokio::spawn(async move {
         shutdown.await;
         tracing::info!(service = name, "shutting down: not serving, draining");
-        guard_for_shutdown.set(false).await;
+        guard_for_shutdown.stop().await;
         start_draining.cancel();
     });
 
@@ -200,6 +261,15 @@ where
 /// on Linux): every such call took 40+ ms instead of well under one.
 pub fn accept_with_nodelay(listener: TcpListener) -> TcpIncoming {
     TcpIncoming::from(listener).with_nodelay(Some(true))
+}
+
+/// Aborts a helper task when the server it follows stops.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 fn name_of<T: NamedService>(_: &T) -> &'static str {

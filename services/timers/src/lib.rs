@@ -69,6 +69,7 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let reachable = config.backend.reachability(Backend::PROBE_PERIOD);
     let store = TimerStore::new(config.backend.clone());
     let wake = Arc::new(Notify::new());
     let stop = CancellationToken::new();
@@ -103,7 +104,7 @@ pub async fn run(
         stop_on_shutdown.cancel();
     };
     let server = TimersServer::new(TimersService::new(store, wake));
-    let served = ludus_telemetry::serve(server, listener, shutdown).await;
+    let served = ludus_telemetry::serve_while_ready(server, listener, shutdown, reachable).await;
     stop.cancel();
     let _ = worker.await;
     if let Some(counting) = counting {

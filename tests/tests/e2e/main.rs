@@ -11,4 +11,5 @@ mod junqi;
 mod mancala;
 mod public_surface;
 mod quoridor;
+mod store_outage;
 mod terminal;
