@@ -45,7 +45,7 @@ impl GatewayService {
         &self,
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::AccountSession>, Status> {
-        self.limits.check_sign_in()?;
+        self.limits.check_sign_in(crate::limits::peer(&request))?;
         let request = request.into_inner();
         let display_name = validate_display_name(&request.display_name)?;
         let grant = self
@@ -66,7 +66,7 @@ impl GatewayService {
         &self,
         request: Request<pb::SignInRequest>,
     ) -> Result<Response<pb::AccountSession>, Status> {
-        self.limits.check_sign_in()?;
+        self.limits.check_sign_in(crate::limits::peer(&request))?;
         let client_address = client_address(&request);
         let request = request.into_inner();
         let grant = self
@@ -86,7 +86,7 @@ impl GatewayService {
         &self,
         request: Request<pb::RefreshRequest>,
     ) -> Result<Response<pb::AccountSession>, Status> {
-        self.limits.check_sign_in()?;
+        self.limits.check_sign_in(crate::limits::peer(&request))?;
         let grant = self
             .accounts
             .clone()
@@ -102,7 +102,7 @@ impl GatewayService {
         &self,
         request: Request<pb::SignOutRequest>,
     ) -> Result<Response<pb::SignOutResponse>, Status> {
-        self.limits.check_sign_in()?;
+        self.limits.check_sign_in(crate::limits::peer(&request))?;
         self.accounts
             .clone()
             .sign_out(pb::AccountsSignOutRequest {

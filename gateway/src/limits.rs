@@ -1,7 +1,15 @@
-//! Per-player rate limits: one player cannot flood the services behind the gateway.
+//! Rate limits: one player cannot flood the services behind the gateway, and one peer
+//! address cannot lock everybody else out of signing in or burn the gateway's CPU on tokens
+//! that do not verify.
+//!
+//! Unauthenticated work (guest sign-ins, account sign-ins, refreshes, calls whose token is
+//! refused) is limited per peer IP address, authenticated calls per player. The peer is the
+//! TCP peer: behind a proxy that hides client addresses every client shares one bucket, so
+//! deploy behind an L4 load balancer that keeps them (`externalTrafficPolicy: Local`).
 
 use std::{
     collections::HashMap,
+    net::{IpAddr, Ipv4Addr},
     num::NonZeroU32,
     sync::{Arc, Mutex, PoisonError},
 };
@@ -15,17 +23,23 @@ use crate::refusal::{reason, refuse};
 pub const CALLS_PER_SECOND: u32 = 20;
 /// Calls a player may make in a burst.
 pub const BURST: u32 = 40;
-/// Guest sign-ins allowed per second for the whole gateway process (they are unauthenticated),
-/// sustained; bursts up to [`SIGN_IN_BURST`].
+/// Sign-ins (guest and account), registrations and refreshes allowed per second from one peer
+/// address (they are unauthenticated), sustained; bursts up to [`SIGN_IN_BURST`].
 pub const SIGN_INS_PER_SECOND: u32 = 100;
-/// Guest sign-ins allowed in a burst.
+/// Sign-ins allowed in a burst from one peer address.
 pub const SIGN_IN_BURST: u32 = 1000;
+/// Calls with a refused token (missing, malformed, expired, forged) allowed per second from
+/// one peer address; bursts up to [`REFUSED_TOKEN_BURST`]. Checking a token costs an HMAC:
+/// past this the gateway answers RESOURCE_EXHAUSTED without looking.
+pub const REFUSED_TOKENS_PER_SECOND: u32 = 5;
+/// Calls with a refused token allowed in a burst from one peer address.
+pub const REFUSED_TOKEN_BURST: u32 = 50;
 /// Subscribe streams one player may hold open at once on one gateway process: plenty for a
 /// few devices and a few games watched, and a cap on what one token can pin (a task, a buffer
 /// and a share of a feed subscription each). FindMatch needs none: a player holds one ticket.
 pub const STREAMS_PER_PLAYER: usize = 16;
 
-/// The process-wide guest sign-in rate: [`SIGN_INS_PER_SECOND`] sustained, bursts up to
+/// The sign-in rate per peer address: [`SIGN_INS_PER_SECOND`] sustained, bursts up to
 /// [`SIGN_IN_BURST`], unless a benchmark raises it (`--sign-ins-per-second`,
 /// `--sign-in-burst`): a load generator signs thousands of guests in within seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,11 +73,13 @@ impl Default for PlayerLimit {
     }
 }
 
-/// Token buckets per player id, plus one for sign-ins, and open streams per player.
+/// Token buckets per player id, per peer address for sign-ins and for refused tokens, and
+/// open streams per player.
 #[derive(Clone, Debug)]
 pub struct Limits {
     per_player: Arc<DefaultKeyedRateLimiter<String>>,
-    sign_ins: Arc<governor::DefaultDirectRateLimiter>,
+    sign_ins: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    refused_tokens: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     streams: Arc<Mutex<HashMap<String, usize>>>,
     streams_per_player: usize,
 }
@@ -102,8 +118,12 @@ impl Limits {
         let quota = Quota::per_second(nonzero(per_second)).allow_burst(nonzero(burst));
         Limits {
             per_player: Arc::new(RateLimiter::keyed(quota)),
-            sign_ins: Arc::new(RateLimiter::direct(
+            sign_ins: Arc::new(RateLimiter::keyed(
                 Quota::per_second(nonzero(sign_ins_per_second)).allow_burst(nonzero(sign_in_burst)),
+            )),
+            refused_tokens: Arc::new(RateLimiter::keyed(
+                Quota::per_second(nonzero(REFUSED_TOKENS_PER_SECOND))
+                    .allow_burst(nonzero(REFUSED_TOKEN_BURST)),
             )),
             streams: Arc::default(),
             streams_per_player: STREAMS_PER_PLAYER,
@@ -161,23 +181,49 @@ impl Limits {
             })
     }
 
-    /// RESOURCE_EXHAUSTED when sign-ins come too fast.
-    pub fn check_sign_in(&self) -> Result<(), Status> {
-        self.sign_ins.check().map_err(|_| {
+    /// RESOURCE_EXHAUSTED when sign-ins come too fast from `peer`.
+    pub fn check_sign_in(&self, peer: IpAddr) -> Result<(), Status> {
+        self.sign_ins.check_key(&peer).map_err(|_| {
             refuse(
                 Code::ResourceExhausted,
-                "too many sign-ins: try again shortly",
+                "too many sign-ins from your address: try again shortly",
                 reason::RATE_LIMITED,
             )
         })
     }
 
-    /// Forgets players idle long enough for a full bucket; run now and then so the map does
-    /// not grow with every player ever seen.
+    /// What to answer a call from `peer` whose token was refused: the refusal itself, or
+    /// RESOURCE_EXHAUSTED once that peer sends refused tokens too fast.
+    pub fn refused_token(&self, peer: IpAddr, refusal: Status) -> Status {
+        match self.refused_tokens.check_key(&peer) {
+            Ok(()) => refusal,
+            Err(_) => refuse(
+                Code::ResourceExhausted,
+                "too many calls with a refused token from your address: sign in again, then \
+                 retry shortly",
+                reason::RATE_LIMITED,
+            ),
+        }
+    }
+
+    /// Forgets players and addresses idle long enough for a full bucket; run now and then so
+    /// the maps do not grow with every caller ever seen.
     pub fn forget_idle(&self) {
         self.per_player.retain_recent();
         self.per_player.shrink_to_fit();
+        for by_peer in [&self.sign_ins, &self.refused_tokens] {
+            by_peer.retain_recent();
+            by_peer.shrink_to_fit();
+        }
     }
+}
+
+/// The peer address a request came from (unspecified when the transport does not say, e.g. an
+/// in-process call): what unauthenticated limits key on.
+pub fn peer<T>(request: &tonic::Request<T>) -> IpAddr {
+    request
+        .remote_addr()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |addr| addr.ip())
 }
 
 #[cfg(test)]
@@ -193,8 +239,47 @@ mod tests {
         let refused = limits.check_player("ann").unwrap_err();
         assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
         assert!(limits.check_player("bob").is_ok(), "limits are per player");
-        assert!(limits.check_sign_in().is_ok());
-        assert!(limits.check_sign_in().is_err());
+    }
+
+    #[test]
+    fn a_sign_in_flood_from_one_address_does_not_lock_out_another() {
+        let limits = Limits::new(1, 1, 1, 3);
+        let (flooder, neighbour) = (
+            IpAddr::from([203, 0, 113, 7]),
+            IpAddr::from([198, 51, 100, 9]),
+        );
+        for _ in 0..3 {
+            assert!(limits.check_sign_in(flooder).is_ok());
+        }
+        let refused = limits.check_sign_in(flooder).unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            limits.check_sign_in(neighbour).is_ok(),
+            "limits are per address"
+        );
+    }
+
+    #[test]
+    fn refused_tokens_are_answered_as_such_until_one_address_sends_too_many() {
+        let limits = Limits::default();
+        let (flooder, neighbour) = (
+            IpAddr::from([203, 0, 113, 7]),
+            IpAddr::from([198, 51, 100, 9]),
+        );
+        let refusal = || tonic::Status::unauthenticated("token expired");
+        for _ in 0..REFUSED_TOKEN_BURST {
+            let answer = limits.refused_token(flooder, refusal());
+            assert_eq!(answer.code(), tonic::Code::Unauthenticated);
+        }
+        let answer = limits.refused_token(flooder, refusal());
+        assert_eq!(answer.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            answer.message().contains("refused token"),
+            "{}",
+            answer.message()
+        );
+        let answer = limits.refused_token(neighbour, refusal());
+        assert_eq!(answer.code(), tonic::Code::Unauthenticated, "per address");
     }
 
     #[test]

@@ -49,7 +49,10 @@ impl GatewayService {
 
     /// The authenticated caller, within their rate limit.
     fn caller<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
-        let caller = self.tokens.caller(request.metadata())?;
+        let caller = self.tokens.caller(request.metadata()).map_err(|refusal| {
+            self.limits
+                .refused_token(crate::limits::peer(request), refusal)
+        })?;
         self.limits.check_player(&caller.player_id)?;
         Ok(caller)
     }
@@ -89,7 +92,7 @@ impl Gateway for GatewayService {
         &self,
         request: Request<pb::SignInGuestRequest>,
     ) -> Result<Response<pb::SignInGuestResponse>, Status> {
-        self.limits.check_sign_in()?;
+        self.limits.check_sign_in(crate::limits::peer(&request))?;
         let name = validate_display_name(&request.get_ref().display_name)?;
         let (token, player_id, expires_at_unix_ms) = self.tokens.issue_guest(&name)?;
         tracing::info!(player_id = %player_id, "guest signed in");

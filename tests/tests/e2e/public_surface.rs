@@ -121,3 +121,39 @@ async fn reflection_on_the_public_port_lists_only_what_the_gateway_serves() {
     assert_eq!(names, ["grpc.health.v1.Health", "ludus.v1.Gateway"]);
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_flood_of_refused_tokens_is_cut_off_and_signed_in_players_play_on() {
+    let ludus = Ludus::start().await;
+    let mut player = ludus.player("steady").await;
+    let mut forger = ludus_proto::pb::gateway_client::GatewayClient::new(ludus.channel().await);
+    let mut answers = Vec::new();
+    for _ in 0..80 {
+        let mut request = tonic::Request::new(ludus_proto::pb::ListLiveGamesRequest { limit: 1 });
+        request.metadata_mut().insert(
+            "authorization",
+            "Bearer not.a.token".parse().expect("ascii"),
+        );
+        answers.push(
+            forger
+                .list_live_games(request)
+                .await
+                .expect_err("refused")
+                .code(),
+        );
+    }
+    // The first ones are told why; past the burst the address is cut off.
+    assert_eq!(answers[0], Code::Unauthenticated);
+    assert_eq!(
+        answers.last(),
+        Some(&Code::ResourceExhausted),
+        "{answers:?}"
+    );
+    // Tokens that verify are limited per player, not per address.
+    player
+        .client
+        .list_live_games(ludus_proto::pb::ListLiveGamesRequest { limit: 1 })
+        .await
+        .expect("a signed-in player is not cut off");
+    ludus.shutdown().await;
+}
