@@ -81,6 +81,10 @@ pub fn validate_display_name(name: &str) -> Result<String, Status> {
     Ok(name)
 }
 
+/// The longest authorization header worth verifying: Ludus tokens are a few hundred bytes. A
+/// longer one is refused before any HMAC is computed.
+pub const MAX_AUTHORIZATION_BYTES: usize = 2048;
+
 impl Tokens {
     /// Tokens signed with `secret` (at least 32 bytes), valid for `ttl`.
     pub fn new(secret: &[u8], ttl: Duration) -> anyhow::Result<Self> {
@@ -161,6 +165,16 @@ impl Tokens {
                     reason::TOKEN_MISSING,
                 )
             })?;
+        if header.len() > MAX_AUTHORIZATION_BYTES {
+            return Err(refuse(
+                Code::Unauthenticated,
+                format!(
+                    "authorization header is {} bytes: a Ludus token is under {MAX_AUTHORIZATION_BYTES}",
+                    header.len()
+                ),
+                reason::TOKEN_INVALID,
+            ));
+        }
         let token = header
             .strip_prefix("Bearer ")
             .or_else(|| header.strip_prefix("bearer "))

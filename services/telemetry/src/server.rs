@@ -14,6 +14,12 @@ use crate::propagation::server_span;
 /// RESOURCE_EXHAUSTED before any handler runs.
 pub const MAX_DECODING_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
 
+/// Largest header block a Ludus server reads (HTTP/2 `SETTINGS_MAX_HEADER_LIST_SIZE`).
+/// hyper's default, 16 KiB, answered a 20 KB authorization header with HTTP 431 (clients saw
+/// UNKNOWN) and a 64 KB one with a GOAWAY that dropped every call on the connection; at
+/// 128 KiB such headers reach the handler, which refuses them with a gRPC status.
+pub const MAX_HEADER_LIST_BYTES: u32 = 128 * 1024;
+
 /// How long in-flight calls get to finish after shutdown starts.
 pub const DRAIN_GRACE: Duration = Duration::from_secs(10);
 
@@ -218,6 +224,7 @@ where
         // `ludus_gateway::web`); HTTP/2 connections are served exactly as before.
         .accept_http1(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .http2_max_header_list_size(MAX_HEADER_LIST_BYTES)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

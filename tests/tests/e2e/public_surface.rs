@@ -157,3 +157,34 @@ async fn a_flood_of_refused_tokens_is_cut_off_and_signed_in_players_play_on() {
         .expect("a signed-in player is not cut off");
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_oversized_authorization_header_is_refused_with_a_status_and_the_connection_lives() {
+    let ludus = Ludus::start().await;
+    let channel = ludus.channel().await;
+    let mut player = ludus.player("neighbour").await;
+    let mut client = ludus_proto::pb::gateway_client::GatewayClient::new(channel.clone());
+    for size in [20_000, 64_000] {
+        let mut request = tonic::Request::new(ludus_proto::pb::ListLiveGamesRequest { limit: 1 });
+        let header = format!("Bearer {}", "a".repeat(size));
+        request
+            .metadata_mut()
+            .insert("authorization", header.parse().expect("ascii"));
+        let err = client.list_live_games(request).await.expect_err("refused");
+        // Issue 16: HTTP 431 (UNKNOWN) at 20 KB, a GOAWAY for the whole connection at 64 KB.
+        assert_eq!(err.code(), Code::Unauthenticated, "{size}: {err:?}");
+        assert!(err.message().contains("bytes"), "{}", err.message());
+    }
+    // The same connection still carries calls.
+    let err = client
+        .list_live_games(ludus_proto::pb::ListLiveGamesRequest { limit: 1 })
+        .await
+        .expect_err("no token");
+    assert_eq!(err.code(), Code::Unauthenticated);
+    player
+        .client
+        .list_live_games(ludus_proto::pb::ListLiveGamesRequest { limit: 1 })
+        .await
+        .expect("others are unaffected");
+    ludus.shutdown().await;
+}
