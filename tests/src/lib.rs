@@ -354,7 +354,7 @@ impl Ludus {
         settings: pb::GameSettings,
         players: &[&Player],
     ) -> pb::GameSnapshot {
-        let mut internal = GameStateClient::new(connect(self.game_state).await);
+        let mut internal = GameStateClient::new(connect_internal(self.game_state).await);
         let response = internal
             .create_game(pb::CreateGameRequest {
                 game_id: game_id.to_owned(),
@@ -479,6 +479,17 @@ pub async fn connect(addr: SocketAddr) -> Channel {
         .connect()
         .await
         .expect("connect")
+}
+
+/// A channel to an internal server that calls as a Ludus service does: with this process's
+/// service credential (the system under test installed it) and trace context.
+pub async fn connect_internal(
+    addr: SocketAddr,
+) -> tonic::service::interceptor::InterceptedService<Channel, ludus_telemetry::TraceContext> {
+    tonic::service::interceptor::InterceptedService::new(
+        connect(addr).await,
+        ludus_telemetry::TraceContext,
+    )
 }
 
 /// Adds the bearer token to every call, as a mobile app does.

@@ -22,12 +22,18 @@ struct Args {
     refresh_ttl_days: u64,
     #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
+    #[command(flatten)]
+    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("accounts", &args.telemetry)?;
+    ludus_telemetry::service_auth::install(
+        args.service_auth.internal_secret.as_bytes(),
+        "accounts",
+    )?;
     let store = AccountStore::connect(&args.database_url).await?;
     let mut config = ludus_accounts::Config::new(store);
     config.refresh_ttl = std::time::Duration::from_secs(args.refresh_ttl_days.max(1) * 24 * 3600);

@@ -41,12 +41,18 @@ struct Args {
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
+    #[command(flatten)]
+    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("game-state", &args.telemetry)?;
+    ludus_telemetry::service_auth::install(
+        args.service_auth.internal_secret.as_bytes(),
+        "game-state",
+    )?;
     let config = ludus_game_state::Config {
         backend: args.redis.connect().await?,
         ratings_url: args.ratings_url,

@@ -68,6 +68,12 @@ impl System {
     /// Binds every internal service on a free loopback port, then starts them all; they stop
     /// when `stop` is cancelled.
     pub async fn start(config: SystemConfig, stop: CancellationToken) -> anyhow::Result<System> {
+        // The services call each other over loopback ports any local process can reach: they
+        // sign their calls with a per-process secret and refuse unsigned ones. A process that
+        // starts several systems (tests) keeps the first secret.
+        if !ludus_telemetry::service_auth::installed() {
+            ludus_telemetry::service_auth::install(&crate::random_secret(), "ludus")?;
+        }
         let (game_state_listener, game_state, game_state_url) = loopback().await?;
         let (timers_listener, timers, _) = loopback().await?;
         let (ratings_listener, ratings, ratings_url) = loopback().await?;
@@ -202,4 +208,13 @@ impl System {
         }
         first_error.map_or(Ok(()), Err)
     }
+}
+
+/// 48 bytes from the operating system's CSPRNG (via `rand`'s thread generator, which is
+/// seeded from it): the all-in-one binary's token secret when none is given, and its internal
+/// secret.
+pub fn random_secret() -> Vec<u8> {
+    use rand::RngExt;
+    let mut rng = rand::rng();
+    (0..48).map(|_| rng.random::<u8>()).collect()
 }

@@ -71,7 +71,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let secret = match &args.token_secret {
         Some(secret) => secret.as_bytes().to_vec(),
-        None => random_secret(),
+        None => ludus::random_secret(),
     };
     let web_listener = TcpListener::bind(args.web_listen).await?;
     let web_address = web_listener.local_addr()?;
@@ -159,10 +159,4 @@ fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(dir)
-}
-
-fn random_secret() -> Vec<u8> {
-    use rand::RngExt;
-    let mut rng = rand::rng();
-    (0..48).map(|_| rng.random::<u8>()).collect()
 }

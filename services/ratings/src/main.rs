@@ -15,12 +15,18 @@ struct Args {
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
+    #[command(flatten)]
+    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("ratings", &args.telemetry)?;
+    ludus_telemetry::service_auth::install(
+        args.service_auth.internal_secret.as_bytes(),
+        "ratings",
+    )?;
     let backend = args.redis.connect().await?;
     let listener = ludus_telemetry::listen("ratings", &args.listen).await?;
     ludus_ratings::run(

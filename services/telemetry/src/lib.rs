@@ -10,6 +10,8 @@
 //! - [`propagation`]: the client interceptor that injects the current span's trace context
 //!   into outgoing metadata, and the server `trace_fn` that continues it, so one move is one
 //!   trace from the gateway to Redis.
+//! - [`service_auth`]: the service credential every internal call carries and every internal
+//!   server checks.
 //! - [`server`]: a tonic server builder with tracing, gRPC health and reflection (v1 and
 //!   v1alpha, for grpcurl), and the shutdown sequence (NOT_SERVING, then drain).
 #![forbid(unsafe_code)]
@@ -18,6 +20,7 @@ pub mod init;
 pub mod metrics;
 pub mod propagation;
 pub mod server;
+pub mod service_auth;
 #[cfg(feature = "testing")]
 pub mod testing;
 

@@ -9,7 +9,8 @@ use tonic::{
 };
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-/// A client interceptor: puts the current span's trace context into the request metadata.
+/// A client interceptor: puts the current span's trace context into the request metadata, and
+/// this process's service credential ([`crate::service_auth`]) when it has one.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TraceContext;
 
@@ -19,6 +20,9 @@ impl tonic::service::Interceptor for TraceContext {
         opentelemetry::global::get_text_map_propagator(|propagator| {
             propagator.inject_context(&context, &mut MetadataInjector(request.metadata_mut()));
         });
+        if let Some(credential) = crate::service_auth::credential() {
+            MetadataInjector(request.metadata_mut()).set(crate::service_auth::HEADER, credential);
+        }
         Ok(request)
     }
 }

@@ -9,6 +9,7 @@ use tonic_health::server::HealthReporter;
 
 use crate::metrics::RpcMetricsLayer;
 use crate::propagation::server_span;
+use crate::service_auth::ServiceAuthLayer;
 
 /// Largest request a Ludus server decodes (4 MiB is tonic's default too); larger ones get
 /// RESOURCE_EXHAUSTED before any handler runs.
@@ -210,6 +211,9 @@ where
         ],
     );
 
+    // Internal servers (those that rotate connections) serve Ludus services only; the public
+    // gateway (no rotation) authenticates players itself.
+    let service_auth = ServiceAuthLayer::new(connection_age.is_some());
     let mut builder = tonic::transport::Server::builder();
     if let Some(age) = connection_age {
         // In-flight calls get the drain grace to finish on the old connection.
@@ -219,6 +223,7 @@ where
     }
     let router = builder
         .layer(rpc_metrics)
+        .layer(service_auth)
         .trace_fn(server_span)
         // grpc-web from browsers arrives over HTTP/1.1 too (the gateway translates it; see
         // `ludus_gateway::web`); HTTP/2 connections are served exactly as before.

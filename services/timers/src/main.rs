@@ -27,12 +27,15 @@ struct Args {
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
     telemetry: ludus_telemetry::TelemetryFlags,
+    #[command(flatten)]
+    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = ludus_telemetry::init("timers", &args.telemetry)?;
+    ludus_telemetry::service_auth::install(args.service_auth.internal_secret.as_bytes(), "timers")?;
     let mut config = ludus_timers::Config::new(args.redis.connect().await?, args.game_state_url);
     config.visibility = Duration::from_secs(args.visibility_seconds.max(1));
     let listener = ludus_telemetry::listen("timers", &args.listen).await?;

@@ -222,8 +222,9 @@ async fn c15_a_clock_running_out_before_both_moved_cancels_and_changes_no_rating
     // The cancelled game reaches ratings (through its timer) and changes nothing. Asking
     // game-state to report it again proves it is recorded by then, whoever got there first,
     // so the check below cannot pass merely because the report had not arrived yet.
-    let mut internal =
-        pb::game_state_client::GameStateClient::new(ludus_tests::connect(ludus.game_state).await);
+    let mut internal = pb::game_state_client::GameStateClient::new(
+        ludus_tests::connect_internal(ludus.game_state).await,
+    );
     internal
         .report_outcome(pb::ReportOutcomeRequest {
             game_id: game.clone(),

@@ -188,3 +188,54 @@ async fn an_oversized_authorization_header_is_refused_with_a_status_and_the_conn
         .expect("others are unaffected");
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn internal_servers_refuse_a_caller_that_is_not_a_ludus_service() {
+    let ludus = Ludus::start().await;
+    let (game, _x, _o) =
+        ludus_tests::quick_match_pair(&ludus, ["xan", "olu"], ludus_tests::caro_settings()).await;
+    let move_as_x = || ludus_proto::pb::ApplyActionRequest {
+        game_id: game.clone(),
+        player_id: "whoever".into(),
+        expected_seq: 1,
+        action_id: "forged".into(),
+        action: None,
+    };
+    // A local process that found game-state's loopback port (issue 16: it used to commit
+    // moves as any player).
+    let mut stranger = ludus_proto::pb::game_state_client::GameStateClient::new(
+        ludus_tests::connect(ludus.game_state).await,
+    );
+    let err = stranger
+        .apply_action(move_as_x())
+        .await
+        .expect_err("no service credential");
+    assert_eq!(err.code(), Code::Unauthenticated, "{err:?}");
+    assert!(
+        err.message().contains("service credential"),
+        "{}",
+        err.message()
+    );
+
+    // A credential signed with a secret this deployment never gave out.
+    let mut request = tonic::Request::new(move_as_x());
+    request.metadata_mut().insert(
+        "x-ludus-service",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.c2lnbmF0dXJl"
+            .parse()
+            .expect("ascii"),
+    );
+    let err = stranger.apply_action(request).await.expect_err("forged");
+    assert_eq!(err.code(), Code::Unauthenticated);
+
+    // A Ludus service's call passes the check and is judged on its merits.
+    let mut service = ludus_proto::pb::game_state_client::GameStateClient::new(
+        ludus_tests::connect_internal(ludus.game_state).await,
+    );
+    let err = service
+        .apply_action(move_as_x())
+        .await
+        .expect_err("no action given");
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    ludus.shutdown().await;
+}

@@ -107,6 +107,10 @@ impl Drop for Redis {
     }
 }
 
+/// The internal secret of a benchmark run's service processes (a benchmark on loopback, not a
+/// deployment: a fixed value is fine).
+const INTERNAL_SECRET: &str = "loadgen internal secret, 32+ bytes long";
+
 /// Child processes killed (SIGKILL) on drop.
 #[derive(Debug, Default)]
 pub struct Children(Vec<(String, Child)>);
@@ -125,6 +129,8 @@ impl Children {
         if let Ok(filter) = std::env::var("LOADGEN_CHILD_LOG") {
             command.env("RUST_LOG", filter);
         }
+        // Every service of one run signs its internal calls with the same secret.
+        command.env("LUDUS_INTERNAL_SECRET", INTERNAL_SECRET);
         let child = command
             .args(args)
             .stdin(Stdio::null())
