@@ -13,7 +13,7 @@ use ludus_proto::pb::{
 };
 use ludus_store::GameFeed;
 use ludus_telemetry::Traced;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tokio_util::sync::CancellationToken;
 use tonic::{Code, Request, Response, Status};
@@ -190,26 +190,56 @@ impl Gateway for GatewayService {
             .settings
             .ok_or_else(|| invalid("settings: required", reason::INVALID_FIELD))?;
         let mut matchmaking = self.matchmaking.clone();
-        let ticket = matchmaking
-            .enqueue(pb::EnqueueRequest {
-                player_id: caller.player_id.clone(),
-                display_name: caller.display_name.clone(),
-                settings: Some(settings),
-                casual,
-            })
-            .await?
-            .into_inner();
-        let mut updates = matchmaking
-            .watch_ticket(pb::WatchTicketRequest {
-                ticket_id: ticket.ticket_id.clone(),
-                player_id: caller.player_id.clone(),
-            })
-            .await?
-            .into_inner();
-
+        // The whole life of the ticket runs in one task, from Enqueue on: a client that leaves
+        // at any moment, even while Enqueue is in flight, gets its ticket cancelled. (Begun
+        // after Enqueue and WatchTicket returned, a client that reset the stream in between
+        // left a queued ticket nobody cancelled, and was seated in a game it had left.)
+        let (started_tx, started_rx) = oneshot::channel::<Result<(), Status>>();
         let (tx, rx) = mpsc::channel(8);
         let stopping = self.stopping.clone();
         tokio::spawn(async move {
+            let enqueued = matchmaking
+                .enqueue(pb::EnqueueRequest {
+                    player_id: caller.player_id.clone(),
+                    display_name: caller.display_name.clone(),
+                    settings: Some(settings),
+                    casual,
+                })
+                .await;
+            let ticket = match enqueued {
+                Ok(ticket) => ticket.into_inner(),
+                Err(status) => {
+                    let _ = started_tx.send(Err(status));
+                    return;
+                }
+            };
+            let cancel = async |mut matchmaking: MatchmakingClient<Traced>| {
+                let _ = matchmaking
+                    .cancel_ticket(pb::CancelTicketRequest {
+                        ticket_id: ticket.ticket_id.clone(),
+                        player_id: caller.player_id.clone(),
+                    })
+                    .await;
+            };
+            let watched = matchmaking
+                .watch_ticket(pb::WatchTicketRequest {
+                    ticket_id: ticket.ticket_id.clone(),
+                    player_id: caller.player_id.clone(),
+                })
+                .await;
+            let mut updates = match watched {
+                Ok(updates) => updates.into_inner(),
+                Err(status) => {
+                    cancel(matchmaking).await;
+                    let _ = started_tx.send(Err(status));
+                    return;
+                }
+            };
+            // Nobody is waiting for the answer: the client left while we queued.
+            if started_tx.send(Ok(())).is_err() {
+                cancel(matchmaking).await;
+                return;
+            }
             let mut settled = false;
             loop {
                 let update = tokio::select! {
@@ -243,14 +273,16 @@ impl Gateway for GatewayService {
             }
             // The client left (or the server stops) before a match: the ticket goes too.
             if !settled {
-                let _ = matchmaking
-                    .cancel_ticket(pb::CancelTicketRequest {
-                        ticket_id: ticket.ticket_id,
-                        player_id: caller.player_id,
-                    })
-                    .await;
+                cancel(matchmaking).await;
             }
         });
+        started_rx.await.map_err(|_| {
+            refuse(
+                Code::Unavailable,
+                "matchmaking did not answer: find a match again",
+                reason::UNAVAILABLE,
+            )
+        })??;
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

@@ -280,6 +280,14 @@ impl Ludus {
         }
     }
 
+    /// The queue and ticket id `player` has waiting in matchmaking, if any.
+    pub async fn live_ticket(&self, player: &Player) -> Option<(String, String)> {
+        ludus_store::QueueStore::new(self.backend.clone())
+            .live_ticket(&player.id)
+            .await
+            .expect("read the player's ticket")
+    }
+
     /// Kills the redis-server (an outage) and returns its port, for [`Ludus::restart_redis`].
     ///
     /// # Panics

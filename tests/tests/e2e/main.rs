@@ -8,6 +8,7 @@ mod backgammon;
 mod caro;
 mod grpc_web;
 mod junqi;
+mod leaving;
 mod mancala;
 mod public_surface;
 mod quoridor;
