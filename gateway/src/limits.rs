@@ -34,6 +34,11 @@ pub const SIGN_IN_BURST: u32 = 1000;
 pub const REFUSED_TOKENS_PER_SECOND: u32 = 5;
 /// Calls with a refused token allowed in a burst from one peer address.
 pub const REFUSED_TOKEN_BURST: u32 = 50;
+/// Streams a seated player may open on one game per minute (sustained and burst). Each open
+/// and close of a seated player's stream logs a presence event that every watcher receives
+/// and the log keeps: a client flapping Subscribe 150 times added 299 of them. A flaky phone
+/// reconnects a few times a minute at most.
+pub const SEATED_SUBSCRIBES_PER_MINUTE: u32 = 12;
 /// Subscribe streams one player may hold open at once on one gateway process: plenty for a
 /// few devices and a few games watched, and a cap on what one token can pin (a task, a buffer
 /// and a share of a feed subscription each). FindMatch needs none: a player holds one ticket.
@@ -80,6 +85,7 @@ pub struct Limits {
     per_player: Arc<DefaultKeyedRateLimiter<String>>,
     sign_ins: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     refused_tokens: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    seated_subscribes: Arc<DefaultKeyedRateLimiter<(String, String)>>,
     streams: Arc<Mutex<HashMap<String, usize>>>,
     streams_per_player: usize,
 }
@@ -125,6 +131,9 @@ impl Limits {
                 Quota::per_second(nonzero(REFUSED_TOKENS_PER_SECOND))
                     .allow_burst(nonzero(REFUSED_TOKEN_BURST)),
             )),
+            seated_subscribes: Arc::new(RateLimiter::keyed(Quota::per_minute(nonzero(
+                SEATED_SUBSCRIBES_PER_MINUTE,
+            )))),
             streams: Arc::default(),
             streams_per_player: STREAMS_PER_PLAYER,
         }
@@ -206,6 +215,23 @@ impl Limits {
         }
     }
 
+    /// RESOURCE_EXHAUSTED when `player_id`, seated in `game_id`, opens its streams too often.
+    pub fn check_seated_subscribe(&self, player_id: &str, game_id: &str) -> Result<(), Status> {
+        self.seated_subscribes
+            .check_key(&(player_id.to_owned(), game_id.to_owned()))
+            .map_err(|_| {
+                refuse(
+                    Code::ResourceExhausted,
+                    format!(
+                        "you reopened game {game_id}'s stream more than \
+                         {SEATED_SUBSCRIBES_PER_MINUTE} times in a minute: wait a few seconds, \
+                         then resume with after_seq"
+                    ),
+                    reason::RATE_LIMITED,
+                )
+            })
+    }
+
     /// Forgets players and addresses idle long enough for a full bucket; run now and then so
     /// the maps do not grow with every caller ever seen.
     pub fn forget_idle(&self) {
@@ -215,6 +241,8 @@ impl Limits {
             by_peer.retain_recent();
             by_peer.shrink_to_fit();
         }
+        self.seated_subscribes.retain_recent();
+        self.seated_subscribes.shrink_to_fit();
     }
 }
 

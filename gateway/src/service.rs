@@ -436,6 +436,11 @@ impl Gateway for GatewayService {
         let seated_player = (snapshot.your_seat.is_some()
             && snapshot.status == pb::GameStatus::Active as i32)
             .then_some(caller.player_id);
+        // A seated player's every open and close is a presence event in the game's log.
+        if let Some(player_id) = &seated_player {
+            self.limits
+                .check_seated_subscribe(player_id, &request.game_id)?;
+        }
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let subscription = Subscription {
             game_id: request.game_id,

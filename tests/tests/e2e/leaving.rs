@@ -49,3 +49,42 @@ async fn a_player_who_leaves_find_match_at_any_moment_leaves_no_ticket_behind() 
     }
     ludus.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_seated_player_flapping_subscribe_cannot_flood_the_game_log() {
+    let ludus = Ludus::start().await;
+    let (game, mut x, _o) =
+        ludus_tests::quick_match_pair(&ludus, ["xan", "olu"], ludus_tests::caro_settings()).await;
+    let before = x.game(&game).await.seq;
+    let mut refused = 0;
+    for _ in 0..30 {
+        let opened = x
+            .client
+            .subscribe(pb::SubscribeRequest {
+                game_id: game.clone(),
+                after_seq: before,
+            })
+            .await;
+        match opened {
+            Ok(stream) => drop(stream),
+            Err(status) => {
+                assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+                refused += 1;
+            }
+        }
+    }
+    // Issue 16: 150 flaps added 299 presence events, each sent to every watcher.
+    assert!(
+        refused >= 30 - 12,
+        "only a dozen opens a minute get through: {refused}"
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let grew = x.game(&game).await.seq - before;
+    assert!(grew <= 2 * 12, "the log grew by {grew} presence events");
+    // Spectators are not seated: their streams log nothing and are not limited this way.
+    let mut watcher = ludus.player("watcher").await;
+    for _ in 0..20 {
+        drop(watcher.subscribe(&game, 0).await);
+    }
+    ludus.shutdown().await;
+}
