@@ -588,3 +588,61 @@ fn easy(
         .or(kids.first())
         .map(|k| k.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{QuoridorOptions, Walls};
+
+    fn act(g: Quoridor, text: &str) -> Quoridor {
+        let seat = g.to_move().expect("on turn");
+        let a = g.parse_action(text).expect("notation");
+        g.apply(seat, &a, &mut SplitMix64(0)).expect("legal")
+    }
+
+    /// Red on a5 and yellow on i5, four steps each, one wall each (Q27 fixed 1).
+    fn race() -> Quoridor {
+        let o = QuoridorOptions {
+            walls: Walls::Fixed(1),
+            first_seat: Some(0),
+            ..QuoridorOptions::default()
+        };
+        let g = Quoridor::setup(o, 2, &mut SplitMix64(0)).expect("setup");
+        g.arrange(&["a5".parse().unwrap(), "i5".parse().unwrap()], &[])
+            .expect("position")
+    }
+
+    /// Q16, Q17: once nobody holds a wall, equal distances are won by the side to move;
+    /// Hard's score knows it, Normal's only counts the half-step tempo.
+    #[test]
+    fn hard_scores_a_race_nobody_can_wall_as_decided() {
+        // Walls far from both paths use up the stock; red is to move again.
+        let g = act(act(race(), "a1v"), "a7v");
+        assert_eq!((g.walls_left(0), g.walls_left(1)), (Some(0), Some(0)));
+        let hard = Style::of(Level::Hard);
+        let normal = Style::of(Level::Normal);
+        assert!(evaluate(&g, 0, hard, 0) >= 20 * STEP);
+        assert!(evaluate(&g, 1, hard, 0) <= -20 * STEP);
+        assert_eq!(evaluate(&g, 0, normal, 0), STEP / 2);
+        // With a wall in each hand nothing is decided; once red has spent its wall, yellow
+        // (now to move, as near as red) has won the race.
+        assert!(evaluate(&race(), 0, hard, 0).abs() < 10 * STEP);
+        assert!(evaluate(&act(race(), "a1v"), 1, hard, 0) >= 20 * STEP);
+    }
+
+    /// The table key: the same walls, pawns, stocks and side to move give the same key
+    /// whatever the order of play; another side to move gives another key.
+    #[test]
+    fn position_key_sees_transpositions() {
+        let o = QuoridorOptions {
+            first_seat: Some(0),
+            ..QuoridorOptions::default()
+        };
+        let g = Quoridor::setup(o, 2, &mut SplitMix64(0)).expect("setup");
+        let a = act(act(act(g.clone(), "a1v"), "pass"), "c3h");
+        let b = act(act(act(g.clone(), "c3h"), "pass"), "a1v");
+        assert_eq!(position_key(&a), position_key(&b));
+        assert_ne!(position_key(&a), position_key(&act(a.clone(), "pass")));
+        assert_ne!(position_key(&g), position_key(&act(g.clone(), "e2")));
+    }
+}

@@ -200,3 +200,24 @@ fn normal_and_hard_wall_a_rival_about_to_win() {
         }
     }
 }
+
+/// Q23: a bot in a team seat plays the team's pawn, on that seat's turn only.
+#[test]
+fn q23_a_bot_in_a_team_seat_plays_for_its_team() {
+    let o = QuoridorOptions {
+        mode: ludus_quoridor::Mode::Teams,
+        ..QuoridorOptions::default()
+    };
+    // Seats 0 and 2 are red, 1 and 3 yellow; seat 2 takes red's turn.
+    let g = position(o, 4, 2, &["d8", "e2"]);
+    for level in Level::ALL {
+        let budget = Budget::work(Quoridor::default_work(level));
+        let mut dice = ScriptedRandom::new([50]);
+        assert_eq!(g.choose(0, level, &budget, &mut dice), None, "{level}");
+        assert_eq!(
+            g.choose(2, level, &budget, &mut dice),
+            Some(QuoridorAction::Move(cell("d9"))),
+            "{level}"
+        );
+    }
+}
