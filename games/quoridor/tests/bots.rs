@@ -120,12 +120,16 @@ fn no_time_at_all_still_gives_a_legal_action() {
 
 #[test]
 fn same_seed_and_work_give_the_same_action() {
-    let g = position(QuoridorOptions::default(), 2, 1, &["e3", "d6"]);
-    for level in Level::ALL {
-        let budget = Budget::work(Quoridor::default_work(level).min(20_000));
-        let a = g.choose(1, level, &budget, &mut SplitMix64(42));
-        let b = g.choose(1, level, &budget, &mut SplitMix64(42));
-        assert_eq!(a, b, "{level}");
+    let two = position(QuoridorOptions::default(), 2, 1, &["e3", "d6"]);
+    let four = position(QuoridorOptions::default(), 4, 1, &["e3", "c5", "e7", "g5"]);
+    for g in [two, four] {
+        for level in Level::ALL {
+            let budget = Budget::work(Quoridor::default_work(level).min(20_000));
+            let a = g.choose(1, level, &budget, &mut SplitMix64(42));
+            let b = g.choose(1, level, &budget, &mut SplitMix64(42));
+            assert!(a.is_some());
+            assert_eq!(a, b, "{level}");
+        }
     }
 }
 
