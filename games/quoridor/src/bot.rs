@@ -288,7 +288,8 @@ impl<'a, 'b> Search<'a, 'b> {
         Some(best)
     }
 
-    /// Paranoid alpha-beta: `me` maximises, every other side minimises `me`'s score.
+    /// Alpha-beta over `me`'s score: `me` maximises; in a duel the opponent minimises it,
+    /// with three or more pawns each rival plays its own best move by its own score.
     fn alphabeta(&mut self, g: &Quoridor, depth: u32, ply: u32, alpha: i32, beta: i32) -> i32 {
         if depth == 0 || g.outcome().is_some() {
             return self.score(g, ply);
