@@ -93,7 +93,7 @@ pub struct Quoridor {
 
 /// Up to eight pawn destinations (Q12-Q13), as board indices.
 #[derive(Copy, Clone, Debug, Default)]
-struct Targets {
+pub(crate) struct Targets {
     cells: [u8; 8],
     len: usize,
 }
@@ -106,7 +106,7 @@ impl Targets {
         }
     }
 
-    fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         &self.cells[..self.len]
     }
 }
@@ -230,17 +230,32 @@ impl Quoridor {
     }
 
     /// Board index of a cell (which must be on the board).
-    fn at(&self, c: Cell) -> usize {
+    pub(crate) fn at(&self, c: Cell) -> usize {
         idx(usize::from(c.row(self.n())), usize::from(c.file))
     }
 
-    fn cell_at(&self, i: usize) -> Cell {
+    pub(crate) fn cell_at(&self, i: usize) -> Cell {
         Cell::new((i % STRIDE) as u8, self.n() - 1 - (i / STRIDE) as u8)
     }
 
-    fn wall_at(&self, o: Orientation, i: usize) -> Wall {
+    pub(crate) fn wall_at(&self, o: Orientation, i: usize) -> Wall {
         let (r, c) = (i / STRIDE, i % STRIDE);
         Wall::new(Cell::new(c as u8, self.n() - 2 - r as u8), o)
+    }
+
+    /// The wall masks, for the computer players' path finding (`bot`).
+    pub(crate) fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The goal cells of a side (which must exist).
+    pub(crate) fn goal(&self, side: usize) -> Bits {
+        self.goals[side]
+    }
+
+    /// Whether a side's pawn is still on the board (its players have not all left).
+    pub(crate) fn in_game(&self, side: usize) -> bool {
+        self.s.sides.get(side).is_some_and(|x| x.in_game)
     }
 
     /// The options the game was set up with (teams resolved).
@@ -354,7 +369,7 @@ impl Quoridor {
     }
 
     /// Q12-Q13: every cell the pawn of `side` may move to.
-    fn targets(&self, side: usize) -> Targets {
+    pub(crate) fn targets(&self, side: usize) -> Targets {
         let mut t = Targets::default();
         let open = &self.board.open;
         let occ = self.occupied();

@@ -2,59 +2,14 @@
 //! keep every pawn's path to its goal (Q15), never spend walls that are not there (Q16),
 //! agree with `apply` about which walls are legal, and always end (Q17, Q18, Q34).
 
+mod common;
+
+use common::options;
 use ludus_quoridor::{
-    GoalKind, Mode, Orientation, Quoridor, QuoridorAction, QuoridorOptions, SIZES, Team, Wall,
-    Walls, move_limit,
+    Orientation, Quoridor, QuoridorAction, QuoridorOptions, SIZES, Wall, move_limit,
 };
 use ludus_rules::{Game, RandomSource, SplitMix64, Viewer};
 use proptest::prelude::*;
-
-fn options(
-    size: u8,
-    seats: usize,
-    mode: usize,
-    center: bool,
-    walls: usize,
-    seed: u64,
-) -> (QuoridorOptions, usize) {
-    let mode = [Mode::FreeForAll, Mode::Teams, Mode::TournamentMatch][mode];
-    let seats = if mode == Mode::TournamentMatch {
-        2
-    } else {
-        seats
-    };
-    let teams = if mode == Mode::Teams {
-        // A random split that leaves both teams a member.
-        (0..seats)
-            .map(|s| {
-                if s == 0 || (s > 1 && (seed >> s) & 1 == 0) {
-                    Team::Red
-                } else {
-                    Team::Yellow
-                }
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let walls = [Walls::Auto, Walls::Fixed(1), Walls::Fixed(20)][walls];
-    let goal = if center {
-        GoalKind::Center
-    } else {
-        GoalKind::Opposite
-    };
-    (
-        QuoridorOptions {
-            mode,
-            goal,
-            size,
-            walls,
-            teams,
-            first_seat: None,
-        },
-        seats,
-    )
-}
 
 /// Every wall slot and pass: `apply` accepts exactly the ones `legal_actions` lists.
 fn walls_agree(g: &Quoridor, seat: usize) {
