@@ -24,6 +24,11 @@ pub const SIGN_IN_BURST: u32 = 1000;
 /// few devices and a few games watched, and a cap on what one token can pin (a task, a buffer
 /// and a share of a feed subscription each). FindMatch needs none: a player holds one ticket.
 pub const STREAMS_PER_PLAYER: usize = 16;
+/// Room code lookups (join, read, subscribe by code) a player may make per minute, on top of
+/// the general rate: a 6-character code from 31 characters cannot be found by trying.
+pub const CODE_LOOKUPS_PER_MINUTE: u32 = 20;
+/// The burst of code lookups (a player opening a few rooms at once).
+pub const CODE_LOOKUP_BURST: u32 = 10;
 
 /// The process-wide guest sign-in rate: [`SIGN_INS_PER_SECOND`] sustained, bursts up to
 /// [`SIGN_IN_BURST`], unless a benchmark raises it (`--sign-ins-per-second`,
@@ -64,6 +69,7 @@ impl Default for PlayerLimit {
 pub struct Limits {
     per_player: Arc<DefaultKeyedRateLimiter<String>>,
     sign_ins: Arc<governor::DefaultDirectRateLimiter>,
+    code_lookups: Arc<DefaultKeyedRateLimiter<String>>,
     streams: Arc<Mutex<HashMap<String, usize>>>,
     streams_per_player: usize,
 }
@@ -104,6 +110,10 @@ impl Limits {
             per_player: Arc::new(RateLimiter::keyed(quota)),
             sign_ins: Arc::new(RateLimiter::direct(
                 Quota::per_second(nonzero(sign_ins_per_second)).allow_burst(nonzero(sign_in_burst)),
+            )),
+            code_lookups: Arc::new(RateLimiter::keyed(
+                Quota::per_minute(nonzero(CODE_LOOKUPS_PER_MINUTE))
+                    .allow_burst(nonzero(CODE_LOOKUP_BURST)),
             )),
             streams: Arc::default(),
             streams_per_player: STREAMS_PER_PLAYER,
@@ -161,6 +171,22 @@ impl Limits {
             })
     }
 
+    /// RESOURCE_EXHAUSTED when `player_id` looks up room codes too fast (issue 14: codes
+    /// cannot be enumerated).
+    pub fn check_code_lookup(&self, player_id: &str) -> Result<(), Status> {
+        self.code_lookups
+            .check_key(&player_id.to_owned())
+            .map_err(|_| {
+                refuse(
+                    Code::ResourceExhausted,
+                    format!(
+                        "too many room codes tried: at most {CODE_LOOKUPS_PER_MINUTE} a minute"
+                    ),
+                    reason::RATE_LIMITED,
+                )
+            })
+    }
+
     /// RESOURCE_EXHAUSTED when sign-ins come too fast.
     pub fn check_sign_in(&self) -> Result<(), Status> {
         self.sign_ins.check().map_err(|_| {
@@ -177,6 +203,8 @@ impl Limits {
     pub fn forget_idle(&self) {
         self.per_player.retain_recent();
         self.per_player.shrink_to_fit();
+        self.code_lookups.retain_recent();
+        self.code_lookups.shrink_to_fit();
     }
 }
 
@@ -195,6 +223,20 @@ mod tests {
         assert!(limits.check_player("bob").is_ok(), "limits are per player");
         assert!(limits.check_sign_in().is_ok());
         assert!(limits.check_sign_in().is_err());
+    }
+
+    #[test]
+    fn room_code_lookups_are_limited_per_player() {
+        let limits = Limits::default();
+        for _ in 0..CODE_LOOKUP_BURST {
+            assert!(limits.check_code_lookup("ann").is_ok());
+        }
+        let refused = limits.check_code_lookup("ann").unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            limits.check_code_lookup("bob").is_ok(),
+            "limits are per player"
+        );
     }
 
     #[test]

@@ -304,8 +304,10 @@ impl Room {
             counter: 0,
         };
         let mut changes = vec![Change::Created];
-        // A fresh room has room for its host; no randomness is needed for one seat.
-        changes.extend(room.join(host, !watch, None, &mut NoRandom)?);
+        // A fresh room has room for its host, with red in team mode (Q23; they may move);
+        // no randomness is needed for one seat.
+        let team = (room.settings.mode() == RoomMode::Teams).then_some(Team::Red);
+        changes.extend(room.join(host, !watch, team, &mut NoRandom)?);
         Ok((room, changes))
     }
 

@@ -10,4 +10,5 @@ mod grpc_web;
 mod junqi;
 mod mancala;
 mod quoridor;
+mod rooms;
 mod terminal;

@@ -284,6 +284,12 @@ fn q23_teams_must_be_balanced_and_members_rotate_in_sit_order() {
     assert!(no_team.to_string().contains("Q23"), "{no_team}");
     r.take_seat("host", Some(Team::Red), &mut rng(&[]))
         .expect("red");
+    // A host who creates the room seated sits with red.
+    let seated_host = room(quoridor_settings(pb::QuoridorMode::Teams, 4));
+    assert_eq!(
+        seated_host.seated()[0].seat.as_ref().and_then(|s| s.team),
+        Some(Team::Red)
+    );
     r.join(&caller("b", false), true, Some(Team::Red), &mut rng(&[]))
         .expect("red");
     let full = r
