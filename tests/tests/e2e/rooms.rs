@@ -554,3 +554,115 @@ async fn quoridor_team_room_played_to_the_end_updates_the_scoreboard() {
     assert_eq!(losers, [0, 0], "Q31: the farthest pawn gets nothing");
     assert!(board.scores.iter().all(|s| s.played == 1));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quoridor_knockout_of_five_with_a_bye_auto_start_pause_and_a_champion() {
+    let ludus = Ludus::start_on_manual_clock().await;
+    let mut host = ludus.account("cuphost").await;
+    let settings = pb::RoomSettings {
+        game: Some(pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                mode: pb::QuoridorMode::TournamentMatch as i32,
+                players: 5,
+                ..Default::default()
+            })),
+            turn_time_ms: 30_000,
+        }),
+        ..Default::default()
+    };
+    let created = create(&mut host, settings).await;
+    let code = room(&created).code.clone();
+    let mut players = HashMap::new();
+    for name in ["b", "c", "d", "e"] {
+        let mut p = ludus.player(name).await;
+        join(&mut p, &code, false, pb::RoomTeam::Unspecified)
+            .await
+            .expect("joins");
+        ready(&mut p, &code).await;
+        players.insert(p.id.clone(), p);
+    }
+    let mut stream = subscribe_room(&mut host, &code, 0).await;
+    let started = start(&mut host, &code).await.expect("Q24: five entrants");
+    let cup = room(&started).tournament.clone().expect("a tournament");
+    assert_eq!(cup.round, 1);
+    assert!(!cup.bye_player_id.is_empty(), "Q24: five players, one bye");
+    assert_eq!(room(&started).tables.len(), 2, "two matches at once");
+    let host_id = host.id.clone();
+    let mut tables = room(&started).tables.clone();
+    let mut paused_once = false;
+    let champion = loop {
+        for table in tables.drain(..) {
+            // The host is an entrant too: borrow their client back when they play.
+            let mut everyone = std::mem::take(&mut players);
+            everyone.insert(host_id.clone(), host);
+            race_to_the_end(&mut everyone, &table).await;
+            host = everyone.remove(&host_id).expect("host");
+            players = everyone;
+        }
+        let event = next_room_event(&mut stream).await;
+        let view = event.room.clone().expect("view");
+        for change in &event.changes {
+            match pb::room_change::Kind::try_from(change.kind) {
+                Ok(pb::room_change::Kind::CountdownStarted) if !paused_once => {
+                    // Q29: the host pauses; the countdown's timer fires into nothing.
+                    paused_once = true;
+                    host.client
+                        .pause_room_countdown(pb::PauseRoomCountdownRequest {
+                            code: code.clone(),
+                            paused: true,
+                        })
+                        .await
+                        .expect("pause");
+                    ludus.advance(std::time::Duration::from_secs(31)).await;
+                    let still = host
+                        .client
+                        .get_room(pb::RoomCodeRequest { code: code.clone() })
+                        .await
+                        .expect("room")
+                        .into_inner();
+                    assert_eq!(room(&still).phase, pb::RoomPhase::Paused as i32);
+                    host.client
+                        .pause_room_countdown(pb::PauseRoomCountdownRequest {
+                            code: code.clone(),
+                            paused: false,
+                        })
+                        .await
+                        .expect("resume");
+                }
+                Ok(pb::room_change::Kind::CountdownStarted) => {
+                    // Q29: 30 s after the round the next one starts by itself.
+                    ludus.advance(std::time::Duration::from_secs(31)).await;
+                }
+                Ok(pb::room_change::Kind::GamesStarted) => {
+                    tables = view
+                        .tables
+                        .iter()
+                        .filter(|t| change.game_ids.contains(&t.game_id))
+                        .cloned()
+                        .collect();
+                }
+                Ok(pb::room_change::Kind::Champion) => {}
+                _ => {}
+            }
+        }
+        if let Some(c) = event
+            .changes
+            .iter()
+            .find(|c| c.kind == pb::room_change::Kind::Champion as i32)
+        {
+            break (c.player_id.clone(), view);
+        }
+    };
+    let (champion, view) = champion;
+    assert!(paused_once, "the countdown was paused and resumed");
+    assert!(view.tournament.is_none(), "the tournament is over");
+    let board = &view.scoreboards[0];
+    let points = board
+        .scores
+        .iter()
+        .find(|s| s.player_id == champion)
+        .expect("the champion scored")
+        .points;
+    // Q35: 3 per match won (two or three matches, depending on the byes) and 10 more.
+    assert!(points == 16 || points == 19, "champion's points: {board:?}");
+}
