@@ -349,6 +349,17 @@ impl GameStateService {
                 tracing::info!(game_id, room = %started.room_code, "the game's room is gone");
                 Ok(())
             }
+            // A permanent refusal would get the same answer every time the timer fires:
+            // logged, and the report goes on (the game's result is in the archive).
+            Err(status)
+                if matches!(
+                    status.code(),
+                    tonic::Code::InvalidArgument | tonic::Code::FailedPrecondition
+                ) =>
+            {
+                tracing::error!(game_id, room = %started.room_code, message = status.message(), "the room refused the game's result");
+                Ok(())
+            }
             Err(status) => Err(ServiceError::Unavailable(format!(
                 "rooms did not take the result: {}",
                 status.message()
