@@ -98,15 +98,20 @@ impl prost_build::ServiceGenerator for PerServiceCodec {
 /// encoded (by game-state, for the store), sent as they are instead of decoded and re-encoded
 /// for each subscriber. Only the server's Rust type changes; the wire, the descriptors and the
 /// client keep `GameEvent`.
+/// `SubscribeRoom` likewise streams `RoomEvent`s as the rooms service encoded them.
 fn with_encoded_events(mut service: prost_build::Service) -> prost_build::Service {
     for method in &mut service.methods {
-        if method.proto_name == "Subscribe" {
-            assert_eq!(
-                method.output_proto_type, ".ludus.v1.GameEvent",
-                "Subscribe streams game events"
-            );
-            method.output_type = "crate::codec::EncodedEvent".to_owned();
-        }
+        let streamed = match method.proto_name.as_str() {
+            "Subscribe" => ".ludus.v1.GameEvent",
+            "SubscribeRoom" => ".ludus.v1.RoomEvent",
+            _ => continue,
+        };
+        assert_eq!(
+            method.output_proto_type, streamed,
+            "{} streams {streamed}",
+            method.proto_name
+        );
+        method.output_type = "crate::codec::EncodedEvent".to_owned();
     }
     service
 }

@@ -1,5 +1,6 @@
 //! Subscribe: a game's events from a sequence number, the logged ones first, then live ones,
-//! with no gap and no duplicate.
+//! with no gap and no duplicate. [`Resume`] is that algorithm over any [`EventLog`]; rooms'
+//! `SubscribeRoom` uses it too (`crate::rooms`).
 //!
 //! Live events come from the store's [`GameFeed`], which holds one Redis subscription per game
 //! per gateway process and fans it out to every local stream. The stream subscribes to the
@@ -14,7 +15,7 @@ use std::sync::LazyLock;
 
 use ludus_proto::codec::EncodedEvent;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_store::{FeedError, GameFeed};
+use ludus_store::{FeedError, FeedSubscription, GameFeed, StoreError};
 use ludus_telemetry::Traced;
 use opentelemetry::metrics::{Meter, UpDownCounter};
 use prost::Message;
@@ -45,7 +46,7 @@ struct EventStatus {
 
 /// `ludus.gateway.streams`, made on first use, after `main` installed the meter provider (see
 /// `ludus_telemetry::metrics`).
-static STREAMS: LazyLock<UpDownCounter<i64>> =
+pub(crate) static STREAMS: LazyLock<UpDownCounter<i64>> =
     LazyLock::new(|| streams_counter(&ludus_telemetry::metrics::meter()));
 
 fn streams_counter(meter: &Meter) -> UpDownCounter<i64> {
@@ -58,10 +59,10 @@ fn streams_counter(meter: &Meter) -> UpDownCounter<i64> {
 
 /// Counts one open stream in `ludus.gateway.streams` for as long as it lives: dropped when
 /// the stream ends, however it ends (also when its task is aborted).
-struct OpenStream<'a>(&'a UpDownCounter<i64>);
+pub(crate) struct OpenStream<'a>(&'a UpDownCounter<i64>);
 
 impl<'a> OpenStream<'a> {
-    fn new(counter: &'a UpDownCounter<i64>) -> Self {
+    pub(crate) fn new(counter: &'a UpDownCounter<i64>) -> Self {
         counter.add(1, &[]);
         OpenStream(counter)
     }
@@ -74,14 +75,183 @@ impl Drop for OpenStream<'_> {
 }
 
 /// Why a stream stopped early.
-enum Stop {
+pub(crate) enum Stop {
     /// The client went away.
     ClientGone,
     /// A status to end the stream with.
     Status(Status),
 }
 
-/// One subscriber's stream.
+/// One page of a log: events in order as (seq, encoding, whether it ends the stream), and
+/// whether more may follow.
+pub(crate) struct LogPage {
+    pub events: Vec<(u64, EncodedEvent, bool)>,
+    pub full: bool,
+}
+
+/// What a resumable stream reads: a log of events with seqs (a game's, a room's), its live
+/// feed, and how to tell the event that ends the stream.
+pub(crate) trait EventLog: Send {
+    /// Logged events after `after_seq`, one page.
+    fn page(
+        &mut self,
+        after_seq: u64,
+    ) -> impl std::future::Future<Output = Result<LogPage, Status>> + Send;
+    /// Subscribes to the live events; active when it returns.
+    fn subscribe(
+        &self,
+    ) -> impl std::future::Future<Output = Result<FeedSubscription, StoreError>> + Send;
+    /// Whether a live event (its stored bytes) ends the stream.
+    fn ends(payload: &[u8]) -> Result<bool, Status>;
+}
+
+/// A stream from a seq: the logged events, then live ones, with no gap and no duplicate.
+/// The stream subscribes to the live feed *before* reading the log, so an event committed in
+/// between is seen at least once; `last` (the seq sent last) drops the duplicate, and a gap
+/// in the live feed (a lagging stream, a Redis reconnect) is filled from the log.
+pub(crate) struct Resume<L> {
+    pub last: u64,
+    pub tx: mpsc::Sender<StreamItem>,
+    pub log: L,
+}
+
+impl<L: EventLog> Resume<L> {
+    /// Sends the event `seq`, already encoded, as the next one.
+    async fn send_encoded(&mut self, seq: u64, event: EncodedEvent) -> Result<(), Stop> {
+        self.last = seq;
+        self.tx.send(Ok(event)).await.map_err(|_| Stop::ClientGone)
+    }
+
+    /// Sends every logged event after `from` not sent yet; returns true once the log's last
+    /// event went.
+    async fn catch_up(&mut self, from: u64) -> Result<bool, Stop> {
+        let mut from = from;
+        loop {
+            let page = self.log.page(from).await.map_err(Stop::Status)?;
+            for (seq, event, ends) in page.events {
+                if seq > self.last {
+                    self.send_encoded(seq, event).await?;
+                }
+                if ends {
+                    return Ok(true);
+                }
+            }
+            if !page.full {
+                return Ok(false);
+            }
+            from = self.last;
+        }
+    }
+
+    /// Streams until the log ends (`Ok`), the client leaves, or `stop` is cancelled.
+    pub(crate) async fn stream(&mut self, stop: CancellationToken) -> Result<(), Stop> {
+        let mut live = self.log.subscribe().await.map_err(|e| {
+            Stop::Status(refuse(
+                Code::Unavailable,
+                format!("live events unavailable: {e}"),
+                reason::UNAVAILABLE,
+            ))
+        })?;
+        // Re-read the event the client already has too: if it ended the log, the stream
+        // ends here instead of waiting for events that will never come. Boxed: an idle
+        // stream should only hold its wait for the next live event, not room for a call.
+        if Box::pin(self.catch_up(self.last.saturating_sub(1))).await? {
+            return Ok(());
+        }
+        loop {
+            let received = tokio::select! {
+                () = stop.cancelled() => {
+                    return Err(Stop::Status(resume_after(
+                        format!("the server is shutting down: resume with after_seq = {}", self.last),
+                        self.last,
+                    )));
+                }
+                () = self.tx.closed() => return Err(Stop::ClientGone),
+                received = live.recv() => received,
+            };
+            match received {
+                Ok(stored) if stored.seq <= self.last => {}
+                // The next event: sent as the store holds it, not decoded and re-encoded for
+                // each subscriber; only whether it ends the stream is read.
+                Ok(stored) if stored.seq == self.last + 1 => {
+                    let payload = bytes::Bytes::from(stored.payload);
+                    let ends = L::ends(payload.as_ref()).map_err(Stop::Status)?;
+                    self.send_encoded(stored.seq, EncodedEvent::from_encoded(payload))
+                        .await?;
+                    if ends {
+                        return Ok(());
+                    }
+                }
+                // Ahead of us (a gap) or lagging: the log has everything in order.
+                Ok(_) | Err(FeedError::Lagged(_)) => {
+                    if Box::pin(self.catch_up(self.last)).await? {
+                        return Ok(());
+                    }
+                }
+                Err(FeedError::Closed) => {
+                    return Err(Stop::Status(resume_after(
+                        format!("live events stopped: resume with after_seq = {}", self.last),
+                        self.last,
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Runs the stream and ends it with its status; true when the log ended.
+    pub(crate) async fn run(&mut self, stop: CancellationToken) -> bool {
+        let outcome = self.stream(stop).await;
+        if let Err(Stop::Status(status)) = &outcome {
+            let _ = self.tx.send(Err(Box::new(status.clone()))).await;
+        }
+        outcome.is_ok()
+    }
+}
+
+/// A game's log: read through game-state, live from the store's game feed.
+struct GameLog {
+    game_id: String,
+    game_state: GameStateClient<Traced>,
+    feed: GameFeed,
+}
+
+impl EventLog for GameLog {
+    async fn page(&mut self, after_seq: u64) -> Result<LogPage, Status> {
+        let page = self
+            .game_state
+            .read_events(pb::ReadEventsRequest {
+                game_id: self.game_id.clone(),
+                after_seq,
+                limit: 0,
+            })
+            .await?
+            .into_inner();
+        let full = page.events.len() >= 500;
+        let events = page
+            .events
+            .into_iter()
+            .map(|event| {
+                let finished = event.status == pb::GameStatus::Finished as i32;
+                (event.seq, EncodedEvent::encode(&event), finished)
+            })
+            .collect();
+        Ok(LogPage { events, full })
+    }
+
+    async fn subscribe(&self) -> Result<FeedSubscription, StoreError> {
+        self.feed.subscribe(&self.game_id).await
+    }
+
+    fn ends(payload: &[u8]) -> Result<bool, Status> {
+        let status = EventStatus::decode(payload).map_err(|e| {
+            tracing::error!(error = %e, "unreadable live event");
+            Status::internal("internal error")
+        })?;
+        Ok(status.status == pb::GameStatus::Finished as i32)
+    }
+}
+
+/// One subscriber's stream of a game's events.
 #[derive(Debug)]
 pub struct Subscription {
     pub game_id: String,
@@ -94,51 +264,6 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    /// Sends `event` unless the stream is already past it; returns whether it was the event
-    /// that finished the game (sent now or before).
-    async fn send(&mut self, event: pb::GameEvent) -> Result<bool, Stop> {
-        let finished = event.status == pb::GameStatus::Finished as i32;
-        if event.seq <= self.last {
-            return Ok(finished);
-        }
-        self.send_encoded(event.seq, EncodedEvent::encode(&event))
-            .await?;
-        Ok(finished)
-    }
-
-    /// Sends the event `seq`, already encoded, as the next one.
-    async fn send_encoded(&mut self, seq: u64, event: EncodedEvent) -> Result<(), Stop> {
-        self.last = seq;
-        self.tx.send(Ok(event)).await.map_err(|_| Stop::ClientGone)
-    }
-
-    /// Sends every logged event after `last`; returns true once the game's last event went.
-    async fn catch_up(&mut self, from: u64) -> Result<bool, Stop> {
-        let mut from = from;
-        loop {
-            let page = self
-                .game_state
-                .read_events(pb::ReadEventsRequest {
-                    game_id: self.game_id.clone(),
-                    after_seq: from,
-                    limit: 0,
-                })
-                .await
-                .map_err(Stop::Status)?
-                .into_inner();
-            let full = page.events.len() >= 500;
-            for event in page.events {
-                if self.send(event).await? {
-                    return Ok(true);
-                }
-            }
-            if !full {
-                return Ok(false);
-            }
-            from = self.last;
-        }
-    }
-
     /// Streams until the game ends, the client leaves, or `stop` is cancelled.
     pub async fn run(mut self, feed: GameFeed, stop: CancellationToken) {
         let _open = OpenStream::new(&STREAMS);
@@ -148,19 +273,22 @@ impl Subscription {
         // (and lose by C13). A lost close errs the other way: counted as connected, the
         // player never loses on a false disconnection.
         let mut counted = None;
-        // The calls to game-state (presence, log pages) are boxed: a spawned task holds its
-        // largest state for its whole life, and an idle stream should only hold its wait for
-        // the next live event, not room for a gRPC call in flight.
+        // Boxed: a spawned task holds its largest state for its whole life.
         if let Some(player_id) = seated_player
             && Box::pin(self.presence(&player_id, true)).await
         {
             counted = Some(player_id);
         }
-        let outcome = self.stream(feed, stop).await;
-        let finished = outcome.is_ok();
-        if let Err(Stop::Status(status)) = outcome {
-            let _ = self.tx.send(Err(Box::new(status))).await;
-        }
+        let mut resume = Resume {
+            last: self.last,
+            tx: self.tx.clone(),
+            log: GameLog {
+                game_id: self.game_id.clone(),
+                game_state: self.game_state.clone(),
+                feed,
+            },
+        };
+        let finished = resume.run(stop).await;
         // Once the game is over nobody needs to know who is still watching it.
         if let Some(player_id) = &counted
             && !finished
@@ -193,62 +321,6 @@ impl Subscription {
                     "could not update the player's presence"
                 );
                 false
-            }
-        }
-    }
-
-    async fn stream(&mut self, feed: GameFeed, stop: CancellationToken) -> Result<(), Stop> {
-        let mut live = feed.subscribe(&self.game_id).await.map_err(|e| {
-            Stop::Status(refuse(
-                Code::Unavailable,
-                format!("live events unavailable: {e}"),
-                reason::UNAVAILABLE,
-            ))
-        })?;
-        // Re-read the event the client already has too: if it finished the game, the stream
-        // ends here instead of waiting for events that will never come.
-        if Box::pin(self.catch_up(self.last.saturating_sub(1))).await? {
-            return Ok(());
-        }
-        loop {
-            let received = tokio::select! {
-                () = stop.cancelled() => {
-                    return Err(Stop::Status(resume_after(
-                        format!("the server is shutting down: resume with after_seq = {}", self.last),
-                        self.last,
-                    )));
-                }
-                () = self.tx.closed() => return Err(Stop::ClientGone),
-                received = live.recv() => received,
-            };
-            match received {
-                Ok(stored) if stored.seq <= self.last => {}
-                // The next event: sent as the store holds it, not decoded and re-encoded for
-                // each subscriber; only its status is read.
-                Ok(stored) if stored.seq == self.last + 1 => {
-                    let payload = bytes::Bytes::from(stored.payload);
-                    let status = EventStatus::decode(payload.as_ref()).map_err(|e| {
-                        tracing::error!(error = %e, "unreadable live event");
-                        Stop::Status(Status::internal("internal error"))
-                    })?;
-                    self.send_encoded(stored.seq, EncodedEvent::from_encoded(payload))
-                        .await?;
-                    if status.status == pb::GameStatus::Finished as i32 {
-                        return Ok(());
-                    }
-                }
-                // Ahead of us (a gap) or lagging: the log has everything in order.
-                Ok(_) | Err(FeedError::Lagged(_)) => {
-                    if Box::pin(self.catch_up(self.last)).await? {
-                        return Ok(());
-                    }
-                }
-                Err(FeedError::Closed) => {
-                    return Err(Stop::Status(resume_after(
-                        format!("live events stopped: resume with after_seq = {}", self.last),
-                        self.last,
-                    )));
-                }
             }
         }
     }

@@ -9,6 +9,7 @@
 //! - [`auth`]: signed session tokens; the caller's identity comes only from the token.
 //! - [`service`]: the `Gateway` gRPC service.
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
+//! - [`rooms`]: the room RPCs (forwarded to the rooms service) and `SubscribeRoom`.
 //! - [`limits`]: per-player rate limits (RESOURCE_EXHAUSTED).
 //! - [`web`]: grpc-web and CORS for browsers, on the same port.
 //! - [`refusal`]: the gateway's own refusals with their rich error details.
@@ -19,6 +20,7 @@ pub mod auth;
 pub mod fanout;
 pub mod limits;
 pub mod refusal;
+pub mod rooms;
 pub mod service;
 pub mod web;
 
@@ -27,8 +29,9 @@ use std::{future::Future, time::Duration};
 use ludus_proto::pb::{
     game_state_client::GameStateClient, gateway_server::GatewayServer,
     matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
+    rooms_client::RoomsClient,
 };
-use ludus_store::{Backend, GameFeed};
+use ludus_store::{Backend, GameFeed, RoomStore};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -49,6 +52,8 @@ pub struct Config {
     pub ratings_url: String,
     /// accounts: registration, sign-in, sessions, profiles.
     pub accounts_url: String,
+    /// rooms: friend tables with codes (issue 14).
+    pub rooms_url: String,
     /// HS256 secret for session tokens, at least 32 bytes.
     pub token_secret: Vec<u8>,
     pub token_ttl: Duration,
@@ -99,6 +104,10 @@ pub async fn run(
         ratings: RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?),
         accounts: ludus_proto::pb::accounts_client::AccountsClient::new(
             ludus_telemetry::traced_channel(&config.accounts_url)?,
+        ),
+        rooms: rooms::RoomsGateway::new(
+            RoomsClient::new(ludus_telemetry::traced_channel(&config.rooms_url)?),
+            RoomStore::new(config.backend.clone()),
         ),
         feed: GameFeed::new(config.backend),
         limits,

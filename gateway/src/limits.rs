@@ -43,6 +43,11 @@ pub const SEATED_SUBSCRIBES_PER_MINUTE: u32 = 12;
 /// few devices and a few games watched, and a cap on what one token can pin (a task, a buffer
 /// and a share of a feed subscription each). FindMatch needs none: a player holds one ticket.
 pub const STREAMS_PER_PLAYER: usize = 16;
+/// Room code lookups (join, read, subscribe by code) a player may make per minute, on top of
+/// the general rate: a 6-character code from 31 characters cannot be found by trying.
+pub const CODE_LOOKUPS_PER_MINUTE: u32 = 20;
+/// The burst of code lookups (a player opening a few rooms at once).
+pub const CODE_LOOKUP_BURST: u32 = 10;
 
 /// The sign-in rate per peer address: [`SIGN_INS_PER_SECOND`] sustained, bursts up to
 /// [`SIGN_IN_BURST`], unless a benchmark raises it (`--sign-ins-per-second`,
@@ -86,6 +91,7 @@ pub struct Limits {
     sign_ins: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     refused_tokens: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     seated_subscribes: Arc<DefaultKeyedRateLimiter<(String, String)>>,
+    code_lookups: Arc<DefaultKeyedRateLimiter<String>>,
     streams: Arc<Mutex<HashMap<String, usize>>>,
     streams_per_player: usize,
 }
@@ -134,6 +140,10 @@ impl Limits {
             seated_subscribes: Arc::new(RateLimiter::keyed(Quota::per_minute(nonzero(
                 SEATED_SUBSCRIBES_PER_MINUTE,
             )))),
+            code_lookups: Arc::new(RateLimiter::keyed(
+                Quota::per_minute(nonzero(CODE_LOOKUPS_PER_MINUTE))
+                    .allow_burst(nonzero(CODE_LOOKUP_BURST)),
+            )),
             streams: Arc::default(),
             streams_per_player: STREAMS_PER_PLAYER,
         }
@@ -185,6 +195,22 @@ impl Limits {
                 refuse(
                     Code::ResourceExhausted,
                     "too many requests: slow down",
+                    reason::RATE_LIMITED,
+                )
+            })
+    }
+
+    /// RESOURCE_EXHAUSTED when `player_id` looks up room codes too fast (issue 14: codes
+    /// cannot be enumerated).
+    pub fn check_code_lookup(&self, player_id: &str) -> Result<(), Status> {
+        self.code_lookups
+            .check_key(&player_id.to_owned())
+            .map_err(|_| {
+                refuse(
+                    Code::ResourceExhausted,
+                    format!(
+                        "too many room codes tried: at most {CODE_LOOKUPS_PER_MINUTE} a minute"
+                    ),
                     reason::RATE_LIMITED,
                 )
             })
@@ -243,6 +269,8 @@ impl Limits {
         }
         self.seated_subscribes.retain_recent();
         self.seated_subscribes.shrink_to_fit();
+        self.code_lookups.retain_recent();
+        self.code_lookups.shrink_to_fit();
     }
 }
 
@@ -308,6 +336,20 @@ mod tests {
         );
         let answer = limits.refused_token(neighbour, refusal());
         assert_eq!(answer.code(), tonic::Code::Unauthenticated, "per address");
+    }
+
+    #[test]
+    fn room_code_lookups_are_limited_per_player() {
+        let limits = Limits::default();
+        for _ in 0..CODE_LOOKUP_BURST {
+            assert!(limits.check_code_lookup("ann").is_ok());
+        }
+        let refused = limits.check_code_lookup("ann").unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            limits.check_code_lookup("bob").is_ok(),
+            "limits are per player"
+        );
     }
 
     #[test]

@@ -40,6 +40,9 @@ struct Args {
         default_value = "http://accounts:50055"
     )]
     accounts_url: String,
+    /// The rooms service.
+    #[arg(long, env = "LUDUS_ROOMS_URL", default_value = "http://rooms:50056")]
+    rooms_url: String,
     /// HS256 secret for session tokens, 32+ bytes; every gateway replica needs the same one.
     #[arg(long, env = "LUDUS_TOKEN_SECRET", hide_env_values = true)]
     token_secret: String,
@@ -79,6 +82,7 @@ async fn main() -> anyhow::Result<()> {
         matchmaking_url: args.matchmaking_url,
         ratings_url: args.ratings_url,
         accounts_url: args.accounts_url,
+        rooms_url: args.rooms_url,
         token_secret: args.token_secret.into_bytes(),
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
         cors_origins: args.cors_origin,

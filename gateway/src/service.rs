@@ -25,6 +25,8 @@ use crate::refusal::{after_seq_ahead, invalid, reason, refuse};
 
 /// `Subscribe`'s events, encoded (see `ludus_proto::codec`).
 type EventStream = Pin<Box<dyn Stream<Item = Result<EncodedEvent, Status>> + Send>>;
+/// What every room RPC answers: the room after the request.
+type RoomReply = Result<Response<pb::RoomSnapshot>, Status>;
 type MatchStream = Pin<Box<dyn Stream<Item = Result<pb::FindMatchUpdate, Status>> + Send>>;
 
 /// The gateway.
@@ -37,6 +39,8 @@ pub struct GatewayService {
     pub(crate) accounts: AccountsClient<Traced>,
     pub(crate) feed: GameFeed,
     pub(crate) limits: Limits,
+    /// Rooms (gateway/src/rooms.rs).
+    pub(crate) rooms: crate::rooms::RoomsGateway,
     /// Cancelled at shutdown: open streams end with a resumable UNAVAILABLE.
     pub(crate) stopping: CancellationToken,
 }
@@ -596,6 +600,64 @@ impl Gateway for GatewayService {
             })
             .await?;
         Ok(answer)
+    }
+
+    // Rooms (gateway/src/rooms.rs).
+    type SubscribeRoomStream = crate::rooms::RoomEventStream;
+
+    async fn create_room(&self, r: Request<pb::CreateRoomRequest>) -> RoomReply {
+        self.room_create(r).await
+    }
+    async fn join_room(&self, r: Request<pb::JoinRoomRequest>) -> RoomReply {
+        self.room_join(r).await
+    }
+    async fn leave_room(&self, r: Request<pb::RoomCodeRequest>) -> RoomReply {
+        self.room_leave(r).await
+    }
+    async fn take_seat(&self, r: Request<pb::TakeSeatRequest>) -> RoomReply {
+        self.room_take_seat(r).await
+    }
+    async fn leave_seat(&self, r: Request<pb::RoomCodeRequest>) -> RoomReply {
+        self.room_leave_seat(r).await
+    }
+    async fn set_ready(&self, r: Request<pb::SetReadyRequest>) -> RoomReply {
+        self.room_set_ready(r).await
+    }
+    async fn update_room_settings(&self, r: Request<pb::UpdateRoomSettingsRequest>) -> RoomReply {
+        self.room_update_settings(r).await
+    }
+    async fn start_room_game(&self, r: Request<pb::RoomCodeRequest>) -> RoomReply {
+        self.room_start(r).await
+    }
+    async fn pause_room_countdown(&self, r: Request<pb::PauseRoomCountdownRequest>) -> RoomReply {
+        self.room_pause(r).await
+    }
+    async fn kick_from_room(&self, r: Request<pb::RoomMemberRequest>) -> RoomReply {
+        self.room_kick(r).await
+    }
+    async fn hand_over_room(&self, r: Request<pb::RoomMemberRequest>) -> RoomReply {
+        self.room_hand_over(r).await
+    }
+    async fn send_room_chat(&self, r: Request<pb::SendRoomChatRequest>) -> RoomReply {
+        self.room_chat(r).await
+    }
+    async fn add_computer_player(&self, r: Request<pb::AddComputerPlayerRequest>) -> RoomReply {
+        self.room_add_computer(r).await
+    }
+    async fn get_room(&self, r: Request<pb::RoomCodeRequest>) -> RoomReply {
+        self.room_get(r).await
+    }
+    async fn list_public_rooms(
+        &self,
+        r: Request<pb::ListPublicRoomsRequest>,
+    ) -> Result<Response<pb::ListPublicRoomsResponse>, Status> {
+        self.room_list(r).await
+    }
+    async fn subscribe_room(
+        &self,
+        r: Request<pb::SubscribeRoomRequest>,
+    ) -> Result<Response<Self::SubscribeRoomStream>, Status> {
+        self.room_subscribe(r).await
     }
 }
 

@@ -10,7 +10,8 @@
 //! `Subscribe` streams send [`EncodedEvent`]s: a `GameEvent` as the store holds it, written
 //! to the wire as it is, so one live event fanned out to many subscribers is not decoded and
 //! re-encoded for each. Clients see the same bytes (`build.rs` keeps `GameEvent` as the
-//! method's type for the client and the descriptors).
+//! method's type for the client and the descriptors). `SubscribeRoom` streams `RoomEvent`s
+//! the same way.
 //!
 //! Only the gateway service uses this codec (see `build.rs`); the internal services keep
 //! prost's defaults.
@@ -48,7 +49,7 @@ impl<M: Message + Send + 'static> GatewayMessage for M {
     }
 }
 
-/// A `GameEvent`, encoded. Cloning shares the bytes.
+/// A `GameEvent` (or, for `SubscribeRoom`, a `RoomEvent`), encoded. Cloning shares the bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodedEvent(Bytes);
 

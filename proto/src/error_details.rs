@@ -30,6 +30,8 @@ pub const DOMAIN_TIMERS: &str = "ludus.timers";
 pub const DOMAIN_GATEWAY: &str = "ludus.gateway";
 /// Refusals of accounts: registration, sign-in, refresh tokens, profiles, the archive.
 pub const DOMAIN_ACCOUNTS: &str = "ludus.accounts";
+/// Refusals of the rooms service (codes, seats, host rights, chat).
+pub const DOMAIN_ROOMS: &str = "ludus.rooms";
 
 /// `ErrorInfo.metadata` key: the game's current seq (ABORTED `STALE_SEQ`).
 pub const META_CURRENT_SEQ: &str = "current_seq";

@@ -375,6 +375,7 @@ impl Ludus {
                     })
                     .collect(),
                 casual: false,
+                room_code: String::new(),
             })
             .await
             .expect("create game")

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use ludus_proto::pb::{
     accounts_client::AccountsClient, game_state_server::GameStateServer,
-    ratings_client::RatingsClient,
+    ratings_client::RatingsClient, rooms_client::RoomsClient,
 };
 use ludus_store::{Backend, Clock, GameStore, TimerStore};
 use tokio::net::TcpListener;
@@ -46,6 +46,10 @@ pub struct Config {
     pub ratings_url: String,
     /// The accounts service, which archives finished games, e.g. `http://accounts:50055`.
     pub accounts_url: String,
+    /// The rooms service, told when a room's game ends (issue 14), e.g.
+    /// `http://rooms:50056`; `None` when no rooms run (games created by a room then finish
+    /// without telling it).
+    pub rooms_url: Option<String>,
     /// How long a disconnected player has to come back in a game with a disconnection rule
     /// ([`DEFAULT_ABSENCE_GRACE`]).
     pub absence_grace: Duration,
@@ -81,6 +85,10 @@ pub async fn run(
     .finished_game_retention(config.finished_game_retention)
     .clock(config.clock)
     .archive(archive::Archiver::new(accounts));
+    let service = match &config.rooms_url {
+        Some(url) => service.rooms(RoomsClient::new(ludus_telemetry::traced_channel(url)?)),
+        None => service,
+    };
     let server = GameStateServer::new(service)
         .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
     ludus_telemetry::serve_while_ready(server, listener, shutdown, reachable).await

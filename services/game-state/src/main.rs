@@ -25,6 +25,9 @@ struct Args {
         default_value = "http://accounts:50055"
     )]
     accounts_url: String,
+    /// The rooms service, told when a room's game ends (issue 14), e.g. `http://rooms:50056`.
+    #[arg(long, env = "LUDUS_ROOMS_URL", default_value = "http://rooms:50056")]
+    rooms_url: String,
     /// Seconds a disconnected player has to come back in games with a disconnection rule
     /// (Caro C13 says 60).
     #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
@@ -57,6 +60,7 @@ async fn main() -> anyhow::Result<()> {
         backend: args.redis.connect().await?,
         ratings_url: args.ratings_url,
         accounts_url: args.accounts_url,
+        rooms_url: Some(args.rooms_url),
         absence_grace: std::time::Duration::from_secs(args.absence_grace_seconds),
         finished_game_retention: std::time::Duration::from_secs(
             args.finished_game_retention_hours.saturating_mul(3600),

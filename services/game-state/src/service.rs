@@ -18,9 +18,10 @@ mod presence;
 mod random;
 
 use ludus_catalog::{outcome_to_pb, seat_u32};
-use ludus_proto::pb::{self, game_state_server::GameState};
+use ludus_proto::pb::{self, game_state_server::GameState, rooms_client::RoomsClient};
 use ludus_rules::Viewer;
 use ludus_store::{Clock, Commit, CommitOutcome, GameStore, TimerStore};
+use ludus_telemetry::Traced;
 use prost::Message;
 use tonic::{Request, Response, Status};
 
@@ -58,6 +59,8 @@ pub struct GameStateService {
     /// Where finished games are archived; `None` keeps them in Redis only (their keys then
     /// expire `retention` after the game ends).
     archiver: Option<crate::archive::Archiver>,
+    /// The rooms service, told when a room's game ends; `None` without rooms.
+    rooms: Option<RoomsClient<Traced>>,
 }
 
 impl GameStateService {
@@ -75,7 +78,14 @@ impl GameStateService {
             retention: crate::DEFAULT_FINISHED_GAME_RETENTION,
             clock: Clock::system(),
             archiver: None,
+            rooms: None,
         }
+    }
+
+    /// Tells `rooms` when a game a room started ends (from the outcome timer, at least once).
+    pub fn rooms(mut self, rooms: RoomsClient<Traced>) -> Self {
+        self.rooms = Some(rooms);
+        self
     }
 
     /// Archives every finished game before its keys may expire (see [`crate::archive`]).

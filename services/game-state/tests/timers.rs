@@ -45,6 +45,7 @@ async fn turn_and_outcome_timers_are_written_to_the_timer_store() {
                 })
                 .to_vec(),
             casual: false,
+            room_code: String::new(),
         })
         .await
         .expect("create");

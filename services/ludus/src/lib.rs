@@ -3,8 +3,8 @@
 //! end-to-end tests, which run it against a real Redis.
 //!
 //! # Layout
-//! - [`System`]: starts game-state, timers, ratings, matchmaking, accounts and the gateway, and stops
-//!   them together.
+//! - [`System`]: starts game-state, timers, ratings, matchmaking, accounts, rooms and the
+//!   gateway, and stops them together.
 #![forbid(unsafe_code)]
 
 use std::{net::SocketAddr, time::Duration};
@@ -55,6 +55,7 @@ pub struct System {
     pub ratings: SocketAddr,
     pub matchmaking: SocketAddr,
     pub accounts: SocketAddr,
+    pub rooms: SocketAddr,
     tasks: JoinSet<(&'static str, anyhow::Result<()>)>,
 }
 
@@ -79,6 +80,7 @@ impl System {
         let (ratings_listener, ratings, ratings_url) = loopback().await?;
         let (matchmaking_listener, matchmaking, matchmaking_url) = loopback().await?;
         let (accounts_listener, accounts, accounts_url) = loopback().await?;
+        let (rooms_listener, rooms, rooms_url) = loopback().await?;
         let SystemConfig {
             backend,
             gateway: gateway_listener,
@@ -100,6 +102,7 @@ impl System {
                 backend: backend.clone(),
                 ratings_url: ratings_url.clone(),
                 accounts_url: accounts_url.clone(),
+                rooms_url: Some(rooms_url.clone()),
                 absence_grace,
                 finished_game_retention,
                 clock: clock.clone(),
@@ -116,6 +119,7 @@ impl System {
         tasks.spawn({
             let mut config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
             config.clock = clock.clone();
+            config.rooms_url = Some(rooms_url.clone());
             let stop = stop.clone();
             async move {
                 (
@@ -140,7 +144,7 @@ impl System {
             let mut mm = ludus_matchmaking::Config::new(backend.clone(), game_state_url.clone());
             mm.caro_turn_ms = u64::try_from(caro_turn.as_millis()).unwrap_or(u64::MAX);
             mm.ratings_url = Some(ratings_url.clone());
-            mm.clock = clock;
+            mm.clock = clock.clone();
             let stop = stop.clone();
             async move {
                 (
@@ -160,12 +164,27 @@ impl System {
             }
         });
         tasks.spawn({
+            let config = ludus_rooms::Config {
+                backend: backend.clone(),
+                game_state_url: game_state_url.clone(),
+                clock,
+            };
+            let stop = stop.clone();
+            async move {
+                (
+                    "rooms",
+                    ludus_rooms::run(config, rooms_listener, stop.cancelled_owned()).await,
+                )
+            }
+        });
+        tasks.spawn({
             let config = ludus_gateway::Config {
                 backend,
                 game_state_url,
                 matchmaking_url,
                 ratings_url,
                 accounts_url,
+                rooms_url,
                 token_secret,
                 token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
                 cors_origins,
@@ -187,6 +206,7 @@ impl System {
             ratings,
             matchmaking,
             accounts,
+            rooms,
             tasks,
         })
     }

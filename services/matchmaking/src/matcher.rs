@@ -312,6 +312,7 @@ impl Matcher {
             players,
             // Every ticket of a table waited in the same queue.
             casual: seated.iter().any(|ticket| is_casual_queue(&ticket.queue)),
+            room_code: String::new(),
         };
         let mut backoff = CREATE_GAME_BACKOFF;
         let mut attempt = 1;

@@ -8,6 +8,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::watch;
 
 use crate::feed::{FeedHub, RedisFeed};
+use crate::game::Log;
 
 /// Why a store operation failed. Expected conditions (a missing game, a stale seq) are values,
 /// never errors.
@@ -182,6 +183,7 @@ pub(crate) struct RedisBackend {
 #[derive(Default)]
 pub(crate) struct MemoryState {
     pub(crate) games: Mutex<crate::game::GamesMem>,
+    pub(crate) rooms: Mutex<crate::game::GamesMem>,
     pub(crate) timers: Mutex<crate::timer::TimersMem>,
     pub(crate) queues: Mutex<crate::queue::QueuesMem>,
     pub(crate) ratings: Mutex<crate::rating::RatingsMem>,
@@ -200,26 +202,30 @@ pub(crate) struct Keys {
 }
 
 impl Keys {
-    pub(crate) fn game_state(&self, id: &str) -> String {
-        format!("{}ludus:game:{{{id}}}:state", self.prefix)
+    pub(crate) fn log_state(&self, log: Log, id: &str) -> String {
+        format!("{}ludus:{}:{{{id}}}:state", self.prefix, log.word())
     }
-    pub(crate) fn game_events(&self, id: &str) -> String {
-        format!("{}ludus:game:{{{id}}}:events", self.prefix)
+    pub(crate) fn log_events(&self, log: Log, id: &str) -> String {
+        format!("{}ludus:{}:{{{id}}}:events", self.prefix, log.word())
     }
-    pub(crate) fn game_actions(&self, id: &str) -> String {
-        format!("{}ludus:game:{{{id}}}:actions", self.prefix)
+    pub(crate) fn log_actions(&self, log: Log, id: &str) -> String {
+        format!("{}ludus:{}:{{{id}}}:actions", self.prefix, log.word())
     }
-    pub(crate) fn game_presence(&self, id: &str) -> String {
-        format!("{}ludus:game:{{{id}}}:presence", self.prefix)
+    pub(crate) fn log_presence(&self, log: Log, id: &str) -> String {
+        format!("{}ludus:{}:{{{id}}}:presence", self.prefix, log.word())
     }
-    pub(crate) fn game_live(&self, id: &str) -> String {
-        format!("{}ludus:game:{{{id}}}:live", self.prefix)
+    pub(crate) fn log_live(&self, log: Log, id: &str) -> String {
+        format!("{}ludus:{}:{{{id}}}:live", self.prefix, log.word())
     }
     pub(crate) fn player_games(&self, player: &str) -> String {
         format!("{}ludus:player:{{{player}}}:games", self.prefix)
     }
-    pub(crate) fn games_live(&self) -> String {
-        format!("{}ludus:games:live", self.prefix)
+    /// The listing of a log family: live games, or the public rooms' lobby.
+    pub(crate) fn live_set(&self, log: Log) -> String {
+        match log {
+            Log::Game => format!("{}ludus:games:live", self.prefix),
+            Log::Room => format!("{}ludus:rooms:public", self.prefix),
+        }
     }
     pub(crate) fn timers_due(&self) -> String {
         format!("{}ludus:{{timers}}:due", self.prefix)

@@ -78,7 +78,7 @@ impl GameFeed {
         match &self.backend.kind {
             Kind::Memory(_) => subscribe_channel(&self.backend, game_id, String::new()).await,
             Kind::Redis(r) => {
-                let channel = r.keys.game_live(game_id);
+                let channel = r.keys.log_live(crate::game::Log::Game, game_id);
                 subscribe_channel(&self.backend, game_id, channel).await
             }
         }

@@ -1,13 +1,14 @@
 //! [`GameStore`]: each game's current state, its append-only event log and the table of
 //! committed action ids that makes a retried action idempotent.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use redis::Script;
 
-use crate::backend::{Backend, Kind, StoreError, lock, parse_u64};
+use crate::backend::{Backend, Kind, MemoryState, StoreError, lock, parse_u64};
 
 /// One event of a game's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,9 +66,49 @@ pub struct Commit<'a> {
 }
 
 /// Each game's state and event log. See the crate docs for the Redis keys.
+///
+/// The same code keeps rooms' state and logs ([`crate::RoomStore`]): a [`Log`] names which
+/// family of keys (and which memory map, and which feed channels) a store works on, so rooms
+/// get the games' commit script, log, feed and expiry rather than a second copy.
 #[derive(Debug, Clone)]
 pub struct GameStore {
     backend: Backend,
+    log: Log,
+}
+
+/// Which family of logs a [`GameStore`] works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Log {
+    /// `ludus:game:{ID}:*`, the live set `ludus:games:live`.
+    Game,
+    /// `ludus:room:{CODE}:*`, the lobby `ludus:rooms:public`.
+    Room,
+}
+
+impl Log {
+    /// The word in the keys: `game` or `room`.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Log::Game => "game",
+            Log::Room => "room",
+        }
+    }
+
+    /// The memory backend's map of this family.
+    pub(crate) fn memory(self, m: &MemoryState) -> &Mutex<GamesMem> {
+        match self {
+            Log::Game => &m.games,
+            Log::Room => &m.rooms,
+        }
+    }
+
+    /// The memory feed's channel of one log (a room code could equal a game id).
+    pub(crate) fn hub_key(self, id: &str) -> Cow<'_, str> {
+        match self {
+            Log::Game => Cow::Borrowed(id),
+            Log::Room => Cow::Owned(format!("room:{id}")),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -169,6 +210,16 @@ return 1
     )
 });
 
+/// KEYS: state, events, actions, presence. Takes back [`FINISH`]'s expiry.
+static PERSIST: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+for i = 1, 4 do redis.call('PERSIST', KEYS[i]) end
+return 1
+",
+    )
+});
+
 /// KEYS: presence. ARGV: seat, delta. Adds `delta` to the seat's count, never below zero;
 /// returns the count.
 static PRESENCE: LazyLock<Script> = LazyLock::new(|| {
@@ -187,7 +238,15 @@ return n
 impl GameStore {
     /// A game store over `backend`.
     pub fn new(backend: Backend) -> Self {
-        GameStore { backend }
+        GameStore {
+            backend,
+            log: Log::Game,
+        }
+    }
+
+    /// A store of the `log` family on `backend`.
+    pub(crate) fn of(backend: Backend, log: Log) -> Self {
+        GameStore { backend, log }
     }
 
     /// Creates the game with seq 1 and event 1 (the "game started" event), and publishes that
@@ -203,20 +262,20 @@ impl GameStore {
             Kind::Redis(r) => {
                 let k = &r.keys;
                 let created: i64 = CREATE
-                    .key(k.game_state(game_id))
-                    .key(k.game_events(game_id))
-                    .key(k.game_actions(game_id))
-                    .key(k.game_presence(game_id))
+                    .key(k.log_state(self.log, game_id))
+                    .key(k.log_events(self.log, game_id))
+                    .key(k.log_actions(self.log, game_id))
+                    .key(k.log_presence(self.log, game_id))
                     .arg(meta)
                     .arg(state)
                     .arg(first_event)
-                    .arg(k.game_live(game_id))
+                    .arg(k.log_live(self.log, game_id))
                     .invoke_async(&mut r.conn.clone())
                     .await?;
                 Ok(created == 1)
             }
             Kind::Memory(m) => {
-                let mut games = lock(&m.games);
+                let mut games = lock(self.log.memory(m));
                 if games.games.contains_key(game_id) {
                     return Ok(false);
                 }
@@ -233,7 +292,7 @@ impl GameStore {
                 );
                 // Published under the games lock, so feed order is commit order.
                 m.hub.publish(
-                    game_id,
+                    &self.log.hub_key(game_id),
                     StoredEvent {
                         seq: 1,
                         payload: first_event.to_vec(),
@@ -249,7 +308,7 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let fields: [Option<Vec<u8>>; 3] = redis::cmd("HMGET")
-                    .arg(r.keys.game_state(game_id))
+                    .arg(r.keys.log_state(self.log, game_id))
                     .arg("seq")
                     .arg("state")
                     .arg("meta")
@@ -257,7 +316,7 @@ impl GameStore {
                     .await?;
                 record_from_fields(game_id, fields)
             }
-            Kind::Memory(m) => Ok(memory_record(&lock(&m.games), game_id)),
+            Kind::Memory(m) => Ok(memory_record(&lock(self.log.memory(m)), game_id)),
         }
     }
 
@@ -272,19 +331,19 @@ impl GameStore {
             Kind::Redis(r) => {
                 let (fields, seq): ([Option<Vec<u8>>; 3], Option<u64>) = redis::pipe()
                     .cmd("HMGET")
-                    .arg(r.keys.game_state(game_id))
+                    .arg(r.keys.log_state(self.log, game_id))
                     .arg("seq")
                     .arg("state")
                     .arg("meta")
                     .cmd("HGET")
-                    .arg(r.keys.game_actions(game_id))
+                    .arg(r.keys.log_actions(self.log, game_id))
                     .arg(action_id)
                     .query_async(&mut r.conn.clone())
                     .await?;
                 Ok((record_from_fields(game_id, fields)?, seq))
             }
             Kind::Memory(m) => {
-                let games = lock(&m.games);
+                let games = lock(self.log.memory(m));
                 let seq = games
                     .games
                     .get(game_id)
@@ -307,15 +366,15 @@ impl GameStore {
             Kind::Redis(r) => {
                 let k = &r.keys;
                 let reply: Vec<i64> = COMMIT
-                    .key(k.game_state(game_id))
-                    .key(k.game_events(game_id))
-                    .key(k.game_actions(game_id))
+                    .key(k.log_state(self.log, game_id))
+                    .key(k.log_events(self.log, game_id))
+                    .key(k.log_actions(self.log, game_id))
                     .arg(commit.expected_seq)
                     .arg(if commit.action_id.is_some() { "1" } else { "0" })
                     .arg(commit.action_id.unwrap_or(""))
                     .arg(commit.state)
                     .arg(commit.event)
-                    .arg(k.game_live(game_id))
+                    .arg(k.log_live(self.log, game_id))
                     .invoke_async(&mut r.conn.clone())
                     .await?;
                 let seq = |i: usize| {
@@ -333,7 +392,7 @@ impl GameStore {
                 }
             }
             Kind::Memory(m) => {
-                let mut games = lock(&m.games);
+                let mut games = lock(self.log.memory(m));
                 let Some(game) = games.games.get_mut(game_id) else {
                     return Ok(CommitOutcome::NotFound);
                 };
@@ -351,7 +410,7 @@ impl GameStore {
                     game.actions.insert(a.to_owned(), seq);
                 }
                 m.hub.publish(
-                    game_id,
+                    &self.log.hub_key(game_id),
                     StoredEvent {
                         seq,
                         payload: commit.event.to_vec(),
@@ -375,7 +434,7 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let entries: Vec<(String, Vec<Vec<u8>>)> = redis::cmd("XRANGE")
-                    .arg(r.keys.game_events(game_id))
+                    .arg(r.keys.log_events(self.log, game_id))
                     .arg(format!("{}-0", after_seq.saturating_add(1)))
                     .arg("+")
                     .arg("COUNT")
@@ -385,7 +444,7 @@ impl GameStore {
                 entries.into_iter().map(stream_entry).collect()
             }
             Kind::Memory(m) => {
-                let games = lock(&m.games);
+                let games = lock(self.log.memory(m));
                 let Some(game) = games.games.get(game_id) else {
                     return Ok(Vec::new());
                 };
@@ -416,14 +475,14 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let seq: Option<u64> = redis::cmd("HGET")
-                    .arg(r.keys.game_actions(game_id))
+                    .arg(r.keys.log_actions(self.log, game_id))
                     .arg(action_id)
                     .query_async(&mut r.conn.clone())
                     .await?;
                 Ok(seq)
             }
             Kind::Memory(m) => {
-                let games = lock(&m.games);
+                let games = lock(self.log.memory(m));
                 Ok(games
                     .games
                     .get(game_id)
@@ -441,7 +500,7 @@ impl GameStore {
             Kind::Redis(r) => {
                 let id = format!("{seq}-0");
                 let entries: Vec<(String, Vec<Vec<u8>>)> = redis::cmd("XRANGE")
-                    .arg(r.keys.game_events(game_id))
+                    .arg(r.keys.log_events(self.log, game_id))
                     .arg(&id)
                     .arg(&id)
                     .query_async(&mut r.conn.clone())
@@ -449,7 +508,7 @@ impl GameStore {
                 entries.into_iter().next().map(stream_entry).transpose()
             }
             Kind::Memory(m) => {
-                let games = lock(&m.games);
+                let games = lock(self.log.memory(m));
                 let event = games.games.get(game_id).and_then(|g| {
                     let i = usize::try_from(seq - 1).ok()?;
                     g.events.get(i).map(|e| StoredEvent {
@@ -470,7 +529,7 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let n: i64 = PRESENCE
-                    .key(r.keys.game_presence(game_id))
+                    .key(r.keys.log_presence(self.log, game_id))
                     .arg(seat)
                     .arg(delta)
                     .invoke_async(&mut r.conn.clone())
@@ -478,7 +537,7 @@ impl GameStore {
                 Ok(u64::try_from(n).unwrap_or(0))
             }
             Kind::Memory(m) => {
-                let mut games = lock(&m.games);
+                let mut games = lock(self.log.memory(m));
                 let count = games
                     .presence
                     .entry(game_id.to_owned())
@@ -508,22 +567,22 @@ impl GameStore {
             Kind::Redis(r) => {
                 let k = &r.keys;
                 let _: i64 = FINISH
-                    .key(k.game_state(game_id))
-                    .key(k.game_events(game_id))
-                    .key(k.game_actions(game_id))
-                    .key(k.game_presence(game_id))
+                    .key(k.log_state(self.log, game_id))
+                    .key(k.log_events(self.log, game_id))
+                    .key(k.log_actions(self.log, game_id))
+                    .key(k.log_presence(self.log, game_id))
                     .arg(keep_ms)
                     .invoke_async(&mut r.conn.clone())
                     .await?;
                 // The live set lives in another slot: its own command.
                 redis::cmd("ZREM")
-                    .arg(k.games_live())
+                    .arg(k.live_set(self.log))
                     .arg(game_id)
                     .query_async::<()>(&mut r.conn.clone())
                     .await?;
             }
             Kind::Memory(m) => {
-                let mut games = lock(&m.games);
+                let mut games = lock(self.log.memory(m));
                 if let Some(since) = games.live_since.remove(game_id) {
                     games.live.remove(&(since, game_id.to_owned()));
                 }
@@ -533,6 +592,58 @@ impl GameStore {
                     games.expiring.insert((at, game_id.to_owned()));
                 }
                 games.purge(now_ms);
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes back [`GameStore::finish`]'s expiry: the log lives on (a room someone joined
+    /// again before it expired). Does not list it again: see [`GameStore::mark_live`].
+    pub(crate) async fn persist(&self, id: &str) -> Result<(), StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let k = &r.keys;
+                let _: i64 = PERSIST
+                    .key(k.log_state(self.log, id))
+                    .key(k.log_events(self.log, id))
+                    .key(k.log_actions(self.log, id))
+                    .key(k.log_presence(self.log, id))
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+            }
+            Kind::Memory(m) => {
+                if let Some(game) = lock(self.log.memory(m)).games.get_mut(id) {
+                    // Its entry in `expiring` no longer matches, so the purge skips it.
+                    game.expires_ms = None;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets, on the memory backend, every log whose expiry passed by `now_ms` (Redis
+    /// expires keys by itself): reads that must not see an expired log call it first.
+    pub(crate) fn purge_expired(&self, now_ms: u64) {
+        if let Kind::Memory(m) = &self.backend.kind {
+            lock(self.log.memory(m)).purge(now_ms);
+        }
+    }
+
+    /// Takes the log out of the listing ([`GameStore::live_games`]) without expiring it.
+    pub(crate) async fn unmark_live(&self, id: &str) -> Result<(), StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                redis::cmd("ZREM")
+                    .arg(r.keys.live_set(self.log))
+                    .arg(id)
+                    .query_async::<()>(&mut r.conn.clone())
+                    .await?;
+            }
+            Kind::Memory(m) => {
+                let mut logs = lock(self.log.memory(m));
+                if let Some(since) = logs.live_since.remove(id) {
+                    logs.live.remove(&(since, id.to_owned()));
+                }
             }
         }
         Ok(())
@@ -558,7 +669,7 @@ impl GameStore {
                 }
             }
             Kind::Memory(m) => {
-                let mut games = lock(&m.games);
+                let mut games = lock(self.log.memory(m));
                 for player in players {
                     if seated {
                         games
@@ -597,7 +708,7 @@ impl GameStore {
                 .arg(limit)
                 .query_async(&mut r.conn.clone())
                 .await?),
-            Kind::Memory(m) => Ok(lock(&m.games)
+            Kind::Memory(m) => Ok(lock(self.log.memory(m))
                 .player_games
                 .get(player)
                 .map(|set| set.iter().rev().take(limit).cloned().collect())
@@ -611,7 +722,7 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 redis::cmd("ZADD")
-                    .arg(r.keys.games_live())
+                    .arg(r.keys.live_set(self.log))
                     .arg("NX")
                     .arg(since_ms)
                     .arg(game_id)
@@ -619,7 +730,7 @@ impl GameStore {
                     .await?;
             }
             Kind::Memory(m) => {
-                let mut games = lock(&m.games);
+                let mut games = lock(self.log.memory(m));
                 if !games.live_since.contains_key(game_id) {
                     games.live_since.insert(game_id.to_owned(), since_ms);
                     games.live.insert((since_ms, game_id.to_owned()));
@@ -638,12 +749,12 @@ impl GameStore {
         }
         match &self.backend.kind {
             Kind::Redis(r) => Ok(redis::cmd("ZREVRANGE")
-                .arg(r.keys.games_live())
+                .arg(r.keys.live_set(self.log))
                 .arg(0)
                 .arg(limit - 1)
                 .query_async(&mut r.conn.clone())
                 .await?),
-            Kind::Memory(m) => Ok(lock(&m.games)
+            Kind::Memory(m) => Ok(lock(self.log.memory(m))
                 .live
                 .iter()
                 .rev()

@@ -1,7 +1,7 @@
 //! Session state of Ludus: the only crate that talks to Redis.
 //!
 //! Every service keeps its durable state through the stores here: the per-game event log
-//! ([`GameStore`]), the live event feed the gateway fans out ([`GameFeed`]), durable deadlines
+//! ([`GameStore`]), rooms ([`RoomStore`], the same log over room keys), the live event feed the gateway fans out ([`GameFeed`]), durable deadlines
 //! ([`TimerStore`]), matchmaking queues ([`QueueStore`]) and ratings ([`RatingStore`]). Each store
 //! is a small `Clone` struct over a [`Backend`]: Redis in production, or an in-memory backend for
 //! the all-in-one binary and unit tests. Both backends pass the same `conformance` suite, and
@@ -20,6 +20,8 @@
 //! - `timer`: [`TimerStore`], claimable deadlines.
 //! - `queue`: [`QueueStore`], matchmaking tickets.
 //! - `rating`: [`RatingStore`], ratings, leaderboards and the per-game idempotency marker.
+//! - `room`: [`RoomStore`], rooms' state, event log, feed and lobby: a [`GameStore`] over the
+//!   room keys.
 //! - `conformance` (feature `testing`): the behaviour both backends must show, run by this
 //!   crate's tests on both backends.
 //! - `testing` (feature `testing`): `testing::RedisServer`, a throwaway `redis-server` child
@@ -43,6 +45,10 @@
 //! | `ludus:game:{ID}:live` | pub/sub channel | `<seq>:<event bytes>` per committed event |
 //! | `ludus:games:live` | zset | ids of games not finished, scored by creation time (ms) |
 //! | `ludus:player:{PID}:games` | set | ids of the unfinished games a player sits in |
+//! | `ludus:room:{CODE}:state` | hash | `seq`, `state` of one room (the code's index: one live room per code) |
+//! | `ludus:room:{CODE}:events` | stream | room event `seq` at stream id `<seq>-0`, field `e` |
+//! | `ludus:room:{CODE}:live` | pub/sub channel | `<seq>:<event bytes>` per committed room event |
+//! | `ludus:rooms:public` | zset | codes of public rooms (the lobby), scored by when listed (ms) |
 //! | `ludus:{timers}:due` | zset | timer key, scored by due time or claim deadline (ms) |
 //! | `ludus:{timers}:payload` | hash | timer key -> payload |
 //! | `ludus:{mm}:queues` | set | names of queues holding tickets |
@@ -71,6 +77,7 @@ mod flags;
 mod game;
 mod queue;
 mod rating;
+mod room;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod timer;
@@ -85,4 +92,5 @@ pub use queue::{
     TicketStatus,
 };
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
+pub use room::{RoomRecord, RoomStore};
 pub use timer::{DueTimer, TimerStore};

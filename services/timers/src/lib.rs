@@ -1,4 +1,5 @@
-//! timers: durable deadlines. game-state writes its turn clocks, result reports and absence
+//! timers: durable deadlines. The rooms service arms its countdowns (Q29) the same way, and
+//! the worker calls `Rooms.FireCountdown` for them. game-state writes its turn clocks, result reports and absence
 //! graces straight into the store's `{timers}` keys (`ludus_store::TimerStore`); the `Arm` and
 //! `Cancel` RPCs write the same keys for other callers. A worker in every replica claims due
 //! timers atomically and calls their owner.
@@ -20,7 +21,9 @@ pub mod worker;
 
 use std::{future::Future, sync::Arc, time::Duration};
 
-use ludus_proto::pb::{game_state_client::GameStateClient, timers_server::TimersServer};
+use ludus_proto::pb::{
+    game_state_client::GameStateClient, rooms_client::RoomsClient, timers_server::TimersServer,
+};
 use ludus_store::{Backend, Clock, TimerStore};
 use tokio::{net::TcpListener, sync::Notify};
 use tokio_util::sync::CancellationToken;
@@ -43,6 +46,9 @@ pub struct Config {
     pub backend: Backend,
     /// game-state, the owner of turn clocks, e.g. `http://game-state:50051`.
     pub game_state_url: String,
+    /// rooms, the owner of room countdowns (Q29), e.g. `http://rooms:50056`; without it a
+    /// room countdown that comes due is refused (deleted) with an error in the log.
+    pub rooms_url: Option<String>,
     /// See [`DEFAULT_VISIBILITY`].
     pub visibility: Duration,
     /// See [`DEFAULT_POLL`].
@@ -56,6 +62,7 @@ impl Config {
         Config {
             backend,
             game_state_url: game_state_url.into(),
+            rooms_url: None,
             visibility: DEFAULT_VISIBILITY,
             poll: DEFAULT_POLL,
             clock: Clock::system(),
@@ -74,10 +81,16 @@ pub async fn run(
     let wake = Arc::new(Notify::new());
     let stop = CancellationToken::new();
     let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
+    let rooms = config
+        .rooms_url
+        .as_deref()
+        .map(|url| ludus_telemetry::traced_channel(url).map(RoomsClient::new))
+        .transpose()?;
     let worker = tokio::spawn(worker::run(
         worker::Worker {
             store: store.clone(),
             game_state,
+            rooms,
             visibility: config.visibility,
             poll: config.poll,
             wake: wake.clone(),

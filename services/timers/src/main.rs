@@ -20,6 +20,9 @@ struct Args {
         default_value = "http://game-state:50051"
     )]
     game_state_url: String,
+    /// rooms, which owns room countdowns (Q29).
+    #[arg(long, env = "LUDUS_ROOMS_URL", default_value = "http://rooms:50056")]
+    rooms_url: String,
     /// Seconds a claimed timer stays hidden before another replica may fire it again.
     #[arg(long, env = "LUDUS_TIMER_VISIBILITY_SECONDS", default_value_t = 10)]
     visibility_seconds: u64,
@@ -37,6 +40,7 @@ async fn main() -> anyhow::Result<()> {
     let _telemetry = ludus_telemetry::init("timers", &args.telemetry)?;
     ludus_telemetry::service_auth::install(args.service_auth.internal_secret.as_bytes(), "timers")?;
     let mut config = ludus_timers::Config::new(args.redis.connect().await?, args.game_state_url);
+    config.rooms_url = Some(args.rooms_url);
     config.visibility = Duration::from_secs(args.visibility_seconds.max(1));
     let listener = ludus_telemetry::listen("timers", &args.listen).await?;
     ludus_timers::run(config, listener, ludus_telemetry::shutdown_signal()).await

@@ -6,7 +6,9 @@ use std::{
     time::Duration,
 };
 
-use ludus_proto::pb::{self, game_state_client::GameStateClient, timer_action::Action};
+use ludus_proto::pb::{
+    self, game_state_client::GameStateClient, rooms_client::RoomsClient, timer_action::Action,
+};
 use ludus_store::{Clock, DueTimer, TimerStore};
 use ludus_telemetry::Traced;
 use opentelemetry::{
@@ -25,6 +27,8 @@ use crate::CLAIM_BATCH;
 pub struct Worker {
     pub store: TimerStore,
     pub game_state: GameStateClient<Traced>,
+    /// The owner of room countdowns; `None` when no rooms service is configured.
+    pub rooms: Option<RoomsClient<Traced>>,
     pub visibility: Duration,
     pub poll: Duration,
     pub wake: Arc<Notify>,
@@ -118,6 +122,7 @@ fn action_name(action: &Action) -> &'static str {
         Action::ExpireTurn(_) => "expire_turn",
         Action::ExpireAbsence(_) => "expire_absence",
         Action::ReportOutcome(_) => "report_outcome",
+        Action::RoomCountdown(_) => "room_countdown",
     }
 }
 
@@ -204,6 +209,18 @@ async fn fire(worker: Worker, timer: DueTimer) {
             })
             .await
             .map(drop),
+        Action::RoomCountdown(countdown) => match worker.rooms.clone() {
+            Some(mut rooms) => rooms
+                .fire_countdown(pb::FireCountdownRequest {
+                    code: countdown.code,
+                    countdown_id: countdown.countdown_id,
+                })
+                .await
+                .map(drop),
+            None => Err(tonic::Status::failed_precondition(
+                "a room countdown came due and no rooms service is configured (--rooms-url)",
+            )),
+        },
     };
     let fired = Fired::of(&result);
     METRICS.fired(name, late_ms, fired);

@@ -12,5 +12,6 @@ mod leaving;
 mod mancala;
 mod public_surface;
 mod quoridor;
+mod rooms;
 mod store_outage;
 mod terminal;

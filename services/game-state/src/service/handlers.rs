@@ -92,6 +92,7 @@ impl GameStateService {
                 })
                 .collect(),
             casual: request.casual,
+            room_code: request.room_code.clone(),
         };
         let mut loaded = Loaded {
             game_id: game_id.clone(),
@@ -126,6 +127,7 @@ impl GameStateService {
                 settings: started.settings,
                 players: request.players,
                 casual: started.casual,
+                room_code: started.room_code,
             }))
             .await;
         }
@@ -313,12 +315,60 @@ impl GameStateService {
                 )
                 .await?
         };
+        self.tell_room(game_id, &loaded.started, &outcome).await?;
         if self.archiver.is_some() {
             // Archived and rated: the live keys may now go after the normal retention.
             let now = u64::try_from(self.now_ms()).unwrap_or(0);
             self.store.finish(game_id, now, self.retention).await?;
         }
         Ok(pb::ReportOutcomeResponse { newly_recorded })
+    }
+
+    /// Tells the room that started the game how it ended (issue 14). A failure fails the
+    /// report, so the outcome timer fires again; a room that no longer exists (expired) is
+    /// only logged.
+    async fn tell_room(
+        &self,
+        game_id: &str,
+        started: &pb::GameStarted,
+        outcome: &ludus_rules::Outcome,
+    ) -> Result<(), ServiceError> {
+        let Some(rooms) = &self.rooms else {
+            return Ok(());
+        };
+        if started.room_code.is_empty() {
+            return Ok(());
+        }
+        let told = rooms
+            .clone()
+            .room_game_finished(pb::RoomGameFinishedRequest {
+                code: started.room_code.clone(),
+                game_id: game_id.to_owned(),
+                outcome: Some(ludus_catalog::outcome_to_pb(outcome)),
+            })
+            .await;
+        match told {
+            Ok(_) => Ok(()),
+            Err(status) if status.code() == tonic::Code::NotFound => {
+                tracing::info!(game_id, room = %started.room_code, "the game's room is gone");
+                Ok(())
+            }
+            // A permanent refusal would get the same answer every time the timer fires:
+            // logged, and the report goes on (the game's result is in the archive).
+            Err(status)
+                if matches!(
+                    status.code(),
+                    tonic::Code::InvalidArgument | tonic::Code::FailedPrecondition
+                ) =>
+            {
+                tracing::error!(game_id, room = %started.room_code, message = status.message(), "the room refused the game's result");
+                Ok(())
+            }
+            Err(status) => Err(ServiceError::Unavailable(format!(
+                "rooms did not take the result: {}",
+                status.message()
+            ))),
+        }
     }
 
     pub async fn read_events(

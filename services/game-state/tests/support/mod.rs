@@ -47,6 +47,7 @@ pub async fn create_game(
                 })
                 .to_vec(),
             casual: false,
+            room_code: String::new(),
         })
         .await
         .expect("create");

@@ -248,6 +248,7 @@ async fn set_table(
                 .collect(),
             // Rated, as the games measured before accounts existed (a report per game).
             casual: false,
+            room_code: String::new(),
         })
         .await
         .map_err(|s| anyhow::anyhow!("create game: {s}"))?

@@ -76,6 +76,7 @@ async fn new_game(pool: &Pool, internal: &Pool, index: usize) -> anyhow::Result<
             ],
             // Rated, as the games measured before accounts existed (a report per game).
             casual: false,
+            room_code: String::new(),
         })
         .await?
         .into_inner()

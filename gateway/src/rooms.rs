@@ -1,0 +1,298 @@
+//! The room RPCs of the gateway (issue 14): each authenticates the caller from the token
+//! (whether they hold an account comes from the token's kind, never from the request) and
+//! forwards to the rooms service as one `RoomCommand`. Looking a room up by code (join, read,
+//! subscribe) is rate limited per player on top of the general limit, so codes cannot be
+//! enumerated. `SubscribeRoom` is the games' resumable stream ([`crate::fanout::Resume`])
+//! over the room's log and feed.
+
+use std::pin::Pin;
+
+use futures::Stream;
+use ludus_proto::codec::EncodedEvent;
+use ludus_proto::pb::{self, room_command::Command, rooms_client::RoomsClient};
+use ludus_store::{FeedSubscription, RoomStore, StoreError};
+use ludus_telemetry::Traced;
+use prost::Message;
+use tokio::sync::mpsc;
+use tokio_stream::{StreamExt, wrappers::ReceiverStream};
+use tonic::{Request, Response, Status};
+
+use crate::auth::{Caller, Kind};
+use crate::fanout::{EventLog, LogPage, OpenStream, Resume, STREAM_BUFFER, STREAMS, StreamItem};
+use crate::service::GatewayService;
+
+/// `SubscribeRoom`'s events, encoded as the rooms service stored them.
+pub type RoomEventStream = Pin<Box<dyn Stream<Item = Result<EncodedEvent, Status>> + Send>>;
+
+/// What the gateway needs for rooms.
+#[derive(Clone, Debug)]
+pub struct RoomsGateway {
+    pub(crate) rooms: RoomsClient<Traced>,
+    /// The rooms' live feed (pub/sub), read directly like the games' feed.
+    pub(crate) store: RoomStore,
+}
+
+impl RoomsGateway {
+    pub fn new(rooms: RoomsClient<Traced>, store: RoomStore) -> Self {
+        RoomsGateway { rooms, store }
+    }
+}
+
+fn room_caller(caller: &Caller) -> pb::RoomCaller {
+    pb::RoomCaller {
+        player_id: caller.player_id.clone(),
+        display_name: caller.display_name.clone(),
+        account: caller.kind == Kind::Account,
+    }
+}
+
+impl GatewayService {
+    /// Forwards one room command for the authenticated caller.
+    async fn room_command<T>(
+        &self,
+        request: Request<T>,
+        code: impl FnOnce(&T) -> String,
+        command: impl FnOnce(T) -> Command,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        let caller = self.authenticated(&request)?;
+        let body = request.into_inner();
+        let code = code(&body);
+        let command = command(body);
+        if matches!(command, Command::Join(_)) {
+            self.limits.check_code_lookup(&caller.player_id)?;
+        }
+        let snapshot = self
+            .rooms
+            .rooms
+            .clone()
+            .command(pb::RoomCommand {
+                code,
+                caller: Some(room_caller(&caller)),
+                command: Some(command),
+            })
+            .await?;
+        Ok(snapshot)
+    }
+
+    pub(crate) async fn room_create(
+        &self,
+        request: Request<pb::CreateRoomRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        let caller = self.authenticated(&request)?;
+        let body = request.into_inner();
+        self.rooms
+            .rooms
+            .clone()
+            .create_room(pb::CreateRoomInternalRequest {
+                caller: Some(room_caller(&caller)),
+                settings: body.settings,
+                watch: body.watch,
+            })
+            .await
+    }
+
+    pub(crate) async fn room_join(
+        &self,
+        request: Request<pb::JoinRoomRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::Join)
+            .await
+    }
+
+    pub(crate) async fn room_leave(
+        &self,
+        request: Request<pb::RoomCodeRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::Leave)
+            .await
+    }
+
+    pub(crate) async fn room_take_seat(
+        &self,
+        request: Request<pb::TakeSeatRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::TakeSeat)
+            .await
+    }
+
+    pub(crate) async fn room_leave_seat(
+        &self,
+        request: Request<pb::RoomCodeRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::LeaveSeat)
+            .await
+    }
+
+    pub(crate) async fn room_set_ready(
+        &self,
+        request: Request<pb::SetReadyRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::SetReady)
+            .await
+    }
+
+    pub(crate) async fn room_update_settings(
+        &self,
+        request: Request<pb::UpdateRoomSettingsRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::UpdateSettings)
+            .await
+    }
+
+    pub(crate) async fn room_start(
+        &self,
+        request: Request<pb::RoomCodeRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::Start)
+            .await
+    }
+
+    pub(crate) async fn room_pause(
+        &self,
+        request: Request<pb::PauseRoomCountdownRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::Pause)
+            .await
+    }
+
+    pub(crate) async fn room_kick(
+        &self,
+        request: Request<pb::RoomMemberRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::Kick)
+            .await
+    }
+
+    pub(crate) async fn room_hand_over(
+        &self,
+        request: Request<pb::RoomMemberRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::HandOver)
+            .await
+    }
+
+    pub(crate) async fn room_chat(
+        &self,
+        request: Request<pb::SendRoomChatRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::Chat)
+            .await
+    }
+
+    pub(crate) async fn room_add_computer(
+        &self,
+        request: Request<pb::AddComputerPlayerRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        self.room_command(request, |r| r.code.clone(), Command::AddComputer)
+            .await
+    }
+
+    pub(crate) async fn room_get(
+        &self,
+        request: Request<pb::RoomCodeRequest>,
+    ) -> Result<Response<pb::RoomSnapshot>, Status> {
+        let caller = self.authenticated(&request)?;
+        self.limits.check_code_lookup(&caller.player_id)?;
+        self.rooms
+            .rooms
+            .clone()
+            .get_room(pb::GetRoomRequest {
+                code: request.into_inner().code,
+            })
+            .await
+    }
+
+    pub(crate) async fn room_list(
+        &self,
+        request: Request<pb::ListPublicRoomsRequest>,
+    ) -> Result<Response<pb::ListPublicRoomsResponse>, Status> {
+        self.authenticated(&request)?;
+        self.rooms
+            .rooms
+            .clone()
+            .list_public_rooms(request.into_inner())
+            .await
+    }
+
+    pub(crate) async fn room_subscribe(
+        &self,
+        request: Request<pb::SubscribeRoomRequest>,
+    ) -> Result<Response<RoomEventStream>, Status> {
+        let caller = self.authenticated(&request)?;
+        self.limits.check_code_lookup(&caller.player_id)?;
+        let request = request.into_inner();
+        let permit = self.limits.open_stream(&caller.player_id)?;
+        // Fail fast on an unknown code, before the stream opens; the canonical code names
+        // the room's keys.
+        let snapshot = self
+            .rooms
+            .rooms
+            .clone()
+            .get_room(pb::GetRoomRequest { code: request.code })
+            .await?
+            .into_inner();
+        let code = snapshot.room.map(|r| r.code).unwrap_or_default();
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let mut resume = Resume {
+            last: request.after_seq,
+            tx,
+            log: RoomLog {
+                code,
+                rooms: self.rooms.rooms.clone(),
+                store: self.rooms.store.clone(),
+            },
+        };
+        let stopping = self.stopping.clone();
+        tokio::spawn(async move {
+            let _open = OpenStream::new(&STREAMS);
+            resume.run(stopping).await;
+            drop(permit);
+        });
+        let unboxed = ReceiverStream::new(rx).map(|item: StreamItem| item.map_err(|s| *s));
+        Ok(Response::new(Box::pin(unboxed)))
+    }
+}
+
+/// A room's log: read through the rooms service, live from the store's room feed. A room's
+/// log never ends; its stream runs until the client leaves or the server stops.
+struct RoomLog {
+    code: String,
+    rooms: RoomsClient<Traced>,
+    store: RoomStore,
+}
+
+/// Room events read per page (the rooms service's page size).
+const ROOM_EVENTS_PAGE: usize = 500;
+
+impl EventLog for RoomLog {
+    async fn page(&mut self, after_seq: u64) -> Result<LogPage, Status> {
+        let page = self
+            .rooms
+            .read_room_events(pb::ReadRoomEventsRequest {
+                code: self.code.clone(),
+                after_seq,
+                limit: 0,
+            })
+            .await?
+            .into_inner();
+        let full = page.events.len() >= ROOM_EVENTS_PAGE;
+        let events = page
+            .events
+            .into_iter()
+            .map(|event| {
+                let seq = event.seq;
+                let bytes = bytes::Bytes::from(event.encode_to_vec());
+                (seq, EncodedEvent::from_encoded(bytes), false)
+            })
+            .collect();
+        Ok(LogPage { events, full })
+    }
+
+    async fn subscribe(&self) -> Result<FeedSubscription, StoreError> {
+        self.store.subscribe(&self.code).await
+    }
+
+    fn ends(_payload: &[u8]) -> Result<bool, Status> {
+        Ok(false)
+    }
+}

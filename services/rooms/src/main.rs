@@ -1,0 +1,42 @@
+//! The standalone rooms server: parses flags, sets up telemetry, serves until ctrl-c or
+//! SIGTERM.
+#![forbid(unsafe_code)]
+
+use clap::Parser;
+
+/// The Ludus rooms service.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, env = "LUDUS_ROOMS_LISTEN", default_value = "0.0.0.0:50056")]
+    listen: String,
+    /// The game-state service, where room games are created, e.g. `http://game-state:50051`.
+    #[arg(long, env = "LUDUS_GAME_STATE_URL")]
+    game_state_url: String,
+    #[command(flatten)]
+    redis: ludus_store::RedisFlags,
+    #[command(flatten)]
+    telemetry: ludus_telemetry::TelemetryFlags,
+    #[command(flatten)]
+    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let _telemetry = ludus_telemetry::init("rooms", &args.telemetry)?;
+    ludus_telemetry::service_auth::install(args.service_auth.internal_secret.as_bytes(), "rooms")?;
+    let backend = args.redis.connect().await?;
+    let listener = ludus_telemetry::listen("rooms", &args.listen).await?;
+    ludus_rooms::run(
+        ludus_rooms::Config {
+            backend,
+            game_state_url: args.game_state_url,
+            clock: ludus_store::Clock::system(),
+        },
+        listener,
+        ludus_telemetry::shutdown_signal(),
+    )
+    .await
+}

@@ -1,0 +1,668 @@
+//! Rooms (issue 14) through the public gateway on a real Redis: a Caro friend room (C10
+//! rock-paper-scissors, C11 loser first, C16 spectator cap, chat, the host leaving, a room
+//! stream resumed with no gap), a Quoridor team game played to the end (Q23, Q30-Q33), and
+//! the refusals of bad input.
+
+use std::collections::HashMap;
+
+use ludus_proto::pb;
+use ludus_tests::{Ludus, PATIENCE, Player, refused};
+use tokio_stream::StreamExt;
+use tonic::{Code, Streaming};
+
+fn caro_room(first_mover: pb::CaroFirstMover) -> pb::RoomSettings {
+    pb::RoomSettings {
+        game: Some(pb::GameSettings {
+            options: Some(pb::game_settings::Options::Caro(pb::CaroOptions::default())),
+            turn_time_ms: 60_000,
+        }),
+        public: true,
+        first_mover: first_mover as i32,
+        ..Default::default()
+    }
+}
+
+async fn create(host: &mut Player, settings: pb::RoomSettings) -> pb::RoomSnapshot {
+    host.client
+        .create_room(pb::CreateRoomRequest {
+            settings: Some(settings),
+            watch: false,
+        })
+        .await
+        .expect("create room")
+        .into_inner()
+}
+
+async fn join(
+    player: &mut Player,
+    code: &str,
+    watch: bool,
+    team: pb::RoomTeam,
+) -> Result<pb::RoomSnapshot, tonic::Status> {
+    player
+        .client
+        .join_room(pb::JoinRoomRequest {
+            code: code.to_owned(),
+            watch,
+            team: team as i32,
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+async fn ready(player: &mut Player, code: &str) {
+    player
+        .client
+        .set_ready(pb::SetReadyRequest {
+            code: code.to_owned(),
+            ready: true,
+        })
+        .await
+        .expect("ready");
+}
+
+async fn start(host: &mut Player, code: &str) -> Result<pb::RoomSnapshot, tonic::Status> {
+    host.client
+        .start_room_game(pb::RoomCodeRequest {
+            code: code.to_owned(),
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+async fn chat(
+    player: &mut Player,
+    code: &str,
+    text: &str,
+) -> Result<pb::RoomSnapshot, tonic::Status> {
+    player
+        .client
+        .send_room_chat(pb::SendRoomChatRequest {
+            code: code.to_owned(),
+            text: text.to_owned(),
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+async fn subscribe_room(
+    player: &mut Player,
+    code: &str,
+    after_seq: u64,
+) -> Streaming<pb::RoomEvent> {
+    player
+        .client
+        .subscribe_room(pb::SubscribeRoomRequest {
+            code: code.to_owned(),
+            after_seq,
+        })
+        .await
+        .expect("subscribe room")
+        .into_inner()
+}
+
+async fn next_room_event(stream: &mut Streaming<pb::RoomEvent>) -> pb::RoomEvent {
+    tokio::time::timeout(PATIENCE, stream.next())
+        .await
+        .expect("a room event in time")
+        .expect("stream open")
+        .expect("room event")
+}
+
+/// Reads a room stream until an event with a change of `kind`: that change and its event.
+async fn next_change(
+    stream: &mut Streaming<pb::RoomEvent>,
+    kind: pb::room_change::Kind,
+) -> (pb::RoomChange, pb::RoomEvent) {
+    loop {
+        let event = next_room_event(stream).await;
+        if let Some(change) = event.changes.iter().find(|c| c.kind == kind as i32) {
+            return (change.clone(), event);
+        }
+    }
+}
+
+fn room(snapshot: &pb::RoomSnapshot) -> &pb::RoomView {
+    snapshot.room.as_ref().expect("room view")
+}
+
+/// Plays a Caro game to five in a row for seat 0 (X moves first, C9): X builds H8-L8
+/// while O plays along the top edge.
+async fn x_wins(x: &mut Player, o: &mut Player, game_id: &str) {
+    for (x_move, o_move) in ["H8", "I8", "J8", "K8"]
+        .iter()
+        .zip(["A1", "B1", "C1", "D1"])
+    {
+        x.play(game_id, x_move).await.expect("x moves");
+        o.play(game_id, o_move).await.expect("o moves");
+    }
+    let last = x.play(game_id, "L8").await.expect("five in a row");
+    assert_eq!(last.status, pb::GameStatus::Finished as i32);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn caro_friend_room_rock_paper_scissors_loser_first_spectators_chat_and_host_leaving() {
+    let ludus = Ludus::start().await;
+    let mut host = ludus.account("roomhost").await;
+    let mut guest = ludus.player("guest").await;
+    let created = create(&mut host, caro_room(pb::CaroFirstMover::RockPaperScissors)).await;
+    let code = room(&created).code.clone();
+    assert_eq!(
+        room(&created).display_code.len(),
+        7,
+        "C16: shown as \"K7M 4QP\""
+    );
+    assert_eq!(room(&created).host_player_id, host.id);
+    let mut host_stream = subscribe_room(&mut host, &code, 0).await;
+    assert_eq!(next_room_event(&mut host_stream).await.seq, 1);
+
+    // C10: the server throws rock-paper-scissors when the guest sits down.
+    let joined = join(
+        &mut guest,
+        &room(&created).display_code,
+        false,
+        pb::RoomTeam::Unspecified,
+    )
+    .await
+    .expect("the guest joins by the shown code");
+    let draw = room(&joined)
+        .rock_paper_scissors
+        .clone()
+        .expect("C10: drawn when the guest sits down");
+    assert!(draw.winner_id == host.id || draw.winner_id == guest.id);
+    let (change, _) = next_change(&mut host_stream, pb::room_change::Kind::RockPaperScissors).await;
+    assert_eq!(change.rock_paper_scissors, Some(draw.clone()));
+
+    ready(&mut guest, &code).await;
+    let started = start(&mut host, &code).await.expect("the host starts");
+    let table = room(&started).tables[0].clone();
+    assert_eq!(
+        table.player_ids[0], draw.winner_id,
+        "C10: the winner moves first (seat 0, X)"
+    );
+    assert!(table.casual, "an unrated room plays casual games");
+    let game = host.game(&table.game_id).await;
+    assert_eq!(
+        game.status,
+        pb::GameStatus::Active as i32,
+        "an ordinary game"
+    );
+
+    // The winner of the draw (X) wins the game; the other lost.
+    let (mut x, mut o) = if draw.winner_id == host.id {
+        (host, guest)
+    } else {
+        (guest, host)
+    };
+    x_wins(&mut x, &mut o, &table.game_id).await;
+    let (finished, _) = next_change(&mut host_stream, pb::room_change::Kind::GameFinished).await;
+    assert_eq!(finished.winner_ids, [x.id.clone()]);
+    let (mut host, mut guest) = if draw.winner_id == x.id && x.name.starts_with("roomhost") {
+        (x, o)
+    } else if x.id == draw.winner_id && o.name.starts_with("roomhost") {
+        (o, x)
+    } else {
+        unreachable!("the two players")
+    };
+
+    // C11: the loser moves first in the second game.
+    let loser = if finished.winner_ids[0] == host.id {
+        guest.id.clone()
+    } else {
+        host.id.clone()
+    };
+    let second = start(&mut host, &code).await.expect("second game");
+    let tables = &room(&second).tables;
+    assert_eq!(tables[0].player_ids[0], loser, "C11: the loser moves first");
+    assert_ne!(tables[0].game_id, table.game_id);
+    let scores = &room(&second).scoreboards[0];
+    assert_eq!(scores.game, "caro");
+    assert_eq!(scores.scores.iter().map(|s| s.won).sum::<u32>(), 1);
+
+    // Chat reaches players and spectators; floods and control characters are refused.
+    let mut fan = ludus.player("fan").await;
+    join(&mut fan, &code, true, pb::RoomTeam::Unspecified)
+        .await
+        .expect("a spectator joins");
+    let mut fan_stream = subscribe_room(&mut fan, &code, 0).await;
+    chat(&mut guest, &code, "good game!").await.expect("chat");
+    let (line, seen_by_fan) = next_change(&mut fan_stream, pb::room_change::Kind::Chat).await;
+    assert_eq!(line.chat.expect("line").text, "good game!");
+    let (line, _) = next_change(&mut host_stream, pb::room_change::Kind::Chat).await;
+    assert_eq!(line.chat.expect("line").player_id, guest.id);
+    let control = refused(chat(&mut fan, &code, "ding\u{7}").await);
+    assert_eq!(control.code(), Code::InvalidArgument, "{control:?}");
+    let long = refused(chat(&mut fan, &code, &"x".repeat(201)).await);
+    assert_eq!(long.code(), Code::InvalidArgument);
+    for i in 0..5 {
+        chat(&mut fan, &code, &format!("go {i}"))
+            .await
+            .expect("within the rate");
+    }
+    let flood = refused(chat(&mut fan, &code, "go go go").await);
+    assert_eq!(flood.code(), Code::ResourceExhausted, "{flood:?}");
+
+    // C16: up to 50 spectators; the 51st is refused.
+    let mut spectators = Vec::new();
+    for i in 1..50 {
+        let mut s = ludus.player(&format!("s{i}")).await;
+        join(&mut s, &code, true, pb::RoomTeam::Unspecified)
+            .await
+            .unwrap_or_else(|e| panic!("spectator {i}: {e:?}"));
+        spectators.push(s);
+    }
+    let mut late = ludus.player("late").await;
+    let full = refused(join(&mut late, &code, true, pb::RoomTeam::Unspecified).await);
+    assert_eq!(full.code(), Code::ResourceExhausted, "{full:?}");
+    assert!(full.message().starts_with("C16"), "{}", full.message());
+    // A late joiner still sees the last chat lines: one who left makes room.
+    spectators[0]
+        .client
+        .leave_room(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("leave");
+    let seen = join(&mut late, &code, true, pb::RoomTeam::Unspecified)
+        .await
+        .expect("room again");
+    assert_eq!(
+        seen.chat.first().map(|l| l.text.as_str()),
+        Some("good game!")
+    );
+
+    // The room stream resumes after a disconnect with no gap and no duplicate.
+    let mut last = seen_by_fan.seq;
+    while let Ok(Some(Ok(event))) =
+        tokio::time::timeout(std::time::Duration::from_millis(300), fan_stream.next()).await
+    {
+        assert_eq!(event.seq, last + 1, "no gap");
+        last = event.seq;
+    }
+    drop(fan_stream);
+    chat(&mut guest, &code, "while you were away")
+        .await
+        .expect("chat");
+    let mut resumed = subscribe_room(&mut fan, &code, last).await;
+    let next = next_room_event(&mut resumed).await;
+    assert_eq!(
+        next.seq,
+        last + 1,
+        "resumed right after the last event seen"
+    );
+    let line = next.changes[0].chat.clone().expect("the chat line missed");
+    assert_eq!(line.text, "while you were away");
+
+    // The host leaves (resigning the game being played, C14): the role moves on.
+    host.client
+        .leave_room(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("the host leaves");
+    let (moved, event) = next_change(&mut resumed, pb::room_change::Kind::HostChanged).await;
+    assert_eq!(
+        moved.player_id, guest.id,
+        "the first member left takes over"
+    );
+    assert_eq!(event.room.expect("view").host_player_id, guest.id);
+    let resigned = guest.game(&tables[0].game_id).await;
+    assert_eq!(
+        resigned.status,
+        pb::GameStatus::Finished as i32,
+        "C14: leaving loses"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn room_refusals_name_the_problem() {
+    let ludus = Ludus::start().await;
+    let mut host = ludus.account("refusinghost").await;
+    let mut guest = ludus.player("guest").await;
+
+    // Ping44: guests join rooms but cannot host one.
+    let no_account = refused(
+        guest
+            .client
+            .create_room(pb::CreateRoomRequest {
+                settings: Some(caro_room(pb::CaroFirstMover::Host)),
+                watch: false,
+            })
+            .await,
+    );
+    assert_eq!(
+        no_account.code(),
+        Code::FailedPrecondition,
+        "{no_account:?}"
+    );
+
+    let created = create(&mut host, caro_room(pb::CaroFirstMover::Host)).await;
+    let code = room(&created).code.clone();
+
+    // An unknown code is NOT_FOUND; a malformed one INVALID_ARGUMENT.
+    let unknown_code = if code == "ZZZ222" { "ZZZ223" } else { "ZZZ222" };
+    let unknown = refused(join(&mut guest, unknown_code, false, pb::RoomTeam::Unspecified).await);
+    assert_eq!(unknown.code(), Code::NotFound, "{unknown:?}");
+    let malformed = refused(join(&mut guest, "K7M40O", false, pb::RoomTeam::Unspecified).await);
+    assert_eq!(malformed.code(), Code::InvalidArgument, "{malformed:?}");
+
+    // Too few players: FAILED_PRECONDITION naming the rule.
+    let alone = refused(start(&mut host, &code).await);
+    assert_eq!(alone.code(), Code::FailedPrecondition);
+    assert!(alone.message().starts_with("C12"), "{}", alone.message());
+
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("joins");
+    // One seat per player.
+    let second_seat = refused(
+        guest
+            .client
+            .take_seat(pb::TakeSeatRequest {
+                code: code.clone(),
+                team: 0,
+            })
+            .await,
+    );
+    assert_eq!(second_seat.code(), Code::AlreadyExists, "{second_seat:?}");
+    // The table is full.
+    let mut third = ludus.player("third").await;
+    let full = refused(join(&mut third, &code, false, pb::RoomTeam::Unspecified).await);
+    assert_eq!(full.code(), Code::ResourceExhausted, "{full:?}");
+    // Not ready.
+    let unready = refused(start(&mut host, &code).await);
+    assert_eq!(unready.code(), Code::FailedPrecondition, "{unready:?}");
+    // Only the host starts and changes settings.
+    ready(&mut guest, &code).await;
+    let not_host = refused(start(&mut guest, &code).await);
+    assert_eq!(not_host.code(), Code::PermissionDenied, "{not_host:?}");
+    let settings = refused(
+        guest
+            .client
+            .update_room_settings(pb::UpdateRoomSettingsRequest {
+                code: code.clone(),
+                settings: Some(caro_room(pb::CaroFirstMover::Guest)),
+            })
+            .await,
+    );
+    assert_eq!(settings.code(), Code::PermissionDenied);
+    // A clock C12 does not offer.
+    let mut odd_clock = caro_room(pb::CaroFirstMover::Host);
+    if let Some(game) = &mut odd_clock.game {
+        game.turn_time_ms = 45_000;
+    }
+    let clock = refused(
+        host.client
+            .update_room_settings(pb::UpdateRoomSettingsRequest {
+                code: code.clone(),
+                settings: Some(odd_clock),
+            })
+            .await,
+    );
+    assert_eq!(clock.code(), Code::InvalidArgument);
+    assert!(clock.message().contains("C12"), "{}", clock.message());
+    // Computer players arrive with issue 15.
+    let bots = refused(
+        host.client
+            .add_computer_player(pb::AddComputerPlayerRequest { code: code.clone() })
+            .await,
+    );
+    assert_eq!(bots.code(), Code::Unimplemented);
+    assert!(bots.message().contains("issue 15"), "{}", bots.message());
+    // Codes cannot be enumerated: joins by code are limited per player.
+    let mut prober = ludus.player("prober").await;
+    let mut limited = None;
+    for i in 0..30 {
+        let probe = format!("ZZZ{:03}", 222 + i % 7);
+        if let Err(status) = join(&mut prober, &probe, true, pb::RoomTeam::Unspecified).await
+            && status.code() == Code::ResourceExhausted
+        {
+            limited = Some(i);
+            break;
+        }
+    }
+    assert!(
+        limited.is_some_and(|i| i <= 10),
+        "the join limit stops probing: {limited:?}"
+    );
+}
+
+/// Plays the Quoridor game until it ends: whoever is to move takes the legal pawn move that
+/// brings their pawn nearest its goal edge (`goal_up` per seat: red climbs, yellow descends).
+async fn race_to_the_end(players: &mut HashMap<String, Player>, table: &pb::RoomTable) {
+    let any = table.player_ids[0].clone();
+    for _ in 0..200 {
+        let game = players
+            .get_mut(&any)
+            .expect("player")
+            .game(&table.game_id)
+            .await;
+        if game.status == pb::GameStatus::Finished as i32 {
+            return;
+        }
+        let seat = game
+            .turn
+            .as_ref()
+            .and_then(|t| t.to_move)
+            .expect("someone to move") as usize;
+        let mover = players
+            .get_mut(&table.player_ids[seat])
+            .expect("the seated player");
+        let view = mover.game(&table.game_id).await;
+        // The pawn this seat moves: red's goal is the top edge, yellow's the bottom.
+        let climbs = match view.view.as_ref().and_then(|v| v.view.as_ref()) {
+            Some(pb::game_view::View::Quoridor(q)) => q
+                .pawns
+                .iter()
+                .find(|p| p.seats.contains(&(seat as u32)))
+                .is_none_or(|p| p.goal == pb::QuoridorPawnGoal::TopEdge as i32),
+            _ => true,
+        };
+        let rank = |n: &str| n[1..].parse::<i32>().ok();
+        let best = view
+            .legal_actions
+            .iter()
+            .map(|a| a.notation.clone())
+            .filter(|n| !n.ends_with('h') && !n.ends_with('v') && n != "pass")
+            .max_by_key(|n| {
+                let r = rank(n).unwrap_or(0);
+                if climbs { r } else { -r }
+            })
+            .expect("a pawn move");
+        mover
+            .play(&table.game_id, &best)
+            .await
+            .expect("the move is legal");
+    }
+    panic!("the game did not end in 200 moves");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quoridor_team_room_played_to_the_end_updates_the_scoreboard() {
+    let ludus = Ludus::start().await;
+    let mut host = ludus.account("teamhost").await;
+    let settings = pb::RoomSettings {
+        game: Some(pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                mode: pb::QuoridorMode::Teams as i32,
+                players: 4,
+                ..Default::default()
+            })),
+            turn_time_ms: 30_000,
+        }),
+        auto_start: Some(false),
+        ..Default::default()
+    };
+    let created = create(&mut host, settings).await;
+    let code = room(&created).code.clone();
+    assert_eq!(
+        room(&created).members[0].team,
+        pb::RoomTeam::Red as i32,
+        "the host sits with red"
+    );
+    let mut players = HashMap::new();
+    for (name, team) in [
+        ("redtwo", pb::RoomTeam::Red),
+        ("yellowone", pb::RoomTeam::Yellow),
+        ("yellowtwo", pb::RoomTeam::Yellow),
+    ] {
+        let mut p = ludus.player(name).await;
+        // Q23: a full team refuses a third member.
+        if name == "yellowone" {
+            let mut extra = ludus.player("extra").await;
+            let red_full = refused(join(&mut extra, &code, false, pb::RoomTeam::Red).await);
+            assert_eq!(red_full.code(), Code::ResourceExhausted, "{red_full:?}");
+        }
+        join(&mut p, &code, false, team)
+            .await
+            .expect("joins a team");
+        ready(&mut p, &code).await;
+        players.insert(p.id.clone(), p);
+    }
+    let mut stream = subscribe_room(&mut host, &code, 0).await;
+    let started = start(&mut host, &code).await.expect("Q23: two against two");
+    let table = room(&started).tables[0].clone();
+    assert_eq!(table.player_ids.len(), 4);
+    let host_id = host.id.clone();
+    players.insert(host_id.clone(), host);
+    race_to_the_end(&mut players, &table).await;
+    let (finished, event) = next_change(&mut stream, pb::room_change::Kind::GameFinished).await;
+    assert_eq!(finished.winner_ids.len(), 2, "Q33: a team wins together");
+    let view = event.room.expect("view");
+    let board = &view.scoreboards[0];
+    assert_eq!(board.game, "quoridor");
+    let points: HashMap<&str, i64> = board
+        .scores
+        .iter()
+        .map(|s| (s.player_id.as_str(), s.points))
+        .collect();
+    let winners: Vec<i64> = finished
+        .winner_ids
+        .iter()
+        .map(|w| points[w.as_str()])
+        .collect();
+    assert!(
+        winners[0] > 0,
+        "Q31: the winner gets twice the loser's distance: {board:?}"
+    );
+    assert_eq!(
+        winners[0], winners[1],
+        "Q33: every member gets the team's points"
+    );
+    let losers: Vec<i64> = table
+        .player_ids
+        .iter()
+        .filter(|p| !finished.winner_ids.contains(p))
+        .map(|p| points[p.as_str()])
+        .collect();
+    assert_eq!(losers, [0, 0], "Q31: the farthest pawn gets nothing");
+    assert!(board.scores.iter().all(|s| s.played == 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quoridor_knockout_of_five_with_a_bye_auto_start_pause_and_a_champion() {
+    let ludus = Ludus::start_on_manual_clock().await;
+    let mut host = ludus.account("cuphost").await;
+    let settings = pb::RoomSettings {
+        game: Some(pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                mode: pb::QuoridorMode::TournamentMatch as i32,
+                players: 5,
+                ..Default::default()
+            })),
+            turn_time_ms: 30_000,
+        }),
+        ..Default::default()
+    };
+    let created = create(&mut host, settings).await;
+    let code = room(&created).code.clone();
+    let mut players = HashMap::new();
+    for name in ["b", "c", "d", "e"] {
+        let mut p = ludus.player(name).await;
+        join(&mut p, &code, false, pb::RoomTeam::Unspecified)
+            .await
+            .expect("joins");
+        ready(&mut p, &code).await;
+        players.insert(p.id.clone(), p);
+    }
+    let mut stream = subscribe_room(&mut host, &code, 0).await;
+    let started = start(&mut host, &code).await.expect("Q24: five entrants");
+    let cup = room(&started).tournament.clone().expect("a tournament");
+    assert_eq!(cup.round, 1);
+    assert!(!cup.bye_player_id.is_empty(), "Q24: five players, one bye");
+    assert_eq!(room(&started).tables.len(), 2, "two matches at once");
+    let host_id = host.id.clone();
+    let mut tables = room(&started).tables.clone();
+    let mut paused_once = false;
+    let champion = loop {
+        for table in tables.drain(..) {
+            // The host is an entrant too: borrow their client back when they play.
+            let mut everyone = std::mem::take(&mut players);
+            everyone.insert(host_id.clone(), host);
+            race_to_the_end(&mut everyone, &table).await;
+            host = everyone.remove(&host_id).expect("host");
+            players = everyone;
+        }
+        let event = next_room_event(&mut stream).await;
+        let view = event.room.clone().expect("view");
+        for change in &event.changes {
+            match pb::room_change::Kind::try_from(change.kind) {
+                Ok(pb::room_change::Kind::CountdownStarted) if !paused_once => {
+                    // Q29: the host pauses; the countdown's timer fires into nothing.
+                    paused_once = true;
+                    host.client
+                        .pause_room_countdown(pb::PauseRoomCountdownRequest {
+                            code: code.clone(),
+                            paused: true,
+                        })
+                        .await
+                        .expect("pause");
+                    ludus.advance(std::time::Duration::from_secs(31)).await;
+                    let still = host
+                        .client
+                        .get_room(pb::RoomCodeRequest { code: code.clone() })
+                        .await
+                        .expect("room")
+                        .into_inner();
+                    assert_eq!(room(&still).phase, pb::RoomPhase::Paused as i32);
+                    host.client
+                        .pause_room_countdown(pb::PauseRoomCountdownRequest {
+                            code: code.clone(),
+                            paused: false,
+                        })
+                        .await
+                        .expect("resume");
+                }
+                Ok(pb::room_change::Kind::CountdownStarted) => {
+                    // Q29: 30 s after the round the next one starts by itself.
+                    ludus.advance(std::time::Duration::from_secs(31)).await;
+                }
+                Ok(pb::room_change::Kind::GamesStarted) => {
+                    tables = view
+                        .tables
+                        .iter()
+                        .filter(|t| change.game_ids.contains(&t.game_id))
+                        .cloned()
+                        .collect();
+                }
+                Ok(pb::room_change::Kind::Champion) => {}
+                _ => {}
+            }
+        }
+        if let Some(c) = event
+            .changes
+            .iter()
+            .find(|c| c.kind == pb::room_change::Kind::Champion as i32)
+        {
+            break (c.player_id.clone(), view);
+        }
+    };
+    let (champion, view) = champion;
+    assert!(paused_once, "the countdown was paused and resumed");
+    assert!(view.tournament.is_none(), "the tournament is over");
+    let board = &view.scoreboards[0];
+    let points = board
+        .scores
+        .iter()
+        .find(|s| s.player_id == champion)
+        .expect("the champion scored")
+        .points;
+    // Q35: 3 per match won (two or three matches, depending on the byes) and 10 more.
+    assert!(points == 16 || points == 19, "champion's points: {board:?}");
+}
