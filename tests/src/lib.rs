@@ -7,7 +7,11 @@
 //! - [`quick_match_table`] / [`quick_match_pair`]: players quick-matched into one game, by
 //!   seat; [`refused_by_rule`]: an action refused by a rule; [`finished_by_timeout`] and the
 //!   other stream readers: events as they come.
+//! - [`measure`]: what the benchmark binaries (`loadgen`, `matchbench`) measure: latency
+//!   percentiles, CPU time and memory of processes.
 #![forbid(unsafe_code)]
+
+pub mod measure;
 
 use std::{net::SocketAddr, time::Duration};
 
