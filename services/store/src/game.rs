@@ -5,9 +5,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use redis::Script;
+use redis::{Script, ScriptInvocation};
 
-use crate::backend::{Backend, Kind, StoreError, lock, parse_u64};
+use crate::backend::{Backend, Keys, Kind, StoreError, lock, parse_u64};
 
 /// One event of a game's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +117,18 @@ struct GameMem {
     actions: HashMap<String, u64>,
 }
 
+/// `script` called on one game's four keys (state, events, actions, presence), in the order
+/// CREATE and FINISH take them.
+fn game_script<'a>(script: &'a Script, keys: &Keys, game_id: &str) -> ScriptInvocation<'a> {
+    let mut invocation = script.prepare_invoke();
+    invocation
+        .key(keys.game_state(game_id))
+        .key(keys.game_events(game_id))
+        .key(keys.game_actions(game_id))
+        .key(keys.game_presence(game_id));
+    invocation
+}
+
 /// KEYS: state, events, actions, presence. ARGV: meta, state, first event, live channel.
 /// Clears leftovers of an earlier game with the same id so event 1 can be appended.
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
@@ -202,11 +214,7 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let k = &r.keys;
-                let created: i64 = CREATE
-                    .key(k.game_state(game_id))
-                    .key(k.game_events(game_id))
-                    .key(k.game_actions(game_id))
-                    .key(k.game_presence(game_id))
+                let created: i64 = game_script(&CREATE, k, game_id)
                     .arg(meta)
                     .arg(state)
                     .arg(first_event)
@@ -507,11 +515,7 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let k = &r.keys;
-                let _: i64 = FINISH
-                    .key(k.game_state(game_id))
-                    .key(k.game_events(game_id))
-                    .key(k.game_actions(game_id))
-                    .key(k.game_presence(game_id))
+                let _: i64 = game_script(&FINISH, k, game_id)
                     .arg(keep_ms)
                     .invoke_async(&mut r.conn.clone())
                     .await?;
