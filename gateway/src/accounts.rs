@@ -144,12 +144,7 @@ impl GatewayService {
     ) -> Result<Response<pb::Profile>, Status> {
         let caller = self.authenticated(&request)?;
         let request = request.into_inner();
-        let player_id = if request.player_id.is_empty() {
-            caller.player_id
-        } else {
-            validate_id("player_id", &request.player_id)?;
-            request.player_id
-        };
+        let player_id = caller.or_named(request.player_id)?;
         check_rulesets(&request.rulesets)?;
         let account = self
             .accounts
@@ -252,11 +247,7 @@ impl GatewayService {
     ) -> Result<Response<pb::ListPlayerGamesResponse>, Status> {
         let caller = self.authenticated(&request)?;
         let mut request = request.into_inner();
-        if request.player_id.is_empty() {
-            request.player_id = caller.player_id;
-        } else {
-            validate_id("player_id", &request.player_id)?;
-        }
+        request.player_id = caller.or_named(request.player_id)?;
         self.accounts.clone().list_player_games(request).await
     }
 

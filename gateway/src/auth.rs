@@ -50,6 +50,18 @@ pub struct Caller {
     pub kind: Kind,
 }
 
+impl Caller {
+    /// The player a read is about: `named` when the request names one (validated), else the
+    /// caller themselves.
+    pub fn or_named(self, named: String) -> Result<String, Status> {
+        if named.is_empty() {
+            return Ok(self.player_id);
+        }
+        ludus_proto::ids::validate_id("player_id", &named)?;
+        Ok(named)
+    }
+}
+
 /// Signs and checks HS256 session tokens.
 #[derive(Clone)]
 pub struct Tokens {

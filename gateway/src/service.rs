@@ -520,12 +520,7 @@ impl Gateway for GatewayService {
         let caller = self.caller(&request)?;
         let request = request.into_inner();
         validate_ruleset("ruleset", &request.ruleset)?;
-        let player_id = if request.player_id.is_empty() {
-            caller.player_id
-        } else {
-            validate_id("player_id", &request.player_id)?;
-            request.player_id
-        };
+        let player_id = caller.or_named(request.player_id)?;
         let rating = self
             .ratings
             .clone()

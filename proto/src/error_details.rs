@@ -142,6 +142,50 @@ pub fn refusal(
     )
 }
 
+/// One service error on its way to a [`Status`]: its message and the refusing service's
+/// domain, so that a service's `From<Error> for Status` is one match that names only each
+/// case's code and reason.
+#[derive(Debug)]
+pub struct ErrorStatus {
+    message: String,
+    domain: &'static str,
+}
+
+impl ErrorStatus {
+    /// `error`'s message, refused in `domain`.
+    pub fn new(domain: &'static str, error: &impl std::fmt::Display) -> Self {
+        ErrorStatus {
+            message: error.to_string(),
+            domain,
+        }
+    }
+
+    /// The message, e.g. to log an internal error before hiding it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// A [`refusal`] with `code` and `reason` and no metadata.
+    pub fn refuse(&self, code: Code, reason: &str) -> Status {
+        self.refuse_with(code, reason, &[])
+    }
+
+    /// A [`refusal`] with `code`, `reason` and `metadata`.
+    pub fn refuse_with(&self, code: Code, reason: &str, metadata: &[(&str, String)]) -> Status {
+        refusal(code, self.message.clone(), self.domain, reason, metadata)
+    }
+
+    /// An [`invalid_argument`] (`reason` unless the message names a rule).
+    pub fn invalid(&self, reason: &str) -> Status {
+        invalid_argument(self.message.clone(), self.domain, reason)
+    }
+
+    /// An [`internal_error`]: the message is the caller's to log, never the client's.
+    pub fn internal(&self) -> Status {
+        internal_error(self.domain)
+    }
+}
+
 /// INTERNAL as a client sees it: "internal error" and nothing more. The service logs what
 /// went wrong itself, since the details may name stored data.
 pub fn internal_error(domain: &str) -> Status {

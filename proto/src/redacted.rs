@@ -20,123 +20,75 @@ impl fmt::Debug for Redacted<'_> {
     }
 }
 
-impl fmt::Debug for pb::CreateAccountRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CreateAccountRequest")
-            .field("username", &self.username)
-            .field("password", &Redacted(&self.password))
-            .field("display_name", &self.display_name)
-            .field("guest_player_id", &self.guest_player_id)
-            .finish()
-    }
+/// One field's value as Debug prints it: `shown` as is, `secret` as [`Redacted`].
+macro_rules! debug_value {
+    (shown, $value:expr) => {
+        &$value
+    };
+    (secret, $value:expr) => {
+        &Redacted(&$value)
+    };
 }
 
-impl fmt::Debug for pb::AccountsSignInRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AccountsSignInRequest")
-            .field("username", &self.username)
-            .field("password", &Redacted(&self.password))
-            .field("client_address", &self.client_address)
-            .finish()
-    }
+/// `Debug` for each message, its fields in declaration order, each marked `shown` or `secret`.
+macro_rules! redacted_debug {
+    ($($message:ident { $($field:ident: $how:ident),+ $(,)? })+) => {$(
+        impl fmt::Debug for pb::$message {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($message))
+                    $(.field(stringify!($field), debug_value!($how, self.$field)))+
+                    .finish()
+            }
+        }
+    )+};
 }
 
-impl fmt::Debug for pb::AccountSessionGrant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AccountSessionGrant")
-            .field("account", &self.account)
-            .field("refresh_token", &Redacted(&self.refresh_token))
-            .field(
-                "refresh_expires_at_unix_ms",
-                &self.refresh_expires_at_unix_ms,
-            )
-            .finish()
+redacted_debug! {
+    CreateAccountRequest {
+        username: shown,
+        password: secret,
+        display_name: shown,
+        guest_player_id: shown,
     }
-}
-
-impl fmt::Debug for pb::AccountsRefreshRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AccountsRefreshRequest")
-            .field("refresh_token", &Redacted(&self.refresh_token))
-            .finish()
+    AccountsSignInRequest {
+        username: shown,
+        password: secret,
+        client_address: shown,
     }
-}
-
-impl fmt::Debug for pb::AccountsSignOutRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AccountsSignOutRequest")
-            .field("refresh_token", &Redacted(&self.refresh_token))
-            .finish()
+    AccountSessionGrant {
+        account: shown,
+        refresh_token: secret,
+        refresh_expires_at_unix_ms: shown,
     }
-}
-
-impl fmt::Debug for pb::RegisterRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RegisterRequest")
-            .field("username", &self.username)
-            .field("password", &Redacted(&self.password))
-            .field("display_name", &self.display_name)
-            .finish()
+    AccountsRefreshRequest { refresh_token: secret }
+    AccountsSignOutRequest { refresh_token: secret }
+    RegisterRequest {
+        username: shown,
+        password: secret,
+        display_name: shown,
     }
-}
-
-impl fmt::Debug for pb::SignInRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SignInRequest")
-            .field("username", &self.username)
-            .field("password", &Redacted(&self.password))
-            .finish()
+    SignInRequest {
+        username: shown,
+        password: secret,
     }
-}
-
-impl fmt::Debug for pb::AccountSession {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AccountSession")
-            .field("access_token", &Redacted(&self.access_token))
-            .field("access_expires_at_unix_ms", &self.access_expires_at_unix_ms)
-            .field("refresh_token", &Redacted(&self.refresh_token))
-            .field(
-                "refresh_expires_at_unix_ms",
-                &self.refresh_expires_at_unix_ms,
-            )
-            .field("account", &self.account)
-            .finish()
+    AccountSession {
+        access_token: secret,
+        access_expires_at_unix_ms: shown,
+        refresh_token: secret,
+        refresh_expires_at_unix_ms: shown,
+        account: shown,
     }
-}
-
-impl fmt::Debug for pb::RefreshRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RefreshRequest")
-            .field("refresh_token", &Redacted(&self.refresh_token))
-            .finish()
+    RefreshRequest { refresh_token: secret }
+    SignOutRequest { refresh_token: secret }
+    UpgradeGuestRequest {
+        username: shown,
+        password: secret,
+        display_name: shown,
     }
-}
-
-impl fmt::Debug for pb::SignOutRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SignOutRequest")
-            .field("refresh_token", &Redacted(&self.refresh_token))
-            .finish()
-    }
-}
-
-impl fmt::Debug for pb::UpgradeGuestRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UpgradeGuestRequest")
-            .field("username", &self.username)
-            .field("password", &Redacted(&self.password))
-            .field("display_name", &self.display_name)
-            .finish()
-    }
-}
-
-impl fmt::Debug for pb::SignInGuestResponse {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SignInGuestResponse")
-            .field("token", &Redacted(&self.token))
-            .field("player_id", &self.player_id)
-            .field("expires_at_unix_ms", &self.expires_at_unix_ms)
-            .finish()
+    SignInGuestResponse {
+        token: secret,
+        player_id: shown,
+        expires_at_unix_ms: shown,
     }
 }
 

@@ -7,7 +7,11 @@
 //! - [`quick_match_table`] / [`quick_match_pair`]: players quick-matched into one game, by
 //!   seat; [`refused_by_rule`]: an action refused by a rule; [`finished_by_timeout`] and the
 //!   other stream readers: events as they come.
+//! - [`measure`]: what the benchmark binaries (`loadgen`, `matchbench`) measure: latency
+//!   percentiles, CPU time and memory of processes.
 #![forbid(unsafe_code)]
+
+pub mod measure;
 
 use std::{net::SocketAddr, time::Duration};
 
@@ -353,6 +357,24 @@ impl Ludus {
         register(self.gateway, name).await
     }
 
+    /// Signs in one guest per name, in order (see [`Ludus::player`]).
+    pub async fn players<const N: usize>(&self, names: [&str; N]) -> [Player; N] {
+        let mut players = Vec::with_capacity(N);
+        for name in names {
+            players.push(self.player(name).await);
+        }
+        players.try_into().expect("one player per name")
+    }
+
+    /// Registers one account per name, in order (see [`Ludus::account`]).
+    pub async fn accounts<const N: usize>(&self, names: [&str; N]) -> [Player; N] {
+        let mut players = Vec::with_capacity(N);
+        for name in names {
+            players.push(self.account(name).await);
+        }
+        players.try_into().expect("one account per name")
+    }
+
     /// Creates a game through game-state's internal API (what matchmaking and rooms do), for
     /// setups quick match cannot make: `players` in seat order; an empty `game_id` lets
     /// game-state choose one. Returns the spectator snapshot.
@@ -531,37 +553,35 @@ pub struct Player {
 }
 
 impl Player {
+    /// `FindMatch` with `settings` in the queue `ranking` picks: the ticket's updates, or the
+    /// refusal.
+    pub async fn queue(
+        &mut self,
+        settings: pb::GameSettings,
+        ranking: pb::MatchRanking,
+    ) -> Result<Streaming<pb::FindMatchUpdate>, Status> {
+        self.client
+            .find_match(pb::FindMatchRequest {
+                settings: Some(settings),
+                ranking: ranking as i32,
+            })
+            .await
+            .map(tonic::Response::into_inner)
+    }
+
     /// Queues for a quick match with `settings`: the ticket's updates, as they come.
     pub async fn ticket_updates(
         &mut self,
         settings: pb::GameSettings,
     ) -> Streaming<pb::FindMatchUpdate> {
-        self.client
-            .find_match(pb::FindMatchRequest {
-                settings: Some(settings),
-                ranking: pb::MatchRanking::Default as i32,
-            })
+        self.queue(settings, pb::MatchRanking::Default)
             .await
             .expect("find match")
-            .into_inner()
     }
 
     /// Quick-matches with `settings` and returns (game id, seat) once matched.
     pub async fn find_match(&mut self, settings: pb::GameSettings) -> (String, u32) {
-        let mut updates = self.ticket_updates(settings).await;
-        let wait = async {
-            while let Some(update) = updates.next().await {
-                let update = update.expect("ticket update");
-                if update.state == pb::TicketState::Matched as i32 {
-                    return (update.game_id, update.seat);
-                }
-                assert_ne!(update.state, pb::TicketState::Cancelled as i32);
-            }
-            panic!("the match stream ended before a match");
-        };
-        tokio::time::timeout(PATIENCE, wait)
-            .await
-            .expect("matched in time")
+        matched(self.ticket_updates(settings).await).await
     }
 
     /// The game as this player sees it.
@@ -710,6 +730,19 @@ impl Player {
             .into_inner()
     }
 
+    /// The first page (ten entries) of a pool's leaderboard.
+    pub async fn leaderboard(&mut self, ruleset: &str) -> pb::GetLeaderboardResponse {
+        self.client
+            .get_leaderboard(pb::GetLeaderboardRequest {
+                ruleset: ruleset.to_owned(),
+                limit: 10,
+                offset: 0,
+            })
+            .await
+            .expect("leaderboard")
+            .into_inner()
+    }
+
     /// `GetProfile` of this player's own account, with its rating in each of `rulesets`.
     pub async fn own_profile(&mut self, rulesets: &[&str]) -> Result<pb::Profile, Status> {
         self.client
@@ -720,6 +753,23 @@ impl Player {
             .await
             .map(tonic::Response::into_inner)
     }
+}
+
+/// Follows a quick-match ticket's updates until it is matched: (game id, seat).
+pub async fn matched(mut updates: Streaming<pb::FindMatchUpdate>) -> (String, u32) {
+    let wait = async {
+        while let Some(update) = updates.next().await {
+            let update = update.expect("ticket update");
+            if update.state == pb::TicketState::Matched as i32 {
+                return (update.game_id, update.seat);
+            }
+            assert_ne!(update.state, pb::TicketState::Cancelled as i32);
+        }
+        panic!("the match stream ended before a match");
+    };
+    tokio::time::timeout(PATIENCE, wait)
+        .await
+        .expect("matched in time")
 }
 
 /// Registers one account per name (rated queues are for accounts, M12), quick-matches them all

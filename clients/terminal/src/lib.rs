@@ -33,7 +33,7 @@ mod session;
 mod table;
 mod watch;
 
-pub use session::{Client, Session};
+pub use session::{Client, Session, get_game};
 
 use std::io::{IsTerminal as _, Write as _};
 

@@ -3,6 +3,7 @@
 use ludus_proto::error_details;
 use tonic::{Code, Status};
 
+use crate::GameKind;
 use crate::hosting::Refusal;
 
 /// Why settings or an action are not valid. Messages are lowercase, name the field or the
@@ -23,6 +24,18 @@ pub enum CatalogError {
 }
 
 impl CatalogError {
+    /// Settings whose options are another game's than `kind`.
+    pub(crate) fn options_not_for(kind: GameKind) -> CatalogError {
+        CatalogError::InvalidArgument(format!("settings.options: expected {kind} options"))
+    }
+
+    /// An action of another game than `kind`, the game being played.
+    pub(crate) fn action_not_for(kind: GameKind) -> CatalogError {
+        CatalogError::InvalidArgument(format!(
+            "action: this is a {kind} game: send action.{kind} or action.notation"
+        ))
+    }
+
     /// The rule that refuses: a [`CatalogError::Rule`]'s rule id, or the rule an invalid
     /// argument's message names after its field (`settings.caro.board_size: C1: …`).
     pub fn rule(&self) -> Option<&str> {

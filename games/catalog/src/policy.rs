@@ -450,24 +450,25 @@ mod tests {
     #[test]
     fn rating_pools_are_the_rule_sets() {
         use pb::game_settings::Options;
-        let pool = |options, seats| rating_pool(&settings(options, 0), seats).expect("valid");
-        assert_eq!(
-            pool(Options::Caro(pb::CaroOptions::default()), 2),
-            "caro/15/blocked-ends"
-        );
-        assert_eq!(
-            pool(Options::Quoridor(pb::QuoridorOptions::default()), 4),
-            "quoridor/9/classic/ffa4"
-        );
-        assert_eq!(
-            pool(Options::Backgammon(pb::BackgammonOptions::default()), 2),
-            "backgammon/money"
-        );
-        assert_eq!(
-            pool(Options::Mancala(pb::MancalaOptions::default()), 2),
-            "mancala/kalah"
-        );
-        assert_eq!(pool(Options::Junqi(pb::JunqiOptions {}), 2), "junqi/flip");
+        let defaults = [
+            (Options::Caro(Default::default()), 2, "caro/15/blocked-ends"),
+            (
+                Options::Quoridor(Default::default()),
+                4,
+                "quoridor/9/classic/ffa4",
+            ),
+            (
+                Options::Backgammon(Default::default()),
+                2,
+                "backgammon/money",
+            ),
+            (Options::Mancala(Default::default()), 2, "mancala/kalah"),
+            (Options::Junqi(pb::JunqiOptions {}), 2, "junqi/flip"),
+        ];
+        for (options, seats, pool) in defaults {
+            let settings = settings(options, 0);
+            assert_eq!(rating_pool(&settings, seats).expect("valid"), pool);
+        }
         assert!(matches!(
             rating_pool(&pb::GameSettings::default(), 2),
             Err(CatalogError::InvalidArgument(_))

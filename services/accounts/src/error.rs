@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use ludus_proto::error_details::{self, DOMAIN_ACCOUNTS, reason};
+use ludus_proto::error_details::{DOMAIN_ACCOUNTS, ErrorStatus, reason};
 use tonic::{Code, Status};
 
 use crate::model::{
@@ -115,34 +115,33 @@ impl From<StoreError> for AccountsError {
 
 impl From<AccountsError> for Status {
     fn from(error: AccountsError) -> Self {
-        let message = error.to_string();
-        let refuse =
-            |code, why| error_details::refusal(code, message.clone(), DOMAIN_ACCOUNTS, why, &[]);
-        let invalid = |why| error_details::invalid_argument(message.clone(), DOMAIN_ACCOUNTS, why);
+        let status = ErrorStatus::new(DOMAIN_ACCOUNTS, &error);
         match error {
-            AccountsError::BadUsername => invalid(reason::INVALID_USERNAME),
+            AccountsError::BadUsername => status.invalid(reason::INVALID_USERNAME),
             AccountsError::PasswordTooShort | AccountsError::PasswordTooLong => {
-                invalid(reason::INVALID_PASSWORD)
+                status.invalid(reason::INVALID_PASSWORD)
             }
             AccountsError::BadId(id) => Status::from(id),
             AccountsError::BadPageToken
             | AccountsError::BadGame(_)
-            | AccountsError::BadClientAddress => invalid(reason::INVALID_FIELD),
-            AccountsError::UsernameTaken => refuse(Code::AlreadyExists, reason::USERNAME_TAKEN),
+            | AccountsError::BadClientAddress => status.invalid(reason::INVALID_FIELD),
+            AccountsError::UsernameTaken => {
+                status.refuse(Code::AlreadyExists, reason::USERNAME_TAKEN)
+            }
             AccountsError::AlreadyRegistered(_) => {
-                refuse(Code::AlreadyExists, reason::ALREADY_REGISTERED)
+                status.refuse(Code::AlreadyExists, reason::ALREADY_REGISTERED)
             }
             AccountsError::WrongCredentials => {
-                refuse(Code::Unauthenticated, reason::WRONG_CREDENTIALS)
+                status.refuse(Code::Unauthenticated, reason::WRONG_CREDENTIALS)
             }
             AccountsError::Refresh(RefreshRefusal::Reused) => {
-                refuse(Code::Unauthenticated, reason::REFRESH_REUSED)
+                status.refuse(Code::Unauthenticated, reason::REFRESH_REUSED)
             }
-            AccountsError::Refresh(_) => refuse(Code::Unauthenticated, reason::REFRESH_INVALID),
-            AccountsError::Locked { limit, retry_after } => error_details::refusal(
+            AccountsError::Refresh(_) => {
+                status.refuse(Code::Unauthenticated, reason::REFRESH_INVALID)
+            }
+            AccountsError::Locked { limit, retry_after } => status.refuse_with(
                 Code::ResourceExhausted,
-                message,
-                DOMAIN_ACCOUNTS,
                 reason::SIGN_IN_LOCKED,
                 &[
                     (
@@ -159,12 +158,12 @@ impl From<AccountsError> for Status {
                     ),
                 ],
             ),
-            AccountsError::NoAccount(_) => refuse(Code::NotFound, reason::ACCOUNT_NOT_FOUND),
+            AccountsError::NoAccount(_) => status.refuse(Code::NotFound, reason::ACCOUNT_NOT_FOUND),
             AccountsError::NoArchivedGame(_) => {
-                refuse(Code::NotFound, reason::ARCHIVED_GAME_NOT_FOUND)
+                status.refuse(Code::NotFound, reason::ARCHIVED_GAME_NOT_FOUND)
             }
-            AccountsError::Unavailable => refuse(Code::Unavailable, reason::UNAVAILABLE),
-            AccountsError::Internal => error_details::internal_error(DOMAIN_ACCOUNTS),
+            AccountsError::Unavailable => status.refuse(Code::Unavailable, reason::UNAVAILABLE),
+            AccountsError::Internal => status.internal(),
         }
     }
 }

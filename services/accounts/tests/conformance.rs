@@ -6,20 +6,23 @@ use ludus_accounts::{
     testing::{PostgresServer, SqliteFile},
 };
 
+/// Runs the whole suite on the store at `url`, after checking which database answered.
+async fn suite_passes_on(url: &str, database: &str) {
+    let store = AccountStore::connect(url).await.expect("connect");
+    assert_eq!(store.database(), database);
+    conformance::run_all(&store).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_passes_the_conformance_suite() {
     let file = SqliteFile::new().expect("temp dir");
-    let store = AccountStore::connect(&file.url()).await.expect("connect");
-    assert_eq!(store.database(), "sqlite");
-    conformance::run_all(&store).await;
+    suite_passes_on(&file.url(), "sqlite").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_passes_the_conformance_suite() {
     let server = PostgresServer::start().expect("postgres");
-    let store = AccountStore::connect(&server.url()).await.expect("connect");
-    assert_eq!(store.database(), "postgres");
-    conformance::run_all(&store).await;
+    suite_passes_on(&server.url(), "postgres").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

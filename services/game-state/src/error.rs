@@ -77,54 +77,48 @@ impl From<Status> for ServiceError {
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
         use ludus_proto::error_details::{
-            DOMAIN_GAMES, META_CURRENT_SEQ, META_GAME_ID, META_RULE, internal_error,
-            invalid_argument, reason, refusal, rule_of,
+            DOMAIN_GAMES, ErrorStatus, META_CURRENT_SEQ, META_GAME_ID, META_RULE, reason, rule_of,
         };
         use tonic::Code;
-        let message = error.to_string();
-        let refuse = |code, reason: &str| refusal(code, message.clone(), DOMAIN_GAMES, reason, &[]);
+        let status = ErrorStatus::new(DOMAIN_GAMES, &error);
         match error {
-            ServiceError::InvalidArgument(_) => {
-                invalid_argument(message, DOMAIN_GAMES, reason::INVALID_FIELD)
-            }
+            ServiceError::InvalidArgument(_) => status.invalid(reason::INVALID_FIELD),
             ServiceError::Catalog(error) => Status::from(error),
-            ServiceError::FailedPrecondition(_) => refuse(
+            ServiceError::FailedPrecondition(_) => status.refuse(
                 Code::FailedPrecondition,
-                rule_of(&message).unwrap_or(reason::WRONG_STATE),
+                rule_of(status.message()).unwrap_or(reason::WRONG_STATE),
             ),
-            ServiceError::GameOver { ref rule, .. } => refusal(
+            ServiceError::GameOver { rule, .. } => status.refuse_with(
                 Code::FailedPrecondition,
-                message.clone(),
-                DOMAIN_GAMES,
                 reason::GAME_OVER,
-                &[(META_RULE, rule.clone())],
+                &[(META_RULE, rule)],
             ),
             ServiceError::StaleSeq {
-                current,
-                ref game_id,
-                ..
-            } => refusal(
+                current, game_id, ..
+            } => status.refuse_with(
                 Code::Aborted,
-                message.clone(),
-                DOMAIN_GAMES,
                 reason::STALE_SEQ,
                 &[
                     (META_CURRENT_SEQ, current.to_string()),
-                    (META_GAME_ID, game_id.clone()),
+                    (META_GAME_ID, game_id),
                 ],
             ),
-            ServiceError::Aborted(_) => refuse(Code::Aborted, reason::CONTENDED),
-            ServiceError::NotFound(_) => refuse(Code::NotFound, reason::GAME_NOT_FOUND),
-            ServiceError::PermissionDenied(why, _) => refuse(Code::PermissionDenied, why),
-            ServiceError::AlreadyExists(_) => refuse(Code::AlreadyExists, reason::ALREADY_EXISTS),
-            ServiceError::Unimplemented(_) => refuse(Code::Unimplemented, reason::NOT_OFFERED),
-            ServiceError::ResourceExhausted(_) => {
-                refuse(Code::ResourceExhausted, reason::RATE_LIMITED)
+            ServiceError::Aborted(_) => status.refuse(Code::Aborted, reason::CONTENDED),
+            ServiceError::NotFound(_) => status.refuse(Code::NotFound, reason::GAME_NOT_FOUND),
+            ServiceError::PermissionDenied(why, _) => status.refuse(Code::PermissionDenied, why),
+            ServiceError::AlreadyExists(_) => {
+                status.refuse(Code::AlreadyExists, reason::ALREADY_EXISTS)
             }
-            ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
+            ServiceError::Unimplemented(_) => {
+                status.refuse(Code::Unimplemented, reason::NOT_OFFERED)
+            }
+            ServiceError::ResourceExhausted(_) => {
+                status.refuse(Code::ResourceExhausted, reason::RATE_LIMITED)
+            }
+            ServiceError::Unavailable(_) => status.refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
-                tracing::error!(error = %message, "internal error");
-                internal_error(DOMAIN_GAMES)
+                tracing::error!(error = %status.message(), "internal error");
+                status.internal()
             }
         }
     }

@@ -258,6 +258,32 @@ impl GameStateService {
             .map_err(|e| ServiceError::Internal(format!("stored event is unreadable: {e}")))
     }
 
+    /// A change a seated player makes to a live game outside the move order (resigning,
+    /// offering or answering a draw): the caller must hold a seat and the game must still be
+    /// active; `change` gets the loaded game and the caller's seat.
+    async fn seated_change<F>(
+        &self,
+        game_id: &str,
+        player_id: &str,
+        mut change: F,
+    ) -> Result<pb::ApplyActionResponse, ServiceError>
+    where
+        F: FnMut(&mut Loaded, usize) -> Result<pb::game_event::Kind, ServiceError>,
+    {
+        validate_id("player_id", player_id)?;
+        let event = self
+            .server_change(game_id, |loaded| {
+                let seat = loaded.require_seat(player_id)?;
+                loaded.require_active()?;
+                change(loaded, seat).map(Some)
+            })
+            .await?;
+        Ok(pb::ApplyActionResponse {
+            event,
+            duplicate: false,
+        })
+    }
+
     /// Applies a server-side change (not bound to the caller's seq) with retries on a lost
     /// compare-and-set. `change` returns `None` when there is nothing to do.
     async fn server_change<F>(

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ludus_proto::pb::{self, timer_action::Action};
 use ludus_store::{Backend, ManualClock, TimerStore};
 use prost::Message;
-use support::{player, service_on};
+use support::{create_timed_game, player, service_on};
 
 const TURN_MS: u64 = 60_000;
 
@@ -31,24 +31,8 @@ async fn turn_and_outcome_timers_are_written_to_the_timer_store() {
     let timers = TimerStore::new(backend);
     let now = clock.clock().now_ms();
 
-    service
-        .create_game(pb::CreateGameRequest {
-            game_id: "g".to_owned(),
-            settings: Some(pb::GameSettings {
-                options: Some(pb::game_settings::Options::Caro(pb::CaroOptions::default())),
-                turn_time_ms: TURN_MS,
-            }),
-            players: ["x", "o"]
-                .map(|id| pb::PlayerRef {
-                    player_id: id.to_owned(),
-                    display_name: id.to_owned(),
-                })
-                .to_vec(),
-            casual: false,
-            room_code: String::new(),
-        })
-        .await
-        .expect("create");
+    let caro = pb::game_settings::Options::Caro(pb::CaroOptions::default());
+    create_timed_game(&service, "g", caro, ["x", "o"], TURN_MS).await;
     let first = timer(&timers, "turn/g/1")
         .await
         .expect("first turn's timer");
@@ -56,7 +40,7 @@ async fn turn_and_outcome_timers_are_written_to_the_timer_store() {
         first,
         (
             now + TURN_MS,
-            Action::ExpireTurn(pb::ExpireTurnTimer {
+            Action::ExpireTurn(pb::ExpireTurnRequest {
                 game_id: "g".to_owned(),
                 turn_seq: 1,
             })
@@ -80,7 +64,7 @@ async fn turn_and_outcome_timers_are_written_to_the_timer_store() {
         timer(&timers, "turn/g/2").await,
         Some((
             now + TURN_MS,
-            Action::ExpireTurn(pb::ExpireTurnTimer {
+            Action::ExpireTurn(pb::ExpireTurnRequest {
                 game_id: "g".to_owned(),
                 turn_seq: 2,
             })
@@ -102,7 +86,7 @@ async fn turn_and_outcome_timers_are_written_to_the_timer_store() {
         timer(&timers, "outcome/g").await,
         Some((
             now,
-            Action::ReportOutcome(pb::ReportOutcomeTimer {
+            Action::ReportOutcome(pb::ReportOutcomeRequest {
                 game_id: "g".to_owned(),
                 finishing_seq: 3,
                 armed_unix_ms: i64::try_from(now).expect("ms fit"),

@@ -65,6 +65,16 @@ async fn loopback() -> anyhow::Result<(TcpListener, SocketAddr, String)> {
     Ok((listener, addr, format!("http://{addr}")))
 }
 
+/// Runs one service on `tasks` until it ends, its result labelled with its name for
+/// [`System::wait`].
+fn spawn_service(
+    tasks: &mut JoinSet<(&'static str, anyhow::Result<()>)>,
+    name: &'static str,
+    service: impl Future<Output = anyhow::Result<()>> + Send + 'static,
+) {
+    tasks.spawn(async move { (name, service.await) });
+}
+
 impl System {
     /// Binds every internal service on a free loopback port, then starts them all; they stop
     /// when `stop` is cancelled.
@@ -97,108 +107,69 @@ impl System {
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
 
-        tasks.spawn({
-            let config = ludus_game_state::Config {
-                backend: backend.clone(),
-                ratings_url: ratings_url.clone(),
-                accounts_url: accounts_url.clone(),
-                rooms_url: Some(rooms_url.clone()),
-                absence_grace,
-                finished_game_retention,
-                clock: clock.clone(),
-            };
-            let stop = stop.clone();
-            async move {
-                (
-                    "game-state",
-                    ludus_game_state::run(config, game_state_listener, stop.cancelled_owned())
-                        .await,
-                )
-            }
-        });
-        tasks.spawn({
-            let mut config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
-            config.clock = clock.clone();
-            config.rooms_url = Some(rooms_url.clone());
-            let stop = stop.clone();
-            async move {
-                (
-                    "timers",
-                    ludus_timers::run(config, timers_listener, stop.cancelled_owned()).await,
-                )
-            }
-        });
-        tasks.spawn({
-            let config = ludus_ratings::Config {
-                backend: backend.clone(),
-            };
-            let stop = stop.clone();
-            async move {
-                (
-                    "ratings",
-                    ludus_ratings::run(config, ratings_listener, stop.cancelled_owned()).await,
-                )
-            }
-        });
-        tasks.spawn({
-            let mut mm = ludus_matchmaking::Config::new(backend.clone(), game_state_url.clone());
-            mm.caro_turn_ms = u64::try_from(caro_turn.as_millis()).unwrap_or(u64::MAX);
-            mm.ratings_url = Some(ratings_url.clone());
-            mm.clock = clock.clone();
-            let stop = stop.clone();
-            async move {
-                (
-                    "matchmaking",
-                    ludus_matchmaking::run(mm, matchmaking_listener, stop.cancelled_owned()).await,
-                )
-            }
-        });
-        tasks.spawn({
-            let stop = stop.clone();
-            async move {
-                (
-                    "accounts",
-                    ludus_accounts::run(accounts_config, accounts_listener, stop.cancelled_owned())
-                        .await,
-                )
-            }
-        });
-        tasks.spawn({
-            let config = ludus_rooms::Config {
-                backend: backend.clone(),
-                game_state_url: game_state_url.clone(),
-                clock,
-            };
-            let stop = stop.clone();
-            async move {
-                (
-                    "rooms",
-                    ludus_rooms::run(config, rooms_listener, stop.cancelled_owned()).await,
-                )
-            }
-        });
-        tasks.spawn({
-            let config = ludus_gateway::Config {
-                backend,
-                game_state_url,
-                matchmaking_url,
-                ratings_url,
-                accounts_url,
-                rooms_url,
-                token_secret,
-                token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
-                cors_origins,
-                sign_ins,
-                per_player,
-            };
-            let stop = stop.clone();
-            async move {
-                (
-                    "gateway",
-                    ludus_gateway::run(config, gateway_listener, stop.cancelled_owned()).await,
-                )
-            }
-        });
+        let config = ludus_game_state::Config {
+            backend: backend.clone(),
+            ratings_url: ratings_url.clone(),
+            accounts_url: accounts_url.clone(),
+            rooms_url: Some(rooms_url.clone()),
+            absence_grace,
+            finished_game_retention,
+            clock: clock.clone(),
+        };
+        let run =
+            ludus_game_state::run(config, game_state_listener, stop.clone().cancelled_owned());
+        spawn_service(&mut tasks, "game-state", run);
+
+        let mut config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
+        config.clock = clock.clone();
+        config.rooms_url = Some(rooms_url.clone());
+        let run = ludus_timers::run(config, timers_listener, stop.clone().cancelled_owned());
+        spawn_service(&mut tasks, "timers", run);
+
+        let config = ludus_ratings::Config {
+            backend: backend.clone(),
+        };
+        let run = ludus_ratings::run(config, ratings_listener, stop.clone().cancelled_owned());
+        spawn_service(&mut tasks, "ratings", run);
+
+        let mut config = ludus_matchmaking::Config::new(backend.clone(), game_state_url.clone());
+        config.caro_turn_ms = u64::try_from(caro_turn.as_millis()).unwrap_or(u64::MAX);
+        config.ratings_url = Some(ratings_url.clone());
+        config.clock = clock.clone();
+        let run =
+            ludus_matchmaking::run(config, matchmaking_listener, stop.clone().cancelled_owned());
+        spawn_service(&mut tasks, "matchmaking", run);
+
+        let run = ludus_accounts::run(
+            accounts_config,
+            accounts_listener,
+            stop.clone().cancelled_owned(),
+        );
+        spawn_service(&mut tasks, "accounts", run);
+
+        let config = ludus_rooms::Config {
+            backend: backend.clone(),
+            game_state_url: game_state_url.clone(),
+            clock,
+        };
+        let run = ludus_rooms::run(config, rooms_listener, stop.clone().cancelled_owned());
+        spawn_service(&mut tasks, "rooms", run);
+
+        let config = ludus_gateway::Config {
+            backend,
+            game_state_url,
+            matchmaking_url,
+            ratings_url,
+            accounts_url,
+            rooms_url,
+            token_secret,
+            token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
+            cors_origins,
+            sign_ins,
+            per_player,
+        };
+        let run = ludus_gateway::run(config, gateway_listener, stop.cancelled_owned());
+        spawn_service(&mut tasks, "gateway", run);
         Ok(System {
             gateway,
             game_state,

@@ -51,28 +51,26 @@ impl From<StoreError> for ServiceError {
 /// `ludus_proto::error_details`).
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
-        use ludus_proto::error_details::{
-            DOMAIN_MATCHMAKING, internal_error, invalid_argument, reason, refusal,
-        };
+        use ludus_proto::error_details::{DOMAIN_MATCHMAKING, ErrorStatus, reason};
         use tonic::Code;
-        let message = error.to_string();
-        let refuse =
-            |code, reason: &str| refusal(code, message.clone(), DOMAIN_MATCHMAKING, reason, &[]);
+        let status = ErrorStatus::new(DOMAIN_MATCHMAKING, &error);
         match error {
-            ServiceError::InvalidArgument(_) => {
-                invalid_argument(message, DOMAIN_MATCHMAKING, reason::INVALID_FIELD)
-            }
+            ServiceError::InvalidArgument(_) => status.invalid(reason::INVALID_FIELD),
             ServiceError::Catalog(error) => Status::from(error),
-            ServiceError::NotFound(_) => refuse(Code::NotFound, reason::TICKET_NOT_FOUND),
+            ServiceError::NotFound(_) => status.refuse(Code::NotFound, reason::TICKET_NOT_FOUND),
             ServiceError::PermissionDenied(_) => {
-                refuse(Code::PermissionDenied, reason::NOT_YOUR_TICKET)
+                status.refuse(Code::PermissionDenied, reason::NOT_YOUR_TICKET)
             }
-            ServiceError::AlreadyExists(_) => refuse(Code::AlreadyExists, reason::ALREADY_EXISTS),
-            ServiceError::Unimplemented(_) => refuse(Code::Unimplemented, reason::NOT_OFFERED),
-            ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
+            ServiceError::AlreadyExists(_) => {
+                status.refuse(Code::AlreadyExists, reason::ALREADY_EXISTS)
+            }
+            ServiceError::Unimplemented(_) => {
+                status.refuse(Code::Unimplemented, reason::NOT_OFFERED)
+            }
+            ServiceError::Unavailable(_) => status.refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
-                tracing::error!(error = %message, "internal error");
-                internal_error(DOMAIN_MATCHMAKING)
+                tracing::error!(error = %status.message(), "internal error");
+                status.internal()
             }
         }
     }

@@ -38,22 +38,16 @@ impl From<IdError> for ServiceError {
 /// `ludus_proto::error_details`).
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
-        use ludus_proto::error_details::{
-            DOMAIN_RATINGS, internal_error, invalid_argument, reason, refusal,
-        };
+        use ludus_proto::error_details::{DOMAIN_RATINGS, ErrorStatus, reason};
         use tonic::Code;
-        let message = error.to_string();
-        let refuse =
-            |code, reason: &str| refusal(code, message.clone(), DOMAIN_RATINGS, reason, &[]);
+        let status = ErrorStatus::new(DOMAIN_RATINGS, &error);
         match error {
-            ServiceError::InvalidArgument(_) => {
-                invalid_argument(message, DOMAIN_RATINGS, reason::INVALID_FIELD)
-            }
-            ServiceError::Aborted(_) => refuse(Code::Aborted, reason::CONTENDED),
-            ServiceError::Unavailable(_) => refuse(Code::Unavailable, reason::UNAVAILABLE),
+            ServiceError::InvalidArgument(_) => status.invalid(reason::INVALID_FIELD),
+            ServiceError::Aborted(_) => status.refuse(Code::Aborted, reason::CONTENDED),
+            ServiceError::Unavailable(_) => status.refuse(Code::Unavailable, reason::UNAVAILABLE),
             ServiceError::Internal(_) => {
-                tracing::error!(error = %message, "internal error");
-                internal_error(DOMAIN_RATINGS)
+                tracing::error!(error = %status.message(), "internal error");
+                status.internal()
             }
         }
     }

@@ -68,6 +68,28 @@ async fn rating(client: &mut RatingsClient<Channel>, id: &str) -> pb::Rating {
         .into_inner()
 }
 
+/// One page of the test pool's leaderboard: (player, rank) from `offset`, `limit` entries (0:
+/// the default page).
+async fn leaderboard(
+    client: &mut RatingsClient<Channel>,
+    offset: u32,
+    limit: u32,
+) -> Vec<(String, u32)> {
+    let page = client
+        .get_leaderboard(pb::RatingsGetLeaderboardRequest {
+            ruleset: RULESET.into(),
+            offset,
+            limit,
+        })
+        .await
+        .expect("leaderboard")
+        .into_inner();
+    page.entries
+        .into_iter()
+        .map(|e| (e.player_id, e.rank))
+        .collect()
+}
+
 fn changes(response: &pb::ReportResultResponse) -> Vec<(String, f64, f64)> {
     response
         .changes
@@ -155,40 +177,15 @@ async fn scenario(backend: Backend) {
     c.report_result(report("g4", vec![player("carol", 0), player("dave", 1)]))
         .await
         .expect("g4");
-    let board = c
-        .get_leaderboard(pb::RatingsGetLeaderboardRequest {
-            ruleset: RULESET.into(),
-            offset: 0,
-            limit: 0,
-        })
-        .await
-        .expect("leaderboard")
-        .into_inner();
-    let order: Vec<(&str, u32)> = board
-        .entries
-        .iter()
-        .map(|e| (e.player_id.as_str(), e.rank))
-        .collect();
     // carol 1216, alice 1214.53 (after the draw), bob 1185.47, dave 1184.
     assert_eq!(
-        order,
-        vec![("carol", 1), ("alice", 2), ("bob", 3), ("dave", 4)]
+        leaderboard(&mut c, 0, 0).await,
+        [("carol", 1), ("alice", 2), ("bob", 3), ("dave", 4)].map(|(p, r)| (p.to_owned(), r))
     );
-    let page = c
-        .get_leaderboard(pb::RatingsGetLeaderboardRequest {
-            ruleset: RULESET.into(),
-            offset: 1,
-            limit: 2,
-        })
-        .await
-        .expect("page")
-        .into_inner();
-    let page: Vec<(&str, u32)> = page
-        .entries
-        .iter()
-        .map(|e| (e.player_id.as_str(), e.rank))
-        .collect();
-    assert_eq!(page, vec![("alice", 2), ("bob", 3)]);
+    assert_eq!(
+        leaderboard(&mut c, 1, 2).await,
+        [("alice", 2), ("bob", 3)].map(|(p, r)| (p.to_owned(), r))
+    );
     assert_eq!(rating(&mut c, "dave").await.rank, 4);
 
     // Pools are separate.

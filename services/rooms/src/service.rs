@@ -263,7 +263,7 @@ impl RoomsService {
         };
         let action = pb::TimerAction {
             action: Some(pb::timer_action::Action::RoomCountdown(
-                pb::RoomCountdownTimer {
+                pb::FireCountdownRequest {
                     code: room.code.as_str().to_owned(),
                     countdown_id: id,
                 },

@@ -6,9 +6,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
-use redis::Script;
+use redis::{Script, ScriptInvocation};
 
-use crate::backend::{Backend, Kind, MemoryState, StoreError, lock, parse_u64};
+use crate::backend::{Backend, Keys, Kind, MemoryState, StoreError, lock, parse_u64};
 
 /// One event of a game's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,6 +158,18 @@ struct GameMem {
     actions: HashMap<String, u64>,
 }
 
+/// `script` called on one game's four keys (state, events, actions, presence), in the order
+/// CREATE and FINISH take them.
+fn game_script<'a>(script: &'a Script, keys: &Keys, log: Log, id: &str) -> ScriptInvocation<'a> {
+    let mut invocation = script.prepare_invoke();
+    invocation
+        .key(keys.log_state(log, id))
+        .key(keys.log_events(log, id))
+        .key(keys.log_actions(log, id))
+        .key(keys.log_presence(log, id));
+    invocation
+}
+
 /// KEYS: state, events, actions, presence. ARGV: meta, state, first event, live channel.
 /// Clears leftovers of an earlier game with the same id so event 1 can be appended.
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
@@ -261,11 +273,7 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let k = &r.keys;
-                let created: i64 = CREATE
-                    .key(k.log_state(self.log, game_id))
-                    .key(k.log_events(self.log, game_id))
-                    .key(k.log_actions(self.log, game_id))
-                    .key(k.log_presence(self.log, game_id))
+                let created: i64 = game_script(&CREATE, k, self.log, game_id)
                     .arg(meta)
                     .arg(state)
                     .arg(first_event)
@@ -566,11 +574,7 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let k = &r.keys;
-                let _: i64 = FINISH
-                    .key(k.log_state(self.log, game_id))
-                    .key(k.log_events(self.log, game_id))
-                    .key(k.log_actions(self.log, game_id))
-                    .key(k.log_presence(self.log, game_id))
+                let _: i64 = game_script(&FINISH, k, self.log, game_id)
                     .arg(keep_ms)
                     .invoke_async(&mut r.conn.clone())
                     .await?;

@@ -8,9 +8,9 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
-use redis::Script;
+use redis::{Script, ScriptInvocation};
 
-use crate::backend::{Backend, Kind, StoreError, lock, parse_score};
+use crate::backend::{Backend, Keys, Kind, StoreError, lock, parse_score};
 
 /// A timer handed to one claimant by [`TimerStore::claim_due`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +55,14 @@ impl TimersMem {
             None => false,
         }
     }
+}
+
+/// `script` called on the timer keys every timer script takes: the due set, then the
+/// payload hash.
+fn timers_script<'a>(script: &'a Script, keys: &Keys) -> ScriptInvocation<'a> {
+    let mut invocation = script.prepare_invoke();
+    invocation.key(keys.timers_due()).key(keys.timers_payload());
+    invocation
 }
 
 /// KEYS: due, payload. ARGV: key, due, payload.
@@ -132,8 +140,7 @@ impl TimerStore {
     pub async fn arm(&self, key: &str, payload: &[u8], due_ms: u64) -> Result<(), StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                ARM.key(r.keys.timers_due())
-                    .key(r.keys.timers_payload())
+                timers_script(&ARM, &r.keys)
                     .arg(key)
                     .arg(due_ms)
                     .arg(payload)
@@ -149,9 +156,7 @@ impl TimerStore {
     pub async fn cancel(&self, key: &str) -> Result<bool, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let n: i64 = CANCEL
-                    .key(r.keys.timers_due())
-                    .key(r.keys.timers_payload())
+                let n: i64 = timers_script(&CANCEL, &r.keys)
                     .arg(key)
                     .invoke_async(&mut r.conn.clone())
                     .await?;
@@ -176,9 +181,7 @@ impl TimerStore {
         let claim_ms = now_ms.saturating_add(visibility_ms);
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let flat: Vec<Vec<u8>> = CLAIM
-                    .key(r.keys.timers_due())
-                    .key(r.keys.timers_payload())
+                let flat: Vec<Vec<u8>> = timers_script(&CLAIM, &r.keys)
                     .arg(now_ms)
                     .arg(claim_ms)
                     .arg(limit)
@@ -231,9 +234,7 @@ impl TimerStore {
     pub async fn ack(&self, key: &str, claim_ms: u64) -> Result<bool, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let n: i64 = ACK
-                    .key(r.keys.timers_due())
-                    .key(r.keys.timers_payload())
+                let n: i64 = timers_script(&ACK, &r.keys)
                     .arg(key)
                     .arg(claim_ms)
                     .invoke_async(&mut r.conn.clone())
@@ -308,9 +309,7 @@ impl TimerStore {
     pub async fn get(&self, key: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let reply: Vec<Vec<u8>> = GET
-                    .key(r.keys.timers_due())
-                    .key(r.keys.timers_payload())
+                let reply: Vec<Vec<u8>> = timers_script(&GET, &r.keys)
                     .arg(key)
                     .invoke_async(&mut r.conn.clone())
                     .await?;

@@ -29,20 +29,18 @@ pub struct Backlog {
 impl Backlog {
     /// Registers both gauges on `meter`; they report the counts of the last refresh.
     pub fn observe(&self, meter: &Meter) {
-        let armed = self.armed.clone();
-        meter
-            .u64_observable_gauge("ludus.timers.armed")
-            .with_unit("{timer}")
-            .with_description("Timers armed (counted every 5 s)")
-            .with_callback(move |observer| observer.observe(armed.load(Ordering::Relaxed), &[]))
-            .build();
-        let due = self.due.clone();
-        meter
-            .u64_observable_gauge("ludus.timers.due")
-            .with_unit("{timer}")
-            .with_description("Timers due and not yet fired (counted every 5 s): the backlog")
-            .with_callback(move |observer| observer.observe(due.load(Ordering::Relaxed), &[]))
-            .build();
+        timer_gauge(
+            meter,
+            "ludus.timers.armed",
+            "Timers armed (counted every 5 s)",
+            &self.armed,
+        );
+        timer_gauge(
+            meter,
+            "ludus.timers.due",
+            "Timers due and not yet fired (counted every 5 s): the backlog",
+            &self.due,
+        );
     }
 
     /// Counts the timers as of `now_ms`.
@@ -72,4 +70,20 @@ impl Backlog {
             }
         }
     }
+}
+
+/// A gauge of timers that reports `count` as last stored.
+fn timer_gauge(
+    meter: &Meter,
+    name: &'static str,
+    description: &'static str,
+    count: &Arc<AtomicU64>,
+) {
+    let count = Arc::clone(count);
+    meter
+        .u64_observable_gauge(name)
+        .with_unit("{timer}")
+        .with_description(description)
+        .with_callback(move |observer| observer.observe(count.load(Ordering::Relaxed), &[]))
+        .build();
 }

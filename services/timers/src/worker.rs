@@ -186,37 +186,11 @@ async fn fire(worker: Worker, timer: DueTimer) {
     let name = action_name(&action);
     let mut game_state = worker.game_state.clone();
     let result = match action {
-        Action::ExpireTurn(expire) => game_state
-            .expire_turn(pb::ExpireTurnRequest {
-                game_id: expire.game_id,
-                turn_seq: expire.turn_seq,
-            })
-            .await
-            .map(drop),
-        Action::ExpireAbsence(expire) => game_state
-            .expire_absence(pb::ExpireAbsenceRequest {
-                game_id: expire.game_id,
-                seat: expire.seat,
-                token: expire.token,
-            })
-            .await
-            .map(drop),
-        Action::ReportOutcome(report) => game_state
-            .report_outcome(pb::ReportOutcomeRequest {
-                game_id: report.game_id,
-                finishing_seq: report.finishing_seq,
-                armed_unix_ms: report.armed_unix_ms,
-            })
-            .await
-            .map(drop),
-        Action::RoomCountdown(countdown) => match worker.rooms.clone() {
-            Some(mut rooms) => rooms
-                .fire_countdown(pb::FireCountdownRequest {
-                    code: countdown.code,
-                    countdown_id: countdown.countdown_id,
-                })
-                .await
-                .map(drop),
+        Action::ExpireTurn(request) => game_state.expire_turn(request).await.map(drop),
+        Action::ExpireAbsence(request) => game_state.expire_absence(request).await.map(drop),
+        Action::ReportOutcome(request) => game_state.report_outcome(request).await.map(drop),
+        Action::RoomCountdown(request) => match worker.rooms.clone() {
+            Some(mut rooms) => rooms.fire_countdown(request).await.map(drop),
             None => Err(tonic::Status::failed_precondition(
                 "a room countdown came due and no rooms service is configured (--rooms-url)",
             )),

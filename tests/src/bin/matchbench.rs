@@ -19,6 +19,7 @@ use anyhow::{Context, bail};
 use futures::StreamExt;
 use ludus_proto::pb::{self, matchmaking_client::MatchmakingClient};
 use ludus_store::{Backend, testing::RedisServer};
+use ludus_tests::measure::{self, Latencies};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::{Channel, Endpoint};
@@ -89,25 +90,6 @@ fn redis_cpu(port: u16) -> anyhow::Result<f64> {
             .unwrap_or(0.0)
     };
     Ok(get("used_cpu_user") + get("used_cpu_sys"))
-}
-
-/// This process's CPU seconds (user + system) so far, from /proc/self/stat.
-fn own_cpu() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    let Some(after_name) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
-        return 0.0;
-    };
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the line; 12 and 13 after the name.
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 struct Matched {
@@ -184,20 +166,6 @@ fn check_tables(matched: &[Matched]) -> anyhow::Result<usize> {
     Ok(games.len())
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    // Nearest rank; the index is within the slice by construction.
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
@@ -258,7 +226,7 @@ async fn main() -> anyhow::Result<()> {
     for round in 0..args.rounds {
         let calls_before = redis_calls(port)?;
         let redis_cpu_before = redis_cpu(port)?;
-        let cpu_before = own_cpu();
+        let cpu_before = measure::cpu_time(std::process::id());
         let start = Instant::now();
         let mut tasks = tokio::task::JoinSet::new();
         for i in 0..args.tickets {
@@ -270,12 +238,14 @@ async fn main() -> anyhow::Result<()> {
             matched.push(result??);
         }
         let elapsed = start.elapsed();
-        let cpu = own_cpu() - cpu_before;
+        let cpu = (measure::cpu_time(std::process::id()) - cpu_before).as_secs_f64();
         let redis_cpu_used = redis_cpu(port)? - redis_cpu_before;
         let calls_after = redis_calls(port)?;
         let games = check_tables(&matched)?;
-        let mut latencies: Vec<Duration> = matched.iter().map(|m| m.latency).collect();
-        latencies.sort_unstable();
+        let mut latencies = Latencies::default();
+        for m in &matched {
+            latencies.push(m.latency);
+        }
         let mut deltas: Vec<(String, u64)> = calls_after
             .iter()
             .map(|(k, v)| (k.clone(), v - calls_before.get(k).copied().unwrap_or(0)))
@@ -297,9 +267,9 @@ async fn main() -> anyhow::Result<()> {
             "{} | {:.0} | {:.1} | {:.1} | {:.1} | {} | {:.0} | {:.0} | {:.2} | {}",
             round + 1,
             n / elapsed.as_secs_f64(),
-            percentile(&latencies, 50.0).as_secs_f64() * 1e3,
-            percentile(&latencies, 99.0).as_secs_f64() * 1e3,
-            percentile(&latencies, 100.0).as_secs_f64() * 1e3,
+            latencies.quantile_ms(0.50),
+            latencies.quantile_ms(0.99),
+            latencies.quantile_ms(1.0),
             games,
             cpu * 1e6 / n,
             redis_cpu_used * 1e6 / n,

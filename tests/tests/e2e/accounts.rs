@@ -195,8 +195,7 @@ async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_guest_upgrade_keeps_the_player_id_games_and_rating() {
     let ludus = Ludus::start().await;
-    let mut guest = ludus.player("Guest Gil").await;
-    let opponent = ludus.player("Opal").await;
+    let [mut guest, opponent] = ludus.players(["Guest Gil", "Opal"]).await;
     let ruleset = "caro/15/blocked-ends";
     ludus.seed_rating(ruleset, &guest, 1337.0, 3).await;
     let game = ludus
@@ -484,11 +483,7 @@ async fn m12_rated_queues_are_for_accounts_and_guests_play_casual_unrated() {
     // A guest asking for a rated queue is refused, naming M12; nothing is queued.
     let mut guest = ludus.player("gus").await;
     let refused = guest
-        .client
-        .find_match(pb::FindMatchRequest {
-            settings: Some(caro_settings()),
-            ranking: pb::MatchRanking::Rated as i32,
-        })
+        .queue(caro_settings(), pb::MatchRanking::Rated)
         .await
         .expect_err("M12");
     assert_eq!(refused.code(), Code::FailedPrecondition);
@@ -522,16 +517,7 @@ async fn m12_rated_queues_are_for_accounts_and_guests_play_casual_unrated() {
             "casual is unrated"
         );
     }
-    let board = ax
-        .client
-        .get_leaderboard(pb::GetLeaderboardRequest {
-            ruleset: RULESET.into(),
-            limit: 10,
-            offset: 0,
-        })
-        .await
-        .expect("leaderboard")
-        .into_inner();
+    let board = ax.leaderboard(RULESET).await;
     let mut on_board: Vec<&str> = board.entries.iter().map(|e| e.player_id.as_str()).collect();
     on_board.sort_unstable();
     let mut accounts = vec![ax.id.as_str(), ao.id.as_str()];

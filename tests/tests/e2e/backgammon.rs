@@ -154,8 +154,7 @@ async fn quick_match_money_game_with_a_double_taken_and_a_redouble_dropped() {
 #[tokio::test]
 async fn b16_bearing_off_the_last_checker_against_no_checker_off_wins_a_gammon() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let bob = ludus.player("bob").await;
+    let [mut ann, bob] = ludus.players(["ann", "bob"]).await;
     // White has one checker left on its ace point; black has borne off nothing.
     let mut counts = [[0u8; 25]; 2];
     counts[0][0] = 1;
@@ -185,8 +184,7 @@ async fn b16_bearing_off_the_last_checker_against_no_checker_off_wins_a_gammon()
 #[tokio::test]
 async fn b18_a_beaver_redoubles_at_once_and_keeps_the_cube() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
+    let [mut ann, mut bob] = ludus.players(["ann", "bob"]).await;
     let beavers = settings(pb::BackgammonOptions {
         beavers: true,
         ..Default::default()
@@ -220,8 +218,7 @@ async fn b18_a_beaver_redoubles_at_once_and_keeps_the_cube() {
 #[tokio::test]
 async fn b22_a_three_point_match_plays_through_the_crawford_game_as_one_game_id() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
+    let [mut ann, mut bob] = ludus.players(["ann", "bob"]).await;
     let three = settings(pb::BackgammonOptions {
         match_game: Some(pb::BackgammonMatchGame {
             length: 3,
@@ -301,8 +298,7 @@ async fn b22_a_three_point_match_plays_through_the_crawford_game_as_one_game_id(
 #[tokio::test]
 async fn b8_a_play_that_leaves_a_die_unused_is_refused_and_changes_nothing() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
+    let [mut ann, mut bob] = ludus.players(["ann", "bob"]).await;
     create(&ludus, "bg-b8", money(), [&ann, &bob], dice(&[[3, 1]])).await;
     let before = ann.game("bg-b8").await;
     refused_by_rule(ann.play("bg-b8", "8/5").await, "B8");
@@ -317,9 +313,7 @@ async fn b8_a_play_that_leaves_a_die_unused_is_refused_and_changes_nothing() {
 #[tokio::test]
 async fn no_view_snapshot_or_event_shows_dice_before_they_are_rolled() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
-    let mut carol = ludus.player("carol").await;
+    let [mut ann, mut bob, mut carol] = ludus.players(["ann", "bob", "carol"]).await;
     // The opening 3-1, then black's roll 6-6, already chosen (in this test process only).
     let id = "bg-dice";
     create(&ludus, id, money(), [&ann, &bob], dice(&[[3, 1], [6, 6]])).await;
@@ -387,9 +381,7 @@ const CLOCK_MS: u64 = 3_000;
 async fn b20_the_server_plays_for_a_timed_out_player_takes_the_double_and_the_third_timeout_forfeits()
  {
     let ludus = Ludus::start_on_manual_clock().await;
-    let ann = ludus.player("ann").await;
-    let bob = ludus.player("bob").await;
-    let mut carol = ludus.player("carol").await;
+    let [ann, bob, mut carol] = ludus.players(["ann", "bob", "carol"]).await;
     // A short clock (on a manual clock the length costs nothing; B20's 30-120 s choices bind
     // quick match, game-state's internal API takes any clock). Opening roll 6-5, then 3-1 for the player who doubles.
     let settings = pb::GameSettings {

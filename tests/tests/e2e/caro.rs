@@ -481,16 +481,7 @@ async fn ratings_move_by_elo_after_a_win_and_the_leaderboard_shows_it() {
     assert!((rating.rating - 1216.0).abs() < 1e-9, "{}", rating.rating);
     let loser = o.rating(RULESET).await;
     assert!((loser.rating - 1184.0).abs() < 1e-9, "{}", loser.rating);
-    let board = x
-        .client
-        .get_leaderboard(pb::GetLeaderboardRequest {
-            ruleset: RULESET.into(),
-            limit: 10,
-            offset: 0,
-        })
-        .await
-        .expect("leaderboard")
-        .into_inner();
+    let board = x.leaderboard(RULESET).await;
     let names: Vec<&str> = board
         .entries
         .iter()
@@ -555,8 +546,7 @@ async fn c14_resigning_loses() {
 #[tokio::test]
 async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket() {
     let ludus = Ludus::start().await;
-    let mut big = ludus.player("big").await;
-    let mut small = ludus.player("small").await;
+    let [mut big, mut small] = ludus.players(["big", "small"]).await;
     let nineteen = pb::GameSettings {
         options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
             board_size: 19,
@@ -573,11 +563,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
     assert_eq!(first.state, pb::TicketState::Queued as i32);
     // A second ticket for the same player is refused.
     let twice = big
-        .client
-        .find_match(pb::FindMatchRequest {
-            settings: Some(caro_settings()),
-            ranking: pb::MatchRanking::Default as i32,
-        })
+        .queue(caro_settings(), pb::MatchRanking::Default)
         .await
         .unwrap_err();
     assert_eq!(twice.code(), Code::AlreadyExists);
@@ -783,10 +769,7 @@ async fn quick_match_pairs_close_ratings_together() {
     // Rating windows: 150 Elo at once, wider with waiting. Four players queue together; the
     // two strong ones meet each other, not the weak ones (who are 270-300 Elo away).
     let ludus = Ludus::start().await;
-    let mut ann = ludus.account("ann").await;
-    let mut bob = ludus.account("bob").await;
-    let mut cat = ludus.account("cat").await;
-    let mut dan = ludus.account("dan").await;
+    let [mut ann, mut bob, mut cat, mut dan] = ludus.accounts(["ann", "bob", "cat", "dan"]).await;
     for (player, rating) in [
         (&ann, 1500.0),
         (&bob, 1210.0),

@@ -91,15 +91,7 @@ async fn call(
     }
     let request = builder.body(Full::new(Bytes::from(body))).expect("request");
 
-    let stream = TcpStream::connect(gateway).await.expect("connect");
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .expect("HTTP/1.1 handshake");
-    tokio::spawn(connection);
-    let response = tokio::time::timeout(PATIENCE, sender.send_request(request))
-        .await
-        .expect("answered in time")
-        .expect("an HTTP answer");
+    let response = send_http1(gateway, request).await;
     assert_eq!(
         response.version(),
         Version::HTTP_11,
@@ -411,6 +403,22 @@ async fn a_browser_quick_matches_plays_and_watches_over_grpc_web_beside_a_native
     ludus.shutdown().await;
 }
 
+/// Sends one request over a fresh HTTP/1.1 connection, as a browser without TLS does.
+async fn send_http1(
+    gateway: SocketAddr,
+    request: Request<Full<Bytes>>,
+) -> http::Response<hyper::body::Incoming> {
+    let stream = TcpStream::connect(gateway).await.expect("connect");
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .expect("HTTP/1.1 handshake");
+    tokio::spawn(connection);
+    tokio::time::timeout(PATIENCE, sender.send_request(request))
+        .await
+        .expect("answered in time")
+        .expect("an HTTP answer")
+}
+
 /// A browser's preflight, answered without reaching the service.
 async fn preflight(gateway: SocketAddr, origin: &str) -> http::response::Parts {
     let request = Request::builder()
@@ -425,16 +433,7 @@ async fn preflight(gateway: SocketAddr, origin: &str) -> http::response::Parts {
         )
         .body(Full::new(Bytes::new()))
         .expect("request");
-    let stream = TcpStream::connect(gateway).await.expect("connect");
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .expect("HTTP/1.1 handshake");
-    tokio::spawn(connection);
-    let response = tokio::time::timeout(PATIENCE, sender.send_request(request))
-        .await
-        .expect("answered in time")
-        .expect("an HTTP answer");
-    response.into_parts().0
+    send_http1(gateway, request).await.into_parts().0
 }
 
 #[tokio::test]

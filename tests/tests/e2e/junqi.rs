@@ -142,8 +142,7 @@ async fn quick_match_deals_face_down_with_the_j19_clock_and_leaving_loses() {
 #[tokio::test]
 async fn j8_two_flips_of_the_same_colour_settle_colours() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
+    let [mut ann, mut bob] = ludus.players(["ann", "bob"]).await;
     let game = dealt(11);
     let first = game.to_move().expect("to move");
     let reds: Vec<Point> = Point::all()
@@ -210,8 +209,7 @@ async fn j8_two_flips_of_the_same_colour_settle_colours() {
 #[tokio::test]
 async fn j9_a_railway_slide_goes_straight_and_only_an_engineer_turns() {
     let ludus = Ludus::start().await;
-    let mut red = ludus.player("red").await;
-    let mut blue = ludus.player("blue").await;
+    let [mut red, mut blue] = ludus.players(["red", "blue"]).await;
     let game = diagram(
         "..  Bf  ..  ..  ..
          ..  ..  ..  ..  Bd
@@ -268,8 +266,7 @@ async fn j9_a_railway_slide_goes_straight_and_only_an_engineer_turns() {
 #[tokio::test]
 async fn j14_only_an_engineer_clears_a_mine() {
     let ludus = Ludus::start().await;
-    let mut red = ludus.player("red").await;
-    let blue = ludus.player("blue").await;
+    let [mut red, blue] = ludus.players(["red", "blue"]).await;
     let game = diagram(
         "..  Bf  ..  ..  ..
          ..  ..  ..  ..  Bd
@@ -328,8 +325,7 @@ async fn j14_only_an_engineer_clears_a_mine() {
 #[tokio::test]
 async fn j13_a_bomb_and_the_commander_it_meets_are_both_removed() {
     let ludus = Ludus::start().await;
-    let mut red = ludus.player("red").await;
-    let blue = ludus.player("blue").await;
+    let [mut red, blue] = ludus.players(["red", "blue"]).await;
     let game = diagram(
         "..  Bf  ..  ..  ..
          ..  ..  ..  ..  Bd
@@ -369,8 +365,7 @@ async fn j13_a_bomb_and_the_commander_it_meets_are_both_removed() {
 #[tokio::test]
 async fn j11_attacking_a_camp_is_refused_naming_the_rule() {
     let ludus = Ludus::start().await;
-    let mut red = ludus.player("red").await;
-    let blue = ludus.player("blue").await;
+    let [mut red, blue] = ludus.players(["red", "blue"]).await;
     let game = diagram(
         "..  Bf  ..  ..  ..
          ..  ..  ..  ..  Bd
@@ -406,8 +401,7 @@ async fn j11_attacking_a_camp_is_refused_naming_the_rule() {
 #[tokio::test]
 async fn j15_capturing_the_open_flag_wins() {
     let ludus = Ludus::start().await;
-    let mut red = ludus.player("red").await;
-    let mut blue = ludus.player("blue").await;
+    let [mut red, mut blue] = ludus.players(["red", "blue"]).await;
     // Blue's three Mines are gone (not on the board) and nothing is face down: the flag is open.
     let game = diagram(
         "..  Bf  ..  ..  ..
@@ -451,8 +445,7 @@ async fn j15_capturing_the_open_flag_wins() {
 #[tokio::test]
 async fn j17_sixty_actions_without_a_flip_or_combat_draw() {
     let ludus = Ludus::start().await;
-    let mut red = ludus.player("red").await;
-    let mut blue = ludus.player("blue").await;
+    let [mut red, mut blue] = ludus.players(["red", "blue"]).await;
     let game = diagram(
         "..  Bf  ..  ..  ..
          ..  ..  ..  ..  Bd
@@ -500,8 +493,7 @@ const CLOCK_MS: u64 = 2_000;
 #[tokio::test]
 async fn j19_a_timeout_plays_for_the_player_and_autoplay_goes_on_until_they_act() {
     let ludus = Ludus::start_on_manual_clock().await;
-    let mut ann = ludus.player("ann").await;
-    let mut bob = ludus.player("bob").await;
+    let [mut ann, mut bob] = ludus.players(["ann", "bob"]).await;
     let game = dealt(5);
     let sleeper = game.to_move().expect("to move");
     create(&ludus, "autoplay", game, [&ann, &bob], CLOCK_MS).await;
@@ -893,8 +885,7 @@ async fn j22_no_message_to_anybody_reveals_a_face_down_piece() {
 #[tokio::test]
 async fn malformed_junqi_actions_get_invalid_argument() {
     let ludus = Ludus::start().await;
-    let mut ann = ludus.player("ann").await;
-    let bob = ludus.player("bob").await;
+    let [mut ann, bob] = ludus.players(["ann", "bob"]).await;
     let game = dealt(2);
     create(&ludus, "malformed", game, [&ann, &bob], 0).await;
     let seq = ann.game("malformed").await.seq;

@@ -38,8 +38,7 @@ async fn created(
     options: pb::MancalaOptions,
     turn_time_ms: u64,
 ) -> (String, Player, Player) {
-    let a = ludus.player("ana").await;
-    let b = ludus.player("bo").await;
+    let [a, b] = ludus.players(["ana", "bo"]).await;
     let settings = pb::GameSettings {
         options: Some(pb::game_settings::Options::Mancala(options)),
         turn_time_ms,

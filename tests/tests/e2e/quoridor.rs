@@ -251,8 +251,7 @@ const CLOCK_MS: u64 = 3_000;
 #[tokio::test]
 async fn q19_q20_q21_timeouts_pass_or_step_aside_and_a_blocking_pawn_may_not_pass() {
     let ludus = Ludus::start_on_manual_clock().await;
-    let mut red = ludus.player("red").await;
-    let mut yellow = ludus.player("yellow").await;
+    let [mut red, mut yellow] = ludus.players(["red", "yellow"]).await;
     // A short clock (on a manual clock: it runs out when the test moves time); red moves
     // first.
     let game = create(

@@ -11,8 +11,7 @@ use ludus_terminal::{
     account,
     saved_session::{self, SessionFile},
 };
-use ludus_tests::{AccountsDatabase, Ludus, PATIENCE, caro_settings};
-use tokio_stream::StreamExt as _;
+use ludus_tests::{AccountsDatabase, Ludus, caro_settings};
 use tonic::Code;
 
 const PASSWORD: &str = "correct horse battery";
@@ -20,7 +19,7 @@ const RULESET: &str = "caro/15/blocked-ends";
 
 /// Waits for the terminal client's own quick-match stream to match.
 async fn matched(client: &mut ludus_terminal::Client) -> (String, u32) {
-    let mut updates = client
+    let updates = client
         .find_match(pb::FindMatchRequest {
             settings: Some(caro_settings()),
             ranking: pb::MatchRanking::Default as i32,
@@ -28,31 +27,14 @@ async fn matched(client: &mut ludus_terminal::Client) -> (String, u32) {
         .await
         .expect("find match")
         .into_inner();
-    let wait = async {
-        while let Some(update) = updates.next().await {
-            let update = update.expect("ticket update");
-            if update.state == pb::TicketState::Matched as i32 {
-                return (update.game_id, update.seat);
-            }
-        }
-        panic!("the match stream ended before a match");
-    };
-    tokio::time::timeout(PATIENCE, wait)
-        .await
-        .expect("matched in time")
+    ludus_tests::matched(updates).await
 }
 
 /// Plays `cell` with the terminal client's session at the game's current seq.
 async fn play(client: &mut ludus_terminal::Client, game_id: &str, cell: &str) {
-    let seq = client
-        .get_game(pb::GetGameRequest {
-            game_id: game_id.into(),
-        })
+    let seq = ludus_terminal::get_game(client, game_id)
         .await
         .expect("get game")
-        .into_inner()
-        .game
-        .expect("snapshot")
         .seq;
     client
         .submit_action(pb::SubmitActionRequest {

@@ -236,19 +236,14 @@ impl Hosting for BackgammonSession {
     fn options_from_pb(settings: &pb::GameSettings) -> Result<BackgammonOptions, CatalogError> {
         match &settings.options {
             Some(pb::game_settings::Options::Backgammon(options)) => options_from_pb(options),
-            _ => Err(invalid(
-                "settings.options: expected backgammon options".into(),
-            )),
+            _ => Err(CatalogError::options_not_for(Self::KIND)),
         }
     }
 
     fn action_from_pb(&self, action: &pb::Action) -> Result<Action, CatalogError> {
         use pb::backgammon_action::Kind;
         let Some(pb::action::Action::Backgammon(bg)) = &action.action else {
-            return Err(invalid(
-                "action: this is a backgammon game: send action.backgammon or action.notation"
-                    .into(),
-            ));
+            return Err(CatalogError::action_not_for(Self::KIND));
         };
         match &bg.kind {
             Some(Kind::Simple(simple)) => {

@@ -57,17 +57,13 @@ impl Hosting for Caro {
     fn options_from_pb(settings: &pb::GameSettings) -> Result<CaroOptions, CatalogError> {
         match &settings.options {
             Some(pb::game_settings::Options::Caro(options)) => options_from_pb(options),
-            _ => Err(CatalogError::InvalidArgument(
-                "settings.options: expected caro options".into(),
-            )),
+            _ => Err(CatalogError::options_not_for(Self::KIND)),
         }
     }
 
     fn action_from_pb(&self, action: &pb::Action) -> Result<CaroAction, CatalogError> {
         let Some(pb::action::Action::Caro(caro)) = &action.action else {
-            return Err(CatalogError::InvalidArgument(
-                "action: this is a caro game: send action.caro or action.notation".into(),
-            ));
+            return Err(CatalogError::action_not_for(Self::KIND));
         };
         let Some(cell) = &caro.place else {
             return Err(CatalogError::InvalidArgument(

@@ -156,17 +156,13 @@ impl Hosting for Junqi {
             Some(pb::game_settings::Options::Junqi(pb::JunqiOptions {})) => {
                 Ok(JunqiOptions::default())
             }
-            _ => Err(CatalogError::InvalidArgument(
-                "settings.options: expected junqi options".into(),
-            )),
+            _ => Err(CatalogError::options_not_for(Self::KIND)),
         }
     }
 
     fn action_from_pb(&self, action: &pb::Action) -> Result<Action, CatalogError> {
         let Some(pb::action::Action::Junqi(junqi)) = &action.action else {
-            return Err(CatalogError::InvalidArgument(
-                "action: this is a junqi game: send action.junqi or action.notation".into(),
-            ));
+            return Err(CatalogError::action_not_for(Self::KIND));
         };
         match &junqi.kind {
             Some(pb::junqi_action::Kind::Flip(flip)) => Ok(Action::Flip(point_from_pb(

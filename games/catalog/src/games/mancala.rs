@@ -163,9 +163,7 @@ impl Hosting for Mancala {
 
     fn options_from_pb(settings: &pb::GameSettings) -> Result<MancalaOptions, CatalogError> {
         let Some(pb::game_settings::Options::Mancala(options)) = &settings.options else {
-            return Err(CatalogError::InvalidArgument(
-                "settings.options: expected mancala options".into(),
-            ));
+            return Err(CatalogError::options_not_for(Self::KIND));
         };
         if settings.turn_time_ms > MAX_TURN_MS {
             return Err(CatalogError::InvalidArgument(format!(
@@ -178,9 +176,7 @@ impl Hosting for Mancala {
 
     fn action_from_pb(&self, action: &pb::Action) -> Result<Sow, CatalogError> {
         let Some(pb::action::Action::Mancala(sow)) = &action.action else {
-            return Err(CatalogError::InvalidArgument(
-                "action: this is a mancala game: send action.mancala or action.notation".into(),
-            ));
+            return Err(CatalogError::action_not_for(Self::KIND));
         };
         let pits = self.rule_set().pits();
         // Pit numbers are checked by the rules too (M1/K1, FAILED_PRECONDITION); this only

@@ -289,9 +289,7 @@ pub fn ruleset(options: &QuoridorOptions, players: usize) -> String {
 fn quoridor_options(settings: &pb::GameSettings) -> Result<&pb::QuoridorOptions, CatalogError> {
     match &settings.options {
         Some(pb::game_settings::Options::Quoridor(options)) => Ok(options),
-        _ => Err(invalid(
-            "settings.options: expected quoridor options".into(),
-        )),
+        _ => Err(CatalogError::options_not_for(GameKind::Quoridor)),
     }
 }
 
@@ -323,9 +321,7 @@ impl Hosting for Quoridor {
     fn action_from_pb(&self, action: &pb::Action) -> Result<QuoridorAction, CatalogError> {
         use pb::quoridor_action::Kind;
         let Some(pb::action::Action::Quoridor(quoridor)) = &action.action else {
-            return Err(invalid(
-                "action: this is a quoridor game: send action.quoridor or action.notation".into(),
-            ));
+            return Err(CatalogError::action_not_for(Self::KIND));
         };
         let n = self.options().size;
         match &quoridor.kind {

@@ -53,7 +53,7 @@ impl GameStateService {
         loaded.record.deadline_ms = due;
         self.arm_timer(
             &turn_timer_key(&loaded.game_id, loaded.record.turn_seq),
-            pb::timer_action::Action::ExpireTurn(pb::ExpireTurnTimer {
+            pb::timer_action::Action::ExpireTurn(pb::ExpireTurnRequest {
                 game_id: loaded.game_id.clone(),
                 turn_seq: loaded.record.turn_seq,
             }),
@@ -73,7 +73,7 @@ impl GameStateService {
         }
         self.arm_timer(
             &outcome_timer_key(&loaded.game_id),
-            pb::timer_action::Action::ReportOutcome(pb::ReportOutcomeTimer {
+            pb::timer_action::Action::ReportOutcome(pb::ReportOutcomeRequest {
                 game_id: loaded.game_id.clone(),
                 finishing_seq: loaded.seq + 1,
                 armed_unix_ms: self.now_ms(),

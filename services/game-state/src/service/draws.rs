@@ -7,77 +7,60 @@ use ludus_proto::pb;
 
 use super::GameStateService;
 use crate::error::ServiceError;
-use crate::model::validate_id;
 
 impl GameStateService {
     pub async fn offer_draw(
         &self,
         request: pb::PlayerRequest,
     ) -> Result<pb::ApplyActionResponse, ServiceError> {
-        validate_id("player_id", &request.player_id)?;
-        let event = self
-            .server_change(&request.game_id, |loaded| {
-                let seat = loaded.require_seat(&request.player_id)?;
-                loaded.require_active()?;
-                loaded.game.can_agree_draw().map_err(CatalogError::Rule)?;
-                let rule = loaded.game.draw_rule();
-                if let Some(by) = loaded.record.draw_offer {
-                    return Err(ServiceError::FailedPrecondition(if by == seat {
-                        format!("{rule}: your draw offer is already pending")
-                    } else {
-                        format!("{rule}: your opponent already offered a draw: answer it")
-                    }));
-                }
-                Ok(Some(pb::game_event::Kind::DrawOffered(pb::DrawOffered {
-                    seat: seat_u32(seat),
-                })))
-            })
-            .await?;
-        Ok(pb::ApplyActionResponse {
-            event,
-            duplicate: false,
+        self.seated_change(&request.game_id, &request.player_id, |loaded, seat| {
+            loaded.game.can_agree_draw().map_err(CatalogError::Rule)?;
+            let rule = loaded.game.draw_rule();
+            if let Some(by) = loaded.record.draw_offer {
+                return Err(ServiceError::FailedPrecondition(if by == seat {
+                    format!("{rule}: your draw offer is already pending")
+                } else {
+                    format!("{rule}: your opponent already offered a draw: answer it")
+                }));
+            }
+            Ok(pb::game_event::Kind::DrawOffered(pb::DrawOffered {
+                seat: seat_u32(seat),
+            }))
         })
+        .await
     }
 
     pub async fn respond_draw(
         &self,
         request: pb::RespondDrawInternalRequest,
     ) -> Result<pb::ApplyActionResponse, ServiceError> {
-        validate_id("player_id", &request.player_id)?;
-        let event = self
-            .server_change(&request.game_id, |loaded| {
-                let seat = loaded.require_seat(&request.player_id)?;
-                loaded.require_active()?;
-                let rule = loaded.game.draw_rule();
-                let offered_by = match loaded.record.draw_offer {
-                    Some(by) if by != seat => by,
-                    Some(_) => {
-                        return Err(ServiceError::FailedPrecondition(format!(
-                            "{rule}: you cannot answer your own draw offer"
-                        )));
-                    }
-                    None => {
-                        return Err(ServiceError::FailedPrecondition(format!(
-                            "{rule}: there is no draw offer to answer"
-                        )));
-                    }
-                };
-                if request.accept {
-                    loaded.game.agree_draw().map_err(CatalogError::Rule)?;
-                    // The event's message is the offer's: it names who offered.
-                    Ok(Some(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
-                        seat: seat_u32(offered_by),
-                    })))
-                } else {
-                    Ok(Some(pb::game_event::Kind::DrawDeclined(pb::DrawDeclined {
-                        seat: seat_u32(seat),
-                    })))
+        self.seated_change(&request.game_id, &request.player_id, |loaded, seat| {
+            let rule = loaded.game.draw_rule();
+            let offered_by = match loaded.record.draw_offer {
+                Some(by) if by != seat => by,
+                Some(_) => {
+                    return Err(ServiceError::FailedPrecondition(format!(
+                        "{rule}: you cannot answer your own draw offer"
+                    )));
                 }
-            })
-            .await?;
-        Ok(pb::ApplyActionResponse {
-            event,
-            duplicate: false,
+                None => {
+                    return Err(ServiceError::FailedPrecondition(format!(
+                        "{rule}: there is no draw offer to answer"
+                    )));
+                }
+            };
+            if request.accept {
+                loaded.game.agree_draw().map_err(CatalogError::Rule)?;
+                // The event's message is the offer's: it names who offered.
+                Ok(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
+                    seat: seat_u32(offered_by),
+                }))
+            } else {
+                Ok(pb::game_event::Kind::DrawDeclined(pb::DrawDeclined {
+                    seat: seat_u32(seat),
+                }))
+            }
         })
+        .await
     }
 }

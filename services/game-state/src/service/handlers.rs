@@ -231,21 +231,13 @@ impl GameStateService {
         &self,
         request: pb::PlayerRequest,
     ) -> Result<pb::ApplyActionResponse, ServiceError> {
-        validate_id("player_id", &request.player_id)?;
-        let event = self
-            .server_change(&request.game_id, |loaded| {
-                let seat = loaded.require_seat(&request.player_id)?;
-                loaded.require_active()?;
-                loaded.game.resign(seat);
-                Ok(Some(pb::game_event::Kind::Resigned(pb::PlayerResigned {
-                    seat: seat_u32(seat),
-                })))
-            })
-            .await?;
-        Ok(pb::ApplyActionResponse {
-            event,
-            duplicate: false,
+        self.seated_change(&request.game_id, &request.player_id, |loaded, seat| {
+            loaded.game.resign(seat);
+            Ok(pb::game_event::Kind::Resigned(pb::PlayerResigned {
+                seat: seat_u32(seat),
+            }))
         })
+        .await
     }
 
     /// Archives a finished game, then reports it to ratings. `finishing_seq` is the seq of

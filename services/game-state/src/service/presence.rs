@@ -71,7 +71,7 @@ impl GameStateService {
         if return_by > 0 {
             self.arm_timer(
                 &absence_timer_key(&game_id, seat, &token),
-                pb::timer_action::Action::ExpireAbsence(pb::ExpireAbsenceTimer {
+                pb::timer_action::Action::ExpireAbsence(pb::ExpireAbsenceRequest {
                     game_id: game_id.clone(),
                     seat: seat_u32(seat),
                     token: token.clone(),

@@ -33,12 +33,23 @@ pub async fn create_game(
     options: Options,
     players: [&str; 2],
 ) {
+    create_timed_game(service, game_id, options, players, 0).await;
+}
+
+/// [`create_game`] with a turn clock of `turn_time_ms` (0: none).
+pub async fn create_timed_game(
+    service: &GameStateService,
+    game_id: &str,
+    options: Options,
+    players: [&str; 2],
+    turn_time_ms: u64,
+) {
     service
         .create_game(pb::CreateGameRequest {
             game_id: game_id.to_owned(),
             settings: Some(pb::GameSettings {
                 options: Some(options),
-                turn_time_ms: 0,
+                turn_time_ms,
             }),
             players: players
                 .map(|player| pb::PlayerRef {

@@ -21,12 +21,12 @@
 
 mod floor;
 mod matchmaking;
-mod measure;
 mod play;
 mod streams;
 mod system;
 
 use clap::{Parser, Subcommand};
+use ludus_tests::measure;
 
 #[derive(Debug, Parser)]
 #[command(name = "loadgen", about = "Ludus benchmarks on loopback")]

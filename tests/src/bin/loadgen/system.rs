@@ -335,44 +335,36 @@ impl System {
         let accounts_url: Vec<String> = accounts
             .map(|port| vec!["--accounts-url".into(), url(port)])
             .unwrap_or_default();
-        children.spawn(
-            bin_dir,
-            "ludus-ratings",
-            &[
+        // Every other service listens on its own port and shares the one Redis.
+        let on_redis = |port: u16| -> Vec<String> {
+            vec![
                 "--listen".into(),
-                listen(ratings),
+                listen(port),
                 "--redis-url".into(),
                 redis_url.clone(),
-            ],
-        )?;
+            ]
+        };
+        children.spawn(bin_dir, "ludus-ratings", &on_redis(ratings))?;
         ports.push(ratings);
         children.spawn(
             bin_dir,
             "ludus-timers",
             &[
-                "--listen".into(),
-                listen(timers),
-                "--redis-url".into(),
-                redis_url.clone(),
-                "--game-state-url".into(),
-                url(game_state),
-            ],
+                on_redis(timers),
+                vec!["--game-state-url".into(), url(game_state)],
+            ]
+            .concat(),
         )?;
         ports.push(timers);
         children.spawn(
             bin_dir,
             "ludus-game-state",
             &[
-                "--listen".into(),
-                listen(game_state),
-                "--redis-url".into(),
-                redis_url.clone(),
-                "--ratings-url".into(),
-                url(ratings),
+                on_redis(game_state),
+                vec!["--ratings-url".into(), url(ratings)],
+                accounts_url.clone(),
             ]
-            .into_iter()
-            .chain(accounts_url.iter().cloned())
-            .collect::<Vec<_>>(),
+            .concat(),
         )?;
         ports.push(game_state);
         let mut matchmaking = Vec::new();
@@ -382,15 +374,15 @@ impl System {
                 bin_dir,
                 "ludus-matchmaking",
                 &[
-                    "--listen".into(),
-                    listen(port),
-                    "--redis-url".into(),
-                    redis_url.clone(),
-                    "--game-state-url".into(),
-                    url(game_state),
-                    "--ratings-url".into(),
-                    url(ratings),
-                ],
+                    on_redis(port),
+                    vec![
+                        "--game-state-url".into(),
+                        url(game_state),
+                        "--ratings-url".into(),
+                        url(ratings),
+                    ],
+                ]
+                .concat(),
             )?;
             ports.push(port);
             matchmaking.push(port);
@@ -399,11 +391,8 @@ impl System {
         let mut gateway_pid = None;
         for i in 0..gateways.max(1) {
             let port = free_port()?;
-            let mut args = vec![
-                "--listen".into(),
-                listen(port),
-                "--redis-url".into(),
-                redis_url.clone(),
+            let mut args = on_redis(port);
+            args.extend([
                 "--game-state-url".into(),
                 url(game_state),
                 "--matchmaking-url".into(),
@@ -412,7 +401,7 @@ impl System {
                 url(ratings),
                 "--token-secret".into(),
                 TOKEN_SECRET.into(),
-            ];
+            ]);
             args.extend(accounts_url.iter().cloned());
             if raise_sign_in_limit {
                 args.extend([

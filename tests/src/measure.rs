@@ -8,17 +8,25 @@ use std::time::Duration;
 pub struct Latencies(Vec<u64>);
 
 impl Latencies {
+    /// Adds one sample.
     pub fn push(&mut self, latency: Duration) {
         self.0
             .push(u64::try_from(latency.as_micros()).unwrap_or(u64::MAX));
     }
 
+    /// Adds every sample of `other`.
     pub fn extend(&mut self, other: Latencies) {
         self.0.extend(other.0);
     }
 
+    /// How many samples there are.
     pub fn len(&self) -> usize {
         self.0.len()
+    }
+
+    /// Whether there are no samples.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// `p50 / p90 / p99 / max` in milliseconds, or "-" without samples.
