@@ -2,7 +2,7 @@
 //! every checker from its home board, played to minimise that number, for positions of up to
 //! [`MAX_CHECKERS`] checkers on points 1-6 (B11). Computed once on first use by dynamic
 //! programming over the positions in increasing pip order (every die lowers the pip count, so
-//! each position depends only on positions already computed); about 8,000 positions.
+//! each position depends only on positions already computed); 3,003 positions.
 //!
 //! "One-sided" means the opponent is ignored: right for a race (no contact), where it is the
 //! heart of the race evaluation in [`super::eval`].
@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Positions with at most this many checkers are in the table.
-pub const MAX_CHECKERS: u32 = 10;
+pub const MAX_CHECKERS: u32 = 8;
 
 /// Checkers on points 1-6, index 0 = point 1.
 pub type Home = [u8; 6];

@@ -31,16 +31,16 @@ use crate::play::{Dice, Play, legal_plays};
 use crate::session::BackgammonSession;
 
 /// Hard looks at this many of the best 0-ply plays at 1-ply.
-const HARD_ONE_PLY: usize = 8;
+const HARD_ONE_PLY: usize = 10;
 /// ... and at this many of the best 1-ply plays at 2-ply.
-const HARD_TWO_PLY: usize = 3;
+const HARD_TWO_PLY: usize = 5;
 /// Work units (static evaluations; a play generation counts [`GENERATION_WORK`]) of each level.
 const EASY_WORK: u64 = 100_000;
 const NORMAL_WORK: u64 = 100_000;
 const HARD_WORK: u64 = 400_000;
 const GENERATION_WORK: u64 = 10;
 /// Easy's noise: uniform in ±this many units of [`rough::score`] (about a pip each).
-const EASY_NOISE: u32 = 12;
+const EASY_NOISE: u32 = 24;
 
 /// The 21 distinct rolls and how many of the 36 each stands for.
 fn rolls() -> impl Iterator<Item = (Dice, f64)> {
