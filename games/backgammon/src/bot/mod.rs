@@ -34,7 +34,8 @@ use crate::session::BackgammonSession;
 const HARD_ONE_PLY: usize = 10;
 /// ... and at this many of the best 1-ply plays at 2-ply.
 const HARD_TWO_PLY: usize = 5;
-/// Work units (static evaluations; a play generation counts [`GENERATION_WORK`]) of each level.
+// Each level's work budget, in static evaluations; generating a roll's plays counts
+// GENERATION_WORK of them.
 const EASY_WORK: u64 = 100_000;
 const NORMAL_WORK: u64 = 100_000;
 const HARD_WORK: u64 = 400_000;
@@ -231,13 +232,8 @@ fn chances(game: &Backgammon, me: Seat, to_roll: Seat, level: Level, budget: &Bu
     };
     search
         .ahead(game.board(), to_roll, depth)
-        .or_else(|| {
-            // Out of budget: one roll ahead is cheap, and a static look is free.
-            let unbounded = Budget::work(u64::MAX);
-            let mut quick = Search::new(game, me, &unbounded);
-            quick.ahead(game.board(), to_roll, depth.min(1))
-        })
-        .unwrap_or_else(|| evaluate(game.board(), to_roll ^ 1))
+        // Out of budget: a static look costs nothing and is always there.
+        .unwrap_or_else(|| search.stat(game.board(), to_roll ^ 1))
 }
 
 /// The B20 timeout play: the Normal level's choice for `game`'s player on roll.
