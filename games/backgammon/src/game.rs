@@ -486,7 +486,7 @@ impl Backgammon {
     fn bot_play(&mut self) {
         if let Phase::Play { dice } = self.phase {
             let legal = legal_plays(&self.board, self.turn, dice);
-            let i = bot::choose(&legal.plays, self.turn);
+            let i = bot::timeout_play(self, &legal.plays);
             let (play, board) = legal
                 .plays
                 .get(i)

@@ -30,7 +30,8 @@
 //! - [`session`]: [`BackgammonSession`], a money game or a whole match as one hosted game (B22).
 //! - [`notation`]: reading `24/18 13/11`, `bar/22`, `8/2(2)`, `double`…
 //! - [`gnubg`]: Position ID and Match ID.
-//! - [`bot`]: the "normal" bot that plays on timeout.
+//! - [`bot`]: the computer players (Easy, Normal, Hard: checker play and cube decisions in
+//!   money and match play); the Normal level plays on timeout (B20).
 //! - [`options`], [`view`], [`action`], [`error`]: the public types the services map.
 #![forbid(unsafe_code)]
 

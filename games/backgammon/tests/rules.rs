@@ -7,16 +7,9 @@ use ludus_backgammon::{
 };
 use ludus_rules::{Game, GameResult, RuleViolation, ScriptedRandom, Viewer};
 
-/// Builds a board from (point, count) lists in each side's own numbering; 25 = bar.
-fn board(white: &[(u8, u8)], black: &[(u8, u8)]) -> Board {
-    let mut c = [[0u8; 25]; 2];
-    for (side, list) in [white, black].into_iter().enumerate() {
-        for &(p, n) in list {
-            c[side][usize::from(p) - 1] += n;
-        }
-    }
-    Board::new(c).expect("valid test board")
-}
+mod common;
+
+use common::board;
 
 fn game_at(b: Board, turn: usize, dice: Option<[u8; 2]>) -> Backgammon {
     Backgammon::from_position(BackgammonOptions::default(), b, turn, dice).expect("position")

@@ -68,6 +68,7 @@ fn main() -> ExitCode {
     #[allow(clippy::match_single_binding)]
     let result: Result<String, String> = match args.game.as_str() {
         "quoridor" => run::<ludus_quoridor::Quoridor>(&args),
+        "backgammon" => run::<ludus_backgammon::BackgammonSession>(&args),
         other => Err(format!("no computer player for game {other:?}")),
     };
     match result {

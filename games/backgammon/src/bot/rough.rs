@@ -1,26 +1,10 @@
-//! The "normal" bot that plays for a player whose turn clock ran out (B20): it prefers
-//! bearing off, hitting and making points, and avoids leaving blots within the opponent's
-//! reach. Deterministic: equal scores keep the first play in generation order.
+//! The rough evaluation the Easy level plays on (with noise): pips, borne-off checkers,
+//! made points and a flat penalty for blots within the opponent's reach. It used to be the
+//! B20 timeout bot, which now plays the Normal level.
 
 use ludus_rules::Seat;
 
 use crate::board::Board;
-use crate::play::Play;
-
-/// The index of the play the bot picks among `plays` (each with the position it reaches).
-/// `plays` is never empty when it comes from [`crate::play::legal_plays`]; 0 otherwise.
-pub fn choose(plays: &[(Play, Board)], side: Seat) -> usize {
-    let mut best = 0;
-    let mut best_score = i64::MIN;
-    for (i, (_, board)) in plays.iter().enumerate() {
-        let s = score(board, side);
-        if s > best_score {
-            best_score = s;
-            best = i;
-        }
-    }
-    best
-}
 
 /// A heuristic value of `board` for `side`, higher is better.
 pub fn score(board: &Board, side: Seat) -> i64 {

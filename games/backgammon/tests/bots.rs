@@ -1,0 +1,347 @@
+//! The computer players (issue 15): always a legal action, the budget contract, determinism,
+//! and the behaviour each level promises on hand-made positions (rule ids cited).
+
+use ludus_backgammon::board::Board;
+use ludus_backgammon::{
+    Action, Backgammon, BackgammonOptions, BackgammonSession, MatchGame, Phase, ResignLevel,
+};
+use ludus_rules::{Bot, Budget, Game, Level, RandomSource, ScriptedRandom, SplitMix64};
+use proptest::prelude::*;
+
+mod common;
+
+use common::board;
+
+fn at(options: BackgammonOptions, b: Board, turn: usize, dice: Option<[u8; 2]>) -> Backgammon {
+    Backgammon::from_position(options, b, turn, dice).expect("position")
+}
+
+fn money() -> BackgammonOptions {
+    BackgammonOptions::default()
+}
+
+fn choose(g: &Backgammon, seat: usize, level: Level) -> Action {
+    let budget = Budget::work(Backgammon::default_work(level));
+    g.choose(seat, level, &budget, &mut SplitMix64(7))
+        .expect("the bot's turn")
+}
+
+const SMART: [Level; 2] = [Level::Normal, Level::Hard];
+
+/// White (seat 0) doubles at the start of its turn; black answers.
+fn doubled(options: BackgammonOptions, b: Board) -> Backgammon {
+    at(options, b, 0, None)
+        .apply(0, &Action::Double, &mut ScriptedRandom::new([0]))
+        .expect("B14: white may double")
+}
+
+#[test]
+fn b15_an_obvious_drop_and_an_obvious_take() {
+    // White has one checker left on its 1-point; black has 5 to bear off from its 6-point.
+    let g = doubled(money(), board(&[(1, 1)], &[(6, 5)]));
+    for level in Level::ALL {
+        assert_eq!(choose(&g, 1, level), Action::Drop, "{level}");
+    }
+    // The opening position with white on roll: nearly even, an easy take (B15).
+    let g = doubled(money(), Board::START);
+    for level in Level::ALL {
+        assert_eq!(choose(&g, 1, level), Action::Take, "{level}");
+    }
+}
+
+/// Black has three checkers on the bar against white's closed board (B10) and none off:
+/// white wins a gammon most of the time.
+fn blitz() -> Board {
+    board(
+        &[(1, 2), (2, 2), (3, 2), (4, 2), (5, 2), (6, 2), (8, 3)],
+        &[(25, 3), (6, 12)],
+    )
+}
+
+#[test]
+fn b14_b16_too_good_to_double_in_money_play_but_a_cash_under_jacoby() {
+    let g = at(money(), blitz(), 0, None);
+    for level in SMART {
+        assert_eq!(
+            choose(&g, 0, level),
+            Action::Roll,
+            "{level}: play on for the gammon"
+        );
+    }
+    // B19: with the Jacoby rule and a centred cube the gammons do not count: cash now.
+    let jacoby = BackgammonOptions {
+        jacoby: true,
+        ..money()
+    };
+    let g = at(jacoby, blitz(), 0, None);
+    for level in SMART {
+        assert_eq!(choose(&g, 0, level), Action::Double, "{level}: B19 cash");
+    }
+}
+
+fn match_game(length: u32, score: [u32; 2], crawford: bool) -> BackgammonOptions {
+    BackgammonOptions {
+        match_game: Some(MatchGame {
+            length,
+            score,
+            crawford,
+        }),
+        ..money()
+    }
+}
+
+#[test]
+fn b22_no_cube_in_the_crawford_game_and_the_trailer_doubles_after_it() {
+    // A huge position for white, but black is one point from the match in the Crawford game.
+    let b = board(
+        &[(1, 2), (2, 2), (3, 2), (4, 2), (5, 2), (6, 2), (8, 3)],
+        &[(25, 1), (6, 14)],
+    );
+    let g = at(match_game(5, [0, 4], true), b, 0, None);
+    for level in Level::ALL {
+        assert_eq!(choose(&g, 0, level), Action::Roll, "{level}");
+    }
+    // Post-Crawford (black still at 4 of 5): white, the trailer, loses the match with any
+    // lost game, so the cube costs nothing: double at once (B22).
+    let g = at(match_game(5, [0, 4], false), Board::START, 0, None);
+    for level in SMART {
+        assert_eq!(choose(&g, 0, level), Action::Double, "{level}");
+    }
+}
+
+#[test]
+fn b22_the_take_depends_on_the_match_score() {
+    // White on roll in a race it wins about three times in four.
+    let b = board(&[(6, 4), (5, 3), (4, 2)], &[(6, 4), (5, 4), (4, 2), (3, 1)]);
+    // At 0-0 of a 7-point match that is a take, like in money play.
+    let g = doubled(match_game(7, [0, 0], false), b);
+    let early = choose(&g, 1, Level::Normal);
+    // Black 2-away, white 4-away (black leads 5-3 to 7): a lost doubled game loses the match,
+    // a dropped one leaves 2-away against 3-away; black needs more to take.
+    let g = doubled(match_game(7, [3, 5], false), b);
+    let leading = choose(&g, 1, Level::Normal);
+    assert_eq!(early, Action::Take);
+    assert_eq!(leading, Action::Drop);
+}
+
+#[test]
+fn b11_bears_off_when_it_can() {
+    // A race: white bears off from its 6- and 5-points with 6-5.
+    let b = board(&[(6, 2), (5, 2), (2, 3)], &[(6, 5), (4, 5)]);
+    let g = at(money(), b, 0, Some([6, 5]));
+    for level in SMART {
+        let Action::Play(play) = choose(&g, 0, level) else {
+            panic!("{level}: a play");
+        };
+        assert!(play.moves().iter().all(|m| m.to == 0), "{level}: {play}");
+    }
+}
+
+#[test]
+fn b9_hits_the_blot_on_its_five_point_with_3_1() {
+    // Black split to white's 5-point (black's 20); white's 3-1 points on it: 8/5* 6/5.
+    let b = board(
+        &[(24, 2), (13, 5), (8, 3), (6, 5)],
+        &[(24, 1), (20, 1), (13, 5), (8, 3), (6, 5)],
+    );
+    let g = at(money(), b, 0, Some([3, 1]));
+    for level in SMART {
+        let Action::Play(play) = choose(&g, 0, level) else {
+            panic!("{level}: a play");
+        };
+        let after = g
+            .clone()
+            .apply(
+                0,
+                &Action::Play(play.clone()),
+                &mut ScriptedRandom::new([0]),
+            )
+            .expect("legal");
+        let made_and_hit = after.board().count(0, 5) == 2 && after.board().bar(1) == 1;
+        assert!(made_and_hit, "{level}: {play}");
+    }
+}
+
+#[test]
+fn no_action_out_of_turn_or_after_the_end() {
+    let g = at(money(), Board::START, 0, Some([3, 1]));
+    let budget = Budget::work(1_000);
+    for level in Level::ALL {
+        assert_eq!(g.choose(1, level, &budget, &mut SplitMix64(1)), None);
+    }
+    let over = g.resign(0);
+    for level in Level::ALL {
+        assert_eq!(over.choose(0, level, &budget, &mut SplitMix64(1)), None);
+        assert_eq!(over.choose(1, level, &budget, &mut SplitMix64(1)), None);
+    }
+}
+
+#[test]
+fn an_expired_budget_still_yields_a_legal_action() {
+    // Doubles on a spread position: hundreds of plays, the slowest case of the generator.
+    let b = board(
+        &[
+            (1, 1),
+            (3, 1),
+            (5, 2),
+            (7, 1),
+            (9, 2),
+            (11, 1),
+            (14, 2),
+            (17, 1),
+            (20, 2),
+            (23, 2),
+        ],
+        &[(1, 2), (3, 2), (6, 3), (7, 2), (12, 2), (15, 2), (19, 2)],
+    );
+    let stop = || true;
+    let budget = Budget {
+        work: Backgammon::default_work(Level::Hard),
+        out_of_time: &stop,
+    };
+    for (g, seat) in [
+        (at(money(), b, 0, Some([2, 2])), 0),
+        (at(money(), Board::START, 0, None), 0),
+        (doubled(money(), Board::START), 1),
+    ] {
+        for level in Level::ALL {
+            let a = g
+                .choose(seat, level, &budget, &mut SplitMix64(3))
+                .expect("an action");
+            assert!(g.legal_actions(seat).contains(&a), "{level}: {a}");
+        }
+    }
+}
+
+#[test]
+fn the_same_seed_and_budget_give_the_same_action() {
+    let b = board(
+        &[(24, 2), (13, 4), (10, 1), (8, 3), (6, 5)],
+        &[(24, 1), (20, 1), (13, 5), (9, 1), (8, 2), (6, 5)],
+    );
+    let g = at(money(), b, 0, Some([6, 4]));
+    for level in Level::ALL {
+        let budget = Budget::work(Backgammon::default_work(level));
+        let first = g.choose(0, level, &budget, &mut SplitMix64(11));
+        let again = g.choose(0, level, &budget, &mut SplitMix64(11));
+        assert_eq!(first, again, "{level}");
+    }
+}
+
+/// A random mover that resigns rarely, so that games go on.
+fn random_action<G: Game<Action = Action>>(g: &G, seat: usize, rng: &mut SplitMix64) -> Action {
+    let legal = g.legal_actions(seat);
+    let quiet: Vec<&Action> = legal
+        .iter()
+        .filter(|a| !matches!(a, Action::Resign(_)))
+        .collect();
+    let pool: Vec<&Action> = if quiet.is_empty() || rng.below(50) == 0 {
+        legal.iter().collect()
+    } else {
+        quiet
+    };
+    pool[rng.below(pool.len() as u32) as usize].clone()
+}
+
+/// Every option set the rules know: money with each optional rule (B17-B19), and a match
+/// (B22) before, at and after the Crawford game.
+fn option_sets() -> Vec<BackgammonOptions> {
+    vec![
+        money(),
+        BackgammonOptions {
+            automatic_doubles: true,
+            beavers: true,
+            jacoby: true,
+            ..money()
+        },
+        match_game(3, [0, 0], false),
+        match_game(7, [6, 3], true),
+        match_game(5, [4, 1], false),
+    ]
+}
+
+fn bot_budget(level: Level) -> Budget<'static> {
+    // Hard's full budget is slow in a debug build; a small one walks the same code and its
+    // cut-off path.
+    Budget::work(match level {
+        Level::Hard => 3_000,
+        l => Backgammon::default_work(l),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Random games of a bot against a random mover: never a panic, always a legal action.
+    #[test]
+    fn every_level_plays_legally_against_a_random_mover(
+        seed in any::<u64>(),
+        level in prop::sample::select(Level::ALL.to_vec()),
+        options in prop::sample::select(option_sets()),
+    ) {
+        let mut dice = SplitMix64(seed);
+        let mut minds = SplitMix64(seed ^ 0xB07);
+        let mut game = BackgammonSession::setup(options, 2, &mut dice).expect("setup");
+        let bot_seat = (seed % 2) as usize;
+        let budget = bot_budget(level);
+        while game.outcome().is_none() {
+            prop_assert!(game.ply() < 3_000, "the game did not end");
+            let seat = game.to_move().expect("someone to move");
+            let action = if seat == bot_seat {
+                let a = game.choose(seat, level, &budget, &mut minds);
+                prop_assert!(a.is_some(), "no action at {:?}", game.game().phase());
+                a.expect("checked")
+            } else {
+                prop_assert_eq!(game.choose(bot_seat, level, &budget, &mut minds), None);
+                random_action(&game, seat, &mut minds)
+            };
+            prop_assert!(game.legal_actions(seat).contains(&action), "{}", action);
+            game = match game.apply(seat, &action, &mut dice) {
+                Ok(g) => g,
+                Err((_, e)) => return Err(TestCaseError::fail(format!("{action}: {e}"))),
+            };
+        }
+        prop_assert_eq!(game.choose(0, level, &budget, &mut minds), None);
+    }
+}
+
+#[test]
+fn b21_accepts_a_resignation_worth_what_playing_on_is_worth() {
+    // White is far ahead but black has borne off: a single game is all white can win.
+    let b = board(&[(1, 2)], &[(6, 5)]);
+    let g = at(money(), b, 1, None)
+        .apply(
+            1,
+            &Action::Resign(ResignLevel::Single),
+            &mut ScriptedRandom::new([0]),
+        )
+        .expect("B21 offer");
+    assert!(matches!(g.phase(), Phase::ResignOffered { .. }));
+    assert_eq!(choose(&g, 0, Level::Normal), Action::AcceptResignation);
+    // At the start a single game conceded is more than white's expectation: accept it too.
+    let g = at(money(), Board::START, 1, None)
+        .apply(
+            1,
+            &Action::Resign(ResignLevel::Single),
+            &mut ScriptedRandom::new([0]),
+        )
+        .expect("B21 offer");
+    assert_eq!(choose(&g, 0, Level::Normal), Action::AcceptResignation);
+}
+
+#[test]
+fn b20_a_timeout_plays_the_normal_choice() {
+    let b = board(
+        &[(24, 2), (13, 5), (8, 3), (6, 5)],
+        &[(24, 1), (20, 1), (13, 5), (8, 3), (6, 5)],
+    );
+    let g = at(money(), b, 0, Some([3, 1]));
+    let Action::Play(normal) = choose(&g, 0, Level::Normal) else {
+        panic!("a play");
+    };
+    let timed_out = g.clone().timeout(0, &mut ScriptedRandom::new([0]));
+    let expected = g
+        .apply(0, &Action::Play(normal), &mut ScriptedRandom::new([0]))
+        .expect("legal");
+    assert_eq!(timed_out.board(), expected.board());
+}
