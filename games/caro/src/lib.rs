@@ -26,6 +26,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod bot;
 pub mod line;
 
 use std::fmt;
