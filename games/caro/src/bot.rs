@@ -23,7 +23,7 @@ use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat};
 
 use crate::{Caro, CaroAction};
 use board::Board;
-use patterns::OPEN_FOUR;
+use patterns::{FOUR, OPEN_FOUR};
 use search::{Search, VCF_DEPTH, VCT_DEPTH};
 
 /// Hard's work budget: stones placed during its search. About a second on one core.
@@ -33,7 +33,7 @@ const HARD_WIDTH: usize = 10;
 /// How much Hard values taking the opponent's shapes away, in tenths of its own.
 const HARD_DEFENCE: i32 = 10;
 /// Alpha-beta depth in plies.
-const HARD_DEPTH: u32 = 3;
+const HARD_DEPTH: u32 = 4;
 /// A value beyond any evaluation: a won position.
 const WON: i32 = 100_000_000;
 
@@ -198,16 +198,16 @@ fn hard(board: Board, me: usize, budget: &Budget<'_>, rng: &mut dyn RandomSource
     let fallback = ranked.first().copied().unwrap_or_else(|| any_empty(&board));
 
     let mut search = Search::new(board, budget);
-    let quarter = search.left() / 4;
-    if let Some(at) = search.phase(quarter / 2, |s| s.attack(me, None, VCF_DEPTH, false)) {
+    let eighth = search.left() / 8;
+    if let Some(at) = search.phase(eighth, |s| s.attack(me, None, VCF_DEPTH, false)) {
         return at;
     }
-    if let Some(at) = search.phase(quarter, |s| s.attack(me, None, VCT_DEPTH, true)) {
+    if let Some(at) = search.phase(2 * eighth, |s| s.deepening(me, None, VCT_DEPTH, true)) {
         return at;
     }
-    let threat = search.phase(quarter / 2, |s| {
+    let threat = search.phase(3 * eighth, |s| {
         s.attack(opp, None, VCF_DEPTH, false)
-            .or_else(|| s.attack(opp, None, VCT_DEPTH - 1, true))
+            .or_else(|| s.deepening(opp, None, VCT_DEPTH - 1, true))
     });
     let mut moves: Vec<usize> = ranked.iter().copied().take(HARD_WIDTH).collect();
     let Some(threat) = threat else {
@@ -310,11 +310,27 @@ fn alpha_beta(
     if depth == 0 || search.out() {
         return evaluate(&search.board, player);
     }
-    // A four of the opponent's must be blocked.
-    let mut moves = if threats.is_empty() {
-        search.board.candidates()
-    } else {
+    let board = &search.board;
+    let candidates = board.candidates();
+    let mut moves = if !threats.is_empty() {
+        // A four of the opponent's must be blocked.
         threats
+    } else if candidates
+        .iter()
+        .any(|&at| board.makes_winning_threat(at, player))
+    {
+        // An open four (or four-four, four-three) with no four against it wins.
+        return WON / 2;
+    } else if candidates.iter().any(|&at| board.makes_open_four(at, opp)) {
+        // The opponent has an open three: stop it, or play a four first.
+        candidates
+            .into_iter()
+            .filter(|&at| {
+                board.makes_four(at, player) || (0..4).any(|dir| board.shape(opp, at, dir) >= FOUR)
+            })
+            .collect()
+    } else {
+        candidates
     };
     moves.sort_by_key(|&at| std::cmp::Reverse(score(&search.board, at, player, HARD_DEFENCE)));
     moves.truncate(HARD_WIDTH);

@@ -53,9 +53,13 @@ fn position(options: CaroOptions, x: &[&str], o: &[&str]) -> Caro {
     game
 }
 
+/// The most work a test gives a bot: the hand-made positions need little, and debug builds
+/// are slow.
+const TEST_WORK: u64 = 30_000;
+
 fn choose(game: &Caro, level: Level, seed: u64) -> Cell {
     let seat = game.to_move().expect("the game goes on");
-    let budget = Budget::work(Caro::default_work(level));
+    let budget = Budget::work(Caro::default_work(level).min(TEST_WORK));
     game.choose(seat, level, &budget, &mut SplitMix64(seed))
         .expect("a bot always answers on its turn")
         .cell

@@ -23,6 +23,14 @@ fn stone_code(player: usize) -> u8 {
     player as u8 + 1
 }
 
+/// A fixed pseudo-random key for a stone of `player` on `at` (SplitMix64 of the pair).
+fn zobrist(at: usize, player: usize) -> u64 {
+    let mut z = (at as u64 * 2 + player as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 #[derive(Clone)]
 pub struct Board {
     size: usize,
@@ -36,6 +44,9 @@ pub struct Board {
     blocked_ends: bool,
     exactly_five: bool,
     placed: Vec<usize>,
+    /// Zobrist hash of the stones: equal positions reached in different orders share
+    /// their search results.
+    pub hash: u64,
     /// Stones placed on this board since it was built, search moves included: the work unit.
     pub work: u64,
 }
@@ -65,12 +76,14 @@ impl Board {
             blocked_ends: options.blocked_ends,
             exactly_five: options.exactly_five,
             placed: Vec::new(),
+            hash: 0,
             work: 0,
         };
         for (i, cell) in game.moves().iter().enumerate() {
             let at = board.index(*cell);
             board.cells[at] = stone_code(i % 2);
             board.placed.push(at);
+            board.hash ^= zobrist(at, i % 2);
             board.mark_near(at, 1);
         }
         for at in 0..board.cells.len() {
@@ -136,6 +149,7 @@ impl Board {
         debug_assert_eq!(self.cells[at], EMPTY);
         self.cells[at] = stone_code(player);
         self.placed.push(at);
+        self.hash ^= zobrist(at, player);
         self.work += 1;
         self.mark_near(at, 1);
         self.refresh_lines(at);
@@ -143,6 +157,7 @@ impl Board {
 
     pub fn undo(&mut self) {
         if let Some(at) = self.placed.pop() {
+            self.hash ^= zobrist(at, usize::from(self.cells[at]) - 1);
             self.cells[at] = EMPTY;
             self.mark_near(at, -1);
             self.refresh_lines(at);

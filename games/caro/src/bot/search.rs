@@ -7,6 +7,8 @@
 //! always re-checked on the real board with the crate's C6 table, so the search is right
 //! under both C5 options; the work budget bounds it and an interrupted search proves nothing.
 
+use std::collections::HashMap;
+
 use ludus_rules::Budget;
 
 use super::board::Board;
@@ -21,6 +23,17 @@ const LEAF_VCF_DEPTH: u32 = 8;
 const MAX_THREES: usize = 8;
 /// How often (in placed stones) the caller's clock is polled.
 const POLL_EVERY: u64 = 512;
+/// The transposition table is cleared when it holds this many positions (memory bound).
+const TABLE_LIMIT: usize = 1 << 20;
+
+/// What is known of one attack (position, attacker, forced cell, with or without threes).
+#[derive(Copy, Clone, Default)]
+struct Known {
+    /// The shallowest depth a win was proved at, and its first move.
+    won: Option<(u32, usize)>,
+    /// Every depth up to this one was searched in full without a win.
+    failed: u32,
+}
 
 pub struct Search<'a> {
     pub board: Board,
@@ -30,6 +43,7 @@ pub struct Search<'a> {
     next_poll: u64,
     /// The caller ran out of time: every phase stops from now on.
     expired: bool,
+    known: HashMap<u64, Known>,
 }
 
 impl<'a> Search<'a> {
@@ -42,6 +56,7 @@ impl<'a> Search<'a> {
             limit,
             next_poll,
             expired: false,
+            known: HashMap::new(),
         }
     }
 
@@ -69,6 +84,27 @@ impl<'a> Search<'a> {
         self.expired || self.board.work >= self.limit
     }
 
+    /// [`Search::attack`] by iterative deepening, one threat deeper at a time up to
+    /// `depth`: a short forced win is found before the budget is spent deep in the first
+    /// branch of a long one.
+    pub fn deepening(
+        &mut self,
+        attacker: usize,
+        forced: Option<usize>,
+        depth: u32,
+        threes: bool,
+    ) -> Option<usize> {
+        for depth in 1..=depth {
+            if let Some(at) = self.attack(attacker, forced, depth, threes) {
+                return Some(at);
+            }
+            if self.out() {
+                break;
+            }
+        }
+        None
+    }
+
     /// A first move with which `attacker` (to move, with no winning cell of the defender
     /// left open unless it is `forced`) wins by force: by fours alone, or with `threes`
     /// also by open threes. `forced` is the defender's winning cell the attacker must fill.
@@ -89,6 +125,41 @@ impl<'a> Search<'a> {
                 None
             };
         }
+        let key = self.board.hash
+            ^ (attacker as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)
+            ^ u64::from(threes).wrapping_mul(0xE703_7ED1_A0B4_28DB)
+            ^ forced.map_or(0, |at| (at as u64 + 7).wrapping_mul(0x8EBC_6AF0_9C88_C6E3));
+        let known = self.known.get(&key).copied().unwrap_or_default();
+        match known.won {
+            Some((proved, at)) if proved <= depth => return Some(at),
+            _ if known.failed >= depth => return None,
+            _ => {}
+        }
+        let found = self.search_threats(attacker, forced, depth, threes);
+        if found.is_some() || !self.out() {
+            if self.known.len() >= TABLE_LIMIT {
+                self.known.clear();
+            }
+            let entry = self.known.entry(key).or_default();
+            match found {
+                Some(at) if entry.won.is_none_or(|(proved, _)| depth < proved) => {
+                    entry.won = Some((depth, at));
+                }
+                Some(_) => {}
+                None => entry.failed = entry.failed.max(depth),
+            }
+        }
+        found
+    }
+
+    /// [`Search::attack`] without the table.
+    fn search_threats(
+        &mut self,
+        attacker: usize,
+        forced: Option<usize>,
+        depth: u32,
+        threes: bool,
+    ) -> Option<usize> {
         for at in self.threat_moves(attacker, forced, threes) {
             let open_three = threes && self.board.makes_open_three(at, attacker);
             self.board.place(at, attacker);
