@@ -202,12 +202,12 @@ fn hard(board: Board, me: usize, budget: &Budget<'_>, rng: &mut dyn RandomSource
     if let Some(at) = search.phase(eighth, |s| s.attack(me, None, VCF_DEPTH, false)) {
         return at;
     }
-    if let Some(at) = search.phase(2 * eighth, |s| s.deepening(me, None, VCT_DEPTH, true)) {
+    if let Some(at) = search.phase(2 * eighth, |s| s.deepening(me, VCT_DEPTH)) {
         return at;
     }
     let threat = search.phase(3 * eighth, |s| {
         s.attack(opp, None, VCF_DEPTH, false)
-            .or_else(|| s.deepening(opp, None, VCT_DEPTH - 1, true))
+            .or_else(|| s.deepening(opp, VCT_DEPTH - 1))
     });
     let mut moves: Vec<usize> = ranked.iter().copied().take(HARD_WIDTH).collect();
     let Some(threat) = threat else {

@@ -84,18 +84,12 @@ impl<'a> Search<'a> {
         self.expired || self.board.work >= self.limit
     }
 
-    /// [`Search::attack`] by iterative deepening, one threat deeper at a time up to
-    /// `depth`: a short forced win is found before the budget is spent deep in the first
-    /// branch of a long one.
-    pub fn deepening(
-        &mut self,
-        attacker: usize,
-        forced: Option<usize>,
-        depth: u32,
-        threes: bool,
-    ) -> Option<usize> {
+    /// A VCT ([`Search::attack`] with threes) by iterative deepening, one threat deeper at
+    /// a time up to `depth`: a short forced win is found before the budget is spent deep in
+    /// the first branch of a long one.
+    pub fn deepening(&mut self, attacker: usize, depth: u32) -> Option<usize> {
         for depth in 1..=depth {
-            if let Some(at) = self.attack(attacker, forced, depth, threes) {
+            if let Some(at) = self.attack(attacker, None, depth, true) {
                 return Some(at);
             }
             if self.out() {
@@ -135,7 +129,8 @@ impl<'a> Search<'a> {
             _ if known.failed >= depth => return None,
             _ => {}
         }
-        let found = self.search_threats(attacker, forced, depth, threes);
+        let moves = self.threat_moves(attacker, forced, threes);
+        let found = self.first_win(attacker, moves, depth, threes);
         if found.is_some() || !self.out() {
             if self.known.len() >= TABLE_LIMIT {
                 self.known.clear();
@@ -152,15 +147,15 @@ impl<'a> Search<'a> {
         found
     }
 
-    /// [`Search::attack`] without the table.
-    fn search_threats(
+    /// The first of the attacker's threat `moves` that wins by force.
+    fn first_win(
         &mut self,
         attacker: usize,
-        forced: Option<usize>,
+        moves: Vec<usize>,
         depth: u32,
         threes: bool,
     ) -> Option<usize> {
-        for at in self.threat_moves(attacker, forced, threes) {
+        for at in moves {
             let open_three = threes && self.board.makes_open_three(at, attacker);
             self.board.place(at, attacker);
             let wins = self.board.winning_cells_through(at, attacker);
