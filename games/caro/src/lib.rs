@@ -9,6 +9,8 @@
 //! - [`CaroOptions`]: board size and the two optional rules of C5.
 //! - [`Caro`]: a game in progress or finished; implements [`ludus_rules::Game`].
 //! - [`line`]: the C4-C7 winning-line check, shared by the game and by bots.
+//! - `bot` (private): the C17 computer players, Easy/Medium/Hard, as
+//!   [`ludus_rules::Bot`] for [`Caro`].
 //!
 //! ```
 //! use ludus_caro::{Caro, CaroOptions};
@@ -26,6 +28,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod bot;
 pub mod line;
 
 use std::fmt;

@@ -69,6 +69,7 @@ fn main() -> ExitCode {
     let result: Result<String, String> = match args.game.as_str() {
         "quoridor" => run::<ludus_quoridor::Quoridor>(&args),
         "backgammon" => run::<ludus_backgammon::BackgammonSession>(&args),
+        "caro" => run::<ludus_caro::Caro>(&args),
         other => Err(format!("no computer player for game {other:?}")),
     };
     match result {

@@ -1,0 +1,367 @@
+//! Computer players for Caro, the three levels of C17.
+//!
+//! - **Easy** takes a win when it has one and otherwise plays good shape by the pattern
+//!   evaluation, attack first; one time in three it forgets to block a line one stone from
+//!   winning (C17: "Easy sometimes forgets to block").
+//! - **Medium** ([`Level::Normal`]) never forgets: it wins when it can, blocks every four
+//!   (broken ones like `XX_XX` included), makes a winning threat when it has one, blocks open
+//!   threes, and otherwise plays the best shape for both sides' lines through the cell.
+//! - **Hard** searches threats (C17: "attacks with consecutive fours and threes to force a
+//!   win"): a VCF, then a threat-space search with open threes; when the opponent has a
+//!   forced win it keeps only the moves after which that win is gone; otherwise a shallow
+//!   alpha-beta over the best candidates with the pattern evaluation.
+//!
+//! Every level works on [`board::Board`], which keeps each empty cell's line shapes up to
+//! date incrementally, and judges wins with the crate's own C6 table ([`crate::line::wins`]),
+//! so both C5 options and both board sizes (C1) are played by the same code.
+
+mod board;
+mod patterns;
+mod search;
+
+use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat};
+
+use crate::{Caro, CaroAction};
+use board::Board;
+use patterns::{FOUR, OPEN_FOUR};
+use search::{Search, VCF_DEPTH, VCT_DEPTH};
+
+/// Hard's work budget: stones placed during its search. About a second on one core.
+const HARD_WORK: u64 = 400_000;
+/// How many of the best-valued moves Hard weighs in its alpha-beta and its defence.
+const HARD_WIDTH: usize = 10;
+/// How much Hard values taking the opponent's shapes away, in tenths of its own.
+const HARD_DEFENCE: i32 = 10;
+/// Alpha-beta depth in plies.
+const HARD_DEPTH: u32 = 4;
+/// A value beyond any evaluation: a won position.
+const WON: i32 = 100_000_000;
+
+impl Bot for Caro {
+    fn choose(
+        &self,
+        seat: Seat,
+        level: Level,
+        budget: &Budget<'_>,
+        rng: &mut dyn RandomSource,
+    ) -> Option<CaroAction> {
+        if self.to_move() != Some(seat) {
+            return None;
+        }
+        let board = Board::of(self);
+        let at = match opening(&board, rng) {
+            Some(at) => at,
+            None => match level {
+                Level::Easy => easy(&board, seat, rng),
+                Level::Normal => medium(&board, seat, rng),
+                Level::Hard => hard(board.clone(), seat, budget, rng),
+            },
+        };
+        Some(CaroAction {
+            cell: board.cell(at),
+        })
+    }
+
+    /// Easy and Medium do no search (one pass over the candidates); Hard's unit is a stone
+    /// placed during its search.
+    fn default_work(level: Level) -> u64 {
+        match level {
+            Level::Easy | Level::Normal => 1,
+            Level::Hard => HARD_WORK,
+        }
+    }
+}
+
+/// The first stone goes to the middle; the answer to it goes next to it, on a side or a
+/// corner chosen by `rng`, so that games between bots do not all repeat.
+fn opening(board: &Board, rng: &mut dyn RandomSource) -> Option<usize> {
+    match (board.stones(), board.last()) {
+        (0, _) => Some(board.center()),
+        (1, Some(first)) => {
+            let neighbours: Vec<usize> = (0..4)
+                .flat_map(|dir| [board.along(first, dir, 1), board.along(first, dir, -1)])
+                .filter(|&at| board.is_empty(at))
+                .collect();
+            pick(&neighbours, rng)
+        }
+        _ => None,
+    }
+}
+
+fn pick(cells: &[usize], rng: &mut dyn RandomSource) -> Option<usize> {
+    if cells.is_empty() {
+        return None;
+    }
+    let i = rng.below(u32::try_from(cells.len()).unwrap_or(u32::MAX)) as usize;
+    cells.get(i).copied()
+}
+
+/// Any empty cell: for a board whose candidates are all taken (never in practice; the
+/// game is not over, so there is one).
+fn any_empty(board: &Board) -> usize {
+    board.first_empty().unwrap_or_else(|| board.center())
+}
+
+/// The value of a move for `me`: its own shapes plus `defence` tenths of the opponent's
+/// shapes it takes away.
+fn score(board: &Board, at: usize, me: usize, defence: i32) -> i32 {
+    10 * board.value(at, me) + defence * board.value(at, 1 - me)
+}
+
+/// The best of `cells` by `score`, ties (within `slack` per mille) broken by `rng`.
+fn best(
+    board: &Board,
+    cells: &[usize],
+    me: usize,
+    defence: i32,
+    slack: i32,
+    rng: &mut dyn RandomSource,
+) -> Option<usize> {
+    let scored: Vec<(usize, i32)> = cells
+        .iter()
+        .map(|&at| (at, score(board, at, me, defence)))
+        .collect();
+    let top = scored.iter().map(|&(_, s)| s).max()?;
+    let floor = top - (i64::from(top.max(0)) * i64::from(slack) / 1000) as i32;
+    let near_best: Vec<usize> = scored
+        .iter()
+        .filter(|&&(_, s)| s >= floor)
+        .map(|&(at, _)| at)
+        .collect();
+    pick(&near_best, rng)
+}
+
+/// C17 Easy.
+fn easy(board: &Board, me: usize, rng: &mut dyn RandomSource) -> usize {
+    let candidates = board.candidates();
+    if let Some(&win) = candidates.iter().find(|&&at| board.wins_at(at, me)) {
+        return win;
+    }
+    let threats: Vec<usize> = board.winning_cells(1 - me);
+    let forgets = rng.below(3) == 0;
+    if !threats.is_empty() && !forgets {
+        return best(board, &threats, me, 6, 0, rng).unwrap_or(threats[0]);
+    }
+    // Forgetting means not seeing the opponent's winning cells at all.
+    let unseen: Vec<usize> = candidates
+        .into_iter()
+        .filter(|at| !threats.contains(at))
+        .collect();
+    best(board, &unseen, me, 5, 150, rng).unwrap_or_else(|| any_empty(board))
+}
+
+/// C17 Medium.
+fn medium(board: &Board, me: usize, rng: &mut dyn RandomSource) -> usize {
+    let opp = 1 - me;
+    let candidates = board.candidates();
+    if let Some(&win) = candidates.iter().find(|&&at| board.wins_at(at, me)) {
+        return win;
+    }
+    let urgent: [Vec<usize>; 3] = [
+        // The opponent's winning cells: its fours, broken ones included (C17).
+        board.winning_cells(opp),
+        // A threat of ours that wins unless answered by a four (there is none: see above).
+        candidates
+            .iter()
+            .copied()
+            .filter(|&at| board.makes_winning_threat(at, me))
+            .collect(),
+        // The opponent's open threes: the cells where it would make an open four.
+        candidates
+            .iter()
+            .copied()
+            .filter(|&at| (0..4).any(|dir| board.shape(opp, at, dir) == OPEN_FOUR))
+            .collect(),
+    ];
+    for cells in &urgent {
+        if let Some(at) = best(board, cells, me, 8, 0, rng) {
+            return at;
+        }
+    }
+    best(board, &candidates, me, 8, 20, rng).unwrap_or_else(|| any_empty(board))
+}
+
+/// C17 Hard.
+fn hard(board: Board, me: usize, budget: &Budget<'_>, rng: &mut dyn RandomSource) -> usize {
+    let opp = 1 - me;
+    let candidates = board.candidates();
+    if let Some(&win) = candidates.iter().find(|&&at| board.wins_at(at, me)) {
+        return win;
+    }
+    let threats = board.winning_cells(opp);
+    if !threats.is_empty() {
+        // One winning cell: the only move. Two or more: lost; block one anyway.
+        return best(&board, &threats, me, 8, 0, rng).unwrap_or(threats[0]);
+    }
+    let mut ranked = candidates.clone();
+    ranked.sort_by_key(|&at| std::cmp::Reverse(score(&board, at, me, HARD_DEFENCE)));
+    let fallback = ranked.first().copied().unwrap_or_else(|| any_empty(&board));
+
+    let mut search = Search::new(board, budget);
+    let eighth = search.left() / 8;
+    if let Some(at) = search.phase(eighth, |s| s.attack(me, None, VCF_DEPTH, false)) {
+        return at;
+    }
+    if let Some(at) = search.phase(2 * eighth, |s| s.deepening(me, VCT_DEPTH)) {
+        return at;
+    }
+    let threat = search.phase(3 * eighth, |s| {
+        s.attack(opp, None, VCF_DEPTH, false)
+            .or_else(|| s.deepening(opp, VCT_DEPTH - 1))
+    });
+    let mut moves: Vec<usize> = ranked.iter().copied().take(HARD_WIDTH).collect();
+    let Some(threat) = threat else {
+        let share = search.left();
+        return search
+            .phase(share, |s| alpha_beta_root(s, &moves, me, rng))
+            .unwrap_or(fallback);
+    };
+    // The opponent wins by force if we let it. Candidates: its first threat, every cell
+    // where it would make a four or an open three, and our best-valued moves (our own fours
+    // among them, which it must answer first).
+    moves.retain(|&at| at != threat);
+    moves.insert(0, threat);
+    for &at in &ranked {
+        if (search.board.makes_four(at, opp) || search.board.makes_open_three(at, opp))
+            && !moves.contains(&at)
+        {
+            moves.push(at);
+        }
+    }
+    // First the cheap test (no VCF left for the opponent), then the full one (no VCT).
+    let share = search.left() / 4 / (moves.len() as u64 + 1);
+    let stops_fours: Vec<usize> = moves
+        .iter()
+        .copied()
+        .filter(|&at| search.phase(share, |s| refutes(s, at, me, false)))
+        .collect();
+    let share = search.left() / (stops_fours.len() as u64 + 1);
+    for &at in &stops_fours {
+        if search.phase(share, |s| refutes(s, at, me, true)) {
+            return at;
+        }
+    }
+    stops_fours.first().copied().unwrap_or(fallback)
+}
+
+/// Whether `me` playing `at` leaves the opponent without a forced win: no VCF, and with
+/// `threes` no VCT either. An interrupted search counts as no.
+fn refutes(search: &mut Search<'_>, at: usize, me: usize, threes: bool) -> bool {
+    let opp = 1 - me;
+    search.board.place(at, me);
+    let mine = search.board.winning_cells_through(at, me);
+    // A four of ours: the opponent must fill its cell first.
+    let forced = mine.first().copied();
+    let safe = if threes {
+        search.attack(opp, forced, VCT_DEPTH - 1, true).is_none()
+    } else {
+        search.attack(opp, forced, VCF_DEPTH, false).is_none()
+    };
+    let finished = !search.out();
+    search.board.undo();
+    safe && finished
+}
+
+/// Alpha-beta over the best `moves` of the root, `HARD_DEPTH` plies, with the pattern
+/// evaluation at the leaves; ties between equal root values broken by `rng`.
+fn alpha_beta_root(
+    search: &mut Search<'_>,
+    moves: &[usize],
+    me: usize,
+    rng: &mut dyn RandomSource,
+) -> Option<usize> {
+    let mut scored = Vec::new();
+    let mut alpha = -WON;
+    for &at in moves {
+        search.board.place(at, me);
+        let value = -alpha_beta(search, 1 - me, HARD_DEPTH - 1, -WON, -alpha + 1);
+        search.board.undo();
+        if search.out() {
+            break;
+        }
+        alpha = alpha.max(value);
+        scored.push((at, value));
+    }
+    let top = scored.iter().map(|&(_, v)| v).max()?;
+    let tied: Vec<usize> = scored
+        .iter()
+        .filter(|&&(_, v)| v == top)
+        .map(|&(at, _)| at)
+        .collect();
+    pick(&tied, rng)
+}
+
+/// Negamax value for `player` to move.
+fn alpha_beta(
+    search: &mut Search<'_>,
+    player: usize,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+) -> i32 {
+    let opp = 1 - player;
+    if !search.board.winning_cells(player).is_empty() {
+        return WON;
+    }
+    let threats = search.board.winning_cells(opp);
+    if threats.len() >= 2 {
+        return -WON;
+    }
+    if depth == 0 || search.out() {
+        return evaluate(&search.board, player);
+    }
+    let board = &search.board;
+    let candidates = board.candidates();
+    let mut moves = if !threats.is_empty() {
+        // A four of the opponent's must be blocked.
+        threats
+    } else if candidates
+        .iter()
+        .any(|&at| board.makes_winning_threat(at, player))
+    {
+        // An open four (or four-four, four-three) with no four against it wins.
+        return WON / 2;
+    } else if candidates.iter().any(|&at| board.makes_open_four(at, opp)) {
+        // The opponent has an open three: stop it, or play a four first.
+        candidates
+            .into_iter()
+            .filter(|&at| {
+                board.makes_four(at, player) || (0..4).any(|dir| board.shape(opp, at, dir) >= FOUR)
+            })
+            .collect()
+    } else {
+        candidates
+    };
+    moves.sort_by_key(|&at| std::cmp::Reverse(score(&search.board, at, player, HARD_DEFENCE)));
+    moves.truncate(HARD_WIDTH);
+    let mut best = -WON;
+    for at in moves {
+        search.board.place(at, player);
+        let value = -alpha_beta(search, opp, depth - 1, -beta, -alpha);
+        search.board.undo();
+        best = best.max(value);
+        alpha = alpha.max(value);
+        if alpha >= beta || search.out() {
+            break;
+        }
+    }
+    best
+}
+
+/// The position's value for `player` to move: the best threat each side could make next,
+/// the mover's counted fully and the opponent's less (it has to wait a move).
+fn evaluate(board: &Board, player: usize) -> i32 {
+    let opp = 1 - player;
+    let mut mine = 0;
+    let mut theirs = 0;
+    let mut mine_sum = 0;
+    let mut theirs_sum = 0;
+    for at in board.candidates() {
+        let (m, t) = (board.value(at, player), board.value(at, opp));
+        mine = mine.max(m);
+        theirs = theirs.max(t);
+        mine_sum += m;
+        theirs_sum += t;
+    }
+    2 * mine - theirs + (mine_sum - theirs_sum) / 4
+}
