@@ -42,8 +42,6 @@ fn level(name: &str) -> Result<Level, String> {
     Level::parse(name).ok_or_else(|| format!("unknown level {name:?}: easy, normal or hard"))
 }
 
-// `run` is used by the per-game arms of `main`, which land with each game's bot.
-#[allow(dead_code)]
 fn run<G: Bot>(args: &Args) -> Result<String, String> {
     let options = match &args.options {
         Some(json) => serde_json::from_str(json).map_err(|e| format!("--options: {e}"))?,
@@ -64,8 +62,7 @@ fn run<G: Bot>(args: &Args) -> Result<String, String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    // One arm per game with a computer player, e.g. `"caro" => run::<ludus_caro::Caro>(&args)`.
-    #[allow(clippy::match_single_binding)]
+    // One arm per game with a computer player.
     let result: Result<String, String> = match args.game.as_str() {
         "quoridor" => run::<ludus_quoridor::Quoridor>(&args),
         "backgammon" => run::<ludus_backgammon::BackgammonSession>(&args),
