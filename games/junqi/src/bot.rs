@@ -44,6 +44,9 @@ pub const AUTOPLAY_WORK: u64 = NORMAL_WORK;
 /// Expert searches this many of Normal's best actions.
 const EXPERT_CANDIDATES: usize = 12;
 
+/// Expert's model of an opponent flip: the average over this many random face-down points.
+const OPPONENT_FLIPS: usize = 3;
+
 /// A won or lost game, far above any material count.
 const WIN: i32 = 1_000_000;
 
@@ -59,6 +62,19 @@ const QUIET_STAKE: i32 = 120;
 /// Hunters are drawn toward prey up to this many steps away: the whole board, so a lone
 /// hunter far from everything still finds its way.
 const HUNT_RANGE: u8 = 16;
+
+/// The material of one colour's 25 pieces (J1) by [`VALUE`].
+const ARMY_VALUE: i32 = army_value();
+
+const fn army_value() -> i32 {
+    let mut total = 0;
+    let mut i = 0;
+    while i < 12 {
+        total += VALUE[i] * Rank::ALL[i].count() as i32;
+        i += 1;
+    }
+    total
+}
 
 /// A gain worth taking at once: capturing an open Flag wins (J15).
 const FLAG_GAIN: i32 = 5_000;
@@ -148,7 +164,11 @@ pub fn decide(
     let Some(me) = view.viewer_colour else {
         return pick(&actions, rng);
     };
-    let judge = Judge { me, seat };
+    let judge = Judge {
+        me,
+        seat,
+        technique: level == Level::Hard,
+    };
     match level {
         Level::Easy => beginner(&game, &judge, &actions, rng),
         Level::Normal => {
@@ -210,8 +230,9 @@ fn beginner(
     pick(actions, rng)
 }
 
-/// Expert: Normal's best candidates, each searched two plies deep on determinised samples and
-/// averaged. Falls back to Normal's choice if no sample fits the budget.
+/// Expert: Normal's best candidates, each searched three plies deep (its action, the
+/// opponent's reply, its answer) on determinised samples, and averaged over the samples.
+/// Falls back to Normal's choice if no sample fits the budget.
 fn expert(
     game: &Junqi,
     judge: &Judge,
@@ -230,20 +251,31 @@ fn expert(
     if prior.len() == 1 {
         return prior.first().map(|&(a, _)| a);
     }
+    // Stratified chance for the candidate flips: sample k reveals the k-th piece of one
+    // shuffled J21 pool, so after as many samples as there are hidden pieces every kind has
+    // turned up exactly as often as its count says (far less noise than a fresh draw each time).
+    let strata = hidden_pool(view, rng);
     let mut sums = vec![0.0f64; prior.len()];
     let mut samples = 0u32;
     while work < budget.work && !budget.expired() {
         let Some(sample) = Junqi::determinise(view, rng) else {
             break;
         };
+        let reveal = strata.get(samples as usize % strata.len().max(1)).copied();
         let mut values = Vec::with_capacity(prior.len());
         for &(a, _) in &prior {
-            values.push(judge.two_ply(&sample, a, &mut work));
+            let start = match (a, reveal) {
+                (Action::Flip(p), Some(piece)) => {
+                    with_piece(&sample, p, piece).unwrap_or_else(|| sample.clone())
+                }
+                _ => sample.clone(),
+            };
+            values.push(judge.three_ply(&start, a, &mut work, rng));
             if budget.expired() {
                 break;
             }
         }
-        // A sample cut short by the clock would bias the averages: drop it.
+        // A sample cut short would bias the averages: drop it.
         if values.len() < prior.len() {
             break;
         }
@@ -263,6 +295,22 @@ fn expert(
     best(&scored, rng)
 }
 
+/// Every piece still face down (J21), shuffled with `rng`.
+fn hidden_pool(view: &JunqiView, rng: &mut dyn RandomSource) -> Vec<Piece> {
+    let mut pool: Vec<Piece> = Vec::with_capacity(50);
+    for c in Colour::ALL {
+        for r in Rank::ALL {
+            let n = view.statistics.face_down[c.index()][r.index()];
+            pool.extend(std::iter::repeat_n(Piece::new(c, r), n as usize));
+        }
+    }
+    for i in (1..pool.len()).rev() {
+        let j = rng.below(i as u32 + 1) as usize % (i + 1);
+        pool.swap(i, j);
+    }
+    pool
+}
+
 impl Junqi {
     /// A full position consistent with `view`: the public points as they are, and on every
     /// face-down point a piece drawn from the J21 pool of what is still face down, shuffled with
@@ -274,17 +322,7 @@ impl Junqi {
             return None;
         }
         let to_move = view.to_move.filter(|&s| s < 2)?;
-        let mut pool: Vec<Piece> = Vec::with_capacity(50);
-        for c in Colour::ALL {
-            for r in Rank::ALL {
-                let n = view.statistics.face_down[c.index()][r.index()];
-                pool.extend(std::iter::repeat_n(Piece::new(c, r), n as usize));
-            }
-        }
-        for i in (1..pool.len()).rev() {
-            let j = rng.below(i as u32 + 1) as usize % (i + 1);
-            pool.swap(i, j);
-        }
+        let pool = hidden_pool(view, rng);
         // A consistent view has exactly one pool piece per face-down point; a filler keeps a
         // malformed one playable (the legal actions depend only on public facts anyway).
         let mut pool = pool.into_iter();
@@ -324,6 +362,17 @@ fn face_up(g: &Junqi, p: Point) -> Option<Piece> {
     g.board.0[p.index()].filter(|c| c.face_up).map(|c| c.piece)
 }
 
+/// What `action` gains if it is an attack (for move ordering); 0 otherwise.
+fn capture_gain(g: &Junqi, action: Action) -> i32 {
+    let Action::Move { from, to } = action else {
+        return 0;
+    };
+    match (face_up(g, from), face_up(g, to)) {
+        (Some(m), Some(t)) => gain(m.rank, t.rank, g.flag_open(t.colour)).unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// What `mover` gains by attacking `target` (J12-J15), if the attack is allowed.
 fn gain(mover: Rank, target: Rank, flag_open: bool) -> Option<i32> {
     match combat(mover, target, flag_open).ok()? {
@@ -337,6 +386,9 @@ fn gain(mover: Rank, target: Rank, flag_open: bool) -> Option<i32> {
 struct Judge {
     me: Colour,
     seat: Seat,
+    /// Expert's endgame technique: hunting and trading down when ahead. Normal weighs the
+    /// material, the threats and the flips only, so it drifts once the board is face up.
+    technique: bool,
 }
 
 impl Judge {
@@ -406,14 +458,20 @@ impl Judge {
         out
     }
 
-    /// The value of `action` in a determinised sample after the opponent's best reply: any of
-    /// its moves, or a flip elsewhere (scored as the position with us to move, since a flip
-    /// is a gamble the opponent cannot aim, and treating it as a known reveal would let it
-    /// see through the layout).
-    fn two_ply(&self, g: &Junqi, action: Action, work: &mut u64) -> i32 {
-        let mut rng = ludus_rules::SplitMix64(0); // `apply` draws nothing in Junqi
+    /// The value of `action` in a determinised sample, three plies deep: the opponent's best
+    /// reply, then our best answer, then the static value. A flip after the first ply is a
+    /// chance event, not a choice made knowing the sample: the opponent's flips count as the
+    /// average over a few random face-down points (seeing through the sample would credit it
+    /// with knowing the layout), and ours as the position handed back unchanged.
+    fn three_ply(
+        &self,
+        g: &Junqi,
+        action: Action,
+        work: &mut u64,
+        rng: &mut dyn RandomSource,
+    ) -> i32 {
         *work += 1;
-        let Some(next) = after(g, self.seat, action, &mut rng) else {
+        let Some(next) = after(g, self.seat, action, rng) else {
             return -WIN;
         };
         if next.outcome.is_some() {
@@ -421,18 +479,36 @@ impl Judge {
         }
         let opp = 1 - self.seat;
         let mut worst = i32::MAX;
-        if next.face_down_count() > 0 {
-            let mut passed = next.clone();
-            passed.to_move = self.seat;
-            worst = self.eval(&passed);
-        }
-        for reply in next.legal_actions(opp) {
-            if matches!(reply, Action::Flip(_)) {
-                continue;
+        let hidden: Vec<Point> = Point::all()
+            .filter(|q| matches!(next.board.0[q.index()], Some(c) if !c.face_up))
+            .collect();
+        if !hidden.is_empty() {
+            let mut sum = 0i64;
+            let mut n = 0i64;
+            for _ in 0..OPPONENT_FLIPS.min(hidden.len()) {
+                let Some(q) = pick(&hidden, rng) else { break };
+                *work += 1;
+                if let Some(flipped) = after(&next, opp, Action::Flip(q), rng) {
+                    sum += i64::from(self.answer(&flipped, i32::MAX, work, rng));
+                    n += 1;
+                }
             }
+            if n > 0 {
+                worst = i32::try_from(sum / n).unwrap_or(0);
+            }
+        }
+        let mut replies: Vec<(i32, Action)> = next
+            .legal_actions(opp)
+            .into_iter()
+            .filter(|a| matches!(a, Action::Move { .. }))
+            .map(|a| (capture_gain(&next, a), a))
+            .collect();
+        // Captures first: the opponent's strongest replies tighten the cut soonest.
+        replies.sort_by_key(|r| std::cmp::Reverse(r.0));
+        for (_, reply) in replies {
             *work += 1;
-            if let Some(after_reply) = after(&next, opp, reply, &mut rng) {
-                worst = worst.min(self.eval(&after_reply));
+            if let Some(answered) = after(&next, opp, reply, rng) {
+                worst = worst.min(self.answer(&answered, worst, work, rng));
             }
         }
         if worst == i32::MAX {
@@ -440,6 +516,42 @@ impl Judge {
         } else {
             worst
         }
+    }
+
+    /// Our best answer in `g` (our turn): a move, or a flip elsewhere scored as the position
+    /// with the opponent to move. Stops as soon as it reaches `cut`, since the opponent
+    /// already has a reply that holds us to less (alpha-beta).
+    fn answer(&self, g: &Junqi, cut: i32, work: &mut u64, rng: &mut dyn RandomSource) -> i32 {
+        if g.outcome.is_some() {
+            return self.eval(g);
+        }
+        let mut best = i32::MIN;
+        if g.face_down_count() > 0 {
+            let mut passed = g.clone();
+            passed.to_move = 1 - self.seat;
+            *work += 1;
+            best = self.eval(&passed);
+            if best >= cut {
+                return best;
+            }
+        }
+        let mut moves: Vec<(i32, Action)> = g
+            .legal_actions(self.seat)
+            .into_iter()
+            .filter(|a| matches!(a, Action::Move { .. }))
+            .map(|a| (capture_gain(g, a), a))
+            .collect();
+        moves.sort_by_key(|m| std::cmp::Reverse(m.0));
+        for (_, a) in moves {
+            *work += 1;
+            if let Some(next) = after(g, self.seat, a, rng) {
+                best = best.max(self.eval(&next));
+                if best >= cut {
+                    return best;
+                }
+            }
+        }
+        if best == i32::MIN { self.eval(g) } else { best }
     }
 
     /// The static value of a position for `me`: material from the J21 removed counts, the
@@ -461,6 +573,7 @@ impl Judge {
             score += VALUE[i]
                 * (i32::from(g.removed[opp.index()][i]) - i32::from(g.removed[me.index()][i]));
         }
+        let lead = score;
         // J17: the side ahead loses its edge to the draw as quiet actions pile up, so it
         // values a flip or a combat (which reset the count) more the longer the quiet lasts;
         // the side behind welcomes the draw.
@@ -490,7 +603,17 @@ impl Judge {
         } else {
             my_gain / 5 - their_gain * 9 / 10
         };
-        score += hunting(g, &pieces, me) - hunting(g, &pieces, opp);
+        if !self.technique {
+            return score;
+        }
+        score += hunting(g, &pieces, me, lead > 0) - hunting(g, &pieces, opp, lead < 0);
+        // Trading down favours the side ahead: the same lead counts for more on an emptier
+        // board, and a J16 win (no movable piece left) comes closer.
+        let gone: i32 = (0..2)
+            .flat_map(|c| (0..12).map(move |r| (c, r)))
+            .map(|(c, r)| VALUE[r] * i32::from(g.removed[c][r]))
+            .sum();
+        score += lead * gone / (2 * ARMY_VALUE) / 2;
         score
     }
 
@@ -535,7 +658,7 @@ impl Judge {
 /// nearest of `side`'s pieces that would take it, closer being better. It pulls pieces toward
 /// what they can take once the board is mostly face up, so a won position is pressed instead of
 /// drifting into the J17 draw.
-fn hunting(g: &Junqi, pieces: &[Vec<(Point, Rank)>; 2], side: Colour) -> i32 {
+fn hunting(g: &Junqi, pieces: &[Vec<(Point, Rank)>; 2], side: Colour, ahead: bool) -> i32 {
     let enemy = side.other();
     let open = g.flag_open(enemy);
     let mut total = 0;
@@ -543,21 +666,33 @@ fn hunting(g: &Junqi, pieces: &[Vec<(Point, Rank)>; 2], side: Colour) -> i32 {
         if q.is_camp() {
             continue;
         }
-        let mut nearest = u8::MAX;
+        // Mines guard the Flag (J15): clearing them is how a won game ends.
+        let worth = match prey {
+            Rank::Flag => 200,
+            Rank::Mine => 30,
+            _ => VALUE[prey.index()],
+        };
+        let mut best = 0;
         for &(p, hunter) in &pieces[side.index()] {
-            if combat(hunter, prey, open) == Ok(CombatResult::AttackerWins) {
-                nearest = nearest.min(DIST[p.index()][q.index()]);
+            let d = DIST[p.index()][q.index()];
+            if d >= HUNT_RANGE {
+                continue;
             }
-        }
-        if nearest < HUNT_RANGE {
-            // Mines guard the Flag (J15): clearing them is how a won game ends.
-            let worth = match prey {
-                Rank::Flag => 200,
-                Rank::Mine => 30,
-                _ => VALUE[prey.index()],
+            // What this hunter makes of the meeting: a capture is worth the prey; a trade
+            // (equal ranks, or a Bomb on something bigger, J12-J13) is worth what it gains,
+            // and an even trade is worth something only to the side ahead, whose lead grows
+            // as the board empties.
+            let w = match combat(hunter, prey, open) {
+                Ok(CombatResult::AttackerWins) => worth,
+                Ok(CombatResult::BothRemoved) if hunter == Rank::Bomb => {
+                    (worth - VALUE[Rank::Bomb.index()]).max(0)
+                }
+                Ok(CombatResult::BothRemoved) if ahead => worth / 4,
+                _ => 0,
             };
-            total += worth * i32::from(HUNT_RANGE - nearest) / 60;
+            best = best.max(w * i32::from(HUNT_RANGE - d));
         }
+        total += best / 60;
     }
     total
 }
@@ -567,8 +702,7 @@ fn after(g: &Junqi, seat: Seat, action: Action, rng: &mut dyn RandomSource) -> O
     g.clone().apply(seat, &action, rng).ok()
 }
 
-/// `g` after `seat` flips `p` and finds `piece` there: the piece is swapped in from another
-/// face-down point that holds one, so the sample stays consistent with the J21 counts.
+/// `g` after `seat` flips `p` and finds `piece` there.
 fn flip_as(
     g: &Junqi,
     seat: Seat,
@@ -576,19 +710,23 @@ fn flip_as(
     piece: Piece,
     rng: &mut dyn RandomSource,
 ) -> Option<Junqi> {
+    after(&with_piece(g, p, piece)?, seat, Action::Flip(p), rng)
+}
+
+/// `g` with `piece` face down on `p`, swapped in from another face-down point that holds one,
+/// so the sample stays consistent with the J21 counts. `None` if `p` is not face down or no
+/// such piece is hidden.
+fn with_piece(g: &Junqi, p: Point, piece: Piece) -> Option<Junqi> {
     let mut g = g.clone();
-    let here = g.board.0[p.index()]?;
+    let here = g.board.0[p.index()].filter(|c| !c.face_up)?;
     if here.piece != piece {
         let there = Point::all()
             .find(|q| matches!(g.board.0[q.index()], Some(c) if !c.face_up && c.piece == piece))?;
-        g.board.0[there.index()] = Some(Cell {
-            piece: here.piece,
-            face_up: false,
-        });
+        g.board.0[there.index()] = Some(here);
         g.board.0[p.index()] = Some(Cell {
             piece,
             face_up: false,
         });
     }
-    after(&g, seat, Action::Flip(p), rng)
+    Some(g)
 }
