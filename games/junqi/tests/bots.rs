@@ -251,7 +251,7 @@ fn j21_normal_and_expert_do_not_flip_a_likely_bomb_next_to_their_commander() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(6))]
+    #![proptest_config(ProptestConfig::with_cases(4))]
 
     /// Any reachable position: random games of a bot (every level) against a random mover
     /// never panic and the bot only ever plays legal actions (J7-J16).
@@ -262,7 +262,7 @@ proptest! {
         let mut g = Junqi::setup(JunqiOptions::default(), 2, &mut rng).unwrap();
         let bot_seat = (seed % 2) as usize;
         while let Some(seat) = g.to_move() {
-            if g.ply() >= 160 {
+            if g.ply() >= 120 {
                 break;
             }
             let a = if seat == bot_seat {
