@@ -11,13 +11,16 @@
 //! # The levels
 //! - **Beginner** flips at random and takes a capture its piece survives when it sees one
 //!   (not always); it never looks at what the opponent threatens.
-//! - **Normal** looks one action ahead: material by rank, what the opponent can capture next
-//!   (the Commander and the Flag weigh most), how close hunters are to prey, and, for a flip,
-//!   the expected value over what the piece can be, from the J21 counts.
-//! - **Expert** keeps Normal's best candidates and searches two plies (its action, every
-//!   opponent move or a flip elsewhere) over determinised samples: hidden layouts consistent
-//!   with the view, drawn from the J21 counts. Averaging over samples weighs each flip by the
-//!   probability of what it reveals, including an enemy piece next to its own pieces.
+//! - **Normal** looks one action ahead: material by rank, the best capture each side has next
+//!   (the Commander weighs most, an open Flag ends the game), the J17 count when ahead, and,
+//!   for a flip, the expected value over every kind of piece it can be, from the J21 counts.
+//! - **Expert** keeps Normal's best candidates and searches three plies (its action, every
+//!   opponent move or a flip at a random hidden point, its answer, with alpha-beta cuts) over
+//!   determinised samples: hidden layouts consistent with the view, drawn from the J21 counts.
+//!   Averaging over samples weighs each flip by the odds of what it reveals, an enemy piece
+//!   next to its own included. It also has endgame technique Normal lacks: hunters drawn
+//!   toward what they can take, and trading down when ahead. (Attacks never meet the unknown:
+//!   J11 allows them on face-up pieces only, so the uncertainty is all in the flips.)
 //!
 //! Work is counted in positions evaluated, so a choice depends only on the view, the level,
 //! the work budget and the random source; `budget.expired()` is polled between actions and
@@ -561,9 +564,12 @@ impl Judge {
         let me = self.me;
         let opp = me.other();
         if let Some(o) = &g.outcome {
+            // A sooner win is better and a later loss less bad: without this, a win now and
+            // a win in three plies tie, and the bot can keep postponing a won capture.
+            let plies = i32::try_from(g.ply).unwrap_or(i32::MAX).min(WIN / 2);
             return match &o.result {
-                GameResult::Win { winners } if winners.contains(&self.seat) => WIN,
-                GameResult::Win { .. } => -WIN,
+                GameResult::Win { winners } if winners.contains(&self.seat) => WIN - plies,
+                GameResult::Win { .. } => plies - WIN,
                 _ => 0,
             };
         }

@@ -7,7 +7,7 @@ mod common;
 
 use common::{history, layout, p, play, red_to_move};
 use ludus_junqi::{Action, Junqi, JunqiOptions};
-use ludus_rules::{Bot, Budget, Game, Level, RandomSource, SplitMix64, Viewer};
+use ludus_rules::{Bot, Budget, Game, GameResult, Level, RandomSource, SplitMix64, Viewer};
 use proptest::prelude::*;
 
 /// A small budget, so the debug-build tests stay quick; the arena runs the real ones.
@@ -276,5 +276,51 @@ proptest! {
             prop_assert!(legal(&g, seat, a), "{} played {}", level, a);
             g = g.apply(seat, &a, &mut rng).unwrap();
         }
+    }
+}
+
+/// Nothing face down and no blue Mine left, so the blue Flag on a12 is open (J15); the red
+/// commander on c3, red's only movable piece, is far from it and from the blue platoon on e12.
+const HUNT: &str = "
+    Bf  ..  ..  ..  Bp
+    ..  ..  ..  ..  ..
+    ..  ..  ..  ..  ..
+    ..  ..  ..  ..  ..
+    ..  ..  ..  ..  ..
+    ..  ..  ..  ..  ..
+    ..  ..  ..  ..  ..
+    ..  ..  ..  ..  ..
+    ..  ..  ..  ..  ..
+    ..  ..  Rc  ..  ..
+    ..  ..  ..  ..  ..
+    Rf  ..  ..  ..  ..";
+
+#[test]
+fn j15_j16_expert_hunts_down_the_open_flag() {
+    let g = red_to_move(HUNT);
+    for seed in 0..3 {
+        let mut h = g.clone();
+        for _ in 0..12 {
+            if h.to_move() != Some(0) {
+                break;
+            }
+            let a = choose(&h, 0, Level::Hard, seed).unwrap();
+            h = h.apply(0, &a, &mut SplitMix64(0)).unwrap();
+            // Blue's platoon answers with its first legal step.
+            if let Some(&reply) = h.legal_actions(1).first() {
+                h = h.apply(1, &reply, &mut SplitMix64(0)).unwrap();
+            }
+        }
+        let o = h.outcome().expect("the hunt ends the game within 12 moves");
+        assert_eq!(
+            o.result,
+            GameResult::Win { winners: vec![0] },
+            "seed {seed}"
+        );
+        assert!(
+            o.rule == "J15" || o.rule == "J16",
+            "seed {seed}: {}",
+            o.rule
+        );
     }
 }
