@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use ludus_rules::{Game, Outcome, RandomSource, Seat, SetupError, Viewer};
+use ludus_rules::{Budget, Game, Level, Outcome, RandomSource, Seat, SetupError, Viewer};
 use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
@@ -346,7 +346,7 @@ impl Junqi {
         points_of(self.destination_mask(seat, from)).collect()
     }
 
-    fn destination_mask(&self, seat: Seat, from: Point) -> u64 {
+    pub(crate) fn destination_mask(&self, seat: Seat, from: Point) -> u64 {
         let Some(colour) = self.colour_of(seat) else {
             return 0;
         };
@@ -371,37 +371,20 @@ impl Junqi {
         }
     }
 
-    /// A simple player for timeouts and autoplay (J19): a capture if there is one (the
-    /// attacker survives), else any legal action, chosen with `rng`. `None` when the game is
-    /// over. Pure: it only reads the game.
+    /// The player for timeouts and autoplay (J19): the Normal bot (J20) on the seat's own
+    /// view, with the fixed [`AUTOPLAY_WORK`](crate::bot::AUTOPLAY_WORK) budget so the
+    /// server's choice is reproducible from `rng`. `None` when the game is over. Pure: it only
+    /// reads the game, and like every bot it sees nothing face down (J22).
     pub fn choose_auto_action(&self, rng: &mut dyn RandomSource) -> Option<Action> {
         if self.outcome.is_some() {
             return None;
         }
-        let actions = self.legal_actions(self.to_move);
-        let captures: Vec<Action> = actions
-            .iter()
-            .copied()
-            .filter(|a| {
-                matches!(
-                    self.plan(self.to_move, *a),
-                    Ok(Plan::Move {
-                        defender: Some((_, CombatResult::AttackerWins)),
-                        ..
-                    })
-                )
-            })
-            .collect();
-        let pool = if captures.is_empty() {
-            actions
-        } else {
-            captures
-        };
-        if pool.is_empty() {
-            return None;
-        }
-        let i = rng.below(pool.len() as u32) as usize;
-        pool.get(i).or(pool.first()).copied()
+        crate::bot::decide(
+            &self.view(Viewer::Seat(self.to_move)),
+            Level::Normal,
+            &Budget::work(crate::bot::AUTOPLAY_WORK),
+            rng,
+        )
     }
 
     /// Plays one automatic action for the player to move if autoplay is on for them (J19),
@@ -435,7 +418,7 @@ impl Junqi {
         s
     }
 
-    fn occupied(&self) -> u64 {
+    pub(crate) fn occupied(&self) -> u64 {
         self.board
             .0
             .iter()
@@ -447,7 +430,7 @@ impl Junqi {
     /// Points a piece of `rank` on `from` could end on if occupancy alone mattered (J9):
     /// road steps, straight railway slides up to the first occupied station, and for an
     /// Engineer any railway path through empty stations.
-    fn reach(&self, from: Point, rank: Rank, occ: u64) -> u64 {
+    pub(crate) fn reach(&self, from: Point, rank: Rank, occ: u64) -> u64 {
         let mut m = ROAD[from.index()];
         if !from.is_station() {
             return m;

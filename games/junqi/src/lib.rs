@@ -11,6 +11,7 @@
 //! - [`piece`]: colours, ranks and the combat table (J1, J12-J15).
 //! - [`action`]: flips and moves in notation (`c6`, `c6-c7`).
 //! - [`game`]: the state, setup, movement, combat, the end and autoplay (J6-J19).
+//! - [`bot`]: the computer players, Beginner, Normal and Expert (J20), deciding from the view.
 //! - [`setup`]: hand-built positions for tests and puzzles.
 //! - [`view`]: what one viewer sees, with the piece statistics (J21).
 //! - [`error`]: refusals, each naming its rule.
@@ -33,6 +34,7 @@
 
 pub mod action;
 pub mod board;
+pub mod bot;
 pub mod error;
 pub mod game;
 pub mod piece;
@@ -41,6 +43,7 @@ pub mod view;
 
 pub use action::Action;
 pub use board::Point;
+pub use bot::decide;
 pub use error::JunqiError;
 pub use game::{Cell, DRAW_LIMIT, Junqi, JunqiOptions};
 pub use piece::{Colour, CombatRefusal, CombatResult, Piece, Rank, combat};

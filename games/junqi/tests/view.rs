@@ -4,54 +4,9 @@
 
 mod common;
 
-use common::{p, play};
-use ludus_junqi::{Colour, Junqi, JunqiOptions, JunqiSetup, Piece, Point, PointView, Rank};
-use ludus_rules::{Game, RandomSource, SplitMix64, Viewer};
-
-/// A full 50-piece position: c6 holds a red brigade, c7 a blue company and a6 a red
-/// platoon, all face down; the other 47 pieces are shuffled onto the other posts with
-/// `seed`, so two seeds give two hidden layouts that agree on everything public.
-fn layout(seed: u64) -> Junqi {
-    let known = [
-        ("c6", Piece::new(Colour::Red, Rank::Brigade)),
-        ("c7", Piece::new(Colour::Blue, Rank::Company)),
-        ("a6", Piece::new(Colour::Red, Rank::Platoon)),
-    ];
-    let mut rest: Vec<Piece> = Colour::ALL
-        .into_iter()
-        .flat_map(|c| {
-            Rank::ALL
-                .into_iter()
-                .flat_map(move |r| vec![Piece::new(c, r); r.count() as usize])
-        })
-        .collect();
-    for (_, k) in known {
-        let i = rest.iter().position(|&x| x == k).unwrap();
-        rest.remove(i);
-    }
-    let mut rng = SplitMix64(seed);
-    for i in (1..rest.len()).rev() {
-        let j = rng.below(i as u32 + 1) as usize;
-        rest.swap(i, j);
-    }
-    let mut s = JunqiSetup::new();
-    for (q, k) in known {
-        s = s.with(p(q), k.colour, k.rank, false);
-    }
-    let posts = Point::all().filter(|q| !q.is_camp() && !known.iter().any(|(k, _)| p(k) == *q));
-    for (q, k) in posts.zip(rest) {
-        s = s.with(q, k.colour, k.rank, false);
-    }
-    Junqi::from_setup(&s).unwrap()
-}
-
-fn history(g: Junqi) -> Junqi {
-    let g = play(g, 0, "c6"); // red brigade
-    let g = play(g, 1, "c7"); // blue company
-    let g = play(g, 0, "a6"); // red platoon: seat 0 takes red
-    let g = play(g, 1, "c7-b8"); // blue company steps diagonally into the camp b8
-    play(g, 0, "c6-c7")
-}
+use common::{history, layout, p, play};
+use ludus_junqi::{Colour, Junqi, JunqiOptions, JunqiSetup, Piece, PointView, Rank};
+use ludus_rules::{Game, SplitMix64, Viewer};
 
 #[test]
 fn j22_same_public_history_gives_byte_identical_views() {

@@ -67,6 +67,7 @@ fn main() -> ExitCode {
         "quoridor" => run::<ludus_quoridor::Quoridor>(&args),
         "backgammon" => run::<ludus_backgammon::BackgammonSession>(&args),
         "caro" => run::<ludus_caro::Caro>(&args),
+        "junqi" => run::<ludus_junqi::Junqi>(&args),
         other => Err(format!("no computer player for game {other:?}")),
     };
     match result {
