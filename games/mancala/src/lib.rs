@@ -32,6 +32,8 @@
 #![forbid(unsafe_code)]
 
 pub mod board;
+mod book;
+pub mod bot;
 pub mod egdb;
 pub mod game;
 pub mod solver;

@@ -67,6 +67,7 @@ fn main() -> ExitCode {
     // One arm per game with a computer player, e.g. `"caro" => run::<ludus_caro::Caro>(&args)`.
     #[allow(clippy::match_single_binding)]
     let result: Result<String, String> = match args.game.as_str() {
+        "mancala" => run::<ludus_mancala::Mancala>(&args),
         other => Err(format!("no computer player for game {other:?}")),
     };
     match result {
