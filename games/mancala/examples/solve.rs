@@ -29,13 +29,15 @@ fn main() {
     let bits = number("--bits", 24);
     let db: Option<&'static EndgameDb> = (db_seeds > 0).then(|| {
         let t = Instant::now();
+        let cpu = cpu_seconds();
         let db: &'static EndgameDb = Box::leak(Box::new(EndgameDb::build(db_seeds)));
         println!(
-            "endgame database: {} seeds, {} positions ({:.1} MiB), built in {:.2?}",
+            "endgame database: {} seeds, {} positions ({:.1} MiB), built in {:.2?} (cpu {:.2} s)",
             db.max_seeds(),
             db.len(),
             db.len() as f64 / 1048576.0,
-            t.elapsed()
+            t.elapsed(),
+            cpu_seconds() - cpu,
         );
         db
     });
@@ -65,7 +67,7 @@ fn main() {
         times.sort();
         if let (Some(max), Some(median)) = (times.last(), times.get(times.len() / 2)) {
             println!(
-                "{} positions of at most {most} seeds: median {median:.2?}, slowest {max:.2?}",
+                "{} positions of at most {most} seeds: median {median:.2?}, slowest {max:.2?} (wall clock)",
                 times.len()
             );
         }
@@ -105,18 +107,38 @@ fn midgame(seed: u64, most: u32) -> Option<KalahPosition> {
     None
 }
 
+/// CPU seconds this process has used (user + system, Linux `/proc`; 0 elsewhere): on a
+/// shared machine wall-clock time mostly measures the other processes.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th
+    // and 13th, in clock ticks of 1/100 s.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    fields.iter().sum::<f64>() / 100.0
+}
+
 fn report(solver: &mut Solver, pos: &KalahPosition) -> Duration {
     let t = Instant::now();
+    let cpu = cpu_seconds();
     let s = solver.solve(pos);
     let took = t.elapsed();
     println!(
-        "pits {:?} {:?} ({} seeds): margin {} best {:?} nodes {} time {took:.2?}",
+        "pits {:?} {:?} ({} seeds): margin {} best {:?} nodes {} time {took:.2?} cpu {:.2} s",
         pos.mover_pits(),
         pos.opponent_pits(),
         pos.seeds(),
         s.margin,
         s.best,
         s.nodes,
+        cpu_seconds() - cpu,
     );
     took
 }

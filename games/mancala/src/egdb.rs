@@ -23,8 +23,9 @@ use crate::solver::{KalahPosition, Next, PITS, play};
 pub const MAX_DB_SEEDS: u32 = 20;
 
 /// The seed count of the database [`EndgameDb::global`] builds: 16 seeds, 30,421,755
-/// positions (29 MiB), built in a few seconds. Measured against 18 seeds in BENCHMARKS.md:
-/// the bigger database takes longer to build than it saves the solver.
+/// positions (29 MiB), built in about 16 CPU-seconds on the shared 2-core machine
+/// (`BENCHMARKS.md`). 18 seeds (82 MiB) would cut deeper but take about three times as long
+/// to build, on the first Hard move of a process.
 pub const DEFAULT_DB_SEEDS: u32 = 16;
 
 /// A value not yet computed (no real margin reaches -128: it is at most the seeds, ≤ 20).
