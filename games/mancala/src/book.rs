@@ -7,12 +7,11 @@
 //! `cargo run --release -p ludus-mancala --example book -- SOWS DB_SEEDS > games/mancala/data/kalah_book.txt`
 //!
 //! (SOWS: how many sows deep the book goes; DB_SEEDS: the endgame database the solver uses).
-//! The shipped book is `-- 0 16`, the start alone: each position near the start costs about
-//! as much as the start itself (minutes of CPU on the shared machine, `BENCHMARKS.md`), and
-//! a deeper book did not finish in the time this was built in.
+//! The shipped book is `-- 1 18`: the start and the 6 positions one sow later (338 s to
+//! generate on the shared machine, `BENCHMARKS.md`).
 //! Each line is `a1 … a6 b1 … b6 best margin`: the mover's pits 1–6, the opponent's pits
-//! 1–6, a best sow (1–6) and the margin the mover then wins from the pits (stores excluded:
-//! they add to the margin but do not change the best sow). `#` starts a comment.
+//! 1–6, a best sow (1–6) and the final margin of the mover with perfect play, counting the stores
+//! as reached from the start (stores do not change the best sow, so lookups use the pits). `#` starts a comment.
 
 use crate::solver::PITS;
 
