@@ -3,33 +3,14 @@
 //! `cargo bench -p ludus-mancala -- --warm-up-time 1 --measurement-time 3`
 #![allow(clippy::unwrap_used)] // a bench panics on a broken setup like a test does
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::{new_game, random_game};
 use criterion::{Criterion, criterion_group, criterion_main};
-use ludus_mancala::{FirstPlayer, KalahPosition, Mancala, MancalaOptions, RuleSet, Solver};
-use ludus_rules::{Game, RandomSource, SplitMix64, Viewer};
+use ludus_mancala::{KalahPosition, RuleSet, Solver};
+use ludus_rules::{Game, SplitMix64, Viewer};
 use std::hint::black_box;
-
-fn new_game(rule_set: RuleSet) -> Mancala {
-    let options = MancalaOptions {
-        rule_set,
-        first: FirstPlayer::Seat0,
-    };
-    Mancala::setup(options, 2, &mut SplitMix64(0)).unwrap()
-}
-
-/// A random game from the start, stopped after `sows` sows (or at its end).
-fn random_game(rule_set: RuleSet, seed: u64, sows: u32) -> Mancala {
-    let mut rng = SplitMix64(seed);
-    let mut game = new_game(rule_set);
-    while let Some(seat) = game.to_move() {
-        if game.sows() >= sows {
-            break;
-        }
-        let legal = game.legal_actions(seat);
-        let sow = legal[rng.below(legal.len() as u32) as usize];
-        game = game.apply(seat, &sow, &mut rng).unwrap();
-    }
-    game
-}
 
 fn rules(c: &mut Criterion) {
     for rule_set in [RuleSet::Kalah, RuleSet::Congklak] {

@@ -207,36 +207,56 @@ fn next_spot(spot: Spot, mover: Seat, n: u8) -> Spot {
     }
 }
 
-/// Sows pit `pit` of `mover` on `board` under `rules`. The caller has checked that `mover`
-/// is 0 or 1 and the pit exists and holds seeds.
-///
-/// Every relay sow ends: each lap drops at least one seed, the drops walk one cycle that
-/// holds the mover's store, and each pass of the store adds a seed to it, which can happen
-/// only as many times as there are seeds.
+/// Sows pit `pit` of `mover` on `board` under `rules`, with the laps it made (for the view's
+/// animation). The caller has checked that `mover` is 0 or 1 and the pit exists and holds
+/// seeds.
 pub(crate) fn sow(
     board: &mut Board,
     rules: RuleSet,
     mover: Seat,
     pit: u8,
 ) -> (Vec<SowLap>, LastSeed) {
-    let n = rules.pits();
     let mut laps = Vec::new();
+    let last = sow_recording(board, rules, mover, pit, Some(&mut laps));
+    (laps, last)
+}
+
+/// [`sow`] without allocating when `laps` is `None`: the computer players search millions of
+/// sows with this same engine, so their rules cannot drift from the game's.
+///
+/// Every relay sow ends: each lap drops at least one seed, the drops walk one cycle that
+/// holds the mover's store, and each pass of the store adds a seed to it, which can happen
+/// only as many times as there are seeds.
+pub(crate) fn sow_recording(
+    board: &mut Board,
+    rules: RuleSet,
+    mover: Seat,
+    pit: u8,
+    mut laps: Option<&mut Vec<SowLap>>,
+) -> LastSeed {
+    let n = rules.pits();
     let mut from = Spot::Pit { seat: mover, pit };
     loop {
         // M4: take every seed, so with 2n + 1 or more the emptied pit receives one again.
         let seeds = std::mem::take(board.slot(from));
-        let mut drops = Vec::with_capacity(usize::from(seeds));
+        let mut drops = laps
+            .as_ref()
+            .map(|_| Vec::with_capacity(usize::from(seeds)));
         let mut at = from;
         for _ in 0..seeds {
             at = next_spot(at, mover, n);
             let slot = board.slot(at);
             *slot = slot.saturating_add(1);
-            drops.push(at);
+            if let Some(d) = drops.as_mut() {
+                d.push(at);
+            }
         }
-        laps.push(SowLap { from, drops });
+        if let (Some(laps), Some(drops)) = (laps.as_deref_mut(), drops) {
+            laps.push(SowLap { from, drops });
+        }
         let (seat, last_pit) = match at {
             // Only the mover's store is ever sown into.
-            Spot::Store { .. } => return (laps, LastSeed::Store),
+            Spot::Store { .. } => return LastSeed::Store,
             Spot::Pit { seat, pit } => (seat, pit),
         };
         if board.pit(seat, last_pit) > 1 {
@@ -245,15 +265,15 @@ pub(crate) fn sow(
                 from = at;
                 continue;
             }
-            return (laps, LastSeed::Stopped { spot: at });
+            return LastSeed::Stopped { spot: at };
         }
         if seat != mover {
-            return (laps, LastSeed::Stopped { spot: at });
+            return LastSeed::Stopped { spot: at };
         }
         let facing = n + 1 - last_pit;
         let opposite = board.pit(1 - mover, facing);
         if opposite == 0 {
-            return (laps, LastSeed::OwnEmptyPit { pit: last_pit });
+            return LastSeed::OwnEmptyPit { pit: last_pit };
         }
         // M6, K3: the last seed and the seeds opposite go to the mover's store.
         *board.slot(at) = 0;
@@ -263,13 +283,10 @@ pub(crate) fn sow(
         }) = 0;
         let store = board.slot(Spot::Store { seat: mover });
         *store = store.saturating_add(opposite.saturating_add(1));
-        return (
-            laps,
-            LastSeed::Capture {
-                pit: last_pit,
-                opposite,
-            },
-        );
+        return LastSeed::Capture {
+            pit: last_pit,
+            opposite,
+        };
     }
 }
 

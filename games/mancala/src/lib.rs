@@ -32,10 +32,14 @@
 #![forbid(unsafe_code)]
 
 pub mod board;
+mod book;
+pub mod bot;
+pub mod egdb;
 pub mod game;
 pub mod solver;
 
 pub use board::{Board, LastSeed, RuleSet, SowLap, Spot};
+pub use egdb::EndgameDb;
 pub use game::{
     FirstPlayer, Mancala, MancalaError, MancalaOptions, MancalaView, PositionError, SOW_LIMIT, Sow,
     SowRecord,

@@ -16,8 +16,11 @@
 //! defeat the table; real games last 30–70 sows, and every sow either fills a store or moves
 //! the mover's seeds toward its store, so no position repeats.
 //!
-//! M13: from the start the first player wins by 8, opening with pit 3 (672,761,766 positions,
-//! about 11 minutes in release on a shared 2-core machine; see `BENCHMARKS.md`).
+//! M13: from the start the first player wins by 8, opening with pit 3: 672,761,766 positions
+//! without an endgame database (about 11 minutes in release on a shared 2-core machine),
+//! 189,842,841 with the 16-seed [`EndgameDb`] (see `BENCHMARKS.md`). With the database the
+//! search returns its exact value at the first position of at most 16 seeds, and enhanced
+//! transposition cutoffs end a node whose child's known bound already reaches beta.
 //! Positions with up to about 30 seeds in the pits solve in milliseconds, so the analysis RPC
 //! gets exact values late in a game and bounds ([`Solver::solve_within`]) early on.
 //!
@@ -26,10 +29,11 @@
 use ludus_rules::Seat;
 
 use crate::board::RuleSet;
+use crate::egdb::EndgameDb;
 use crate::game::Mancala;
 
 /// Pits per side in Kalah (M1).
-const PITS: usize = 6;
+pub(crate) const PITS: usize = 6;
 /// Places one sow can drop in: the mover's 6 pits, its store, the opponent's 6 pits (M4).
 const CYCLE: usize = 2 * PITS + 1;
 /// The mover's store on the cycle.
@@ -38,6 +42,10 @@ const STORE: usize = PITS;
 const MAX_SEEDS: u32 = 120;
 /// Positions with fewer seeds in the pits are searched without the table.
 const TABLE_MIN_SEEDS: i32 = 1;
+/// Positions with at least this many seeds in the pits look their children up before
+/// searching them (enhanced transposition cutoffs): a probe per child costs less than the
+/// subtrees it can save only where those subtrees are big.
+const ETC_MIN_SEEDS: i32 = 24;
 
 /// A Kalah position from the side to move: its pits, the opponent's pits and both stores.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
@@ -87,6 +95,45 @@ impl KalahPosition {
             row(1 - mover),
             [board.store(mover), board.store(1 - mover)],
         )
+    }
+
+    /// All 12 pits, the mover's first.
+    pub(crate) fn pits(&self) -> &[u8; 2 * PITS] {
+        &self.pits
+    }
+
+    /// Seeds left in the pits (both rows).
+    pub fn seeds(&self) -> u32 {
+        seeds(&self.pits) as u32
+    }
+
+    /// The position after the mover sows pit `pit` (1–6), seen from whoever sows next: the
+    /// mover again after an extra turn (M5), else the opponent. A sow that ends the game
+    /// (M7) gives a position with an empty row, not yet swept ([`KalahPosition::is_over`]).
+    /// `None` for an empty or missing pit, or when the game is over.
+    pub fn after_sow(&self, pit: u8) -> Option<KalahPosition> {
+        let i = usize::from(pit).checked_sub(1)?;
+        if i >= PITS || self.pits[i] == 0 || self.is_over() {
+            return None;
+        }
+        let (pits, gain, next) = play(&self.pits, i);
+        let [mine, theirs] = self.stores;
+        // Only the mover's store grows; on the end the gain also counts the pits (M7).
+        let stored = match next {
+            Next::Over => gain - row_sum(&pits, 0) + row_sum(&pits, PITS),
+            Next::Again | Next::Turn => gain,
+        };
+        let mine = u8::try_from(i32::from(mine) + stored).ok()?;
+        Some(match next {
+            Next::Turn => KalahPosition {
+                pits,
+                stores: [theirs, mine],
+            },
+            Next::Over | Next::Again => KalahPosition {
+                pits,
+                stores: [mine, theirs],
+            },
+        })
     }
 
     /// The mover's pits 1–6.
@@ -140,7 +187,7 @@ fn seeds(pits: &[u8; 2 * PITS]) -> i32 {
 
 /// What one sow leads to.
 #[derive(Copy, Clone, Eq, PartialEq, Debug)]
-enum Next {
+pub(crate) enum Next {
     /// The game is over (M7); the gain already holds the swept seeds.
     Over,
     /// The mover sows again from the child (M5).
@@ -151,7 +198,7 @@ enum Next {
 
 /// Sows the mover's pit `i` (0-based, must hold seeds): the child pits, the seeds the mover
 /// gains (store drops, capture, and on the end the swept margin), and what follows.
-fn play(pits: &[u8; 2 * PITS], i: usize) -> ([u8; 2 * PITS], i32, Next) {
+pub(crate) fn play(pits: &[u8; 2 * PITS], i: usize) -> ([u8; 2 * PITS], i32, Next) {
     let mut b = *pits;
     let n = usize::from(b[i]);
     b[i] = 0;
@@ -195,15 +242,19 @@ fn play(pits: &[u8; 2 * PITS], i: usize) -> ([u8; 2 * PITS], i32, Next) {
 }
 
 /// One slot of the transposition table: bounds on the pits' value (the margin still to be
-/// won from here), the best move found, and the seed count that ranks what to keep.
+/// won from here), the best move found, and the work that ranks what to keep: 1 + log2 of
+/// the positions its subtree took (0: an empty slot). Four slots share a 64-byte bucket.
 #[derive(Copy, Clone, Default, Debug)]
 struct Entry {
     pits: [u8; 2 * PITS],
     lower: i8,
     upper: i8,
     best: u8,
-    seeds: u8,
+    work: u8,
 }
+
+/// Slots per bucket: 4 × 16 bytes, one cache line.
+const BUCKET: usize = 4;
 
 /// The result of an exact solve.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
@@ -256,6 +307,9 @@ impl MoveValue {
 
 /// A Kalah solver with its transposition table. Values in the table are facts about
 /// positions, so one solver can serve many positions of many games and gets faster with use.
+///
+/// With an [`EndgameDb`] the search stops at the first position the database holds, which
+/// is what makes the 6×4 start solvable in about a minute (`BENCHMARKS.md`).
 #[derive(Debug)]
 pub struct Solver {
     table: Vec<Entry>,
@@ -264,21 +318,25 @@ pub struct Solver {
     limit: u64,
     aborted: bool,
     root_best: u8,
+    db: Option<&'static EndgameDb>,
 }
 
 impl Default for Solver {
-    /// A solver with 2^22 table slots (64 MiB).
+    /// A solver with 2^22 table slots (64 MiB) and no endgame database.
     fn default() -> Self {
         Solver::new(22)
     }
 }
+
+/// How often (in positions) a search asks whether it should stop.
+const POLL: u64 = 4096;
 
 impl Solver {
     /// The default table: 2^22 slots of 16 bytes.
     pub const DEFAULT_TABLE_BITS: u32 = 22;
 
     /// A solver with `2^table_bits` table slots of 16 bytes each (`table_bits` is clamped
-    /// to 4..=30).
+    /// to 4..=30) and no endgame database.
     pub fn new(table_bits: u32) -> Solver {
         let size = 1usize << table_bits.clamp(4, 30);
         Solver {
@@ -288,6 +346,16 @@ impl Solver {
             limit: u64::MAX,
             aborted: false,
             root_best: 0,
+            db: None,
+        }
+    }
+
+    /// A solver that reads exact values from `db` for every position with at most
+    /// [`EndgameDb::max_seeds`] seeds in the pits instead of searching it.
+    pub fn with_endgame_db(table_bits: u32, db: &'static EndgameDb) -> Solver {
+        Solver {
+            db: Some(db),
+            ..Solver::new(table_bits)
         }
     }
 
@@ -305,6 +373,17 @@ impl Solver {
     /// Solves `pos` searching at most about `node_budget` positions. The report is exact when
     /// its bounds meet; otherwise they bracket the margin.
     pub fn solve_within(&mut self, pos: &KalahPosition, node_budget: u64) -> SolverReport {
+        self.solve_until(pos, node_budget, &|| false)
+    }
+
+    /// [`Solver::solve_within`] that also stops as soon as `stop` returns `true` (asked every
+    /// few thousand positions): a computer player's deadline.
+    pub fn solve_until(
+        &mut self,
+        pos: &KalahPosition,
+        node_budget: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> SolverReport {
         self.nodes = 0;
         self.limit = node_budget;
         self.aborted = false;
@@ -331,7 +410,7 @@ impl Solver {
                 guess.min(upper)
             };
             self.root_best = 0;
-            let v = self.search(&pos.pits, beta - 1, beta, true);
+            let v = self.search(&pos.pits, beta - 1, beta, true, stop);
             if self.aborted {
                 break;
             }
@@ -408,8 +487,7 @@ impl Solver {
         let lo = u64::from_le_bytes(lo);
         let hi = u64::from(u32::from_le_bytes(hi));
         let h = (lo ^ hi.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        // Two-slot buckets: the even slot keeps the bigger subtree, the odd one the newest.
-        ((h >> 32) as usize) & self.mask & !1
+        ((h >> 32) as usize) & self.mask & !(BUCKET - 1)
     }
 
     fn probe(&self, pits: &[u8; 2 * PITS]) -> Option<Entry> {
@@ -417,12 +495,14 @@ impl Solver {
     }
 
     fn probe_at(&self, i: usize, pits: &[u8; 2 * PITS]) -> Option<Entry> {
-        self.table[i..i + 2]
+        self.table[i..i + BUCKET]
             .iter()
-            .find(|e| e.seeds > 0 && e.pits == *pits)
+            .find(|e| e.work > 0 && e.pits == *pits)
             .copied()
     }
 
+    /// Stores bounds in bucket `i`: over the same position, else over the slot whose
+    /// subtree was smallest (an empty slot first), so the costly results stay.
     fn store_at(
         &mut self,
         i: usize,
@@ -430,31 +510,53 @@ impl Solver {
         lower: i32,
         upper: i32,
         best: usize,
-        s: i32,
+        work: u64,
     ) {
         let entry = Entry {
             pits: *pits,
             lower: lower.clamp(-127, 127) as i8,
             upper: upper.clamp(-127, 127) as i8,
             best: best as u8,
-            seeds: s as u8,
+            work: (u64::BITS - work.max(1).leading_zeros()) as u8,
         };
-        let slot = if self.table[i].pits == *pits || self.table[i].seeds <= entry.seeds {
-            i
-        } else {
-            i + 1
-        };
-        self.table[slot] = entry;
+        let bucket = &mut self.table[i..i + BUCKET];
+        let slot = bucket
+            .iter()
+            .position(|e| e.work > 0 && e.pits == *pits)
+            .or_else(|| (0..BUCKET).min_by_key(|&k| bucket[k].work))
+            .unwrap_or(0);
+        bucket[slot] = entry;
+    }
+
+    /// Bounds on the value of `pits` (mover to play) known without searching: exact from the
+    /// endgame database, or the table's bounds.
+    fn known(&self, pits: &[u8; 2 * PITS]) -> Option<(i32, i32)> {
+        if let Some(v) = self.db.and_then(|db| db.pits_value(pits)) {
+            return Some((v, v));
+        }
+        self.probe(pits)
+            .map(|e| (i32::from(e.lower), i32::from(e.upper)))
     }
 
     /// Fail-soft alpha-beta on the margin still to be won from `pits` (mover to play).
-    fn search(&mut self, pits: &[u8; 2 * PITS], mut alpha: i32, mut beta: i32, root: bool) -> i32 {
+    fn search(
+        &mut self,
+        pits: &[u8; 2 * PITS],
+        mut alpha: i32,
+        mut beta: i32,
+        root: bool,
+        stop: &dyn Fn() -> bool,
+    ) -> i32 {
         self.nodes += 1;
-        if self.nodes > self.limit {
+        if self.nodes > self.limit || (self.nodes.is_multiple_of(POLL) && stop()) {
             self.aborted = true;
             return 0;
         }
         let s = seeds(pits);
+        if let Some(v) = self.db.filter(|_| !root).and_then(|db| db.pits_value(pits)) {
+            return v;
+        }
+        let nodes0 = self.nodes;
         if s <= alpha {
             return s;
         }
@@ -518,14 +620,37 @@ impl Solver {
             }
         }
 
+        // Every child once; then enhanced transposition cutoffs: a child whose known bound
+        // (table or endgame database) already lifts this node to beta ends it unsearched.
+        let mut kids = [([0u8; 2 * PITS], 0i32, Next::Over); PITS];
+        for &i in &order[..count] {
+            kids[i] = play(pits, i);
+        }
+        if !root && s >= ETC_MIN_SEEDS {
+            for &i in &order[..count] {
+                let (child, gain, next) = &kids[i];
+                let bound = match next {
+                    Next::Over => Some(*gain),
+                    Next::Again => self.known(child).map(|(lo, _)| gain + lo),
+                    Next::Turn => self.known(child).map(|(_, hi)| gain - hi),
+                };
+                if let Some(v) = bound.filter(|&v| v >= beta) {
+                    if let Some(slot) = slot {
+                        self.store_at(slot, pits, v, s, i, self.nodes - nodes0 + 1);
+                    }
+                    return v;
+                }
+            }
+        }
+
         let mut best = i32::MIN;
         let mut best_move = order[0];
         for &i in &order[..count] {
-            let (child, gain, next) = play(pits, i);
+            let (child, gain, next) = kids[i];
             let v = match next {
                 Next::Over => gain,
-                Next::Again => gain + self.search(&child, alpha - gain, beta - gain, false),
-                Next::Turn => gain - self.search(&child, gain - beta, gain - alpha, false),
+                Next::Again => gain + self.search(&child, alpha - gain, beta - gain, false, stop),
+                Next::Turn => gain - self.search(&child, gain - beta, gain - alpha, false, stop),
             };
             if self.aborted {
                 return 0;
@@ -557,7 +682,7 @@ impl Solver {
                 Some(e) => (lo.max(i32::from(e.lower)), hi.min(i32::from(e.upper))),
                 None => (lo, hi),
             };
-            self.store_at(i, pits, lo, hi, best_move, s);
+            self.store_at(i, pits, lo, hi, best_move, self.nodes - nodes0 + 1);
         }
         best
     }

@@ -3,45 +3,12 @@
 
 #![allow(clippy::unwrap_used)] // helpers of tests unwrap like the tests do
 
+mod common;
+
+use common::sow_values;
 use ludus_mancala::{KalahPosition, Mancala, RuleSet, Solver};
-use std::collections::HashMap;
 
-use ludus_rules::{Game, SplitMix64};
 use proptest::prelude::*;
-
-/// Seat 0's final margin by plain minimax over [`Mancala::apply`]: no pruning and no code
-/// shared with the solver but the game's sowing engine. Memoized on the pits and the seat to
-/// move (the stores only add to the margin), so positions with a 13-seed lap stay cheap.
-fn seat0_margin(game: &Mancala, memo: &mut HashMap<(Vec<u8>, usize), i32>) -> i32 {
-    let stores = game.board().stores();
-    let banked = i32::from(stores[0]) - i32::from(stores[1]);
-    let Some(seat) = game.to_move() else {
-        let points = &game
-            .outcome()
-            .expect("a finished game has an outcome")
-            .points;
-        return (points[0] - points[1]) as i32;
-    };
-    let board = game.board();
-    let key = ([board.row(0, 6), board.row(1, 6)].concat(), seat);
-    if let Some(&future) = memo.get(&key) {
-        return banked + future;
-    }
-    let children = game.legal_actions(seat).into_iter().map(|sow| {
-        let child = game.clone().apply(seat, &sow, &mut SplitMix64(0)).unwrap();
-        seat0_margin(&child, memo)
-    });
-    let best: Vec<i32> = children.collect();
-    // Seat 0 maximises its margin, seat 1 minimises it.
-    let value = if seat == 0 {
-        best.into_iter().max()
-    } else {
-        best.into_iter().min()
-    }
-    .expect("the seat to move has a sow");
-    memo.insert(key, value - banked);
-    value
-}
 
 /// A game of `mover`/`opponent` pits (seat 0 to move), padding the stores to 48 seeds.
 fn game_of(mover: [u8; 6], opponent: [u8; 6]) -> Option<Mancala> {
@@ -57,15 +24,7 @@ fn check(solver: &mut Solver, mover: [u8; 6], opponent: [u8; 6]) {
     };
     let pos = KalahPosition::from_game(&game).unwrap();
     // Each sow's value by minimax, once; the position's value is the best of them.
-    let memo = &mut HashMap::new();
-    let values: Vec<(u8, i32)> = game
-        .legal_actions(0)
-        .iter()
-        .map(|sow| {
-            let child = game.clone().apply(0, sow, &mut SplitMix64(0)).unwrap();
-            (sow.pit, seat0_margin(&child, memo))
-        })
-        .collect();
+    let values = sow_values(&game);
     let expected = values.iter().map(|&(_, v)| v).max().unwrap();
     let solved = solver.solve(&pos);
     assert_eq!(solved.margin, expected, "{mover:?} {opponent:?}");

@@ -68,6 +68,7 @@ fn main() -> ExitCode {
         "backgammon" => run::<ludus_backgammon::BackgammonSession>(&args),
         "caro" => run::<ludus_caro::Caro>(&args),
         "junqi" => run::<ludus_junqi::Junqi>(&args),
+        "mancala" => run::<ludus_mancala::Mancala>(&args),
         other => Err(format!("no computer player for game {other:?}")),
     };
     match result {

@@ -1,0 +1,402 @@
+//! Computer players for Kalah and Congklak (M11: Easy, Normal, Hard).
+//!
+//! - **Easy** sows greedily, one sow ahead (the most seeds into its store now, M5/M6), and a
+//!   third of the time sows a random pit instead: the mistakes a beginner makes.
+//! - **Normal** searches four sows ahead with alpha-beta on the store difference (an extra
+//!   turn, M5/K3, is one more sow of the same side).
+//! - **Hard** in Kalah plays from the opening book (solved offline, [`crate::book`]), then
+//!   solves the position exactly with [`Solver`] and the shared [`EndgameDb`] when that fits in
+//!   its budget, which makes it perfect from the mid-game on: it never picks a losing sow when
+//!   a winning one exists. Elsewhere it deepens alpha-beta as far as its budget goes, with exact
+//!   values from the endgame database at the leaves. In Congklak it deepens alpha-beta under
+//!   Congklak's own rules (relay sowing K2, the K4 end) until it sees every line to the end
+//!   (then its choice is exact) or the budget runs out.
+//!
+//! The work budget counts positions searched, so a choice depends only on the position, the
+//! level, the budget and the random source (ties and Easy's mistakes are drawn from it).
+//! Not modelled in the search: the 400-sow limit (M9, K5), which real games never reach.
+
+use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat};
+
+use crate::board::{self, Board, LastSeed, MAX_PITS, RuleSet};
+use crate::book;
+use crate::egdb::EndgameDb;
+use crate::game::{Mancala, Sow};
+use crate::solver::{KalahPosition, Next, PITS, Solver, play};
+
+/// Out of 100: how often Easy sows a random pit instead of its greedy choice.
+const EASY_MISTAKE_PERCENT: u32 = 35;
+/// Sows Normal looks ahead.
+const NORMAL_DEPTH: u32 = 4;
+/// The deepest Hard deepens to (a Kalah or Congklak game lasts far fewer sows than this in
+/// any line Hard can search within its budget).
+const HARD_MAX_DEPTH: u32 = 80;
+/// Hard tries an exact solve when at most this many seeds are in the pits (about 1 s there,
+/// `BENCHMARKS.md`); above, the solve would rarely finish and its budget goes to the search.
+const HARD_EXACT_SEEDS: u32 = 40;
+/// Transposition-table slots of Hard's exact solve: 2^20 × 16 bytes = 16 MiB per choice.
+const HARD_TABLE_BITS: u32 = 20;
+/// How often (in positions) a search asks the budget whether time is up.
+const POLL: u64 = 1024;
+
+impl Bot for Mancala {
+    fn choose(
+        &self,
+        seat: Seat,
+        level: Level,
+        budget: &Budget<'_>,
+        rng: &mut dyn RandomSource,
+    ) -> Option<Sow> {
+        if self.to_move()? != seat {
+            return None;
+        }
+        let legal = self.legal_actions(seat);
+        let fallback = *legal.first()?;
+        let index = match self.rule_set() {
+            RuleSet::Kalah => {
+                let pos = KalahPosition::from_game(self)?;
+                let side = KalahSide(*pos.pits());
+                match level {
+                    Level::Hard => kalah_hard(&pos, budget, rng),
+                    _ => choose_by_search(&side, level, budget, rng, None),
+                }
+            }
+            RuleSet::Congklak => {
+                let raw = self.board().raw_pits();
+                let side = CongklakSide([raw[seat], raw[1 - seat]]);
+                let db = None;
+                choose_by_search(&side, level, budget, rng, db)
+            }
+        };
+        // The searches only ever name a pit with seeds; this keeps the promise of a legal
+        // action even if one did not.
+        let sow = Sow {
+            pit: index as u8 + 1,
+        };
+        Some(if legal.contains(&sow) { sow } else { fallback })
+    }
+
+    fn default_work(level: Level) -> u64 {
+        match level {
+            Level::Easy => 1_000,
+            Level::Normal => 100_000,
+            Level::Hard => 1_500_000,
+        }
+    }
+}
+
+/// One side's view of a position for the search: the pits with the mover's row first, the
+/// stores left out (a sow's gain is what it adds to the mover's margin).
+trait Side: Copy + Default {
+    /// Every legal sow of the mover: (child, gain, what follows, pit index 0-based). Returns
+    /// how many were written.
+    fn children(&self, out: &mut [(Self, i32, Next, usize); MAX_PITS]) -> usize;
+    /// The exact margin still to be won, when an endgame database holds the position.
+    fn exact(&self, db: Option<&EndgameDb>) -> Option<i32>;
+}
+
+/// Kalah pits, mover's six first (M1), sown by the solver's own [`play`].
+#[derive(Copy, Clone, Default)]
+struct KalahSide([u8; 2 * PITS]);
+
+impl Side for KalahSide {
+    fn children(&self, out: &mut [(Self, i32, Next, usize); MAX_PITS]) -> usize {
+        let mut n = 0;
+        for i in 0..PITS {
+            if self.0[i] > 0 {
+                let (child, gain, next) = play(&self.0, i);
+                out[n] = (KalahSide(child), gain, next, i);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    fn exact(&self, db: Option<&EndgameDb>) -> Option<i32> {
+        db?.pits_value(&self.0)
+    }
+}
+
+/// Congklak pits, mover's seven first, sown by the game's own engine ([`board::sow_recording`]).
+#[derive(Copy, Clone, Default)]
+struct CongklakSide([[u8; MAX_PITS]; 2]);
+
+impl Side for CongklakSide {
+    fn children(&self, out: &mut [(Self, i32, Next, usize); MAX_PITS]) -> usize {
+        let mut n = 0;
+        for i in 0..usize::from(RuleSet::Congklak.pits()) {
+            if self.0[0][i] > 0 {
+                let (child, gain, next) = congklak_play(&self.0, i);
+                out[n] = (CongklakSide(child), gain, next, i);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    fn exact(&self, _db: Option<&EndgameDb>) -> Option<i32> {
+        None
+    }
+}
+
+/// Sows the mover's pit `i` (0-based) under Congklak rules: K2 relays and K3 captures by the
+/// game's engine, then K4: the game ends when the side to move next has no seeds, and each
+/// side keeps its own pits.
+fn congklak_play(pits: &[[u8; MAX_PITS]; 2], i: usize) -> ([[u8; MAX_PITS]; 2], i32, Next) {
+    let mut b = Board::from_parts(*pits, [0, 0]);
+    let last = board::sow_recording(&mut b, RuleSet::Congklak, 0, i as u8 + 1, None);
+    // Sowing skips the opponent's store (K1), so only the mover's store grew.
+    let mut gain = i32::from(b.store(0));
+    let next: Seat = if last == LastSeed::Store { 0 } else { 1 };
+    let raw = *b.raw_pits();
+    if b.row_total(next) == 0 {
+        gain += b.row_total(0) as i32 - b.row_total(1) as i32;
+        return (raw, gain, Next::Over);
+    }
+    if next == 0 {
+        (raw, gain, Next::Again)
+    } else {
+        ([raw[1], raw[0]], gain, Next::Turn)
+    }
+}
+
+/// An alpha-beta search on the margin still to be won, bounded by positions and the budget.
+struct Search<'a, 'b> {
+    nodes: u64,
+    limit: u64,
+    budget: &'a Budget<'b>,
+    aborted: bool,
+    /// Whether some line stopped at the depth limit rather than at the end of the game.
+    horizon: bool,
+    db: Option<&'static EndgameDb>,
+}
+
+const INF: i32 = i32::MAX / 2;
+
+impl Search<'_, '_> {
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes > self.limit || (self.nodes.is_multiple_of(POLL) && self.budget.expired()) {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// The value of a child reached with `gain` and `next`, searched `depth` sows deep.
+    fn child<S: Side>(
+        &mut self,
+        c: &S,
+        gain: i32,
+        next: Next,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        match next {
+            Next::Over => gain,
+            Next::Again => gain + self.alphabeta(c, depth, alpha - gain, beta - gain),
+            Next::Turn => gain - self.alphabeta(c, depth, gain - beta, gain - alpha),
+        }
+    }
+
+    /// Fail-soft alpha-beta `depth` sows deep; at the horizon the value is 0: the store
+    /// difference already gained on the way.
+    fn alphabeta<S: Side>(&mut self, s: &S, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        if let Some(v) = s.exact(self.db) {
+            return v;
+        }
+        if depth == 0 {
+            self.horizon = true;
+            return 0;
+        }
+        let mut kids = [(S::default(), 0, Next::Over, 0); MAX_PITS];
+        let n = s.children(&mut kids);
+        order(&mut kids[..n]);
+        let mut best = -INF;
+        for &(c, gain, next, _) in &kids[..n] {
+            let v = self.child(&c, gain, next, depth - 1, alpha, beta);
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Extra turns first (M5, K3), then the biggest gains (captures, M6): the sows most likely
+/// best, so alpha-beta cuts early. Stable, so earlier (shuffled) ties keep their order.
+fn order<S>(kids: &mut [(S, i32, Next, usize)]) {
+    kids.sort_by_key(|&(_, gain, next, _)| (next != Next::Again, -gain));
+}
+
+/// Chooses by search: Easy one sow deep with mistakes, Normal [`NORMAL_DEPTH`] sows deep,
+/// Hard deepening until the budget runs out or the search sees every line to the end.
+/// Returns the pit index (0-based).
+fn choose_by_search<S: Side>(
+    side: &S,
+    level: Level,
+    budget: &Budget<'_>,
+    rng: &mut dyn RandomSource,
+    db: Option<&'static EndgameDb>,
+) -> usize {
+    let mut kids = [(S::default(), 0, Next::Over, 0); MAX_PITS];
+    let n = side.children(&mut kids);
+    let kids = &mut kids[..n];
+    if n == 0 {
+        return 0;
+    }
+    // Shuffle, then order: equal sows are taken in a random order, so games vary.
+    for i in (1..n).rev() {
+        let j = rng.below(i as u32 + 1) as usize;
+        kids.swap(i, j);
+    }
+    if level == Level::Easy && rng.below(100) < EASY_MISTAKE_PERCENT {
+        return kids[0].3;
+    }
+    order(kids);
+    let max_depth = match level {
+        Level::Easy => 1,
+        Level::Normal => NORMAL_DEPTH,
+        Level::Hard => HARD_MAX_DEPTH,
+    };
+    let mut search = Search {
+        nodes: 0,
+        limit: budget.work.max(1),
+        budget,
+        aborted: false,
+        horizon: false,
+        db,
+    };
+    deepen(&mut search, kids, max_depth).0
+}
+
+/// Iterative deepening at the root: each pass searches the previous best sow first. Returns
+/// the best pit index and whether its value is exact (no line stopped at the horizon).
+fn deepen<S: Side>(
+    search: &mut Search<'_, '_>,
+    kids: &mut [(S, i32, Next, usize)],
+    max_depth: u32,
+) -> (usize, bool) {
+    let mut best = kids[0].3;
+    for depth in 1..=max_depth {
+        search.horizon = false;
+        let mut alpha = -INF;
+        let mut pass_best: Option<(usize, usize)> = None;
+        for (k, &(c, gain, next, pit)) in kids.iter().enumerate() {
+            let v = search.child(&c, gain, next, depth - 1, alpha, INF);
+            if search.aborted {
+                break;
+            }
+            if pass_best.is_none() || v > alpha {
+                alpha = v;
+                pass_best = Some((k, pit));
+            }
+        }
+        // An unfinished pass still searched the previous best first, so a sow it found
+        // better is better.
+        if let Some((k, pit)) = pass_best {
+            best = pit;
+            kids[..=k].rotate_right(1);
+        }
+        if search.aborted {
+            return (best, false);
+        }
+        if !search.horizon {
+            return (best, true);
+        }
+    }
+    (best, false)
+}
+
+/// Kalah Hard: the book, then an exact solve if it fits, then the deepening search with the
+/// endgame database at the leaves. Returns the pit index (0-based).
+fn kalah_hard(pos: &KalahPosition, budget: &Budget<'_>, rng: &mut dyn RandomSource) -> usize {
+    // The book only names sows of pits with seeds (its parser checks).
+    if let Some(pit) = book::best_sow(pos.pits()) {
+        return usize::from(pit) - 1;
+    }
+    let db = EndgameDb::global();
+    let mut spent = 0;
+    if pos.seeds() <= HARD_EXACT_SEEDS {
+        let mut solver = Solver::with_endgame_db(HARD_TABLE_BITS, db);
+        let report = solver.solve_until(pos, budget.work / 2, &|| budget.expired());
+        if let (true, Some(pit)) = (report.is_exact(), report.best) {
+            return usize::from(pit) - 1;
+        }
+        spent = report.nodes;
+    }
+    let rest = Budget {
+        work: budget.work.saturating_sub(spent).max(1),
+        out_of_time: budget.out_of_time,
+    };
+    choose_by_search(&KalahSide(*pos.pits()), Level::Hard, &rest, rng, Some(db))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ludus_rules::SplitMix64;
+
+    /// K2–K4: the search's Congklak sow agrees with the game's on every legal sow of random
+    /// games (the gain is the mover's store growth, the child is seen from the next mover).
+    #[test]
+    fn congklak_play_matches_the_game() {
+        let options = crate::MancalaOptions {
+            rule_set: RuleSet::Congklak,
+            first: crate::FirstPlayer::Seat0,
+        };
+        for seed in 0..30u64 {
+            let mut rng = SplitMix64(seed);
+            let mut game = Mancala::setup(options, 2, &mut rng).unwrap_or_else(|_| unreachable!());
+            while let Some(seat) = game.to_move() {
+                let raw = *game.board().raw_pits();
+                let side = [raw[seat], raw[1 - seat]];
+                let legal = game.legal_actions(seat);
+                for sow in &legal {
+                    let (child, gain, next) = congklak_play(&side, usize::from(sow.pit) - 1);
+                    let after = game
+                        .clone()
+                        .apply(seat, sow, &mut rng)
+                        .unwrap_or_else(|_| unreachable!());
+                    let stores = after.board().stores();
+                    let before = game.board().stores();
+                    let margin = |s: [u8; 2]| i32::from(s[seat]) - i32::from(s[1 - seat]);
+                    match after.to_move() {
+                        None if after.sows() < crate::SOW_LIMIT => {
+                            assert_eq!(next, Next::Over);
+                            assert_eq!(gain, margin(stores) - margin(before));
+                        }
+                        None => {}
+                        Some(m) => {
+                            assert_eq!(gain, margin(stores) - margin(before));
+                            let a = *after.board().raw_pits();
+                            if m == seat {
+                                assert_eq!(next, Next::Again);
+                                assert_eq!(child, [a[seat], a[1 - seat]]);
+                            } else {
+                                assert_eq!(next, Next::Turn);
+                                assert_eq!(child, [a[m], a[1 - m]]);
+                            }
+                        }
+                    }
+                }
+                let sow = legal[rng.below(legal.len() as u32) as usize];
+                game = game
+                    .apply(seat, &sow, &mut rng)
+                    .unwrap_or_else(|_| unreachable!());
+            }
+        }
+    }
+}
