@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod measure;
+pub mod raw;
 
 use std::{net::SocketAddr, time::Duration};
 
@@ -336,6 +337,12 @@ impl Ludus {
         );
     }
 
+    /// The URL of the system's redis-server, when it runs on one (for reading keys as they
+    /// are stored).
+    pub fn redis_url(&self) -> Option<String> {
+        self.redis.as_ref().map(RedisServer::url)
+    }
+
     /// Whether this system runs on Redis.
     pub fn on_redis(&self) -> bool {
         self.redis.is_some()
@@ -442,6 +449,7 @@ pub async fn sign_in(gateway: SocketAddr, name: &str) -> Player {
         id: session.player_id,
         name: name.to_owned(),
         client,
+        token: session.token,
         actions: 0,
     }
 }
@@ -484,6 +492,7 @@ pub async fn account_player(gateway: SocketAddr, session: &pb::AccountSession) -
         id: account.player_id,
         name: account.display_name,
         client: GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer)),
+        token: session.access_token.clone(),
         actions: 0,
     }
 }
@@ -549,6 +558,8 @@ pub struct Player {
     pub id: String,
     pub name: String,
     pub client: GatewayClient<InterceptedService<Channel, Bearer>>,
+    /// The bearer token the client sends (for calls made without the typed client).
+    pub token: String,
     actions: u64,
 }
 

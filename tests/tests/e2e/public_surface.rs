@@ -2,59 +2,13 @@
 //! message are the client's mistake (INVALID_ARGUMENT, reason MALFORMED_REQUEST, never
 //! INTERNAL) and the gateway keeps serving; reflection lists only what the gateway serves.
 
-use bytes::{Buf, BufMut, Bytes};
+use bytes::Bytes;
 use ludus_proto::error_details::StatusExt;
-use ludus_tests::Ludus;
-use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
+use ludus_tests::{Ludus, raw};
 use tonic::{Code, Status};
 
-/// Sends the given bytes as the body of a call and reads the answer as bytes.
-#[derive(Default)]
-struct RawCodec;
-
-struct RawEncoder;
-struct RawDecoder;
-
-impl Encoder for RawEncoder {
-    type Item = Bytes;
-    type Error = Status;
-    fn encode(&mut self, item: Bytes, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        buf.put(item);
-        Ok(())
-    }
-}
-
-impl Decoder for RawDecoder {
-    type Item = Bytes;
-    type Error = Status;
-    fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<Bytes>, Status> {
-        Ok(Some(buf.copy_to_bytes(buf.remaining())))
-    }
-}
-
-impl Codec for RawCodec {
-    type Encode = Bytes;
-    type Decode = Bytes;
-    type Encoder = RawEncoder;
-    type Decoder = RawDecoder;
-    fn encoder(&mut self) -> RawEncoder {
-        RawEncoder
-    }
-    fn decoder(&mut self) -> RawDecoder {
-        RawDecoder
-    }
-}
-
 async fn raw_call(ludus: &Ludus, path: &'static str, body: &'static [u8]) -> Result<Bytes, Status> {
-    let mut grpc = tonic::client::Grpc::new(ludus.channel().await);
-    grpc.ready().await.expect("gateway ready");
-    grpc.unary(
-        tonic::Request::new(Bytes::from_static(body)),
-        http::uri::PathAndQuery::from_static(path),
-        RawCodec,
-    )
-    .await
-    .map(tonic::Response::into_inner)
+    raw::unary(ludus.channel().await, path, Bytes::from_static(body), None).await
 }
 
 #[tokio::test]
