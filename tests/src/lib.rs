@@ -503,13 +503,18 @@ pub async fn anonymous_from(
     gateway: SocketAddr,
     source: std::net::IpAddr,
 ) -> GatewayClient<Channel> {
-    let channel = Endpoint::from_shared(format!("http://{gateway}"))
+    GatewayClient::new(connect_from(gateway, source).await)
+}
+
+/// Connects to a loopback server from `source` (any 127.x.y.z address), which the server
+/// sees as the peer address.
+pub async fn connect_from(addr: SocketAddr, source: std::net::IpAddr) -> Channel {
+    Endpoint::from_shared(format!("http://{addr}"))
         .expect("uri")
         .local_address(Some(source))
         .connect()
         .await
-        .expect("connect");
-    GatewayClient::new(channel)
+        .expect("connect")
 }
 
 /// Connects to a loopback server.

@@ -59,19 +59,28 @@ fn request(body: Bytes, authorization: Option<&str>) -> Request<Bytes> {
     request
 }
 
-/// A unary call of `path` (`/package.Service/Method`) with `body`.
-pub async fn unary(
+/// A client on `channel` once it is ready, and `path` (`/package.Service/Method`) parsed.
+async fn ready(
     channel: Channel,
     path: &str,
-    body: Bytes,
-    authorization: Option<&str>,
-) -> Result<Bytes, Status> {
+) -> Result<(tonic::client::Grpc<Channel>, http::uri::PathAndQuery), Status> {
     let mut grpc = tonic::client::Grpc::new(channel);
     grpc.ready()
         .await
         .map_err(|e| Status::unavailable(format!("channel not ready: {e}")))?;
     let path = http::uri::PathAndQuery::try_from(path)
         .map_err(|e| Status::invalid_argument(format!("path: {e}")))?;
+    Ok((grpc, path))
+}
+
+/// A unary call of `path` with `body`.
+pub async fn unary(
+    channel: Channel,
+    path: &str,
+    body: Bytes,
+    authorization: Option<&str>,
+) -> Result<Bytes, Status> {
+    let (mut grpc, path) = ready(channel, path).await?;
     grpc.unary(request(body, authorization), path, RawCodec)
         .await
         .map(tonic::Response::into_inner)
@@ -84,12 +93,7 @@ pub async fn server_streaming(
     body: Bytes,
     authorization: Option<&str>,
 ) -> Result<Streaming<Bytes>, Status> {
-    let mut grpc = tonic::client::Grpc::new(channel);
-    grpc.ready()
-        .await
-        .map_err(|e| Status::unavailable(format!("channel not ready: {e}")))?;
-    let path = http::uri::PathAndQuery::try_from(path)
-        .map_err(|e| Status::invalid_argument(format!("path: {e}")))?;
+    let (mut grpc, path) = ready(channel, path).await?;
     grpc.server_streaming(request(body, authorization), path, RawCodec)
         .await
         .map(tonic::Response::into_inner)

@@ -34,11 +34,11 @@ use bytes::Bytes;
 use futures::StreamExt as _;
 use ludus_proto::pb;
 use ludus_rules::{RandomSource, SplitMix64};
-use ludus_tests::{Ludus, Player, caro_settings, raw};
+use ludus_tests::{Ludus, Player, caro_settings, connect_from, raw};
 use prost::Message as _;
 use prost_types::field_descriptor_proto::{Label, Type};
 use prost_types::{DescriptorProto, FileDescriptorSet};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 /// Requests per generator; the three together are over the 10,000.
@@ -305,21 +305,7 @@ async fn ten_thousand_bad_requests_change_no_game_and_never_answer_internal() {
 
     // Still serving: every game takes its next legal move.
     for target in &mut targets {
-        let (mover, seq, action) = next_legal(target).await;
-        let player = &mut target.players[mover];
-        let action_id = player.next_action_id();
-        let response = player
-            .client
-            .submit_action(pb::SubmitActionRequest {
-                game_id: target.game_id.clone(),
-                expected_seq: seq,
-                action_id,
-                action: Some(action),
-            })
-            .await
-            .unwrap_or_else(|e| panic!("{}: a legal move after the campaign: {e:?}", target.kind))
-            .into_inner();
-        let event = response.event.expect("the move's event");
+        let (seq, event) = play_legal(target).await;
         assert_eq!(event.seq, seq + 1, "{}", target.kind);
     }
     ludus.shutdown().await;
@@ -375,24 +361,33 @@ async fn targets(ludus: &Ludus) -> Vec<Target> {
         // their store moves again, M5): each then has an action id `<player>-1` to reuse.
         let mut moved = [false; 2];
         while moved != [true; 2] {
-            let (mover, seq, action) = next_legal(&target).await;
-            let player = &mut target.players[mover];
-            let action_id = player.next_action_id();
-            player
-                .client
-                .submit_action(pb::SubmitActionRequest {
-                    game_id: target.game_id.clone(),
-                    expected_seq: seq,
-                    action_id,
-                    action: Some(action),
-                })
-                .await
-                .unwrap_or_else(|e| panic!("{kind}: a legal move: {e:?}"));
+            let (mover, _, _) = next_legal(&target).await;
+            play_legal(&mut target).await;
             moved[mover] = true;
         }
         targets.push(target);
     }
     targets
+}
+
+/// Plays the next legal action in `target` with a fresh action id: the seq it was played at
+/// and its event.
+async fn play_legal(target: &mut Target) -> (u64, pb::GameEvent) {
+    let (mover, seq, action) = next_legal(target).await;
+    let player = &mut target.players[mover];
+    let action_id = player.next_action_id();
+    let response = player
+        .client
+        .submit_action(pb::SubmitActionRequest {
+            game_id: target.game_id.clone(),
+            expected_seq: seq,
+            action_id,
+            action: Some(action),
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{}: a legal move: {e:?}", target.kind))
+        .into_inner();
+    (seq, response.event.expect("the move's event"))
 }
 
 /// A Caro game that one of its players resigned: (game id, its two players).
@@ -727,13 +722,7 @@ async fn forger_channels(gateway: SocketAddr, net: u8) -> Vec<Channel> {
     let mut channels = Vec::new();
     for i in 0..FORGER_ADDRESSES {
         let source = IpAddr::V4(Ipv4Addr::new(127, 0, net, 1 + i));
-        let channel = Endpoint::from_shared(format!("http://{gateway}"))
-            .expect("uri")
-            .local_address(Some(source))
-            .connect()
-            .await
-            .expect("connect from a loopback address");
-        channels.push(channel);
+        channels.push(connect_from(gateway, source).await);
     }
     channels
 }
