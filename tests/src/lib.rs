@@ -7,10 +7,13 @@
 //! - [`quick_match_table`] / [`quick_match_pair`]: players quick-matched into one game, by
 //!   seat; [`refused_by_rule`]: an action refused by a rule; [`finished_by_timeout`] and the
 //!   other stream readers: events as they come.
+//! - [`cluster`]: the multi-process harness (the real binaries as separate processes, SIGKILL
+//!   and restart one at a time; issue 16).
 //! - [`measure`]: what the benchmark binaries (`loadgen`, `matchbench`) measure: latency
 //!   percentiles, CPU time and memory of processes.
 #![forbid(unsafe_code)]
 
+pub mod cluster;
 pub mod measure;
 
 use std::{net::SocketAddr, time::Duration};
@@ -437,11 +440,12 @@ pub async fn sign_in(gateway: SocketAddr, name: &str) -> Player {
     let bearer: MetadataValue<_> = format!("Bearer {}", session.token)
         .parse()
         .expect("token is ascii");
-    let client = GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer));
+    let client = GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer.clone()));
     Player {
         id: session.player_id,
         name: name.to_owned(),
         client,
+        bearer: Bearer(bearer),
         actions: 0,
     }
 }
@@ -483,7 +487,8 @@ pub async fn account_player(gateway: SocketAddr, session: &pb::AccountSession) -
     Player {
         id: account.player_id,
         name: account.display_name,
-        client: GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer)),
+        client: GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer.clone())),
+        bearer: Bearer(bearer),
         actions: 0,
     }
 }
@@ -549,10 +554,29 @@ pub struct Player {
     pub id: String,
     pub name: String,
     pub client: GatewayClient<InterceptedService<Channel, Bearer>>,
+    /// The token the client sends, to connect again elsewhere ([`Player::on_gateway`]).
+    bearer: Bearer,
     actions: u64,
 }
 
 impl Player {
+    /// The same player (token, action ids continuing) on the gateway on `gateway`: a client
+    /// reconnecting elsewhere after its gateway died. The channel dials on its first call, so
+    /// a gateway that is down shows as UNAVAILABLE there.
+    pub fn on_gateway(&self, gateway: SocketAddr) -> Player {
+        let channel = Endpoint::from_shared(format!("http://{gateway}"))
+            .expect("uri")
+            .connect_timeout(Duration::from_secs(1))
+            .connect_lazy();
+        Player {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            client: GatewayClient::with_interceptor(channel, self.bearer.clone()),
+            bearer: self.bearer.clone(),
+            actions: self.actions,
+        }
+    }
+
     /// `FindMatch` with `settings` in the queue `ranking` picks: the ticket's updates, or the
     /// refusal.
     pub async fn queue(
