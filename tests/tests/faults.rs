@@ -439,3 +439,114 @@ async fn a_game_state_replica_killed_mid_load_loses_and_duplicates_nothing() {
         RETRIES.swap(0, Ordering::Relaxed)
     );
 }
+
+/// The eight Caro quick-match queues (C1 board sizes, C5 variants): one waiting ticket in
+/// each stays queued until its partner comes.
+fn caro_variants() -> Vec<pb::GameSettings> {
+    let mut variants = Vec::new();
+    for board_size in [15, 19] {
+        for blocked_ends_off in [false, true] {
+            for exactly_five in [false, true] {
+                variants.push(pb::GameSettings {
+                    options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
+                        board_size,
+                        blocked_ends_off,
+                        exactly_five,
+                    })),
+                    turn_time_ms: 0,
+                });
+            }
+        }
+    }
+    variants
+}
+
+/// The first update of a FindMatch stream: the ticket, queued.
+async fn queued(updates: &mut tonic::Streaming<pb::FindMatchUpdate>) -> String {
+    let update = tokio::time::timeout(PATIENCE, updates.next())
+        .await
+        .expect("the ticket's first update in time")
+        .expect("the stream is open")
+        .expect("an update");
+    assert_eq!(update.state, pb::TicketState::Queued as i32, "{update:?}");
+    update.ticket_id
+}
+
+/// Reads a FindMatch stream to its end: the match (ticket, game, seat), or the error that
+/// ended it.
+async fn outcome(
+    mut updates: tonic::Streaming<pb::FindMatchUpdate>,
+) -> Result<(String, String, u32), tonic::Status> {
+    let read = async {
+        while let Some(update) = updates.next().await {
+            let update = update?;
+            if update.state == pb::TicketState::Matched as i32 {
+                return Ok((update.ticket_id, update.game_id, update.seat));
+            }
+            assert_ne!(
+                update.state,
+                pb::TicketState::Cancelled as i32,
+                "a waiting ticket is not cancelled: {update:?}"
+            );
+        }
+        panic!("the match stream ended without a match or an error");
+    };
+    tokio::time::timeout(SCENARIO_PATIENCE, read)
+        .await
+        .expect("matched in time")
+}
+
+/// A matchmaking replica SIGKILLed (of 3) while tickets wait: the gateway watches each ticket
+/// again on another replica, so its FindMatch client sees no error and keeps its place (the
+/// ticket it was given is the one matched); no ticket ends up in two games.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_matchmaking_replica_killed_with_tickets_waiting_costs_nobody_their_place() {
+    let _alone = one_cluster_at_a_time().await;
+    let mut cluster = Cluster::start(ClusterSpec::default()).await;
+    let variants = caro_variants();
+    let mut waiting = Vec::new();
+    for (i, settings) in variants.iter().enumerate() {
+        let mut waiter = sign_in(cluster.gateway(i % 2), &format!("w{i}")).await;
+        let mut updates = waiter.ticket_updates(settings.clone()).await;
+        let ticket = queued(&mut updates).await;
+        waiting.push((waiter, ticket, tokio::spawn(outcome(updates))));
+    }
+    let victim = cluster.busiest(Role::Matchmaking);
+    cluster.kill(Role::Matchmaking, victim);
+    // Partners come on the other gateway once the replica is gone.
+    let mut partners = Vec::new();
+    for (i, settings) in variants.iter().enumerate() {
+        let mut partner = sign_in(cluster.gateway((i + 1) % 2), &format!("p{i}")).await;
+        let updates = partner.ticket_updates(settings.clone()).await;
+        partners.push((partner, tokio::spawn(outcome(updates))));
+    }
+    let mut games = std::collections::BTreeSet::new();
+    for ((waiter, ticket, waited), (partner, joined)) in waiting.into_iter().zip(partners) {
+        let waited = waited.await.expect("reader");
+        let (matched_ticket, game, seat) = waited.unwrap_or_else(|status| {
+            panic!(
+                "{}'s FindMatch broke when a matchmaking replica died: {status:?}",
+                waiter.name
+            )
+        });
+        assert_eq!(matched_ticket, ticket, "{} kept their ticket", waiter.name);
+        let (_, partner_game, partner_seat) = joined
+            .await
+            .expect("reader")
+            .unwrap_or_else(|status| panic!("{}: {status:?}", partner.name));
+        assert_eq!(game, partner_game, "{} meets their partner", waiter.name);
+        assert_ne!(seat, partner_seat, "one game, two seats");
+        assert!(games.insert(game.clone()), "{game} holds one pair only");
+    }
+    cluster.restart(Role::Matchmaking, victim).await;
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!(
+        "matchmaking kill: {} waiting tickets kept their place, {} games, none shared",
+        variants.len(),
+        games.len()
+    );
+}
