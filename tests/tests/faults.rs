@@ -550,3 +550,123 @@ async fn a_matchmaking_replica_killed_with_tickets_waiting_costs_nobody_their_pl
         games.len()
     );
 }
+
+/// The claim visibility the timers scenario gives its timers replicas (seconds).
+const TIMER_VISIBILITY_S: u64 = 2;
+/// The Caro turn clock the timers scenario's quick matches get (C12 says a minute; milliseconds).
+const SHORT_TURN_MS: u64 = 3_000;
+
+/// A timers replica SIGKILLed (of 2) while many turn clocks are armed and coming due: every
+/// game's clock still runs out exactly once in effect (one TurnTimedOut, C12; a claim the dead
+/// replica held is fired again after the visibility timeout and any repeat is stale), and no
+/// later than the visibility timeout after its deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timers_replica_killed_with_clocks_armed_loses_no_timeout_and_repeats_none() {
+    const GAMES: usize = 10;
+    let _alone = one_cluster_at_a_time().await;
+    let visibility = TIMER_VISIBILITY_S.to_string();
+    let turn = SHORT_TURN_MS.to_string();
+    let spec = ClusterSpec::default()
+        .flags(Role::Timers, &["--visibility-seconds", &visibility])
+        .flags(Role::Matchmaking, &["--caro-turn-ms", &turn]);
+    let mut cluster = Cluster::start(spec).await;
+    let gateways = [cluster.gateway(0), cluster.gateway(1)];
+    // Matched one pair at a time: the deadlines spread over the time that takes, so some
+    // come due before the kill, some while a claim may be in flight, some after.
+    let mut games = Vec::new();
+    for mut table in tables(&cluster, GAMES).await {
+        let snapshot = table.seats[0].game(&table.game_id).await;
+        let deadline = snapshot.turn.expect("a turn").deadline_unix_ms;
+        assert!(deadline > 0, "quick matches are timed (C12)");
+        let follower = table.seats[0].on_gateway(table.gateways[0]);
+        let follow = tokio::spawn(follow(
+            follower,
+            table.gateways[0],
+            gateways.to_vec(),
+            table.game_id.clone(),
+        ));
+        games.push((table, deadline, follow));
+    }
+    let first_due = games.iter().map(|(_, d, _)| *d).min().expect("games");
+    let now = unix_ms();
+    tokio::time::sleep(Duration::from_millis(
+        u64::try_from(first_due - now).unwrap_or(0),
+    ))
+    .await;
+    // Timers replicas have no callers (they poll Redis): either holds claims as often.
+    let victim = 0;
+    cluster.kill(Role::Timers, victim);
+    let mut expired = 0;
+    for (mut table, deadline, follow) in games {
+        let (seen, _) = follow.await.expect("follower");
+        let log = log_of(&mut table.seats[0], &table.game_id).await;
+        check_game(&table.game_id, &log, &[seen], &[]);
+        let timeouts: Vec<&pb::GameEvent> = log
+            .iter()
+            .filter(|e| matches!(e.kind, Some(pb::game_event::Kind::TurnTimedOut(_))))
+            .collect();
+        assert_eq!(
+            timeouts.len(),
+            1,
+            "{}: X's clock ran out once (C12)",
+            table.game_id
+        );
+        let late = timeouts[0].at_unix_ms - deadline;
+        // Server timestamps, not the test's clock: the bound the design promises (visibility,
+        // plus a second for the survivor's poll and the commit), not a performance figure.
+        let bound = i64::try_from(TIMER_VISIBILITY_S * 1000 + 1000).expect("ms");
+        assert!(
+            (0..=bound).contains(&late),
+            "{}: expired {late} ms after its deadline (bound {bound} ms)",
+            table.game_id
+        );
+        expired += 1;
+    }
+    cluster.restart(Role::Timers, victim).await;
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!("timers kill: {expired} clocks armed, {expired} expired once, none twice");
+}
+
+fn unix_ms() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970");
+    i64::try_from(since.as_millis()).expect("ms")
+}
+
+/// redis-server SIGKILLed mid-load and started again on its AOF (`appendfsync always`): play
+/// continues once it is back, and every move acknowledged before the crash is still in the
+/// log (always fsyncs each write before the reply; see ARCHITECTURE.md for everysec).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_restarted_on_its_aof_mid_load_keeps_every_acknowledged_move() {
+    const GAMES: usize = 6;
+    const MOVES: usize = 40;
+    let _alone = one_cluster_at_a_time().await;
+    let mut cluster = Cluster::start(ClusterSpec::default()).await;
+    let gateways = [cluster.gateway(0), cluster.gateway(1)];
+    let tables = tables(&cluster, GAMES).await;
+    let acked = AtomicUsize::new(0);
+    let fault = async {
+        when_acked(&acked, GAMES * MOVES / 3).await;
+        cluster.kill_redis();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        cluster.restart_redis();
+    };
+    let mut played = load(tables, &gateways, MOVES, &acked, fault).await;
+    let (events, moves, resubscribed) = check_all(&mut played, &gateways).await;
+    assert_eq!(moves, GAMES * MOVES, "every move acknowledged");
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!(
+        "redis restart: {GAMES} games, {moves} moves acknowledged, {events} events checked, \
+         {} calls retried, {resubscribed} resubscriptions, 0 lost, 0 duplicated",
+        RETRIES.swap(0, Ordering::Relaxed)
+    );
+}
