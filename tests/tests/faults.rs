@@ -372,12 +372,12 @@ async fn load(
         .collect()
 }
 
-/// Checks every game of a run (see [`check_game`]) and returns (events checked, moves
-/// acknowledged, resubscriptions).
-async fn check_all(played: &mut [Played], gateways: &[SocketAddr]) -> (usize, usize, usize) {
+/// Checks every game of a run (see [`check_game`]), reading the logs on `reader`, and
+/// returns (events checked, moves acknowledged, resubscriptions).
+async fn check_all(played: &mut [Played], reader: SocketAddr) -> (usize, usize, usize) {
     let (mut events, mut moves, mut resubscribed) = (0, 0, 0);
     for game in played.iter_mut() {
-        let mut reader = game.table.seats[0].on_gateway(gateways[0]);
+        let mut reader = game.table.seats[0].on_gateway(reader);
         let log = log_of(&mut reader, &game.table.game_id).await;
         let seen: Vec<Seen> = game.seen.iter().map(|(seen, _)| seen.clone()).collect();
         check_game(&game.table.game_id, &log, &seen, &game.acked);
@@ -426,7 +426,7 @@ async fn a_game_state_replica_killed_mid_load_loses_and_duplicates_nothing() {
         cluster.restart(Role::GameState, 1 - first).await;
     };
     let mut played = load(tables, &gateways, MOVES, &acked, fault).await;
-    let (events, moves, resubscribed) = check_all(&mut played, &gateways).await;
+    let (events, moves, resubscribed) = check_all(&mut played, gateways[0]).await;
     assert_eq!(moves, GAMES * MOVES, "every move acknowledged");
     assert!(
         cluster.dead_processes().is_empty(),
@@ -657,7 +657,7 @@ async fn redis_restarted_on_its_aof_mid_load_keeps_every_acknowledged_move() {
         cluster.restart_redis();
     };
     let mut played = load(tables, &gateways, MOVES, &acked, fault).await;
-    let (events, moves, resubscribed) = check_all(&mut played, &gateways).await;
+    let (events, moves, resubscribed) = check_all(&mut played, gateways[0]).await;
     assert_eq!(moves, GAMES * MOVES, "every move acknowledged");
     assert!(
         cluster.dead_processes().is_empty(),
@@ -666,6 +666,44 @@ async fn redis_restarted_on_its_aof_mid_load_keeps_every_acknowledged_move() {
     );
     eprintln!(
         "redis restart: {GAMES} games, {moves} moves acknowledged, {events} events checked, \
+         {} calls retried, {resubscribed} resubscriptions, 0 lost, 0 duplicated",
+        RETRIES.swap(0, Ordering::Relaxed)
+    );
+}
+
+/// A gateway SIGKILLed mid-load (of 2): its clients' calls and streams break, they go to the
+/// other gateway, retry their moves with the same action ids and subscribe again after the
+/// last seq they saw; every subscriber still sees 1..N once each, and every acknowledged move
+/// is in the log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_killed_mid_load_sends_its_clients_to_the_other_from_their_last_seq() {
+    const GAMES: usize = 6;
+    const MOVES: usize = 40;
+    let _alone = one_cluster_at_a_time().await;
+    let mut cluster = Cluster::start(ClusterSpec::default()).await;
+    let gateways = [cluster.gateway(0), cluster.gateway(1)];
+    let tables = tables(&cluster, GAMES).await;
+    let acked = AtomicUsize::new(0);
+    let fault = async {
+        when_acked(&acked, GAMES * MOVES / 3).await;
+        cluster.kill(Role::Gateway, 0);
+    };
+    let mut played = load(tables, &gateways, MOVES, &acked, fault).await;
+    let (events, moves, resubscribed) = check_all(&mut played, gateways[1]).await;
+    assert_eq!(moves, GAMES * MOVES, "every move acknowledged");
+    // One seat of every game followed it on the dead gateway: each subscribed again.
+    assert!(
+        resubscribed >= GAMES,
+        "the dead gateway's {GAMES} followers subscribed again ({resubscribed})"
+    );
+    cluster.restart(Role::Gateway, 0).await;
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!(
+        "gateway kill: {GAMES} games, {moves} moves acknowledged, {events} events checked, \
          {} calls retried, {resubscribed} resubscriptions, 0 lost, 0 duplicated",
         RETRIES.swap(0, Ordering::Relaxed)
     );
