@@ -400,44 +400,80 @@ async fn when_acked(count: &AtomicUsize, acked: usize) {
         .expect("the load makes progress");
 }
 
+/// What a load run with a fault came to, over every game.
+struct Run {
+    games: usize,
+    moves: usize,
+    events: usize,
+    retries: usize,
+    resubscribed: usize,
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} games, {} moves acknowledged, {} events checked, {} calls retried, {} \
+             resubscriptions, 0 lost, 0 duplicated",
+            self.games, self.moves, self.events, self.retries, self.resubscribed
+        )
+    }
+}
+
+/// Quick-matches `games` pairs across both gateways, plays `moves` moves in each while
+/// `fault` runs (given the count of acknowledged moves, to strike at a chosen point), then
+/// checks every game ([`check_game`], logs read on gateway `reader`) and that no process the
+/// test did not kill died.
+async fn faulted_load(
+    cluster: &mut Cluster,
+    games: usize,
+    moves: usize,
+    reader: usize,
+    fault: impl AsyncFnOnce(&mut Cluster, &AtomicUsize),
+) -> Run {
+    let gateways = [cluster.gateway(0), cluster.gateway(1)];
+    let tables = tables(cluster, games).await;
+    let acked = AtomicUsize::new(0);
+    let mut played = load(tables, &gateways, moves, &acked, fault(cluster, &acked)).await;
+    let (events, acknowledged, resubscribed) = check_all(&mut played, gateways[reader]).await;
+    assert_eq!(acknowledged, games * moves, "every move acknowledged");
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    Run {
+        games,
+        moves: acknowledged,
+        events,
+        retries: RETRIES.swap(0, Ordering::Relaxed),
+        resubscribed,
+    }
+}
+
 /// A game-state replica SIGKILLed mid-load through 2 gateways, then restarted, then the other
-/// one: clients retry
-/// with the same action id; every subscriber of every game sees seqs 1..N with no gap and no
-/// duplicate, and every acknowledged move is in the log (once).
+/// one: clients retry with the same action id; every subscriber of every game sees seqs 1..N
+/// with no gap and no duplicate, and every acknowledged move is in the log (once).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_state_replica_killed_mid_load_loses_and_duplicates_nothing() {
     const GAMES: usize = 8;
     const MOVES: usize = 40;
     let _alone = one_cluster_at_a_time().await;
     let mut cluster = Cluster::start(ClusterSpec::default()).await;
-    let gateways = [cluster.gateway(0), cluster.gateway(1)];
-    let tables = tables(&cluster, GAMES).await;
-    let acked = AtomicUsize::new(0);
-    let fault = async {
+    let run = faulted_load(&mut cluster, GAMES, MOVES, 0, async |cluster, acked| {
         // The busiest replica first, back when the load has moved on, then the other: every
         // caller's connection is cut once (a cut with no call in flight costs no retry).
-        when_acked(&acked, GAMES * MOVES / 4).await;
+        when_acked(acked, GAMES * MOVES / 4).await;
         let first = cluster.busiest(Role::GameState);
         cluster.kill(Role::GameState, first);
-        when_acked(&acked, GAMES * MOVES / 2).await;
+        when_acked(acked, GAMES * MOVES / 2).await;
         cluster.restart(Role::GameState, first).await;
-        when_acked(&acked, GAMES * MOVES * 3 / 4).await;
+        when_acked(acked, GAMES * MOVES * 3 / 4).await;
         cluster.kill(Role::GameState, 1 - first);
         cluster.restart(Role::GameState, 1 - first).await;
-    };
-    let mut played = load(tables, &gateways, MOVES, &acked, fault).await;
-    let (events, moves, resubscribed) = check_all(&mut played, gateways[0]).await;
-    assert_eq!(moves, GAMES * MOVES, "every move acknowledged");
-    assert!(
-        cluster.dead_processes().is_empty(),
-        "{:?}",
-        cluster.dead_processes()
-    );
-    eprintln!(
-        "game-state kill: {GAMES} games, {moves} moves acknowledged, {events} events checked, \
-         {} calls retried, {resubscribed} resubscriptions, 0 lost, 0 duplicated",
-        RETRIES.swap(0, Ordering::Relaxed)
-    );
+    })
+    .await;
+    eprintln!("game-state kill: {run}");
 }
 
 /// The eight Caro quick-match queues (C1 board sizes, C5 variants): one waiting ticket in
@@ -647,28 +683,14 @@ async fn redis_restarted_on_its_aof_mid_load_keeps_every_acknowledged_move() {
     const MOVES: usize = 40;
     let _alone = one_cluster_at_a_time().await;
     let mut cluster = Cluster::start(ClusterSpec::default()).await;
-    let gateways = [cluster.gateway(0), cluster.gateway(1)];
-    let tables = tables(&cluster, GAMES).await;
-    let acked = AtomicUsize::new(0);
-    let fault = async {
-        when_acked(&acked, GAMES * MOVES / 3).await;
+    let run = faulted_load(&mut cluster, GAMES, MOVES, 0, async |cluster, acked| {
+        when_acked(acked, GAMES * MOVES / 3).await;
         cluster.kill_redis();
         tokio::time::sleep(Duration::from_secs(1)).await;
         cluster.restart_redis();
-    };
-    let mut played = load(tables, &gateways, MOVES, &acked, fault).await;
-    let (events, moves, resubscribed) = check_all(&mut played, gateways[0]).await;
-    assert_eq!(moves, GAMES * MOVES, "every move acknowledged");
-    assert!(
-        cluster.dead_processes().is_empty(),
-        "{:?}",
-        cluster.dead_processes()
-    );
-    eprintln!(
-        "redis restart: {GAMES} games, {moves} moves acknowledged, {events} events checked, \
-         {} calls retried, {resubscribed} resubscriptions, 0 lost, 0 duplicated",
-        RETRIES.swap(0, Ordering::Relaxed)
-    );
+    })
+    .await;
+    eprintln!("redis restart: {run}");
 }
 
 /// A gateway SIGKILLed mid-load (of 2): its clients' calls and streams break, they go to the
@@ -681,30 +703,17 @@ async fn a_gateway_killed_mid_load_sends_its_clients_to_the_other_from_their_las
     const MOVES: usize = 40;
     let _alone = one_cluster_at_a_time().await;
     let mut cluster = Cluster::start(ClusterSpec::default()).await;
-    let gateways = [cluster.gateway(0), cluster.gateway(1)];
-    let tables = tables(&cluster, GAMES).await;
-    let acked = AtomicUsize::new(0);
-    let fault = async {
-        when_acked(&acked, GAMES * MOVES / 3).await;
+    let run = faulted_load(&mut cluster, GAMES, MOVES, 1, async |cluster, acked| {
+        when_acked(acked, GAMES * MOVES / 3).await;
         cluster.kill(Role::Gateway, 0);
-    };
-    let mut played = load(tables, &gateways, MOVES, &acked, fault).await;
-    let (events, moves, resubscribed) = check_all(&mut played, gateways[1]).await;
-    assert_eq!(moves, GAMES * MOVES, "every move acknowledged");
+    })
+    .await;
     // One seat of every game followed it on the dead gateway: each subscribed again.
     assert!(
-        resubscribed >= GAMES,
-        "the dead gateway's {GAMES} followers subscribed again ({resubscribed})"
+        run.resubscribed >= GAMES,
+        "the dead gateway's {GAMES} followers subscribed again ({})",
+        run.resubscribed
     );
     cluster.restart(Role::Gateway, 0).await;
-    assert!(
-        cluster.dead_processes().is_empty(),
-        "{:?}",
-        cluster.dead_processes()
-    );
-    eprintln!(
-        "gateway kill: {GAMES} games, {moves} moves acknowledged, {events} events checked, \
-         {} calls retried, {resubscribed} resubscriptions, 0 lost, 0 duplicated",
-        RETRIES.swap(0, Ordering::Relaxed)
-    );
+    eprintln!("gateway kill: {run}");
 }
