@@ -49,6 +49,12 @@ fi
 cargo build --locked --target wasm32-unknown-unknown -p ludus-rules -p ludus-caro \
   -p ludus-quoridor -p ludus-backgammon -p ludus-mancala -p ludus-junqi
 
+# The kill scenarios (tests/tests/faults.rs) run the real per-service binaries as separate
+# processes; `cargo test` builds no other package's binaries, and a test must not run cargo
+# (the build lock is held), so they are built here first.
+echo "== cargo build --workspace --bins (for the multi-process tests)"
+cargo build --workspace --bins --locked
+
 echo "== cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

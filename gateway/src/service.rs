@@ -85,6 +85,46 @@ impl GatewayService {
     }
 }
 
+/// How long FindMatch keeps trying to watch a ticket again after its watch broke, before it
+/// tells the client UNAVAILABLE (a replica's death costs one reconnect, not this).
+const REWATCH_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether a call failed because the connection to the replica broke (or no replica took
+/// it), not because matchmaking refused it: h2's UNKNOWN for a reset connection, CANCELLED,
+/// UNAVAILABLE.
+fn broken_transport(status: &Status) -> bool {
+    matches!(
+        status.code(),
+        Code::Unknown | Code::Unavailable | Code::Cancelled
+    )
+}
+
+/// Watches `watch`'s ticket again (on whichever replica the connection reaches), retrying
+/// broken connections for [`REWATCH_PATIENCE`]; then UNAVAILABLE, the code the contract says
+/// to retry on.
+async fn rewatch(
+    matchmaking: &mut MatchmakingClient<Traced>,
+    watch: &pb::WatchTicketRequest,
+) -> Result<tonic::Streaming<pb::TicketUpdate>, Status> {
+    let deadline = tokio::time::Instant::now() + REWATCH_PATIENCE;
+    loop {
+        match matchmaking.watch_ticket(watch.clone()).await {
+            Ok(updates) => return Ok(updates.into_inner()),
+            Err(status) if broken_transport(&status) => {
+                if tokio::time::Instant::now() >= deadline {
+                    return Err(refuse(
+                        Code::Unavailable,
+                        "matchmaking is unreachable: find a match again",
+                        reason::UNAVAILABLE,
+                    ));
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(status) => return Err(status),
+        }
+    }
+}
+
 fn ticket_state(state: i32) -> pb::TicketState {
     pb::TicketState::try_from(state).unwrap_or(pb::TicketState::Unspecified)
 }
@@ -225,12 +265,11 @@ impl Gateway for GatewayService {
                     })
                     .await;
             };
-            let watched = matchmaking
-                .watch_ticket(pb::WatchTicketRequest {
-                    ticket_id: ticket.ticket_id.clone(),
-                    player_id: caller.player_id.clone(),
-                })
-                .await;
+            let watch = pb::WatchTicketRequest {
+                ticket_id: ticket.ticket_id.clone(),
+                player_id: caller.player_id.clone(),
+            };
+            let watched = matchmaking.watch_ticket(watch.clone()).await;
             let mut updates = match watched {
                 Ok(updates) => updates.into_inner(),
                 Err(status) => {
@@ -245,6 +284,7 @@ impl Gateway for GatewayService {
                 return;
             }
             let mut settled = false;
+            let mut last_state = None;
             loop {
                 let update = tokio::select! {
                     () = tx.closed() => break,
@@ -254,15 +294,34 @@ impl Gateway for GatewayService {
                     }
                     update = updates.next() => update,
                 };
-                let Some(update) = update else { break };
                 let update = match update {
-                    Ok(update) => update,
-                    Err(status) => {
+                    Some(Ok(update)) => update,
+                    Some(Err(status)) if !broken_transport(&status) => {
                         let _ = tx.send(Err(status)).await;
                         break;
                     }
+                    // The replica watching the ticket died (h2 reports UNKNOWN), or closed the
+                    // stream before the ticket settled (its connection rotated, it shut
+                    // down): the ticket lives in Redis, so another replica watches it and the
+                    // client keeps its place (issue 16). Cancelling it here cost the client
+                    // its place in the queue for a replica's death.
+                    _ => match rewatch(&mut matchmaking, &watch).await {
+                        Ok(again) => {
+                            updates = again;
+                            continue;
+                        }
+                        Err(status) => {
+                            let _ = tx.send(Err(status)).await;
+                            break;
+                        }
+                    },
                 };
                 let state = ticket_state(update.state);
+                // A new watch starts with the ticket's current state: the client heard it.
+                if state == pb::TicketState::Queued && last_state == Some(state) {
+                    continue;
+                }
+                last_state = Some(state);
                 settled = matches!(state, pb::TicketState::Matched | pb::TicketState::Cancelled);
                 let out = pb::FindMatchUpdate {
                     ticket_id: update.ticket_id,

@@ -7,10 +7,13 @@
 //! - [`quick_match_table`] / [`quick_match_pair`]: players quick-matched into one game, by
 //!   seat; [`refused_by_rule`]: an action refused by a rule; [`finished_by_timeout`] and the
 //!   other stream readers: events as they come.
+//! - [`cluster`]: the multi-process harness (the real binaries as separate processes, SIGKILL
+//!   and restart one at a time; issue 16).
 //! - [`measure`]: what the benchmark binaries (`loadgen`, `matchbench`) measure: latency
 //!   percentiles, CPU time and memory of processes.
 #![forbid(unsafe_code)]
 
+pub mod cluster;
 pub mod measure;
 pub mod raw;
 
@@ -569,6 +572,26 @@ pub struct Player {
 }
 
 impl Player {
+    /// The same player (token, action ids continuing) on the gateway on `gateway`: a client
+    /// reconnecting elsewhere after its gateway died. The channel dials on its first call, so
+    /// a gateway that is down shows as UNAVAILABLE there.
+    pub fn on_gateway(&self, gateway: SocketAddr) -> Player {
+        let channel = Endpoint::from_shared(format!("http://{gateway}"))
+            .expect("uri")
+            .connect_timeout(Duration::from_secs(1))
+            .connect_lazy();
+        let bearer: MetadataValue<_> = format!("Bearer {}", self.token)
+            .parse()
+            .expect("token is ascii");
+        Player {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            client: GatewayClient::with_interceptor(channel, Bearer(bearer)),
+            token: self.token.clone(),
+            actions: self.actions,
+        }
+    }
+
     /// `FindMatch` with `settings` in the queue `ranking` picks: the ticket's updates, or the
     /// refusal.
     pub async fn queue(
