@@ -7,13 +7,11 @@
 
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import type { ActionInit, Board } from "./boards/board.js";
-import { BackgammonBoard, moveText } from "./boards/backgammon.js";
+import { moveText } from "./boards/backgammon.js";
 import { CaroBoard, caroCellName } from "./boards/caro.js";
-import { JunqiBoard } from "./boards/junqi.js";
-import { MancalaBoard } from "./boards/mancala.js";
-import { QuoridorBoard, quoridorCellName } from "./boards/quoridor.js";
+import { quoridorCellName } from "./boards/quoridor.js";
 import { clear, h } from "./dom.js";
-import { gameTitle, seatLabel } from "./game.js";
+import { boardForKind, gameTitle, seatLabel } from "./game.js";
 import { BackgammonSimpleAction } from "./gen/ludus/v1/backgammon_pb.js";
 import { GameSnapshotSchema, GameStatus } from "./gen/ludus/v1/game_pb.js";
 import { QuoridorOrientation } from "./gen/ludus/v1/quoridor_pb.js";
@@ -135,18 +133,7 @@ export function actionNotation(action: ActionInit): string | undefined {
 }
 
 function boardFor(kind: string): Board {
-  switch (kind) {
-    case "mancala":
-      return new MancalaBoard();
-    case "quoridor":
-      return new QuoridorBoard();
-    case "backgammon":
-      return new BackgammonBoard();
-    case "junqi":
-      return new JunqiBoard();
-    default:
-      return new CaroBoard();
-  }
+  return boardForKind(kind) ?? new CaroBoard();
 }
 
 // What one device shows both players, said once on the Junqi page.

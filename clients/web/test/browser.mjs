@@ -289,32 +289,12 @@ async function junqi(ann, bob) {
 async function backgammon(ann, bob) {
   const game = await quickMatch(ann, bob, "backgammon");
   console.log(`backgammon ${game}`);
-  // Two whole turns: roll if asked, then checker by checker from the offered sources to the
-  // offered targets until the play is sent.
-  for (let turn = 0; turn < 2; turn++) {
+  // Two whole turns (a roll and a play each), every action seen by both pages.
+  for (let action = 0; action < 4; action++) {
     const mover = await toMove([ann, bob]);
-    const page = mover.page;
-    const roll = page.locator("button[data-action]", { hasText: "Roll" });
-    if (await roll.count()) {
-      await act([ann, bob], () => roll.click());
-      if ((await page.textContent("#status")) !== "Your turn") continue;
-    }
-    const start = await seqOf(page);
-    for (let step = 0; step < 4 && (await seqOf(page)) === start; step++) {
-      const pass = page.locator("button", { hasText: "No legal move" });
-      if (await pass.count()) {
-        await pass.click();
-        break;
-      }
-      await page.locator("g.point.source, rect.bg-bar.source").first().click();
-      await page.locator("g.point.target, rect.bg-off.target").first().click();
-      // Either the move joined the play in progress, or it completed the play and was sent.
-      await waitFor(
-        async () => (await seqOf(page)) > start || Number(await page.getAttribute(".board-wrap", "data-made")) === step + 1,
-        "the checker to move",
-      );
-    }
-    await waitFor(async () => (await seqOf(page)) > start, "the play to be sent");
+    await backgammonTurn(mover.page);
+    const seq = await seqOf(mover.page);
+    await waitFor(async () => (await seqOf(ann.page)) === seq && (await seqOf(bob.page)) === seq, "both pages to see it");
   }
   assert.ok((await ann.page.$$("#moves li")).length >= 2);
   await screenshotBoard(ann, "backgammon");
