@@ -394,10 +394,16 @@ async function offline(session, url) {
     await page.waitForSelector("section.game.local[data-kind=mancala]");
     for (let i = 0; i < 3; i++) await localClick(page, ".pit.playable", "an offline sow");
     await screenshotBoard(session, "offline-mancala");
+    // The computer too: its worker and the module come from the service worker's cache.
+    await page.goto(`${url}#/computer/caro/easy`);
+    await page.waitForSelector("section.game.local[data-kind=caro][data-mode=computer]");
+    await localClick(page, "[data-cell=H8]", "X against the computer, offline");
+    await computerAnswered(page);
+    assert.equal(await seqOf(page), 2, "the computer answered with no network");
   } finally {
     await session.context.setOffline(false);
   }
-  console.log("offline: every game for two people, caro to a win, mancala with no network");
+  console.log("offline: every game for two people, caro to a win, mancala and the computer with no network");
 }
 
 // Against the computer, on the device: Caro against Easy to an end; a take-back against
