@@ -151,6 +151,8 @@ export class LocalPage {
   private thinking = false;
   private requests = 0;
   private readonly pending = new Map<number, (reply: WorkerReply) => void>();
+  // The person's seat against the computer (0 moves first in Caro, as X).
+  private human = 0;
 
   constructor(
     private readonly root: HTMLElement,
@@ -210,7 +212,7 @@ export class LocalPage {
     this.notice = "";
     try {
       this.game = this.level
-        ? module.LocalGame.againstComputer(this.kind, this.level, 0, fresh())
+        ? module.LocalGame.againstComputer(this.kind, this.level, this.human, fresh())
         : new module.LocalGame(this.kind, fresh());
     } catch (error) {
       this.notice = error instanceof Error ? error.message : String(error);
@@ -343,6 +345,19 @@ export class LocalPage {
                 ? h("button", { id: "take-back", disabled: !state.canTakeBack, onclick: () => this.takeBack(module) }, "Take back")
                 : null,
               h("button", { id: "new-game", onclick: () => this.newGame(module) }, "New game"),
+              computer
+                ? h(
+                    "button",
+                    {
+                      id: "switch-sides",
+                      onclick: () => {
+                        this.human = 1 - this.human;
+                        this.newGame(module);
+                      },
+                    },
+                    "New game, other side",
+                  )
+                : null,
             ),
             h("h3", {}, "Moves"),
             h("ol", { id: "moves", class: "moves" }, ...state.moves.map((m) => h("li", {}, `${seatLabel(kind, m.seat ?? 0)}: ${m.notation}`))),

@@ -443,6 +443,11 @@ async function computer(session, url) {
   await page.goto(`${url}#/computer/caro/hard`);
   await page.waitForSelector("section.game.local[data-kind=caro][data-mode=computer]");
   assert.equal(await page.locator("#take-back").count(), 0, "C17: no take-back against Hard");
+  // The other side: the computer is X and moves first.
+  await page.click("#switch-sides");
+  await computerAnswered(page);
+  assert.equal(await seqOf(page), 1, "X (the computer) opened");
+  assert.match(await page.textContent("#status"), /^O \(You\) to move/);
 
   await page.goto(`${url}#/computer/mancala/easy`);
   await page.waitForSelector("section.game.local[data-kind=mancala]");
