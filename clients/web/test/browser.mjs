@@ -11,7 +11,9 @@
 // CHROMIUM the browser; defaults: ../../target/debug/ludus and /usr/bin/chromium)
 
 import { spawn } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -51,6 +53,8 @@ async function waitFor(check, what) {
 
 async function startLudus() {
   const [gatewayPort, webPort] = [await freePort(), await freePort()];
+  // A fresh accounts database per run (the room's host registers an account).
+  const dataDir = await mkdtemp(join(tmpdir(), "ludus-browser-"));
   const child = spawn(
     LUDUS,
     [
@@ -58,13 +62,14 @@ async function startLudus() {
       "--listen", `127.0.0.1:${gatewayPort}`,
       "--web-listen", `127.0.0.1:${webPort}`,
       "--web-dir", here("../dist"),
+      "--data-dir", dataDir,
     ],
     { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? "warn" } },
   );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const url = `http://127.0.0.1:${webPort}/`;
   await waitFor(async () => (await fetch(`${url}config.json`)).ok, "ludus to serve the web client");
-  return { url, gatewayPort, child, exited };
+  return { url, gatewayPort, child, exited, dataDir };
 }
 
 // A TCP relay in front of the gateway that can cut every connection through it and refuse
@@ -499,7 +504,7 @@ async function computer(session, url) {
 // down, both get ready, the host starts and both players land in the room's game.
 async function room(browser, url, errors, bob, wes) {
   const hal = await openPage(browser, url, DESKTOP, errors, "hal");
-  await hal.page.fill("#username", `hal_${Date.now() % 100000}`);
+  await hal.page.fill("#username", "hal");
   await hal.page.fill("#password", "correct horse battery");
   await hal.page.fill("#display-name", "hal");
   await hal.page.click("#register");
@@ -593,6 +598,7 @@ async function main() {
     await browser.close();
     ludus.child.kill("SIGTERM");
     await ludus.exited;
+    await rm(ludus.dataDir, { recursive: true, force: true });
   }
 }
 
