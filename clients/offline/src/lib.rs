@@ -836,6 +836,35 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Whatever the browser's random values and whichever legal actions are picked, every
+        /// action the page is offered plays by its notation, and the page is offered actions
+        /// exactly while the game goes on.
+        #[test]
+        fn every_offered_action_plays_by_its_notation(
+            kind in 0usize..5,
+            random in proptest::collection::vec(proptest::prelude::any::<u32>(), 16),
+            picks in proptest::collection::vec(proptest::prelude::any::<u16>(), 40),
+        ) {
+            let kind = KINDS[kind];
+            let mut game = Local::start(kind, Mode::TwoPlayers, &mut BrowserRandom::new(random.clone()))
+                .expect(kind);
+            for pick in picks {
+                let s = state(&game);
+                let legal = s["legal"].as_array().cloned().unwrap_or_default();
+                proptest::prop_assert_eq!(legal.is_empty(), s["toMove"].is_null(), "{}", kind);
+                let Some(chosen) = legal.get(usize::from(pick) % legal.len().max(1)) else {
+                    break;
+                };
+                let notation = chosen["notation"].as_str().unwrap_or_default().to_owned();
+                let played = each!(&mut game, h => h.play(&notation, false, &mut BrowserRandom::new(random.clone())));
+                proptest::prop_assert!(played.is_ok(), "{} {}: {:?}", kind, notation, played);
+            }
+        }
+    }
+
     #[test]
     fn browser_randomness_is_used_without_modulo_bias() {
         // For bound 2 the accepted zone is 0..u32::MAX: u32::MAX itself is redrawn.
