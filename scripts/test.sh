@@ -66,8 +66,9 @@ awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "total: %d passe
 # The web client in a real browser (clients/web/test/browser.mjs): Debian's Chromium, the
 # client's packages from the committed lockfile (npm ci, only when they changed), a build (with
 # the offline games in WebAssembly), then two players and a spectator in headless Chromium
-# against the all-in-one binary, and two players on one device with no server. Board
-# screenshots land in clients/web/artifacts/.
+# against the all-in-one binary, a room joined by its code and invite link, and every game on
+# one device with no server, for two people and against the computer. Board screenshots land
+# in clients/web/artifacts/.
 echo "== web client in headless Chromium"
 apt_install() {
   local sudo=""

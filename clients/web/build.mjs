@@ -1,4 +1,5 @@
-// `npm run bundle`: bundles src/main.ts with esbuild into dist/app.js and copies the page and
+// `npm run bundle`: bundles src/main.ts with esbuild into dist/app.js (and the computer's
+// worker, src/bot-worker.ts, into dist/bot-worker.js) and copies the page and
 // its stylesheet next to it. dist/ is what `ludus serve` hands out (--web-dir).
 import { build } from "esbuild";
 import { cp, copyFile, mkdir, rm, stat } from "node:fs/promises";
@@ -14,6 +15,17 @@ await build({
   minify: true,
   sourcemap: true,
   outfile: "dist/app.js",
+  logLevel: "warning",
+});
+// The computer player's Web Worker (offline games against the computer).
+await build({
+  entryPoints: ["src/bot-worker.ts"],
+  bundle: true,
+  format: "esm",
+  target: "es2022",
+  minify: true,
+  sourcemap: true,
+  outfile: "dist/bot-worker.js",
   logLevel: "warning",
 });
 await copyFile(new URL("./index.html", import.meta.url), new URL("index.html", dist));

@@ -1,22 +1,40 @@
-//! Offline play: the games' own rules crates compiled to WebAssembly, so two people can play
-//! on one device with no server at all. The web client loads this module (built with
-//! `wasm-bindgen --target web`) and draws the same boards it draws for online games.
+//! Offline play: the games' own rules crates compiled to WebAssembly, so a game needs no
+//! server at all. The web client loads this module (built with `wasm-bindgen --target web`)
+//! and draws the same boards it draws for online games.
 //!
-//! Games: Caro and Mancala (Kalah), whose seeds allow taking moves back (C17, M11; here both
-//! players sit at the same device, so either may take the last move back). Randomness (who
-//! sows first in Mancala, M3) comes from the browser's CSPRNG: the page passes fresh values
-//! from `crypto.getRandomValues` with every call.
+//! All five games, two ways: two people on one device, or one person against the game
+//! crate's own computer player (`ludus_rules::Bot`, Easy/Normal/Hard), which the page runs in
+//! a Web Worker through [`think`] so the page never freezes while it searches. Taking moves
+//! back is offered only where a seed allows it: against the computer in Caro at Easy and
+//! Medium (C17) and in Mancala (M11); never between people (C15 says so for Caro; no other
+//! seed grants it, and in Backgammon and Flip Junqi it would replay dice or hide a piece
+//! already seen).
 //!
-//! Views are handed over as JSON shaped like the gRPC contract's `CaroView` / `MancalaView`
-//! (camelCase field names, enums as numbers), so the page's boards need no second format.
+//! Randomness (who sows first, M3; the dice, B4; the deal, J3) comes from the browser's
+//! CSPRNG: the page passes fresh values from `crypto.getRandomValues` with every call.
+//!
+//! Views and actions are handed over as JSON in protobuf's JSON mapping of the gRPC
+//! contract's messages ([`view`]), so the page's boards need no second format.
 
 mod view;
 
+use ludus_backgammon::{Backgammon, BackgammonOptions};
 use ludus_caro::{Caro, CaroOptions};
-use ludus_mancala::{FirstPlayer, Mancala, MancalaOptions, RuleSet};
-use ludus_rules::{Game, GameResult, RandomSource, Seat, SplitMix64, Viewer};
+use ludus_junqi::{Junqi, JunqiOptions};
+use ludus_mancala::{EndgameDb, FirstPlayer, Mancala, MancalaOptions, RuleSet};
+use ludus_quoridor::{Quoridor, QuoridorOptions};
+use ludus_rules::{
+    Bot, Budget, Game, GameResult, Level, RandomSource, Seat, SetupError, SplitMix64, Viewer,
+};
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
+
+/// The seed count of the Kalah endgame database Mancala Hard uses in a browser. The server's
+/// 16 seeds (30.4 million positions) took 43.8 s to build in WebAssembly on V8 here, before
+/// the first Hard move; 12 seeds (2.7 million positions, 2.6 MiB) took 2.3 s (1.3 s in a
+/// Chromium tab), and Hard's exact solve and search still end on it (ARCHITECTURE.md, "The
+/// browser path", has the figures).
+pub const BROWSER_DB_SEEDS: u32 = 12;
 
 /// Values from the browser's CSPRNG, used up in order with rejection sampling (no modulo
 /// bias). Caro draws nothing and a Mancala setup one value, far fewer than the page passes;
@@ -58,19 +76,150 @@ impl RandomSource for BrowserRandom {
     }
 }
 
-/// One game and every position it went through (for taking moves back).
-#[derive(Debug)]
-struct History<G: Game> {
-    positions: Vec<G>,
-    notations: Vec<String>,
+/// What the page needs of each game beyond the rules.
+trait Offline: Bot {
+    /// The page's name for the game.
+    const KIND: &'static str;
+
+    /// A new two-seat game with the options the page's quick matches use.
+    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError>;
+
+    /// `ludus.v1.Action` as JSON.
+    fn action_json(action: &Self::Action) -> Value;
+
+    /// The view's message (`CaroView`, …) as JSON.
+    fn view_json(&self, viewer: Viewer) -> Value;
+
+    /// Whether the human may take moves back against the computer at `level`.
+    fn take_back_allowed(_level: Level) -> bool {
+        false
+    }
 }
 
-impl<G: Game> History<G> {
-    fn new(game: G) -> Self {
+impl Offline for Caro {
+    const KIND: &'static str = "caro";
+
+    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
+        Caro::setup(CaroOptions::default(), 2, rng)
+    }
+
+    fn action_json(action: &Self::Action) -> Value {
+        view::caro_action(action)
+    }
+
+    fn view_json(&self, viewer: Viewer) -> Value {
+        view::caro(&self.view(viewer))
+    }
+
+    /// C17: against Easy and Medium, not Hard.
+    fn take_back_allowed(level: Level) -> bool {
+        level != Level::Hard
+    }
+}
+
+impl Offline for Mancala {
+    const KIND: &'static str = "mancala";
+
+    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
+        let options = MancalaOptions {
+            rule_set: RuleSet::Kalah,
+            first: FirstPlayer::Random,
+        };
+        Mancala::setup(options, 2, rng)
+    }
+
+    fn action_json(action: &Self::Action) -> Value {
+        view::mancala_action(action)
+    }
+
+    fn view_json(&self, viewer: Viewer) -> Value {
+        view::mancala(&self.view(viewer))
+    }
+
+    /// M11: at every level.
+    fn take_back_allowed(_level: Level) -> bool {
+        true
+    }
+}
+
+impl Offline for Quoridor {
+    const KIND: &'static str = "quoridor";
+
+    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
+        Quoridor::setup(QuoridorOptions::default(), 2, rng)
+    }
+
+    fn action_json(action: &Self::Action) -> Value {
+        view::quoridor_action(action)
+    }
+
+    fn view_json(&self, viewer: Viewer) -> Value {
+        view::quoridor(&self.view(viewer))
+    }
+}
+
+impl Offline for Backgammon {
+    const KIND: &'static str = "backgammon";
+
+    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
+        Backgammon::setup(BackgammonOptions::default(), 2, rng)
+    }
+
+    fn action_json(action: &Self::Action) -> Value {
+        view::backgammon_action(action)
+    }
+
+    fn view_json(&self, viewer: Viewer) -> Value {
+        view::backgammon(&self.view(viewer))
+    }
+}
+
+impl Offline for Junqi {
+    const KIND: &'static str = "junqi";
+
+    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
+        Junqi::setup(JunqiOptions {}, 2, rng)
+    }
+
+    fn action_json(action: &Self::Action) -> Value {
+        view::junqi_action(action)
+    }
+
+    fn view_json(&self, viewer: Viewer) -> Value {
+        view::junqi(&self.view(viewer))
+    }
+}
+
+/// Who sits at the device.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Mode {
+    /// Two people take turns; the board turns to the seat to move.
+    TwoPlayers,
+    /// One person in `human`'s seat; the computer plays the other at `level`.
+    Computer { human: Seat, level: Level },
+}
+
+/// One game and every position it went through (for taking moves back).
+#[derive(Debug)]
+struct History<G: Offline> {
+    positions: Vec<G>,
+    notations: Vec<String>,
+    mode: Mode,
+}
+
+impl<G: Offline> History<G> {
+    fn new(game: G, mode: Mode) -> Self {
         History {
             positions: vec![game],
             notations: Vec::new(),
+            mode,
         }
+    }
+
+    fn start(mode: Mode, rng: &mut dyn RandomSource) -> Result<Self, String> {
+        G::start(rng)
+            .map(|game| History::new(game, mode))
+            .map_err(|e| format!("{}: {}", e.rule, e.message))
     }
 
     fn current(&self) -> &G {
@@ -78,12 +227,33 @@ impl<G: Game> History<G> {
         &self.positions[self.positions.len() - 1]
     }
 
-    /// Plays `notation` for the seat to move; the refusal starts with the rule id.
-    fn play(&mut self, notation: &str, rng: &mut dyn RandomSource) -> Result<(), String> {
+    /// The computer's seat, when it is the computer's turn.
+    fn computer_to_move(&self) -> Option<Seat> {
+        match (self.mode, self.current().to_move()) {
+            (Mode::Computer { human, .. }, Some(seat)) if seat != human => Some(seat),
+            _ => None,
+        }
+    }
+
+    /// Plays `notation` for the seat to move: a person's action (`by_computer` false) or the
+    /// computer's answer from [`think`]. The refusal starts with the rule id.
+    fn play(
+        &mut self,
+        notation: &str,
+        by_computer: bool,
+        rng: &mut dyn RandomSource,
+    ) -> Result<(), String> {
         let game = self.current().clone();
         let Some(seat) = game.to_move() else {
             return Err("the game is over: start a new one".to_owned());
         };
+        if by_computer != self.computer_to_move().is_some() {
+            return Err(if by_computer {
+                "it is not the computer's turn".to_owned()
+            } else {
+                "wait: it is the computer's turn".to_owned()
+            });
+        }
         let action = game.parse_action(notation).map_err(|e| e.to_string())?;
         let text = action.to_string();
         let next = game
@@ -94,12 +264,33 @@ impl<G: Game> History<G> {
         Ok(())
     }
 
-    fn take_back(&mut self) -> Result<(), String> {
-        if self.positions.len() <= 1 {
-            return Err("no move to take back".to_owned());
+    /// Whether the player may take a move back now.
+    fn can_take_back(&self) -> bool {
+        match self.mode {
+            Mode::TwoPlayers => false,
+            Mode::Computer { human, level } => {
+                G::take_back_allowed(level) && self.movers().contains(&Some(human))
+            }
         }
-        self.positions.pop();
-        self.notations.pop();
+    }
+
+    /// Back to just before the human's last action, the computer's replies with it (C17,
+    /// M11: a Mancala extra turn, M5, is several sows of one seat; only the last goes).
+    fn take_back(&mut self) -> Result<(), String> {
+        let Mode::Computer { human, level } = self.mode else {
+            return Err("C15: no taking back a move in games between people".to_owned());
+        };
+        if !G::take_back_allowed(level) {
+            return Err(format!(
+                "C17: no taking back against {} (only against Easy and Medium)",
+                level_name::<G>(level)
+            ));
+        }
+        let Some(last) = self.movers().iter().rposition(|m| *m == Some(human)) else {
+            return Err("no move of yours to take back".to_owned());
+        };
+        self.positions.truncate(last + 1);
+        self.notations.truncate(last);
         Ok(())
     }
 
@@ -110,15 +301,129 @@ impl<G: Game> History<G> {
             .map(Game::to_move)
             .collect()
     }
+
+    /// The seat whose side of the board the page shows.
+    fn viewer(&self) -> Viewer {
+        match (self.mode, self.current().to_move()) {
+            (Mode::Computer { human, .. }, _) => Viewer::Seat(human),
+            (Mode::TwoPlayers, Some(seat)) => Viewer::Seat(seat),
+            (Mode::TwoPlayers, None) => Viewer::Spectator,
+        }
+    }
+
+    /// The game now, as JSON (see [`LocalGame::state`]).
+    fn state(&self) -> Value {
+        let game = self.current();
+        let moves: Vec<Value> = self
+            .movers()
+            .into_iter()
+            .zip(&self.notations)
+            .map(|(seat, notation)| json!({ "seat": seat, "notation": notation }))
+            .collect();
+        let outcome = game.outcome().map(|o| {
+            let (kind, winners) = match &o.result {
+                GameResult::Win { winners } => (1, winners.clone()),
+                GameResult::Draw => (2, Vec::new()),
+                GameResult::Cancelled => (3, Vec::new()),
+            };
+            json!({ "kind": kind, "winners": winners, "rule": o.rule, "reason": o.reason })
+        });
+        // A person's choices: none while the computer thinks.
+        let legal: Vec<Value> = match game.to_move() {
+            Some(seat) if self.computer_to_move().is_none() => game
+                .legal_actions(seat)
+                .iter()
+                .map(|a| json!({ "action": G::action_json(a), "notation": a.to_string() }))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (mode, human, level) = match self.mode {
+            Mode::TwoPlayers => ("two", Value::Null, Value::Null),
+            Mode::Computer { human, level } => ("computer", json!(human), json!(level.name())),
+        };
+        json!({
+            "kind": G::KIND,
+            "mode": mode,
+            "human": human,
+            "level": level,
+            "toMove": game.to_move(),
+            "computerToMove": self.computer_to_move().is_some(),
+            "takeBackOffered": matches!(self.mode, Mode::Computer { level, .. } if G::take_back_allowed(level)),
+            "canTakeBack": self.can_take_back(),
+            "moves": moves,
+            "outcome": outcome,
+            "view": { G::KIND: game.view_json(self.viewer()) },
+            "legal": legal,
+        })
+    }
+
+    /// The position, for the computer's worker ([`think`]).
+    fn position(&self) -> String {
+        serde_json::to_string(self.current()).unwrap_or_default()
+    }
+}
+
+/// The level as the game's seed names it (Caro's Medium, Junqi's Beginner and Expert).
+fn level_name<G: Offline>(level: Level) -> &'static str {
+    match (G::KIND, level) {
+        ("caro", Level::Normal) => "Medium",
+        ("junqi", Level::Easy) => "Beginner",
+        ("junqi", Level::Hard) => "Expert",
+        (_, Level::Easy) => "Easy",
+        (_, Level::Normal) => "Normal",
+        (_, Level::Hard) => "Hard",
+    }
 }
 
 #[derive(Debug)]
 enum Local {
     Caro(History<Caro>),
     Mancala(History<Mancala>),
+    Quoridor(History<Quoridor>),
+    Backgammon(History<Backgammon>),
+    Junqi(History<Junqi>),
 }
 
-/// A game two people play on this device.
+/// Runs `$body` with `$h` bound to the game's history, whichever game it is.
+macro_rules! each {
+    ($local:expr, $h:ident => $body:expr) => {
+        match $local {
+            Local::Caro($h) => $body,
+            Local::Mancala($h) => $body,
+            Local::Quoridor($h) => $body,
+            Local::Backgammon($h) => $body,
+            Local::Junqi($h) => $body,
+        }
+    };
+}
+
+impl Local {
+    fn start(kind: &str, mode: Mode, rng: &mut dyn RandomSource) -> Result<Local, String> {
+        Ok(match kind {
+            "caro" => Local::Caro(History::start(mode, rng)?),
+            "mancala" => Local::Mancala(History::start(mode, rng)?),
+            "quoridor" => Local::Quoridor(History::start(mode, rng)?),
+            "backgammon" => Local::Backgammon(History::start(mode, rng)?),
+            "junqi" => Local::Junqi(History::start(mode, rng)?),
+            other => return Err(unknown_kind(other)),
+        })
+    }
+}
+
+fn unknown_kind(kind: &str) -> String {
+    format!("{kind:?} is not a game here: caro, mancala, quoridor, backgammon or junqi")
+}
+
+fn parse_level(level: &str) -> Result<Level, String> {
+    Level::parse(level)
+        .ok_or_else(|| format!("{level:?} is not a level: easy, normal (medium) or hard"))
+}
+
+fn js_error(message: String) -> JsError {
+    JsError::new(&message)
+}
+
+/// A game played on this device.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct LocalGame {
@@ -127,153 +432,214 @@ pub struct LocalGame {
 
 #[wasm_bindgen]
 impl LocalGame {
-    /// A new game of `kind` ("caro" or "mancala"); `random` holds fresh values from the
-    /// browser's CSPRNG.
+    /// A new game of `kind` for two people on this device; `random` holds fresh values from
+    /// the browser's CSPRNG.
     #[wasm_bindgen(constructor)]
     pub fn new(kind: &str, random: Vec<u32>) -> Result<LocalGame, JsError> {
-        let mut rng = BrowserRandom::new(random);
-        let setup_error =
-            |e: ludus_rules::SetupError| JsError::new(&format!("{}: {}", e.rule, e.message));
-        let game = match kind {
-            "caro" => Local::Caro(History::new(
-                Caro::setup(CaroOptions::default(), 2, &mut rng).map_err(setup_error)?,
-            )),
-            "mancala" => Local::Mancala(History::new(
-                Mancala::setup(
-                    MancalaOptions {
-                        rule_set: RuleSet::Kalah,
-                        first: FirstPlayer::Random,
-                    },
-                    2,
-                    &mut rng,
-                )
-                .map_err(setup_error)?,
-            )),
-            other => {
-                return Err(JsError::new(&format!(
-                    "{other:?} is not offered offline: caro or mancala"
-                )));
-            }
-        };
+        let game = Local::start(kind, Mode::TwoPlayers, &mut BrowserRandom::new(random))
+            .map_err(js_error)?;
         Ok(LocalGame { game })
     }
 
-    /// Plays `notation` ("H8" in Caro, a pit "3" in Mancala) for the seat to move. A refusal
-    /// is the rules' own message, rule id first ("C3: H8 is already taken").
+    /// A new game of `kind` against the computer at `level` ("easy", "normal"/"medium",
+    /// "hard"), the person in seat `human` (0 or 1).
+    #[wasm_bindgen(js_name = againstComputer)]
+    pub fn against_computer(
+        kind: &str,
+        level: &str,
+        human: u32,
+        random: Vec<u32>,
+    ) -> Result<LocalGame, JsError> {
+        let level = parse_level(level).map_err(js_error)?;
+        if human > 1 {
+            return Err(JsError::new("the person sits in seat 0 or 1"));
+        }
+        let mode = Mode::Computer {
+            human: human as Seat,
+            level,
+        };
+        let game = Local::start(kind, mode, &mut BrowserRandom::new(random)).map_err(js_error)?;
+        Ok(LocalGame { game })
+    }
+
+    /// Plays a person's action in the game's notation ("H8", a pit "3", "e2", "e3h",
+    /// "24/18 13/11", "roll", "c6", "c6-c7") for the seat to move. A refusal is the rules' own
+    /// message, rule id first ("C3: H8 is already taken").
     pub fn play(&mut self, notation: &str, random: Vec<u32>) -> Result<(), JsError> {
         let mut rng = BrowserRandom::new(random);
-        let result = match &mut self.game {
-            Local::Caro(history) => history.play(notation, &mut rng),
-            Local::Mancala(history) => history.play(notation, &mut rng),
-        };
-        result.map_err(|message| JsError::new(&message))
+        each!(&mut self.game, h => h.play(notation, false, &mut rng)).map_err(js_error)
     }
 
-    /// Takes the last action back.
+    /// Plays the computer's choice (what [`think`] answered for [`LocalGame::position`]).
+    #[wasm_bindgen(js_name = playComputer)]
+    pub fn play_computer(&mut self, notation: &str, random: Vec<u32>) -> Result<(), JsError> {
+        let mut rng = BrowserRandom::new(random);
+        each!(&mut self.game, h => h.play(notation, true, &mut rng)).map_err(js_error)
+    }
+
+    /// Takes the person's last action back, with the computer's replies (C17, M11).
     #[wasm_bindgen(js_name = takeBack)]
     pub fn take_back(&mut self) -> Result<(), JsError> {
-        let result = match &mut self.game {
-            Local::Caro(history) => history.take_back(),
-            Local::Mancala(history) => history.take_back(),
-        };
-        result.map_err(|message| JsError::new(&message))
+        each!(&mut self.game, h => h.take_back()).map_err(js_error)
     }
 
-    /// The game now, as JSON: `{kind, toMove, moves: [{seat, notation}], outcome, view}`.
+    /// The game now, as JSON: `{kind, mode, human, level, toMove, computerToMove,
+    /// canTakeBack, moves: [{seat, notation}], outcome, view: GameView, legal: [LegalAction]}`.
     pub fn state(&self) -> String {
-        let state = match &self.game {
-            Local::Caro(history) => summary(
-                "caro",
-                history,
-                view::caro(&history.current().view(Viewer::Spectator)),
-            ),
-            Local::Mancala(history) => {
-                let game = history.current();
-                let seat = game.to_move().unwrap_or(0);
-                summary(
-                    "mancala",
-                    history,
-                    view::mancala(&game.view(Viewer::Seat(seat))),
-                )
-            }
-        };
-        state.to_string()
+        each!(&self.game, h => h.state()).to_string()
+    }
+
+    /// The position as the rules crate stores it, for [`think`] in the computer's worker.
+    pub fn position(&self) -> String {
+        each!(&self.game, h => h.position())
     }
 }
 
-fn summary<G: Game>(kind: &str, history: &History<G>, view: Value) -> Value {
-    let game = history.current();
-    let moves: Vec<Value> = history
-        .movers()
-        .into_iter()
-        .zip(&history.notations)
-        .map(|(seat, notation)| json!({ "seat": seat, "notation": notation }))
-        .collect();
-    let outcome = game.outcome().map(|o| {
-        let (kind, winners) = match &o.result {
-            GameResult::Win { winners } => (1, winners.clone()),
-            GameResult::Draw => (2, Vec::new()),
-            GameResult::Cancelled => (3, Vec::new()),
-        };
-        json!({ "kind": kind, "winners": winners, "rule": o.rule, "reason": o.reason })
-    });
-    json!({
-        "kind": kind,
-        "toMove": game.to_move(),
-        "moves": moves,
-        "outcome": outcome,
-        "view": view,
-    })
+/// The page's clock, in milliseconds: `Date.now()` in the browser (the rules crates have
+/// none, `Budget`), the system clock in native tests.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = Date)]
+    fn now() -> f64;
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+fn choose<G: Offline>(
+    position: &str,
+    level: Level,
+    random: Vec<u32>,
+    deadline_ms: f64,
+) -> Result<String, String> {
+    let game: G = serde_json::from_str(position).map_err(|e| format!("bad position: {e}"))?;
+    let seat = game
+        .to_move()
+        .ok_or_else(|| "the game is over: nothing to think about".to_owned())?;
+    let out_of_time = move || now() >= deadline_ms;
+    let budget = Budget {
+        work: G::default_work(level),
+        out_of_time: &out_of_time,
+    };
+    let action = game
+        .choose(seat, level, &budget, &mut BrowserRandom::new(random))
+        .ok_or_else(|| "the computer found no action".to_owned())?;
+    Ok(action.to_string())
+}
+
+/// The computer's action for the seat to move in `position` (from [`LocalGame::position`]),
+/// in the game's notation. It thinks with its level's work budget and stops early once the
+/// page's clock (`Date.now()`) reaches `deadline_ms`, still answering with a legal action.
+/// Runs in a Web Worker, so the page stays responsive while it searches.
+#[wasm_bindgen]
+pub fn think(
+    kind: &str,
+    position: &str,
+    level: &str,
+    random: Vec<u32>,
+    deadline_ms: f64,
+) -> Result<String, JsError> {
+    let level = parse_level(level).map_err(js_error)?;
+    let chosen = match kind {
+        "caro" => choose::<Caro>(position, level, random, deadline_ms),
+        "mancala" => choose::<Mancala>(position, level, random, deadline_ms),
+        "quoridor" => choose::<Quoridor>(position, level, random, deadline_ms),
+        "backgammon" => choose::<Backgammon>(position, level, random, deadline_ms),
+        "junqi" => choose::<Junqi>(position, level, random, deadline_ms),
+        other => Err(unknown_kind(other)),
+    };
+    chosen.map_err(js_error)
+}
+
+/// Makes the computer ready for `kind` at `level` before its first move: Mancala Hard builds
+/// its Kalah endgame database ([`BROWSER_DB_SEEDS`] seeds) once per worker. Answers JSON
+/// `{seeds, positions, bytes}` for the database, `{}` when nothing was needed.
+#[wasm_bindgen]
+pub fn prepare(kind: &str, level: &str) -> Result<String, JsError> {
+    let level = parse_level(level).map_err(js_error)?;
+    if kind == "mancala" && level == Level::Hard {
+        let db = EndgameDb::global_with(BROWSER_DB_SEEDS);
+        return Ok(
+            json!({ "seeds": db.max_seeds(), "positions": db.len(), "bytes": db.len() })
+                .to_string(),
+        );
+    }
+    Ok("{}".to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn state(game: &LocalGame) -> Value {
-        serde_json::from_str(&game.state()).expect("json")
+    const KINDS: [&str; 5] = ["caro", "mancala", "quoridor", "backgammon", "junqi"];
+
+    fn rng() -> BrowserRandom {
+        BrowserRandom::new(vec![7, 1_234_567, 99, 4_000_000_000, 31, 5, 17, 2_024])
     }
 
-    fn caro() -> LocalGame {
-        LocalGame {
-            game: Local::Caro(History::new(
-                Caro::setup(CaroOptions::default(), 2, &mut BrowserRandom::new(vec![]))
-                    .expect("setup"),
-            )),
-        }
+    fn state(game: &Local) -> Value {
+        each!(game, h => h.state())
     }
 
-    fn play(game: &mut LocalGame, notation: &str) -> Result<(), String> {
-        match &mut game.game {
-            Local::Caro(h) => h.play(notation, &mut BrowserRandom::new(vec![7; 8])),
-            Local::Mancala(h) => h.play(notation, &mut BrowserRandom::new(vec![7; 8])),
+    fn play(game: &mut Local, notation: &str) -> Result<(), String> {
+        each!(game, h => h.play(notation, false, &mut rng()))
+    }
+
+    fn take_back(game: &mut Local) -> Result<(), String> {
+        each!(game, h => h.take_back())
+    }
+
+    /// The computer's move, through the JSON position the worker gets, as the page plays it.
+    fn computer(game: &mut Local) -> String {
+        let (kind, position) = each!(&*game, h => (state(&*game)["kind"].clone(), h.position()));
+        let level = state(game)["level"].as_str().unwrap_or("easy").to_owned();
+        let kind = kind.as_str().unwrap_or_default().to_owned();
+        let level = Level::parse(&level).expect("level");
+        let notation = match kind.as_str() {
+            "caro" => choose::<Caro>(&position, level, vec![3; 8], f64::MAX),
+            "mancala" => choose::<Mancala>(&position, level, vec![3; 8], f64::MAX),
+            "quoridor" => choose::<Quoridor>(&position, level, vec![3; 8], f64::MAX),
+            "backgammon" => choose::<Backgammon>(&position, level, vec![3; 8], f64::MAX),
+            _ => choose::<Junqi>(&position, level, vec![3; 8], f64::MAX),
         }
+        .expect("the computer chooses");
+        each!(game, h => h.play(&notation, true, &mut rng())).expect("its choice is legal");
+        notation
+    }
+
+    fn mancala_seat0(mode: Mode) -> Local {
+        let options = MancalaOptions {
+            rule_set: RuleSet::Kalah,
+            first: FirstPlayer::Seat0,
+        };
+        let game = Mancala::setup(options, 2, &mut rng()).expect("setup");
+        Local::Mancala(History::new(game, mode))
     }
 
     #[test]
-    fn caro_refusals_name_their_rule_and_take_back_restores_the_position() {
-        let mut game = caro();
+    fn caro_between_people_refuses_with_its_rule_and_never_takes_back() {
+        let mut game = Local::start("caro", Mode::TwoPlayers, &mut rng()).expect("caro");
         play(&mut game, "H8").expect("X plays");
         let refused = play(&mut game, "H8").expect_err("occupied");
         assert!(refused.starts_with("C3: "), "{refused}");
-        assert_eq!(state(&game)["moves"].as_array().map(Vec::len), Some(1));
-        play(&mut game, "A1").expect("O plays");
-        assert_eq!(state(&game)["toMove"], json!(0));
-        match &mut game.game {
-            Local::Caro(h) => h.take_back().expect("take back"),
-            Local::Mancala(_) => unreachable!(),
-        }
-        let after = state(&game);
-        assert_eq!(after["toMove"], json!(1), "O to move again");
-        assert_eq!(after["moves"], json!([{ "seat": 0, "notation": "H8" }]));
+        let s = state(&game);
+        assert_eq!(s["moves"], json!([{ "seat": 0, "notation": "H8" }]));
+        assert_eq!(s["canTakeBack"], json!(false));
+        let refused = take_back(&mut game).expect_err("C15");
+        assert!(refused.starts_with("C15: "), "{refused}");
         // Row-major from the top: H8 is column 7, row 7 (C1).
-        assert_eq!(after["view"]["cells"][7 * 15 + 7], json!(1));
-        assert_eq!(after["view"]["cells"][0], json!(0));
+        assert_eq!(s["view"]["caro"]["cells"][7 * 15 + 7], json!(1));
+        assert_eq!(s["legal"].as_array().map(Vec::len), Some(15 * 15 - 1));
     }
 
     #[test]
     fn caro_five_in_a_row_wins_offline_too() {
-        let mut game = caro();
+        let mut game = Local::start("caro", Mode::TwoPlayers, &mut rng()).expect("caro");
         for (x, o) in [("D8", "A1"), ("E8", "C1"), ("F8", "E1"), ("G8", "G1")] {
             play(&mut game, x).expect("x");
             play(&mut game, o).expect("o");
@@ -283,37 +649,220 @@ mod tests {
         assert_eq!(end["outcome"]["rule"], json!("C7"));
         assert_eq!(end["outcome"]["winners"], json!([0]));
         assert_eq!(end["toMove"], Value::Null);
-        assert_eq!(end["view"]["winningLine"].as_array().map(Vec::len), Some(5));
+        assert_eq!(end["legal"], json!([]));
+        assert_eq!(
+            end["view"]["caro"]["winningLine"].as_array().map(Vec::len),
+            Some(5)
+        );
         assert!(play(&mut game, "J9").is_err(), "nothing after the end");
     }
 
     #[test]
-    fn mancala_sows_from_the_seat_to_move_and_takes_back() {
-        let mut game = LocalGame {
-            game: Local::Mancala(History::new(
-                Mancala::setup(
-                    MancalaOptions {
-                        rule_set: RuleSet::Kalah,
-                        first: FirstPlayer::Seat0,
-                    },
-                    2,
-                    &mut BrowserRandom::new(vec![]),
-                )
-                .expect("setup"),
-            )),
+    fn caro_against_medium_takes_back_the_move_and_the_reply_but_not_against_hard() {
+        let mode = Mode::Computer {
+            human: 0,
+            level: Level::Normal,
         };
+        let mut game = Local::start("caro", mode, &mut rng()).expect("caro");
+        assert_eq!(
+            state(&game)["canTakeBack"],
+            json!(false),
+            "nothing played yet"
+        );
+        play(&mut game, "H8").expect("the person plays X");
+        let s = state(&game);
+        assert_eq!(s["computerToMove"], json!(true));
+        assert_eq!(
+            s["legal"],
+            json!([]),
+            "no choices while the computer thinks"
+        );
+        assert!(
+            play(&mut game, "A1")
+                .expect_err("not your turn")
+                .contains("computer")
+        );
+        let reply = computer(&mut game);
+        assert_eq!(state(&game)["moves"][1]["notation"], json!(reply));
+        play(&mut game, "A1").expect("X again");
+        computer(&mut game);
+        take_back(&mut game).expect("C17: Medium allows it");
+        let s = state(&game);
+        assert_eq!(
+            s["moves"].as_array().map(Vec::len),
+            Some(2),
+            "A1 and its reply undone"
+        );
+        assert_eq!(s["toMove"], json!(0));
+        assert_eq!(s["view"]["caro"]["cells"][0], json!(0), "A1 is empty again");
+
+        let hard = Mode::Computer {
+            human: 0,
+            level: Level::Hard,
+        };
+        let mut game = Local::start("caro", hard, &mut rng()).expect("caro");
+        play(&mut game, "H8").expect("X");
+        assert_eq!(state(&game)["canTakeBack"], json!(false));
+        let refused = take_back(&mut game).expect_err("C17: not against Hard");
+        assert!(refused.starts_with("C17: "), "{refused}");
+    }
+
+    #[test]
+    fn mancala_take_back_undoes_the_last_sow_and_the_computers_replies() {
+        let mode = Mode::Computer {
+            human: 0,
+            level: Level::Easy,
+        };
+        let mut game = mancala_seat0(mode);
         // Pit 3 holds 4 seeds: the last lands in seat 0's store, an extra turn (M5).
         play(&mut game, "3").expect("sow");
-        let s = state(&game);
-        assert_eq!(s["toMove"], json!(0), "M5: the same seat sows again");
-        assert_eq!(s["view"]["sides"][0]["store"], json!(1));
-        assert_eq!(s["view"]["lastSow"]["lastSeed"]["kind"], json!(1));
-        assert!(play(&mut game, "9").expect_err("no pit 9").starts_with('M'));
-        match &mut game.game {
-            Local::Mancala(h) => h.take_back().expect("take back"),
-            Local::Caro(_) => unreachable!(),
+        assert_eq!(
+            state(&game)["toMove"],
+            json!(0),
+            "M5: the same seat sows again"
+        );
+        play(&mut game, "1").expect("the extra turn");
+        while state(&game)["computerToMove"] == json!(true) {
+            computer(&mut game);
         }
-        assert_eq!(state(&game)["view"]["sides"][0]["store"], json!(0));
+        let before = state(&game)["moves"].as_array().map_or(0, Vec::len);
+        assert!(before >= 3, "the computer answered");
+        take_back(&mut game).expect("M11");
+        let s = state(&game);
+        // Only the last sow goes (pit 1), with every reply after it; pit 3's sow stays.
+        assert_eq!(s["moves"], json!([{ "seat": 0, "notation": "3" }]));
+        assert_eq!(s["toMove"], json!(0));
+        assert_eq!(s["view"]["mancala"]["sides"][0]["store"], json!(1));
+        assert!(play(&mut game, "9").expect_err("no pit 9").starts_with('M'));
+    }
+
+    /// Every game, both ways: the page's legal actions play by their notation, and the
+    /// computer answers with legal actions through the JSON position its worker gets.
+    #[test]
+    fn every_game_is_played_offline_by_people_and_by_the_computer() {
+        for kind in KINDS {
+            let mut game = Local::start(kind, Mode::TwoPlayers, &mut rng()).expect(kind);
+            for _ in 0..6 {
+                let s = state(&game);
+                assert!(
+                    s["view"][kind].is_object(),
+                    "{kind}: the view is a {kind} view"
+                );
+                let Some(first) = s["legal"].as_array().and_then(|l| l.first()).cloned() else {
+                    break;
+                };
+                assert!(first["action"][kind].is_object(), "{kind}: {first}");
+                let notation = first["notation"].as_str().expect("notation").to_owned();
+                play(&mut game, &notation).unwrap_or_else(|e| panic!("{kind} {notation}: {e}"));
+            }
+            assert!(!state(&game)["moves"].as_array().expect("moves").is_empty());
+
+            let mode = Mode::Computer {
+                human: 1,
+                level: Level::Easy,
+            };
+            let mut game = Local::start(kind, mode, &mut rng()).expect(kind);
+            for _ in 0..6 {
+                let s = state(&game);
+                if s["computerToMove"] == json!(true) {
+                    computer(&mut game);
+                } else if let Some(first) = s["legal"].as_array().and_then(|l| l.first()) {
+                    let notation = first["notation"].as_str().expect("notation").to_owned();
+                    play(&mut game, &notation).unwrap_or_else(|e| panic!("{kind}: {e}"));
+                } else {
+                    break;
+                }
+            }
+            let s = state(&game);
+            let seats: Vec<Value> = s["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .map(|m| m["seat"].clone())
+                .collect();
+            assert!(
+                seats.contains(&json!(0)),
+                "{kind}: the computer (seat 0) moved"
+            );
+        }
+    }
+
+    #[test]
+    fn an_expired_deadline_still_gets_a_legal_action() {
+        for kind in KINDS {
+            let game = Local::start(kind, Mode::TwoPlayers, &mut rng()).expect(kind);
+            let position = each!(&game, h => h.position());
+            let answer = think_native(kind, &position, "hard", 0.0).expect(kind);
+            let mut game = game;
+            each!(&mut game, h => h.mode = Mode::Computer { human: 1, level: Level::Hard });
+            if state(&game)["computerToMove"] == json!(true) {
+                each!(&mut game, h => h.play(&answer, true, &mut rng()))
+                    .unwrap_or_else(|e| panic!("{kind} {answer}: {e}"));
+            }
+        }
+    }
+
+    fn think_native(
+        kind: &str,
+        position: &str,
+        level: &str,
+        deadline: f64,
+    ) -> Result<String, String> {
+        let level = parse_level(level)?;
+        match kind {
+            "caro" => choose::<Caro>(position, level, vec![1; 4], deadline),
+            "mancala" => choose::<Mancala>(position, level, vec![1; 4], deadline),
+            "quoridor" => choose::<Quoridor>(position, level, vec![1; 4], deadline),
+            "backgammon" => choose::<Backgammon>(position, level, vec![1; 4], deadline),
+            _ => choose::<Junqi>(position, level, vec![1; 4], deadline),
+        }
+    }
+
+    #[test]
+    fn junqi_face_down_points_name_no_piece() {
+        let mut game = Local::start("junqi", Mode::TwoPlayers, &mut rng()).expect("junqi");
+        play(&mut game, "c7").expect("J7: a flip");
+        let s = state(&game);
+        let points = s["view"]["junqi"]["points"]
+            .as_array()
+            .expect("points")
+            .clone();
+        assert_eq!(points.len(), 60);
+        let face_up: Vec<&Value> = points.iter().filter(|p| p["state"] == json!(3)).collect();
+        assert_eq!(face_up.len(), 1, "one piece flipped");
+        assert!(face_up[0]["piece"]["rank"].is_number());
+        for point in points.iter().filter(|p| p["state"] == json!(2)) {
+            assert!(point.get("piece").is_none(), "J22: {point}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Whatever the browser's random values and whichever legal actions are picked, every
+        /// action the page is offered plays by its notation, and the page is offered actions
+        /// exactly while the game goes on.
+        #[test]
+        fn every_offered_action_plays_by_its_notation(
+            kind in 0usize..5,
+            random in proptest::collection::vec(proptest::prelude::any::<u32>(), 16),
+            picks in proptest::collection::vec(proptest::prelude::any::<u16>(), 40),
+        ) {
+            let kind = KINDS[kind];
+            let mut game = Local::start(kind, Mode::TwoPlayers, &mut BrowserRandom::new(random.clone()))
+                .expect(kind);
+            for pick in picks {
+                let s = state(&game);
+                let legal = s["legal"].as_array().cloned().unwrap_or_default();
+                proptest::prop_assert_eq!(legal.is_empty(), s["toMove"].is_null(), "{}", kind);
+                let Some(chosen) = legal.get(usize::from(pick) % legal.len().max(1)) else {
+                    break;
+                };
+                let notation = chosen["notation"].as_str().unwrap_or_default().to_owned();
+                let played = each!(&mut game, h => h.play(&notation, false, &mut BrowserRandom::new(random.clone())));
+                proptest::prop_assert!(played.is_ok(), "{} {}: {:?}", kind, notation, played);
+            }
+        }
     }
 
     #[test]

@@ -12,6 +12,8 @@ export interface Session {
   playerId: string;
   name: string;
   expiresAtMs: number;
+  // A registered account (a guest otherwise): only accounts host rooms (Ping44).
+  account?: boolean;
 }
 
 const SESSION_KEY = "ludus.session";

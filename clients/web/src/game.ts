@@ -27,7 +27,12 @@ const BACKOFF_START_MS = 500;
 const BACKOFF_MAX_MS = 8000;
 
 function boardFor(snapshot: GameSnapshot): Board | undefined {
-  switch (snapshot.settings?.options.case ?? snapshot.view?.view.case) {
+  return boardForKind(snapshot.settings?.options.case ?? snapshot.view?.view.case);
+}
+
+// The board of a game (online or on this device), by the game's name.
+export function boardForKind(kind: string | undefined): Board | undefined {
+  switch (kind) {
     case "caro":
       return new CaroBoard();
     case "mancala":

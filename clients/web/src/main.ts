@@ -1,13 +1,16 @@
 // The Ludus web client: sign in as a guest, pick a live game to watch or quick-match any of
 // the five games, then play or watch it (see game.ts).
 //
-// Routes live in the URL hash: `#/` the lobby, `#/game/<id>` one game.
+// Routes live in the URL hash: `#/` the lobby, `#/game/<id>` one game, `#/local/<kind>` two
+// people on this device, `#/computer/<kind>/<level>` against the computer on this device.
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, currentSession, errorCode, gateway, refusalText, setSession } from "./api.js";
 import { clear, h } from "./dom.js";
 import { GamePage, gameTitle, seatLabel } from "./game.js";
-import { LocalPage, OFFLINE_GAMES, offlineModule } from "./local.js";
+import { RoomPage, normaliseRoomCode } from "./room.js";
+import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
+import { LEVELS, LocalPage, OFFLINE_GAMES, levelName, offlineModule } from "./local.js";
 import type { GameSettingsSchema } from "./gen/ludus/v1/game_pb.js";
 import { MancalaFirstPlayer, MancalaRuleSet } from "./gen/ludus/v1/mancala_pb.js";
 import { TicketState } from "./gen/ludus/v1/matchmaking_pb.js";
@@ -31,7 +34,7 @@ const QUICK_MATCHES: { kind: string; settings: Settings }[] = [
 ];
 
 const app = document.getElementById("app") as HTMLElement;
-let page: GamePage | LocalPage | undefined;
+let page: GamePage | LocalPage | RoomPage | undefined;
 let lobbyTimer: number | undefined;
 let searching: AbortController | undefined;
 
@@ -66,14 +69,21 @@ async function route(): Promise<void> {
   clear(app);
   // Offline games need no session and no server.
   const local = /^#\/local\/([a-z]+)$/.exec(location.hash);
-  if (local) {
-    page = new LocalPage(app, local[1]);
+  const computer = /^#\/computer\/([a-z]+)\/([a-z]+)$/.exec(location.hash);
+  if (local || computer) {
+    page = local ? new LocalPage(app, local[1]) : new LocalPage(app, computer![1], computer![2]);
     await page.open();
     return;
   }
   if (!currentSession()) {
     signInForm();
     void offlineCard();
+    return;
+  }
+  const room = /^#\/room\/([A-Za-z0-9]+)$/.exec(location.hash);
+  if (room) {
+    page = new RoomPage(app, normaliseRoomCode(room[1]));
+    await page.open();
     return;
   }
   const match = /^#\/game\/([^/]+)$/.exec(location.hash);
@@ -113,8 +123,117 @@ function signInForm(message = ""): void {
     h("button", { type: "submit" }, "Sign in"),
     notice,
   );
-  app.append(form);
+  app.append(form, accountForm());
   input.focus();
+}
+
+// Registering (or signing in to) an account: what hosting a room needs (Ping44). The access
+// token lives like a guest's, in memory and sessionStorage; the refresh token is not kept, so
+// the session ends with the access token (15 minutes) and signing in again starts another.
+function accountForm(): HTMLElement {
+  const field = (id: string, label: string, attrs: Record<string, string | number | boolean>) => {
+    const input = h("input", { id, name: id, required: true, ...attrs }) as HTMLInputElement;
+    return { input, nodes: [h("label", { for: id }, label), input] };
+  };
+  const username = field("username", "Username (3-24 of a-z, 0-9, _)", { autocomplete: "username", maxlength: 24 });
+  const password = field("password", "Password (8 or more characters)", { type: "password", autocomplete: "current-password", maxlength: 128 });
+  const display = h("input", { id: "display-name", name: "display-name", maxlength: 32, placeholder: "shown to others (registering)", autocomplete: "nickname" }) as HTMLInputElement;
+  const notice = h("p", { id: "account-notice", class: "notice", role: "alert" });
+  const submit = (register: boolean) => {
+    void (async () => {
+      try {
+        const client = await gateway();
+        const session = register
+          ? await client.register({ username: username.input.value.trim(), password: password.input.value, displayName: display.value.trim() || username.input.value.trim() })
+          : await client.signIn({ username: username.input.value.trim(), password: password.input.value });
+        const account = session.account;
+        setSession({
+          token: session.accessToken,
+          playerId: account?.playerId ?? "",
+          name: account?.displayName ?? username.input.value.trim(),
+          expiresAtMs: Number(session.accessExpiresAtUnixMs),
+          account: true,
+        });
+        await route();
+      } catch (error) {
+        notice.textContent = refusalText(error);
+      }
+    })();
+  };
+  return h(
+    "form",
+    {
+      id: "account",
+      class: "card",
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        submit(false);
+      },
+    },
+    h("h2", {}, "Or use an account (to host rooms)"),
+    ...username.nodes,
+    ...password.nodes,
+    h("label", { for: "display-name" }, "Name shown to others"),
+    display,
+    h(
+      "div",
+      { class: "controls" },
+      h("button", { type: "submit", id: "account-sign-in" }, "Sign in"),
+      h("button", { type: "button", id: "register", onclick: () => { if (username.input.reportValidity() && password.input.reportValidity()) submit(true); } }, "Register"),
+    ),
+    notice,
+  );
+}
+
+// Friend rooms: join one by its code; an account also creates one for any game.
+function roomsCard(notice: HTMLElement): HTMLElement {
+  const code = h("input", { id: "room-code", name: "room-code", maxlength: 9, placeholder: "K7M 4QP", autocomplete: "off" }) as HTMLInputElement;
+  const join = h(
+    "form",
+    {
+      id: "join-room",
+      class: "quick",
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const typed = normaliseRoomCode(code.value);
+        if (typed) location.hash = `#/room/${encodeURIComponent(typed)}`;
+      },
+    },
+    code,
+    h("button", { type: "submit" }, "Join"),
+  );
+  const card = h("div", { class: "card", id: "rooms" }, h("h2", {}, "Rooms"), h("label", { for: "room-code" }, "Join a room by its code"), join);
+  if (currentSession()?.account) {
+    const create = h("div", { class: "quick" });
+    for (const q of QUICK_MATCHES) {
+      create.append(
+        h(
+          "button",
+          {
+            "data-create-room": q.kind,
+            onclick: () => {
+              void (async () => {
+                try {
+                  const client = await gateway();
+                  // Caro: the host moves first (C10 also offers rock-paper-scissors).
+                  const firstMover = q.kind === "caro" ? CaroFirstMover.HOST : CaroFirstMover.UNSPECIFIED;
+                  const snapshot = await client.createRoom({ settings: { game: q.settings, firstMover } });
+                  location.hash = `#/room/${encodeURIComponent(snapshot.room?.code ?? "")}`;
+                } catch (error) {
+                  notice.textContent = refusalText(error);
+                }
+              })();
+            },
+          },
+          gameTitle(q.kind),
+        ),
+      );
+    }
+    card.append(h("p", { class: "small" }, "Create a room for:"), create);
+  } else {
+    card.append(h("p", { class: "small" }, "Creating a room needs an account (sign out, then register)."));
+  }
+  return card;
 }
 
 // `current` is false once the player navigated elsewhere: the lobby then stops refreshing.
@@ -132,6 +251,7 @@ async function lobby(current: () => boolean): Promise<void> {
   app.append(
     notice,
     quick,
+    roomsCard(notice),
     h("div", { class: "card" }, h("h2", {}, "Your games"), mine),
     h("div", { class: "card" }, h("h2", {}, "Live games"), live),
   );
@@ -169,17 +289,28 @@ async function lobby(current: () => boolean): Promise<void> {
   if (current()) lobbyTimer = window.setInterval(() => void refresh(), 3000);
 }
 
-// "Two players, this device": shown when this build carries the offline games.
+// "On this device": every game for two people or against the computer, shown when this
+// build carries the offline games.
 async function offlineCard(): Promise<void> {
   if (!(await offlineModule())) return;
   // Still on the lobby or the sign-in page (the module may load after the player moved on).
   if (!app.querySelector("#sign-in, [data-quick]")) return;
-  const card = h("div", { class: "card", id: "offline" }, h("h2", {}, "Two players, this device (no network)"));
-  const buttons = h("div", { class: "quick" });
+  const card = h(
+    "div",
+    { class: "card", id: "offline" },
+    h("h2", {}, "On this device (no network)"),
+    h("p", { class: "small" }, "Two players take turns on one screen, or play the computer: it runs on your device, so after the first visit this works with no network."),
+  );
+  const rows = h("div", { class: "offline-games" });
   for (const kind of OFFLINE_GAMES) {
-    buttons.append(h("a", { class: "button", href: `#/local/${kind}`, "data-local": kind }, gameTitle(kind)));
+    const row = h("div", { class: "offline-row" }, h("span", { class: "offline-title" }, gameTitle(kind)));
+    row.append(h("a", { class: "button", href: `#/local/${kind}`, "data-local": kind }, "Two players"));
+    for (const level of LEVELS) {
+      row.append(h("a", { class: "button", href: `#/computer/${kind}/${level}`, "data-computer": `${kind}-${level}` }, `vs ${levelName(kind, level)}`));
+    }
+    rows.append(row);
   }
-  card.append(buttons);
+  card.append(rows);
   if (!app.querySelector("#offline")) app.append(card);
 }
 
@@ -211,6 +342,13 @@ function quickMatch(settings: Settings, state: HTMLElement, notice: HTMLElement)
 // After one visit the page and its offline games load with no network (src/sw.js).
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("sw.js").catch(() => undefined);
+}
+
+// An invite link, `/?room=K7M4QP` (the web form of `ludus://room/K7M4QP`): open that room,
+// after signing in if need be.
+const invited = new URLSearchParams(location.search).get("room");
+if (invited && (location.hash === "" || location.hash === "#/")) {
+  history.replaceState(null, "", `${location.pathname}${location.search.replace(/([?&])room=[^&]*&?/, "$1").replace(/[?&]$/, "")}#/room/${encodeURIComponent(normaliseRoomCode(invited))}`);
 }
 
 window.addEventListener("hashchange", () => void route());

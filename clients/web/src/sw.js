@@ -1,8 +1,8 @@
 // The service worker: after one visit the page, its script and the offline games load with no
 // network. Network first (a fresh build always wins), the cache when the network fails.
 // config.json and grpc-web calls are never cached.
-const CACHE = "ludus-v1";
-const SHELL = ["./", "index.html", "app.js", "style.css", "offline/ludus_offline.js", "offline/ludus_offline_bg.wasm"];
+const CACHE = "ludus-v2";
+const SHELL = ["./", "index.html", "app.js", "bot-worker.js", "style.css", "offline/ludus_offline.js", "offline/ludus_offline_bg.wasm"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -12,7 +12,13 @@ self.addEventListener("install", (event) => {
 });
 
 self.addEventListener("activate", (event) => {
-  event.waitUntil(self.clients.claim());
+  // Caches of older builds (another CACHE name) are dropped.
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name !== CACHE).map((name) => caches.delete(name))))
+      .then(() => self.clients.claim()),
+  );
 });
 
 self.addEventListener("fetch", (event) => {

@@ -82,6 +82,14 @@ impl EndgameDb {
         GLOBAL.get_or_init(|| EndgameDb::build(DEFAULT_DB_SEEDS))
     }
 
+    /// The shared database, built with `max_seeds` seeds if nobody built it yet (otherwise the
+    /// one that exists, whatever its size). For hosts where [`DEFAULT_DB_SEEDS`] costs too
+    /// much: a browser tab builds it in WebAssembly on the device, on one core, before the
+    /// first Hard move (`clients/offline`), and chooses a smaller one.
+    pub fn global_with(max_seeds: u32) -> &'static EndgameDb {
+        GLOBAL.get_or_init(|| EndgameDb::build(max_seeds))
+    }
+
     /// Builds the database of every position with at most `max_seeds` seeds in the pits
     /// (clamped to [`MAX_DB_SEEDS`]; memory is `C(max_seeds + 12, 12)` bytes).
     pub fn build(max_seeds: u32) -> EndgameDb {

@@ -1,0 +1,264 @@
+// A friend room (issue 14, ARCHITECTURE.md "Rooms"): joined by its code (`#/room/K7M4QP`, or
+// the invite link `/?room=K7M4QP`, the web form of `ludus://room/K7M4QP`). The page shows the
+// members, the seats and the chat live from SubscribeRoom, lets the player take a seat, get
+// ready and (the host) start, and opens the room's game when it starts: a seated player's
+// own table, or any table to watch.
+
+import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
+import { clear, h } from "./dom.js";
+import { gameTitle } from "./game.js";
+import { RoomChange_Kind, RoomPhase, type RoomChatLine, type RoomEvent, type RoomSnapshot, type RoomView } from "./gen/ludus/v1/rooms_pb.js";
+
+const BACKOFF_START_MS = 500;
+const BACKOFF_MAX_MS = 8000;
+
+// Codes are typed in any case, with or without the space or a dash (the server's rule too).
+export function normaliseRoomCode(text: string): string {
+  return text.toUpperCase().replace(/[\s-]/g, "");
+}
+
+export function inviteLink(code: string): string {
+  return `${location.origin}${location.pathname}?room=${encodeURIComponent(code)}`;
+}
+
+export class RoomPage {
+  private room: RoomView | undefined;
+  private chat: RoomChatLine[] = [];
+  private lastSeq = 0n;
+  private notice = "";
+  private connection: "connecting" | "live" | "reconnecting" = "connecting";
+  private readonly abort = new AbortController();
+  // Games already opened, so a late event does not pull the player back into one.
+  private readonly opened = new Set<string>();
+  // One input for the page's life: a redraw (any room event) keeps what is being typed.
+  private readonly chatInput = h("input", { id: "chat-text", maxlength: 200, placeholder: "Say something", autocomplete: "off" }) as HTMLInputElement;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly code: string,
+  ) {}
+
+  async open(): Promise<void> {
+    try {
+      const client = await gateway();
+      // Joining again changes nothing; a newcomer comes in watching and sits down by choice.
+      this.take(await client.joinRoom({ code: this.code, watch: true }, { signal: this.abort.signal }));
+    } catch (error) {
+      if (this.abort.signal.aborted) return;
+      this.notice = refusalText(error);
+      this.render();
+      return;
+    }
+    // Games already being played when the player came in are theirs to open, not to be
+    // pushed into.
+    for (const table of this.room?.tables ?? []) this.opened.add(table.gameId);
+    this.render();
+    void this.follow();
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+
+  private take(snapshot: RoomSnapshot): void {
+    if (snapshot.seq < this.lastSeq) return;
+    this.lastSeq = snapshot.seq;
+    this.room = snapshot.room;
+    this.chat = [...snapshot.chat];
+  }
+
+  private async follow(): Promise<void> {
+    let backoff = BACKOFF_START_MS;
+    while (!this.abort.signal.aborted) {
+      try {
+        const client = await gateway();
+        for await (const event of client.subscribeRoom({ code: this.code, afterSeq: this.lastSeq }, { signal: this.abort.signal })) {
+          backoff = BACKOFF_START_MS;
+          this.connection = "live";
+          this.apply(event);
+        }
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        const code = errorCode(error);
+        if (code === Code.NotFound || code === Code.PermissionDenied || code === Code.Unauthenticated) {
+          this.notice = refusalText(error);
+          this.render();
+          return;
+        }
+      }
+      if (this.abort.signal.aborted) return;
+      this.connection = "reconnecting";
+      this.render();
+      await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * (backoff / 2)));
+      backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+    }
+  }
+
+  private apply(event: RoomEvent): void {
+    if (event.seq <= this.lastSeq) return;
+    this.lastSeq = event.seq;
+    if (event.room) this.room = event.room;
+    const me = currentSession()?.playerId;
+    for (const change of event.changes) {
+      if (change.kind === RoomChange_Kind.CHAT && change.chat) {
+        this.chat.push(change.chat);
+        if (this.chat.length > 100) this.chat.shift();
+      }
+      if (change.kind === RoomChange_Kind.GAMES_STARTED) {
+        // A seated player goes to their own table as soon as it starts.
+        for (const gameId of change.gameIds) {
+          const table = this.room?.tables.find((t) => t.gameId === gameId);
+          if (me && table?.playerIds.includes(me) && !this.opened.has(gameId)) {
+            this.opened.add(gameId);
+            location.hash = `#/game/${encodeURIComponent(gameId)}`;
+            return;
+          }
+        }
+      }
+    }
+    this.render();
+  }
+
+  // A room command; its snapshot (or the refusal, rule id first) is shown at once.
+  private command(send: (client: Awaited<ReturnType<typeof gateway>>) => Promise<RoomSnapshot>): void {
+    void (async () => {
+      try {
+        const snapshot = await send(await gateway());
+        this.notice = "";
+        this.take(snapshot);
+      } catch (error) {
+        this.notice = refusalText(error);
+      }
+      this.render();
+    })();
+  }
+
+  private render(): void {
+    if (this.abort.signal.aborted) return;
+    clear(this.root);
+    const room = this.room;
+    if (!room) {
+      this.root.append(
+        h("p", { id: "notice", class: "notice", role: "alert" }, this.notice || "Joining the room…"),
+        h("p", {}, h("a", { href: "#/" }, "Back to the lobby")),
+      );
+      return;
+    }
+    const code = this.code;
+    const me = currentSession()?.playerId;
+    const mine = room.members.find((m) => m.playerId === me);
+    const host = room.hostPlayerId === me;
+    const seated = room.members.filter((m) => m.seated).length;
+    const kind = room.settings?.game?.options.case;
+    const members = h(
+      "ul",
+      { id: "members", class: "players" },
+      ...room.members.map((m) =>
+        h(
+          "li",
+          { "data-member": m.displayName, "data-seated": m.seated ? "yes" : "no", "data-ready": m.ready ? "yes" : "no" },
+          `${m.displayName}${m.playerId === me ? " (you)" : ""}${m.host ? " · host" : ""} · ${m.seated ? (m.ready ? "seated, ready" : "seated") : "watching"}`,
+        ),
+      ),
+    );
+    const controls = h("div", { class: "controls" });
+    if (mine?.seated) {
+      controls.append(
+        h("button", { id: "ready", onclick: () => this.command((c) => c.setReady({ code, ready: !mine.ready })) }, mine.ready ? "Not ready" : "Ready"),
+        h("button", { id: "leave-seat", onclick: () => this.command((c) => c.leaveSeat({ code })) }, "Leave seat"),
+      );
+    } else {
+      controls.append(h("button", { id: "take-seat", onclick: () => this.command((c) => c.takeSeat({ code })) }, "Take a seat"));
+    }
+    if (host) controls.append(h("button", { id: "start", onclick: () => this.command((c) => c.startRoomGame({ code })) }, "Start the game"));
+    controls.append(
+      h(
+        "button",
+        {
+          id: "leave-room",
+          onclick: () => {
+            this.command((c) => c.leaveRoom({ code }));
+            location.hash = "#/";
+          },
+        },
+        "Leave the room",
+      ),
+    );
+    const tables = room.tables.filter((t) => !t.finished);
+    const games = h(
+      "ul",
+      { id: "room-games", class: "games" },
+      ...tables.map((t) =>
+        h(
+          "li",
+          {},
+          h(
+            "a",
+            { href: `#/game/${encodeURIComponent(t.gameId)}`, "data-room-game": t.gameId },
+            me && t.playerIds.includes(me) ? "Play your game" : "Watch",
+          ),
+        ),
+      ),
+    );
+    const input = this.chatInput;
+    const typing = document.activeElement === input;
+    const chat = h("ol", { id: "chat", class: "chat" }, ...this.chat.map((line) => h("li", {}, h("b", {}, `${line.displayName}: `), line.text)));
+    const chatForm = h(
+      "form",
+      {
+        id: "chat-form",
+        class: "chat-form",
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          const text = input.value.trim();
+          if (!text) return;
+          this.command(async (c) => {
+            const snapshot = await c.sendRoomChat({ code, text });
+            input.value = "";
+            return snapshot;
+          });
+        },
+      },
+      input,
+      h("button", { type: "submit" }, "Send"),
+    );
+    this.root.append(
+      h(
+        "section",
+        { class: "room card", "data-room": code, "data-phase": RoomPhase[room.phase] ?? "" },
+        h("h2", {}, `Room ${room.displayCode || code} · ${gameTitle(kind)}`),
+        h("p", { class: "small" }, "Invite: ", h("a", { id: "invite", href: inviteLink(code) }, inviteLink(code))),
+        h("p", { id: "room-phase" }, phaseText(room), ` · ${seated} of ${room.seats} seats taken`),
+        h("p", { id: "connection", class: `connection ${this.connection}` }, this.connection === "live" ? "● live" : this.connection === "reconnecting" ? "○ reconnecting…" : "connecting…"),
+        h("p", { id: "notice", class: "notice", role: "alert" }, this.notice),
+        h("h3", {}, "Members"),
+        members,
+        controls,
+        tables.length ? h("h3", {}, "Games") : null,
+        tables.length ? games : null,
+        h("h3", {}, "Chat"),
+        chat,
+        chatForm,
+      ),
+    );
+    chat.scrollTop = chat.scrollHeight;
+    if (typing) input.focus();
+  }
+}
+
+function phaseText(room: RoomView): string {
+  switch (room.phase) {
+    case RoomPhase.LOBBY:
+      return "Waiting for players";
+    case RoomPhase.COUNTDOWN: {
+      const seconds = Math.max(0, Math.ceil((Number(room.countdownDueUnixMs) - Date.now()) / 1000));
+      return `The next game starts in ${seconds} s`;
+    }
+    case RoomPhase.PAUSED:
+      return "Countdown paused";
+    case RoomPhase.PLAYING:
+      return "Playing";
+    default:
+      return "";
+  }
+}
