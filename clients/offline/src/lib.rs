@@ -31,7 +31,7 @@ use wasm_bindgen::prelude::*;
 
 /// The seed count of the Kalah endgame database Mancala Hard uses in a browser. The server's
 /// 16 seeds (30.4 million positions) took 43.8 s to build in WebAssembly on V8 here, before
-/// the first Hard move; 12 seeds (2.7 million positions, 2.6 MiB) took 2.3 s (1.3 s in a
+/// the first Hard move; 12 seeds (2.7 million positions, 2.6 MiB) took 2.3 s (1.3-3.2 s in a
 /// Chromium tab), and Hard's exact solve and search still end on it (ARCHITECTURE.md, "The
 /// browser path", has the figures).
 pub const BROWSER_DB_SEEDS: u32 = 12;
