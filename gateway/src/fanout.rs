@@ -44,6 +44,14 @@ struct EventStatus {
     status: i32,
 }
 
+/// The one field of a `GameEvent` the fan-out span reads: the trace that produced the event
+/// (`GameEvent.traceparent`'s tag; a test checks it).
+#[derive(Clone, PartialEq, prost::Message)]
+struct EventTrace {
+    #[prost(string, tag = "60")]
+    traceparent: String,
+}
+
 /// `ludus.gateway.streams`, made on first use, after `main` installed the meter provider (see
 /// `ludus_telemetry::metrics`).
 pub(crate) static STREAMS: LazyLock<UpDownCounter<i64>> =
@@ -101,8 +109,39 @@ pub(crate) trait EventLog: Send {
     fn subscribe(
         &self,
     ) -> impl std::future::Future<Output = Result<FeedSubscription, StoreError>> + Send;
+    /// The live channel's name with the id left out (the fan-out span's destination).
+    const FEED: &'static str;
     /// Whether a live event (its stored bytes) ends the stream.
     fn ends(payload: &[u8]) -> Result<bool, Status>;
+    /// The `traceparent` a live event carries (the work that produced it), if any.
+    fn traceparent(_payload: &[u8]) -> String {
+        String::new()
+    }
+}
+
+/// The span of one live event's delivery to this gateway's subscribers of its log: from its
+/// first receipt until the last local subscriber handed it to its stream (see
+/// `ludus_store::Delivery`). A root of its own, linked to the trace that produced the event,
+/// so a move's trace leads to the deliveries of its event on every gateway replica.
+/// Trace-only: with no exporter it is never created, nor the payload read for it.
+fn fan_out_span<L: EventLog>(seq: u64, payload: &[u8], subscribers: usize) -> tracing::Span {
+    let span = tracing::info_span!(
+        target: ludus_telemetry::TRACE_ONLY_TARGET,
+        parent: None,
+        "fan-out",
+        otel.name = "fan-out",
+        otel.kind = "consumer",
+        messaging.system = "redis",
+        messaging.operation.type = "process",
+        messaging.operation.name = "fan-out",
+        messaging.destination.template = L::FEED,
+        ludus.subscribers = subscribers,
+        ludus.seq = seq,
+    );
+    if !span.is_disabled() {
+        ludus_telemetry::propagation::link_to(&span, &L::traceparent(payload));
+    }
+    span
 }
 
 /// A stream from a seq: the logged events, then live ones, with no gap and no duplicate.
@@ -167,13 +206,17 @@ impl<L: EventLog> Resume<L> {
                     )));
                 }
                 () = self.tx.closed() => return Err(Stop::ClientGone),
-                received = live.recv() => received,
+                received = live.recv_delivery() => received,
             };
             match received {
-                Ok(stored) if stored.seq <= self.last => {}
+                Ok((stored, _)) if stored.seq <= self.last => {}
                 // The next event: sent as the store holds it, not decoded and re-encoded for
-                // each subscriber; only whether it ends the stream is read.
-                Ok(stored) if stored.seq == self.last + 1 => {
+                // each subscriber; only whether it ends the stream is read. The delivery (and
+                // its span) is held until the event is handed to the stream.
+                Ok((stored, delivery)) if stored.seq == self.last + 1 => {
+                    delivery.span(|| {
+                        fan_out_span::<L>(stored.seq, &stored.payload, delivery.subscribers())
+                    });
                     let payload = bytes::Bytes::from(stored.payload);
                     let ends = L::ends(payload.as_ref()).map_err(Stop::Status)?;
                     self.send_encoded(stored.seq, EncodedEvent::from_encoded(payload))
@@ -240,6 +283,14 @@ impl EventLog for GameLog {
 
     async fn subscribe(&self) -> Result<FeedSubscription, StoreError> {
         self.feed.subscribe(&self.game_id).await
+    }
+
+    const FEED: &'static str = "ludus:game:{ID}:live";
+
+    fn traceparent(payload: &[u8]) -> String {
+        EventTrace::decode(payload)
+            .map(|event| event.traceparent)
+            .unwrap_or_default()
     }
 
     fn ends(payload: &[u8]) -> Result<bool, Status> {
@@ -347,6 +398,14 @@ mod tests {
             };
             let read = EventStatus::decode(event.encode_to_vec().as_slice()).expect("decodes");
             assert_eq!(read.status, status as i32);
+            let traced = pb::GameEvent {
+                traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
+                ..event
+            };
+            assert_eq!(
+                GameLog::traceparent(&traced.encode_to_vec()),
+                traced.traceparent
+            );
         }
     }
 

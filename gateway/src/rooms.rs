@@ -292,6 +292,8 @@ impl EventLog for RoomLog {
         self.store.subscribe(&self.code).await
     }
 
+    const FEED: &'static str = "ludus:room:{CODE}:live";
+
     fn ends(_payload: &[u8]) -> Result<bool, Status> {
         Ok(false)
     }

@@ -132,6 +132,8 @@ impl GameStateService {
     ) -> Result<(), ServiceError> {
         let payload = pb::TimerAction {
             action: Some(action),
+            // The firing's trace links back to this one (the move that armed it).
+            traceparent: ludus_telemetry::propagation::current_traceparent(),
         }
         .encode_to_vec();
         // Deadlines are the service's clock plus a duration, never negative; one that were
@@ -198,6 +200,8 @@ impl GameStateService {
             turn: Some(loaded.turn_info()),
             status: loaded.status() as i32,
             outcome: loaded.game.outcome().as_ref().map(outcome_to_pb),
+            // The fan-out's span links to the work that made the event; clients can quote it.
+            traceparent: ludus_telemetry::propagation::current_traceparent(),
         }
     }
 

@@ -16,6 +16,18 @@ use tokio_util::sync::CancellationToken;
 /// How long a finished game stays in the session store once archived, unless configured.
 pub use ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION;
 
+/// The services [`System`] runs, by the names their own binaries report in traces: the
+/// all-in-one exports each one's spans as `ludus-<name>` (`ludus_telemetry::init_system`).
+pub const SERVICES: &[&str] = &[
+    "gateway",
+    "game-state",
+    "timers",
+    "ratings",
+    "matchmaking",
+    "accounts",
+    "rooms",
+];
+
 /// What the system needs.
 #[derive(Debug)]
 pub struct SystemConfig {

@@ -64,7 +64,8 @@ pub struct ServeArgs {
 
 /// Runs until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let _telemetry = ludus_telemetry::init("ludus", &args.telemetry)?;
+    // Each service's spans under its own name (`ludus-game-state`, …).
+    let _telemetry = ludus_telemetry::init_system("ludus", ludus::SERVICES, &args.telemetry)?;
     let backend = match &args.redis_url {
         Some(url) => Backend::redis(url).await?,
         None => Backend::memory(),

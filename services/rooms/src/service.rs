@@ -268,6 +268,7 @@ impl RoomsService {
                     countdown_id: id,
                 },
             )),
+            traceparent: ludus_telemetry::propagation::current_traceparent(),
         };
         let key = format!("room/{}/{id}", room.code.as_str());
         self.timers

@@ -104,9 +104,15 @@ impl Backend {
         }
         let client = redis::Client::open(url)?;
         let conn = ConnectionManager::new_with_config(client.clone(), command_connection()).await?;
+        let server = match client.get_connection_info().addr() {
+            redis::ConnectionAddr::Tcp(host, port)
+            | redis::ConnectionAddr::TcpTls { host, port, .. } => Some((host.clone(), *port)),
+            _ => None,
+        };
         Ok(Backend {
             kind: Kind::Redis(Arc::new(RedisBackend {
                 conn,
+                server,
                 keys: Keys {
                     prefix: prefix.to_owned(),
                 },
@@ -158,6 +164,92 @@ impl Backend {
     }
 }
 
+/// The target of the store's spans: trace-only (`ludus_telemetry::TRACE_ONLY_TARGET`, the same
+/// string), so logs never carry them and a process that exports no traces never creates them.
+pub(crate) const TRACE_TARGET: &str = "ludus::trace";
+
+impl RedisBackend {
+    /// The span of one Redis command (`HMGET`, `XRANGE`, …), after the OpenTelemetry database
+    /// semantic conventions: `db.system.name`, `db.operation.name`, `server.address` and
+    /// `server.port`. Never a key or an argument: keys hold game, room and player ids, and
+    /// arguments hold game data.
+    ///
+    /// Only as part of traced work: a call made outside any span (a health probe's `PING`,
+    /// the timers' claim poll, a gauge's count) starts no trace of its own, or every replica
+    /// would export a trace per poll.
+    pub(crate) fn command(&self, operation: &'static str) -> tracing::Span {
+        if tracing::Span::current().is_none() {
+            return tracing::Span::none();
+        }
+        let span = tracing::info_span!(
+            target: TRACE_TARGET,
+            "redis",
+            otel.name = operation,
+            otel.kind = "client",
+            db.system.name = "redis",
+            db.operation.name = operation,
+            server.address = tracing::field::Empty,
+            server.port = tracing::field::Empty,
+        );
+        self.record_server(&span);
+        span
+    }
+
+    /// The span of one Lua script call: `db.operation.name` = `EVALSHA` (what the client
+    /// sends; it falls back to `EVAL` once per script), `db.stored_procedure.name` = the
+    /// script (`commit`), named `name` (`EVALSHA commit`). See [`RedisBackend::command`].
+    pub(crate) fn script(&self, name: &'static str, script: &'static str) -> tracing::Span {
+        if tracing::Span::current().is_none() {
+            return tracing::Span::none();
+        }
+        let span = tracing::info_span!(
+            target: TRACE_TARGET,
+            "redis",
+            otel.name = name,
+            otel.kind = "client",
+            db.system.name = "redis",
+            db.operation.name = "EVALSHA",
+            db.stored_procedure.name = script,
+            server.address = tracing::field::Empty,
+            server.port = tracing::field::Empty,
+        );
+        self.record_server(&span);
+        span
+    }
+
+    fn record_server(&self, span: &tracing::Span) {
+        if let Some((host, port)) = &self.server
+            && !span.is_disabled()
+        {
+            span.record("server.address", host.as_str());
+            span.record("server.port", port);
+        }
+    }
+}
+
+/// The span of an event published on a log's live channel by the script running in `parent`
+/// (the messaging semantic conventions' producer span: `messaging.system` = `redis`, the
+/// channel's template rather than its name, which holds the game's id).
+pub(crate) fn publish_span(
+    parent: &tracing::Span,
+    channel_template: &'static str,
+) -> tracing::Span {
+    if parent.is_disabled() {
+        return tracing::Span::none();
+    }
+    tracing::info_span!(
+        target: TRACE_TARGET,
+        parent: parent,
+        "publish",
+        otel.name = "publish",
+        otel.kind = "producer",
+        messaging.system = "redis",
+        messaging.operation.type = "send",
+        messaging.operation.name = "publish",
+        messaging.destination.template = channel_template,
+    )
+}
+
 /// How the command connection reconnects: one retry after 100 ms, a second to connect. With
 /// the client's default (six retries, backing off from 100 ms) every call made while it
 /// reconnected waited 8-9 s when Redis was down, past a client's 5 s deadline: now a call
@@ -173,6 +265,8 @@ fn command_connection() -> ConnectionManagerConfig {
 pub(crate) struct RedisBackend {
     /// Commands share this one multiplexed connection; clone it per call.
     pub(crate) conn: ConnectionManager,
+    /// Where Redis listens (`server.address`, `server.port` of the spans), for TCP.
+    server: Option<(String, u16)>,
     pub(crate) keys: Keys,
     /// The process's pub/sub connection, opened on the first subscription.
     pub(crate) feed: Arc<RedisFeed>,

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{PushInfo, PushKind, Value};
@@ -54,11 +54,39 @@ impl std::fmt::Debug for FeedSubscription {
     }
 }
 
+/// The delivery of one live event to this process's subscribers, shared by every subscriber
+/// that receives it: the last one to drop it ends the delivery. The gateway opens its fan-out
+/// span here on first receipt ([`Delivery::span`]), so that span lasts from the event's first
+/// receipt until every local subscriber has handed it to its stream.
+#[derive(Debug)]
+pub struct Delivery {
+    subscribers: usize,
+    span: OnceLock<tracing::Span>,
+}
+
+impl Delivery {
+    /// How many subscribers of this process the event was sent to.
+    pub fn subscribers(&self) -> usize {
+        self.subscribers
+    }
+
+    /// The delivery's span, opened by `open` for the first subscriber that asks.
+    pub fn span(&self, open: impl FnOnce() -> tracing::Span) -> &tracing::Span {
+        self.span.get_or_init(open)
+    }
+}
+
 impl FeedSubscription {
     /// The next live event. [`FeedError::Lagged`] means some were missed: re-read the log.
     pub async fn recv(&mut self) -> Result<StoredEvent, FeedError> {
+        self.recv_delivery().await.map(|(event, _)| event)
+    }
+
+    /// [`FeedSubscription::recv`], with the event's [`Delivery`]: hold it until the event
+    /// is handed on.
+    pub async fn recv_delivery(&mut self) -> Result<(StoredEvent, Arc<Delivery>), FeedError> {
         match self.rx.recv().await {
-            Ok(FeedItem::Event(e)) => Ok(e),
+            Ok(FeedItem::Event(e, delivery)) => Ok((e, delivery)),
             Ok(FeedItem::Gap) => Err(FeedError::Lagged(0)),
             Err(broadcast::error::RecvError::Lagged(n)) => Err(FeedError::Lagged(n)),
             Err(broadcast::error::RecvError::Closed) => Err(FeedError::Closed),
@@ -119,7 +147,7 @@ pub(crate) async fn subscribe_channel(
 
 #[derive(Clone)]
 enum FeedItem {
-    Event(StoredEvent),
+    Event(StoredEvent, Arc<Delivery>),
     /// Events may have been lost (Redis reconnected).
     Gap,
 }
@@ -145,8 +173,12 @@ struct Channel {
 impl FeedHub {
     pub(crate) fn publish(&self, key: &str, event: StoredEvent) {
         if let Some(c) = lock(&self.channels).get(key) {
+            let delivery = Arc::new(Delivery {
+                subscribers: c.tx.receiver_count(),
+                span: OnceLock::new(),
+            });
             // No receiver left is fine: the last one is about to unregister.
-            let _ = c.tx.send(FeedItem::Event(event));
+            let _ = c.tx.send(FeedItem::Event(event, delivery));
         }
     }
 

@@ -7,8 +7,9 @@ use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use redis::{Script, ScriptInvocation};
+use tracing::Instrument;
 
-use crate::backend::{Backend, Keys, Kind, MemoryState, StoreError, lock, parse_u64};
+use crate::backend::{Backend, Keys, Kind, MemoryState, StoreError, lock, parse_u64, publish_span};
 
 /// One event of a game's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +92,14 @@ impl Log {
         match self {
             Log::Game => "game",
             Log::Room => "room",
+        }
+    }
+
+    /// The live channels' name with the id left out (a span names no id).
+    pub(crate) fn channel_template(self) -> &'static str {
+        match self {
+            Log::Game => "ludus:game:{ID}:live",
+            Log::Room => "ludus:room:{CODE}:live",
         }
     }
 
@@ -279,6 +288,7 @@ impl GameStore {
                     .arg(first_event)
                     .arg(k.log_live(self.log, game_id))
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA create", "create"))
                     .await?;
                 Ok(created == 1)
             }
@@ -321,6 +331,7 @@ impl GameStore {
                     .arg("state")
                     .arg("meta")
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("HMGET"))
                     .await?;
                 record_from_fields(game_id, fields)
             }
@@ -347,6 +358,8 @@ impl GameStore {
                     .arg(r.keys.log_actions(self.log, game_id))
                     .arg(action_id)
                     .query_async(&mut r.conn.clone())
+                    // Two commands in one round trip (the conventions' batch name).
+                    .instrument(r.command("BATCH HMGET HGET"))
                     .await?;
                 Ok((record_from_fields(game_id, fields)?, seq))
             }
@@ -373,6 +386,9 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 let k = &r.keys;
+                // The script also publishes the event: its producer span is the commit's child.
+                let span = r.script("EVALSHA commit", "commit");
+                let publish = publish_span(&span, self.log.channel_template());
                 let reply: Vec<i64> = COMMIT
                     .key(k.log_state(self.log, game_id))
                     .key(k.log_events(self.log, game_id))
@@ -384,6 +400,8 @@ impl GameStore {
                     .arg(commit.event)
                     .arg(k.log_live(self.log, game_id))
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(publish)
+                    .instrument(span)
                     .await?;
                 let seq = |i: usize| {
                     reply
@@ -448,6 +466,7 @@ impl GameStore {
                     .arg("COUNT")
                     .arg(limit)
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("XRANGE"))
                     .await?;
                 entries.into_iter().map(stream_entry).collect()
             }
@@ -486,6 +505,7 @@ impl GameStore {
                     .arg(r.keys.log_actions(self.log, game_id))
                     .arg(action_id)
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("HGET"))
                     .await?;
                 Ok(seq)
             }
@@ -512,6 +532,7 @@ impl GameStore {
                     .arg(&id)
                     .arg(&id)
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("XRANGE"))
                     .await?;
                 entries.into_iter().next().map(stream_entry).transpose()
             }
@@ -541,6 +562,7 @@ impl GameStore {
                     .arg(seat)
                     .arg(delta)
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA presence", "presence"))
                     .await?;
                 Ok(u64::try_from(n).unwrap_or(0))
             }
@@ -577,12 +599,14 @@ impl GameStore {
                 let _: i64 = game_script(&FINISH, k, self.log, game_id)
                     .arg(keep_ms)
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA finish", "finish"))
                     .await?;
                 // The live set lives in another slot: its own command.
                 redis::cmd("ZREM")
                     .arg(k.live_set(self.log))
                     .arg(game_id)
                     .query_async::<()>(&mut r.conn.clone())
+                    .instrument(r.command("ZREM"))
                     .await?;
             }
             Kind::Memory(m) => {
@@ -613,6 +637,7 @@ impl GameStore {
                     .key(k.log_actions(self.log, id))
                     .key(k.log_presence(self.log, id))
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA persist", "persist"))
                     .await?;
             }
             Kind::Memory(m) => {
@@ -641,6 +666,7 @@ impl GameStore {
                     .arg(r.keys.live_set(self.log))
                     .arg(id)
                     .query_async::<()>(&mut r.conn.clone())
+                    .instrument(r.command("ZREM"))
                     .await?;
             }
             Kind::Memory(m) => {
@@ -665,10 +691,12 @@ impl GameStore {
         match &self.backend.kind {
             Kind::Redis(r) => {
                 for player in players {
-                    redis::cmd(if seated { "SADD" } else { "SREM" })
+                    let command = if seated { "SADD" } else { "SREM" };
+                    redis::cmd(command)
                         .arg(r.keys.player_games(player))
                         .arg(game_id)
                         .query_async::<()>(&mut r.conn.clone())
+                        .instrument(r.command(command))
                         .await?;
                 }
             }
@@ -711,6 +739,7 @@ impl GameStore {
                 .arg(0)
                 .arg(limit)
                 .query_async(&mut r.conn.clone())
+                .instrument(r.command("SORT"))
                 .await?),
             Kind::Memory(m) => Ok(lock(self.log.memory(m))
                 .player_games
@@ -731,6 +760,7 @@ impl GameStore {
                     .arg(since_ms)
                     .arg(game_id)
                     .query_async::<()>(&mut r.conn.clone())
+                    .instrument(r.command("ZADD"))
                     .await?;
             }
             Kind::Memory(m) => {
@@ -757,6 +787,7 @@ impl GameStore {
                 .arg(0)
                 .arg(limit - 1)
                 .query_async(&mut r.conn.clone())
+                .instrument(r.command("ZREVRANGE"))
                 .await?),
             Kind::Memory(m) => Ok(lock(self.log.memory(m))
                 .live

@@ -84,7 +84,7 @@ mod timer;
 
 pub use backend::{Backend, StoreError};
 pub use clock::{Clock, ManualClock};
-pub use feed::{FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
+pub use feed::{Delivery, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use flags::RedisFlags;
 pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
 pub use queue::{

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use redis::Script;
+use tracing::Instrument;
 
 use crate::backend::{Backend, Kind, StoreError, lock, parse_u64};
 use crate::feed::{FeedError, FeedSubscription, subscribe_channel};
@@ -231,6 +232,7 @@ impl QueueStore {
                     .arg(&ticket.payload)
                     .arg(ticket.created_ms)
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA enqueue", "enqueue"))
                     .await?;
                 match reply.as_slice() {
                     [ok] if ok == "1" => Ok(EnqueueOutcome::Queued),
@@ -281,6 +283,7 @@ impl QueueStore {
                     .arg(0)
                     .arg(limit - 1)
                     .query_async(&mut conn)
+                    .instrument(r.command("ZRANGE"))
                     .await?;
                 if ids.is_empty() {
                     return Ok(Vec::new());
@@ -289,7 +292,10 @@ impl QueueStore {
                 for id in &ids {
                     pipe.cmd("HGETALL").arg(r.keys.mm_ticket(queue, id));
                 }
-                let fields: Vec<HashMap<String, Vec<u8>>> = pipe.query_async(&mut conn).await?;
+                let fields: Vec<HashMap<String, Vec<u8>>> = pipe
+                    .query_async(&mut conn)
+                    .instrument(r.command("BATCH HGETALL"))
+                    .await?;
                 let mut out = Vec::with_capacity(ids.len());
                 for (id, f) in ids.into_iter().zip(fields) {
                     // Taken or expired between the two reads: no longer queued.
@@ -324,6 +330,7 @@ impl QueueStore {
                 let mut names: Vec<String> = redis::cmd("SMEMBERS")
                     .arg(r.keys.mm_queues())
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("SMEMBERS"))
                     .await?;
                 names.sort();
                 Ok(names)
@@ -395,7 +402,10 @@ impl QueueStore {
                     // Ticket ids are `[A-Za-z0-9_-]`, so a comma separates them safely.
                     inv.arg(claim.ticket_ids.join(","));
                 }
-                let reply: Vec<i64> = inv.invoke_async(&mut r.conn.clone()).await?;
+                let reply: Vec<i64> = inv
+                    .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA take_tables", "take_tables"))
+                    .await?;
                 if reply.len() != claims.len() {
                     return Err(StoreError::Corrupt("bad take script reply".into()));
                 }
@@ -450,6 +460,7 @@ impl QueueStore {
                     .arg(holder)
                     .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1))
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA lease", "lease"))
                     .await?;
                 Ok(held == 1)
             }
@@ -486,6 +497,7 @@ impl QueueStore {
                     .arg(r.keys.mm_settled())
                     .arg(message)
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("PUBLISH"))
                     .await?;
                 Ok(())
             }
@@ -535,6 +547,7 @@ impl QueueStore {
                     .arg(queue)
                     .arg(FINISHED_TICKET_TTL_SECS)
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA cancel", "cancel"))
                     .await?;
                 if flat.is_empty() {
                     return Ok(None);
@@ -571,6 +584,7 @@ impl QueueStore {
                 let fields: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
                     .arg(r.keys.mm_ticket(queue, ticket_id))
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("HGETALL"))
                     .await?;
                 if fields.is_empty() {
                     return Ok(None);
@@ -596,6 +610,7 @@ impl QueueStore {
                     .arg("queue")
                     .arg("ticket")
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("HMGET"))
                     .await?;
                 Ok(queue.zip(ticket))
             }

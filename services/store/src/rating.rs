@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use redis::Script;
+use tracing::Instrument;
 
 use crate::backend::{Backend, Kind, StoreError, lock, parse_u64};
 
@@ -131,8 +132,10 @@ impl RatingStore {
                 for p in player_ids {
                     pipe.cmd("HGETALL").arg(r.keys.rating_player(ruleset, p));
                 }
-                let all: Vec<HashMap<String, Vec<u8>>> =
-                    pipe.query_async(&mut r.conn.clone()).await?;
+                let all: Vec<HashMap<String, Vec<u8>>> = pipe
+                    .query_async(&mut r.conn.clone())
+                    .instrument(r.command("BATCH HGETALL"))
+                    .await?;
                 player_ids
                     .iter()
                     .zip(all)
@@ -190,7 +193,10 @@ impl RatingStore {
                         // Ascending scores of -rating give highest ratings first.
                         .arg((-u.rating).to_string());
                 }
-                let outcome: i64 = inv.invoke_async(&mut r.conn.clone()).await?;
+                let outcome: i64 = inv
+                    .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA record", "record"))
+                    .await?;
                 match outcome {
                     0 => Ok(RecordOutcome::Recorded),
                     1 => Ok(RecordOutcome::AlreadyRecorded),
@@ -238,6 +244,7 @@ impl RatingStore {
                     .arg(result)
                     .arg("NX")
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("SET"))
                     .await?;
                 Ok(set.is_some())
             }
@@ -258,6 +265,7 @@ impl RatingStore {
             Kind::Redis(r) => Ok(redis::cmd("GET")
                 .arg(r.keys.rating_game(game_id))
                 .query_async(&mut r.conn.clone())
+                .instrument(r.command("GET"))
                 .await?),
             Kind::Memory(m) => Ok(lock(&m.ratings).results.get(game_id).cloned()),
         }
@@ -272,6 +280,7 @@ impl RatingStore {
                     .key(r.keys.rating_board(ruleset))
                     .key(r.keys.rating_player(ruleset, player_id))
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA rank", "rank"))
                     .await?;
                 Ok(u64::try_from(place).ok())
             }
@@ -319,6 +328,7 @@ impl RatingStore {
                     .arg(offset)
                     .arg(offset + n - 1)
                     .query_async(&mut conn)
+                    .instrument(r.command("ZRANGE"))
                     .await?;
                 let ids: Vec<&str> = members
                     .iter()
@@ -334,7 +344,10 @@ impl RatingStore {
                 for id in &ids {
                     pipe.cmd("HGETALL").arg(r.keys.rating_player(ruleset, id));
                 }
-                let all: Vec<HashMap<String, Vec<u8>>> = pipe.query_async(&mut conn).await?;
+                let all: Vec<HashMap<String, Vec<u8>>> = pipe
+                    .query_async(&mut conn)
+                    .instrument(r.command("BATCH HGETALL"))
+                    .await?;
                 ids.iter()
                     .zip(all)
                     // Empty: the player was rewritten between the two reads; skip, not fail.

@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
 use redis::{Script, ScriptInvocation};
+use tracing::Instrument;
 
 use crate::backend::{Backend, Keys, Kind, StoreError, lock, parse_score};
 
@@ -145,6 +146,7 @@ impl TimerStore {
                     .arg(due_ms)
                     .arg(payload)
                     .invoke_async::<()>(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA arm", "arm"))
                     .await?;
             }
             Kind::Memory(m) => lock(&m.timers).set(key, due_ms, payload.to_vec()),
@@ -159,6 +161,7 @@ impl TimerStore {
                 let n: i64 = timers_script(&CANCEL, &r.keys)
                     .arg(key)
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA cancel", "cancel"))
                     .await?;
                 Ok(n == 1)
             }
@@ -186,6 +189,7 @@ impl TimerStore {
                     .arg(claim_ms)
                     .arg(limit)
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA claim", "claim"))
                     .await?;
                 flat.chunks(3)
                     .map(|c| match c {
@@ -238,6 +242,7 @@ impl TimerStore {
                     .arg(key)
                     .arg(claim_ms)
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA ack", "ack"))
                     .await?;
                 Ok(n == 1)
             }
@@ -267,6 +272,7 @@ impl TimerStore {
                     .arg("-inf")
                     .arg(now_ms)
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("BATCH ZCARD ZCOUNT"))
                     .await?;
                 Ok((armed, due))
             }
@@ -295,6 +301,7 @@ impl TimerStore {
                     .arg(0)
                     .arg("WITHSCORES")
                     .query_async(&mut r.conn.clone())
+                    .instrument(r.command("ZRANGE"))
                     .await?;
                 first
                     .get(1)
@@ -312,6 +319,7 @@ impl TimerStore {
                 let reply: Vec<Vec<u8>> = timers_script(&GET, &r.keys)
                     .arg(key)
                     .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA get", "get"))
                     .await?;
                 match reply.as_slice() {
                     [] => Ok(None),

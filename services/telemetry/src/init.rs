@@ -3,10 +3,19 @@
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::{
-    Resource, metrics::SdkMeterProvider, propagation::TraceContextPropagator,
-    trace::SdkTracerProvider,
+    Resource,
+    metrics::SdkMeterProvider,
+    propagation::TraceContextPropagator,
+    trace::{BatchSpanProcessor, SdkTracerProvider, SpanProcessor as _},
 };
-use tracing_subscriber::{EnvFilter, layer::SubscriberExt, util::SubscriberInitExt};
+use tracing_subscriber::{
+    EnvFilter,
+    filter::{FilterExt, filter_fn},
+    layer::{Layer as _, SubscriberExt},
+    util::SubscriberInitExt,
+};
+
+use crate::routing::ServiceRouter;
 
 /// How a process logs and traces: the flags every Ludus binary takes, flattened into its own
 /// (`#[command(flatten)] telemetry: TelemetryFlags`) so the names and environment variables
@@ -27,6 +36,23 @@ pub struct TelemetryFlags {
 pub struct TelemetryGuard {
     provider: Option<SdkTracerProvider>,
     meter_provider: Option<SdkMeterProvider>,
+}
+
+impl TelemetryGuard {
+    /// Exports every finished span and the metrics recorded so far now, rather than at the
+    /// next batch or period (tests; shutdown does it too).
+    pub fn flush(&self) {
+        if let Some(provider) = &self.provider
+            && let Err(error) = provider.force_flush()
+        {
+            eprintln!("trace export did not flush: {error}");
+        }
+        if let Some(provider) = &self.meter_provider
+            && let Err(error) = provider.force_flush()
+        {
+            eprintln!("metric export did not flush: {error}");
+        }
+    }
 }
 
 impl Drop for TelemetryGuard {
@@ -54,11 +80,20 @@ const SERVICE_INSTANCE_ID: &str = "service.instance.id";
 /// `OTEL_SERVICE_NAME` names the service, what `OTEL_RESOURCE_ATTRIBUTES` adds, and a
 /// `service.instance.id` unless that variable gives one.
 fn resource(service_name: &str) -> Resource {
+    let name = std::env::var_os("OTEL_SERVICE_NAME")
+        .is_none()
+        .then_some(service_name);
+    resource_named(name)
+}
+
+/// [`resource`] with `service.name` = `name` whatever the environment says (`None`: as the
+/// environment says).
+fn resource_named(name: Option<&str>) -> Resource {
     // `Resource::builder()` reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
     let from_environment = Resource::builder().build();
     let mut builder = Resource::builder();
-    if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
-        builder = builder.with_service_name(service_name.to_owned());
+    if let Some(name) = name {
+        builder = builder.with_service_name(name.to_owned());
     }
     if from_environment
         .get(&opentelemetry::Key::from_static_str(SERVICE_INSTANCE_ID))
@@ -72,6 +107,17 @@ fn resource(service_name: &str) -> Resource {
     builder.build()
 }
 
+/// The `service.name` of service `label` inside the all-in-one process `system`:
+/// `ludus-game-state`, or `<OTEL_SERVICE_NAME>-game-state` when that variable names the
+/// process.
+fn system_service_name(system: &str, label: &str) -> String {
+    let system = std::env::var("OTEL_SERVICE_NAME")
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| system.to_owned());
+    format!("{system}-{label}")
+}
+
 /// This process among its service's replicas: the host's name (a pod's name in Kubernetes,
 /// unique among live pods) and the process id (unique on the host).
 fn instance_id(hostname: Option<String>, pid: u32) -> String {
@@ -81,23 +127,70 @@ fn instance_id(hostname: Option<String>, pid: u32) -> String {
     }
 }
 
+/// The target of spans that exist only for traces (the store's Redis calls, the gateway's
+/// fan-out): logs never show them, so in a process that exports no traces no layer wants
+/// them and `tracing` does not even create them (an atomic load per call site, no
+/// allocation). Every such span names this target.
+pub const TRACE_ONLY_TARGET: &str = "ludus::trace";
+
 /// Installs the global subscriber for `service_name` (`game-state`, `gateway`, … the name in
 /// traces). Log levels come from `RUST_LOG` (default `info`). Calling it twice (tests) keeps
 /// the first subscriber.
 pub fn init(service_name: &str, config: &TelemetryFlags) -> anyhow::Result<TelemetryGuard> {
+    install(service_name, &[], config)
+}
+
+/// [`init`] for a process running several services (the all-in-one `ludus`): the spans of
+/// service `label` (one of `services`, the names each service's own binary reports) carry
+/// `service.name` = `<system>-<label>` (`ludus-game-state`), or
+/// `<OTEL_SERVICE_NAME>-<label>`; metrics, and spans of no service, carry the process's
+/// `system` name. See [`crate::routing`] for how a span's service is found.
+pub fn init_system(
+    system: &str,
+    services: &[&str],
+    config: &TelemetryFlags,
+) -> anyhow::Result<TelemetryGuard> {
+    install(system, services, config)
+}
+
+fn install(
+    service_name: &str,
+    services: &[&str],
+    config: &TelemetryFlags,
+) -> anyhow::Result<TelemetryGuard> {
     // W3C trace context on every hop, whether or not spans are exported.
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
 
     let (provider, meter_provider) = match &config.otlp_endpoint {
         Some(endpoint) => {
             let resource = resource(service_name);
-            let exporter = opentelemetry_otlp::SpanExporter::builder()
-                .with_tonic()
-                .with_endpoint(endpoint.clone())
-                .build()?;
+            // One batch processor (and exporter) per service: a batch is exported with one
+            // resource. Sampling follows OTEL_TRACES_SAMPLER (the SDK reads it): every span
+            // by default.
+            let batch = |service: Option<Resource>| -> anyhow::Result<BatchSpanProcessor> {
+                let exporter = opentelemetry_otlp::SpanExporter::builder()
+                    .with_tonic()
+                    .with_endpoint(endpoint.clone())
+                    .build()?;
+                let mut processor = BatchSpanProcessor::builder(exporter).build();
+                if let Some(service) = service {
+                    processor.set_resource(&service);
+                }
+                Ok(processor)
+            };
+            let routes = services
+                .iter()
+                .map(|label| {
+                    let name = system_service_name(service_name, label);
+                    Ok((
+                        (*label).to_owned(),
+                        batch(Some(resource_named(Some(&name))))?,
+                    ))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
             let tracer_provider = SdkTracerProvider::builder()
-                .with_batch_exporter(exporter)
+                .with_span_processor(ServiceRouter::new(routes, batch(None)?))
                 .with_resource(resource.clone())
                 .build();
             // Periodic export, every 60 s unless OTEL_METRIC_EXPORT_INTERVAL (ms) says
@@ -114,10 +207,17 @@ pub fn init(service_name: &str, config: &TelemetryFlags) -> anyhow::Result<Telem
         }
         None => (None, None),
     };
-    let otel_layer = provider.as_ref().map(|provider| {
-        tracing_opentelemetry::layer().with_tracer(provider.tracer(service_name.to_owned()))
-    });
+    // Each layer has its own filter (boxed: the otel layer is not always there, and an
+    // absent `Option` layer would still say yes to every span).
+    type Boxed = Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>;
+    let mut layers: Vec<Boxed> = Vec::new();
     if let Some(provider) = &provider {
+        layers.push(
+            tracing_opentelemetry::layer()
+                .with_tracer(provider.tracer(service_name.to_owned()))
+                .with_filter(filter())
+                .boxed(),
+        );
         opentelemetry::global::set_tracer_provider(provider.clone());
     }
     // Without a provider the global meter stays the no-op one: every instrument records
@@ -127,14 +227,19 @@ pub fn init(service_name: &str, config: &TelemetryFlags) -> anyhow::Result<Telem
         crate::metrics::set_enabled();
     }
 
-    let registry = tracing_subscriber::registry().with(filter).with(otel_layer);
-    let result = if config.json_logs {
-        registry
-            .with(tracing_subscriber::fmt::layer().json())
-            .try_init()
+    // Logs leave out the trace-only spans (see TRACE_ONLY_TARGET).
+    let logged = || filter().and(filter_fn(|metadata| metadata.target() != TRACE_ONLY_TARGET));
+    layers.push(if config.json_logs {
+        tracing_subscriber::fmt::layer()
+            .json()
+            .with_filter(logged())
+            .boxed()
     } else {
-        registry.with(tracing_subscriber::fmt::layer()).try_init()
-    };
+        tracing_subscriber::fmt::layer()
+            .with_filter(logged())
+            .boxed()
+    });
+    let result = tracing_subscriber::registry().with(layers).try_init();
     if result.is_err() {
         tracing::debug!("a tracing subscriber was already installed");
     }
@@ -186,6 +291,22 @@ mod tests {
             Some("http://collector:4317")
         );
         assert!(parsed.telemetry.json_logs);
+    }
+}
+
+#[cfg(test)]
+mod filter_tests {
+    use super::*;
+
+    /// The store's Redis spans and the gateway's fan-out span are on the move path: with no
+    /// exporter they must cost nothing, not even the span's creation.
+    #[test]
+    fn without_an_exporter_trace_only_spans_are_never_created() {
+        let _guard = init("test", &TelemetryFlags::default()).expect("init");
+        let logged = tracing::info_span!("logged");
+        assert!(!logged.is_disabled(), "logs still see the services' spans");
+        let trace_only = tracing::info_span!(target: TRACE_ONLY_TARGET, "redis");
+        assert!(trace_only.is_disabled(), "a trace-only span was created");
     }
 }
 

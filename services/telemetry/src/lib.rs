@@ -10,6 +10,7 @@
 //! - [`propagation`]: the client interceptor that injects the current span's trace context
 //!   into outgoing metadata, and the server `trace_fn` that continues it, so one move is one
 //!   trace from the gateway to Redis.
+//! - [`routing`]: one `service.name` per service inside the all-in-one process.
 //! - [`service_auth`]: the service credential every internal call carries and every internal
 //!   server checks.
 //! - [`server`]: a tonic server builder with tracing, gRPC health and reflection (v1 and
@@ -19,12 +20,13 @@
 pub mod init;
 pub mod metrics;
 pub mod propagation;
+pub mod routing;
 pub mod server;
 pub mod service_auth;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use init::{TelemetryFlags, TelemetryGuard, init};
+pub use init::{TRACE_ONLY_TARGET, TelemetryFlags, TelemetryGuard, init, init_system};
 pub use propagation::{TraceContext, Traced, traced_channel};
 pub use server::{
     GrpcService, ServingGuard, listen, serve, serve_while_ready, serve_with, shutdown_signal,

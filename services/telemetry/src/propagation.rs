@@ -1,6 +1,13 @@
 //! W3C trace context across gRPC hops.
 
-use opentelemetry::propagation::{Extractor, Injector};
+use std::sync::Arc;
+
+use opentelemetry::{
+    Context,
+    propagation::{Extractor, Injector, TextMapPropagator as _},
+    trace::{SpanContext, TraceContextExt as _},
+};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
 use tonic::{
     Request, Status,
     metadata::{MetadataKey, MetadataMap, MetadataValue},
@@ -8,6 +15,8 @@ use tonic::{
     transport::{Channel, Endpoint},
 };
 use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+use crate::routing::ServiceOf;
 
 /// A client interceptor: puts the current span's trace context into the request metadata, and
 /// this process's service credential ([`crate::service_auth`]) when it has one.
@@ -65,17 +74,110 @@ impl Extractor for HeaderExtractor<'_> {
     }
 }
 
-/// The span of one incoming RPC, continuing the caller's trace when it sent one.
-pub fn server_span(request: &http::Request<()>) -> tracing::Span {
+/// The span of one incoming RPC, continuing the caller's trace when it sent one. `service` is
+/// the label of the service this server serves ([`crate::routing::service_label`]): in a
+/// process running several, its spans are exported under that service's name.
+pub fn server_span(request: &http::Request<()>, service: Option<&Arc<str>>) -> tracing::Span {
     let span = tracing::info_span!(
         "grpc",
         otel.kind = "server",
         rpc.method = %request.uri().path(),
     );
-    let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+    let mut parent = opentelemetry::global::get_text_map_propagator(|propagator| {
         propagator.extract(&HeaderExtractor(request.headers()))
     });
+    if let Some(service) = service {
+        parent = parent.with_value(ServiceOf(service.clone()));
+    }
     // Without an OpenTelemetry layer there is nothing to attach to; that is fine.
     let _ = span.set_parent(parent);
     span
+}
+
+/// The W3C `traceparent` of the current span (`00-<trace id>-<span id>-<flags>`), what a game
+/// event and a timer's payload carry so that the traces that follow (fan-out, a timer firing)
+/// can link to the move that caused them; empty when the span is not traced (no exporter).
+pub fn current_traceparent() -> String {
+    let context = tracing::Span::current().context();
+    let span = context.span();
+    let span_context = span.span_context();
+    if !span_context.is_valid() {
+        return String::new();
+    }
+    format!(
+        "00-{}-{}-{:02x}",
+        span_context.trace_id(),
+        span_context.span_id(),
+        span_context.trace_flags().to_u8()
+    )
+}
+
+/// The span a `traceparent` (as [`current_traceparent`] writes it) names; `None` when it is
+/// empty or malformed (it may come from an old event or a hand-made payload).
+pub fn span_context_of(traceparent: &str) -> Option<SpanContext> {
+    if traceparent.is_empty() {
+        return None;
+    }
+    let context = TraceContextPropagator::new().extract(&OneHeader(traceparent));
+    let span_context = context.span().span_context().clone();
+    span_context.is_valid().then_some(span_context)
+}
+
+/// Links `span` to the span `traceparent` names, when it names one: a trace that a move
+/// caused later (its fan-out, its timer) points back at the move.
+pub fn link_to(span: &tracing::Span, traceparent: &str) {
+    if let Some(span_context) = span_context_of(traceparent) {
+        span.add_link(span_context);
+    }
+}
+
+/// Makes `span` a root of `service`'s work (for a process running several services; see
+/// [`crate::routing`]): for background work that no request started.
+pub fn root_of(span: &tracing::Span, service: &str) {
+    let _ = span.set_parent(Context::new().with_value(ServiceOf(Arc::from(service))));
+}
+
+/// A carrier holding only a `traceparent`.
+struct OneHeader<'a>(&'a str);
+
+impl Extractor for OneHeader<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        (key == "traceparent").then_some(self.0)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        vec!["traceparent"]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_traceparent_reads_back_as_the_span_it_names() {
+        let parsed = span_context_of("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            .expect("valid");
+        assert_eq!(
+            parsed.trace_id().to_string(),
+            "4bf92f3577b34da6a3ce929d0e0e4736"
+        );
+        assert_eq!(parsed.span_id().to_string(), "00f067aa0ba902b7");
+        assert!(parsed.is_sampled());
+        for bad in [
+            "",
+            "garbage",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+        ] {
+            assert!(span_context_of(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn an_untraced_span_has_no_traceparent() {
+        // No OpenTelemetry layer in this test: nothing to name.
+        let span = tracing::info_span!("untraced");
+        let _entered = span.enter();
+        assert_eq!(current_traceparent(), "");
+    }
 }

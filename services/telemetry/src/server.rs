@@ -211,6 +211,8 @@ where
         ],
     );
 
+    // The service label this server's spans are exported under (see `crate::routing`).
+    let label: Option<std::sync::Arc<str>> = crate::routing::service_label(S::NAME).map(Into::into);
     // Internal servers (those that rotate connections) serve Ludus services only; the public
     // gateway (no rotation) authenticates players itself.
     let service_auth = ServiceAuthLayer::new(connection_age.is_some());
@@ -224,7 +226,7 @@ where
     let router = builder
         .layer(rpc_metrics)
         .layer(service_auth)
-        .trace_fn(server_span)
+        .trace_fn(move |request| server_span(request, label.as_ref()))
         // grpc-web from browsers arrives over HTTP/1.1 too (the gateway translates it; see
         // `ludus_gateway::web`); HTTP/2 connections are served exactly as before.
         .accept_http1(true)

@@ -174,7 +174,13 @@ async fn fire(worker: Worker, timer: DueTimer) {
     let action = match pb::TimerAction::decode(timer.payload.as_slice()) {
         Ok(pb::TimerAction {
             action: Some(action),
-        }) => action,
+            traceparent,
+        }) => {
+            // This firing is a trace of its own (it runs long after the armer's ended),
+            // linked to the work that armed it: the move whose turn ran out, the final move.
+            ludus_telemetry::propagation::link_to(&tracing::Span::current(), &traceparent);
+            action
+        }
         _ => {
             // Nothing can ever fire it: drop it rather than retry forever.
             tracing::error!("unreadable timer payload; deleting the timer");
