@@ -717,3 +717,81 @@ async fn a_gateway_killed_mid_load_sends_its_clients_to_the_other_from_their_las
     cluster.restart(Role::Gateway, 0).await;
     eprintln!("gateway kill: {run}");
 }
+
+/// The presence lease the presence scenario gives its gateways (seconds).
+const PRESENCE_LEASE_S: u64 = 2;
+
+/// Presence as a lease (issue 16): a gateway SIGKILLed while a seated player's stream is open
+/// on it can no longer close that stream with game-state; its lease lapses and the other
+/// gateway closes it, so the player is declared disconnected (C13's grace starts) within the
+/// lease and a third, and back when they subscribe on the live gateway. The live gateway's
+/// player is not touched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_gateway_s_players_are_declared_disconnected_when_its_lease_lapses() {
+    let _alone = one_cluster_at_a_time().await;
+    let lease = PRESENCE_LEASE_S.to_string();
+    let spec = ClusterSpec::default().flags(Role::Gateway, &["--presence-lease-seconds", &lease]);
+    let mut cluster = Cluster::start(spec).await;
+    let mut tables = tables(&cluster, 1).await;
+    let Table {
+        game_id,
+        mut seats,
+        gateways,
+    } = tables.pop().expect("a table");
+    // Each seat watches the game on its own gateway; the test kills the gateway of X (seat 0).
+    let mut watchers = Vec::new();
+    for seat in &mut seats {
+        watchers.push(seat.subscribe(&game_id, 0).await);
+    }
+    let mut o_watch = watchers.pop().expect("O's stream");
+    let first = ludus_tests::next_event(&mut o_watch).await;
+    assert!(
+        matches!(first.kind, Some(pb::game_event::Kind::Started(_))),
+        "{first:?}"
+    );
+    let dead = cluster
+        .replicas_of(Role::Gateway)
+        .position(|addr| addr == gateways[0])
+        .expect("X's gateway");
+    let killed_at = unix_ms();
+    cluster.kill(Role::Gateway, dead);
+    let (disconnected, event) = ludus_tests::next_of(&mut o_watch, |kind| match kind {
+        pb::game_event::Kind::PlayerDisconnected(d) => Some(d.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        disconnected.seat, 0,
+        "X, whose gateway died, is disconnected"
+    );
+    assert!(disconnected.return_by_unix_ms > 0, "C13's grace runs");
+    // Server time of the commit against the kill: the documented bound (lease + a third of
+    // it for the sweep), plus a second for the calls; a bound, not a performance figure.
+    let bound = i64::try_from(PRESENCE_LEASE_S * 1000 * 4 / 3 + 1000).expect("ms");
+    let after = event.at_unix_ms - killed_at;
+    assert!(
+        after <= bound,
+        "declared {after} ms after the kill (bound {bound} ms)"
+    );
+    // X comes back on the live gateway.
+    let mut x = seats[0].on_gateway(gateways[1]);
+    let _x_watch = x.subscribe(&game_id, event.seq).await;
+    let (back, _) = ludus_tests::next_of(&mut o_watch, |kind| match kind {
+        pb::game_event::Kind::PlayerReconnected(r) => Some(r.seat),
+        pb::game_event::Kind::PlayerDisconnected(d) => panic!("a second disconnection: {d:?}"),
+        _ => None,
+    })
+    .await;
+    assert_eq!(back, 0, "X is back");
+    let o_seat = x.game(&game_id).await.disconnected;
+    assert!(o_seat.is_empty(), "nobody is away: {o_seat:?}");
+    cluster.restart(Role::Gateway, dead).await;
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!(
+        "presence lease: X declared disconnected {after} ms after its gateway died (bound {bound} ms)"
+    );
+}
