@@ -795,3 +795,78 @@ async fn a_dead_gateway_s_players_are_declared_disconnected_when_its_lease_lapse
         "presence lease: X declared disconnected {after} ms after its gateway died (bound {bound} ms)"
     );
 }
+
+/// The ticket lease the ticket scenario gives its matchmaking replicas (seconds).
+const TICKET_LEASE_S: u64 = 2;
+
+/// A crashed player's waiting ticket is not matched (issue 16): A waits through gateway 0,
+/// which is SIGKILLed, so nothing can cancel A's ticket; with no watch left to renew its
+/// lease, the matcher drops it, and the next two players are seated together, not with the
+/// ghost. Meanwhile D, alive on the other gateway, waits longer than the lease and keeps
+/// their ticket: a watched ticket's lease is renewed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_player_s_waiting_ticket_lapses_and_is_not_matched() {
+    let _alone = one_cluster_at_a_time().await;
+    let lease = TICKET_LEASE_S.to_string();
+    let spec = ClusterSpec::default().flags(Role::Matchmaking, &["--ticket-lease-seconds", &lease]);
+    let mut cluster = Cluster::start(spec).await;
+    let variants = caro_variants();
+    let (ghost_queue, live_queue) = (&variants[7], &variants[6]);
+    let mut a = sign_in(cluster.gateway(0), "ann").await;
+    let mut a_updates = a.ticket_updates(ghost_queue.clone()).await;
+    queued(&mut a_updates).await;
+    let mut d = sign_in(cluster.gateway(1), "dan").await;
+    let mut d_updates = d.ticket_updates(live_queue.clone()).await;
+    let d_ticket = queued(&mut d_updates).await;
+    let d_waits = tokio::spawn(outcome(d_updates));
+    cluster.kill(Role::Gateway, 0);
+    drop(a_updates);
+    // A's ticket goes once its lease has lapsed (read from the store, not slept for).
+    let queues = ludus_store::QueueStore::new(
+        ludus_store::Backend::redis(&cluster.redis_url())
+            .await
+            .expect("the cluster's Redis"),
+    );
+    let dropped = async {
+        while queues
+            .live_ticket(&a.id)
+            .await
+            .expect("read A's ticket")
+            .is_some()
+        {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, dropped)
+        .await
+        .expect("A's ticket is dropped once nobody renews its lease");
+    let (mut b, mut c) = (
+        sign_in(cluster.gateway(1), "bob").await,
+        sign_in(cluster.gateway(1), "cid").await,
+    );
+    let b_waits = tokio::spawn(outcome(b.ticket_updates(ghost_queue.clone()).await));
+    let c_waits = tokio::spawn(outcome(c.ticket_updates(ghost_queue.clone()).await));
+    let (_, b_game, _) = b_waits.await.expect("reader").expect("B is matched");
+    let (_, c_game, _) = c_waits.await.expect("reader").expect("C is matched");
+    assert_eq!(
+        b_game, c_game,
+        "B and C sit together, not with A's dead ticket"
+    );
+    let mut e = sign_in(cluster.gateway(1), "eve").await;
+    let e_waits = tokio::spawn(outcome(e.ticket_updates(live_queue.clone()).await));
+    let (d_matched, d_game, _) = d_waits.await.expect("reader").expect("D is matched");
+    let (_, e_game, _) = e_waits.await.expect("reader").expect("E is matched");
+    assert_eq!(
+        d_matched, d_ticket,
+        "D, watched all along, kept their ticket past the lease"
+    );
+    assert_eq!(d_game, e_game, "D meets E");
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!(
+        "ticket lease: a dead player's ticket dropped, a live one kept past the {TICKET_LEASE_S} s lease"
+    );
+}
