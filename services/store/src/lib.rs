@@ -53,7 +53,7 @@
 //! | `ludus:{timers}:payload` | hash | timer key -> payload |
 //! | `ludus:{mm}:queues` | set | names of queues holding tickets |
 //! | `ludus:{mm}:QUEUE:queue` | zset | queued ticket ids, scored by `created_ms` |
-//! | `ludus:{mm}:QUEUE:ticket:ID` | hash | one ticket; expires 1 h after it is matched or cancelled |
+//! | `ludus:{mm}:QUEUE:ticket:ID` | hash | one ticket (`alive`: its lease end, Unix ms); expires 1 h after it is matched or cancelled |
 //! | `ludus:{mm}:player:PID` | hash | `queue`, `ticket`: the player's live ticket |
 //! | `ludus:{rating}:RULESET:board` | zset | leaderboard, member `<games:010>:<PID>`, score `-rating` |
 //! | `ludus:{rating}:RULESET:player:PID` | hash | `name`, `rating`, `games`, `version`, `member` |
