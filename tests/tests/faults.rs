@@ -756,7 +756,7 @@ async fn a_dead_gateway_s_players_are_declared_disconnected_when_its_lease_lapse
     let killed_at = unix_ms();
     cluster.kill(Role::Gateway, dead);
     let (disconnected, event) = ludus_tests::next_of(&mut o_watch, |kind| match kind {
-        pb::game_event::Kind::PlayerDisconnected(d) => Some(d.clone()),
+        pb::game_event::Kind::PlayerDisconnected(d) => Some(*d),
         _ => None,
     })
     .await;

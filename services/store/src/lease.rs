@@ -19,10 +19,13 @@ pub struct HeldStream {
     pub streams: u64,
 }
 
-/// The memory backend's leases: holder -> (lease end, (game, player) -> streams).
+/// (game, player) -> streams, of one holder.
+type Streams = HashMap<(String, String), u64>;
+
+/// The memory backend's leases: holder -> (lease end, its streams).
 #[derive(Default)]
 pub(crate) struct LeasesMem {
-    holders: HashMap<String, (u64, HashMap<(String, String), u64>)>,
+    holders: HashMap<String, (u64, Streams)>,
 }
 
 /// Field of a held stream in the holder's hash: ids never contain a newline.
