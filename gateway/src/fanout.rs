@@ -312,6 +312,9 @@ pub struct Subscription {
     /// The caller's player id when they sit in the game and it is being played: their
     /// presence follows this stream.
     pub seated_player: Option<String>,
+    /// This gateway's lease over the seated streams it holds: a counted stream is recorded
+    /// there, so that it is closed for this gateway if it dies (issue 16).
+    pub leases: std::sync::Arc<crate::presence::PresenceLeases>,
 }
 
 impl Subscription {
@@ -328,6 +331,7 @@ impl Subscription {
         if let Some(player_id) = seated_player
             && Box::pin(self.presence(&player_id, true)).await
         {
+            self.leases.held(&self.game_id, &player_id).await;
             counted = Some(player_id);
         }
         let mut resume = Resume {
@@ -340,11 +344,12 @@ impl Subscription {
             },
         };
         let finished = resume.run(stop).await;
-        // Once the game is over nobody needs to know who is still watching it.
-        if let Some(player_id) = &counted
-            && !finished
-        {
-            Box::pin(self.presence(player_id, false)).await;
+        if let Some(player_id) = &counted {
+            self.leases.released(&self.game_id, player_id).await;
+            // Once the game is over nobody needs to know who is still watching it.
+            if !finished {
+                Box::pin(self.presence(player_id, false)).await;
+            }
         }
     }
 

@@ -19,12 +19,13 @@ pub mod accounts;
 pub mod auth;
 pub mod fanout;
 pub mod limits;
+pub mod presence;
 pub mod refusal;
 pub mod rooms;
 pub mod service;
 pub mod web;
 
-use std::{future::Future, time::Duration};
+use std::{future::Future, sync::Arc, time::Duration};
 
 use ludus_proto::pb::{
     game_state_client::GameStateClient, gateway_server::GatewayServer,
@@ -65,6 +66,10 @@ pub struct Config {
     pub sign_ins: limits::SignInLimit,
     /// Each player's call rate ([`limits::PlayerLimit::default`] in production).
     pub per_player: limits::PlayerLimit,
+    /// How long this gateway's lease over its seated streams lasts unless renewed
+    /// ([`presence::DEFAULT_LEASE`]): a dead gateway's players are declared disconnected
+    /// within about 4/3 of it.
+    pub presence_lease: Duration,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -95,9 +100,18 @@ pub async fn run(
             }
         }
     });
+    let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
+    let leases = Arc::new(presence::PresenceLeases::new(
+        config.backend.clone(),
+        config.presence_lease,
+        game_state.clone(),
+    ));
+    let (renewing, stop_renewing) = (leases.clone(), stopping.clone());
+    tokio::spawn(async move { renewing.run(stop_renewing).await });
     let service = GatewayService {
+        leases,
         tokens: Tokens::new(&config.token_secret, config.token_ttl)?,
-        game_state: GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?),
+        game_state,
         matchmaking: MatchmakingClient::new(ludus_telemetry::traced_channel(
             &config.matchmaking_url,
         )?),

@@ -60,6 +60,11 @@ struct Args {
     /// Guest sign-ins this process accepts in a burst (benchmarks only, like the rate).
     #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
     sign_in_burst: u32,
+    /// Seconds this gateway's lease over its players' event streams lasts unless renewed
+    /// (every third of it): a gateway that dies has its players declared disconnected within
+    /// about 4/3 of this (then C13's grace runs).
+    #[arg(long, env = "LUDUS_PRESENCE_LEASE_SECONDS", default_value_t = ludus_gateway::presence::DEFAULT_LEASE.as_secs())]
+    presence_lease_seconds: u64,
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
@@ -91,6 +96,7 @@ async fn main() -> anyhow::Result<()> {
             burst: args.sign_in_burst,
         },
         per_player: ludus_gateway::limits::PlayerLimit::default(),
+        presence_lease: Duration::from_secs(args.presence_lease_seconds.max(1)),
     };
     let listener = ludus_telemetry::listen("gateway", &args.listen).await?;
     ludus_gateway::run(config, listener, ludus_telemetry::shutdown_signal()).await

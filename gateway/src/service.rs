@@ -43,6 +43,8 @@ pub struct GatewayService {
     pub(crate) rooms: crate::rooms::RoomsGateway,
     /// Cancelled at shutdown: open streams end with a resumable UNAVAILABLE.
     pub(crate) stopping: CancellationToken,
+    /// This gateway's lease over the seated streams it holds (gateway/src/presence.rs).
+    pub(crate) leases: std::sync::Arc<crate::presence::PresenceLeases>,
 }
 
 impl GatewayService {
@@ -511,6 +513,7 @@ impl Gateway for GatewayService {
             tx,
             game_state: self.game_state.clone(),
             seated_player,
+            leases: self.leases.clone(),
         };
         let (feed, stopping) = (self.feed.clone(), self.stopping.clone());
         tokio::spawn(async move {

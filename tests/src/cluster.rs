@@ -387,6 +387,11 @@ impl Cluster {
         self.replicas[&Role::Gateway][index].addr()
     }
 
+    /// The addresses of `role`'s replicas, by index.
+    pub fn replicas_of(&self, role: Role) -> impl Iterator<Item = SocketAddr> + '_ {
+        self.replicas[&role].iter().map(Replica::addr)
+    }
+
     /// The address callers of `role` use (its balancer).
     pub fn service(&self, role: Role) -> SocketAddr {
         self.balancers[&role].addr

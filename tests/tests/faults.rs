@@ -717,3 +717,156 @@ async fn a_gateway_killed_mid_load_sends_its_clients_to_the_other_from_their_las
     cluster.restart(Role::Gateway, 0).await;
     eprintln!("gateway kill: {run}");
 }
+
+/// The presence lease the presence scenario gives its gateways (seconds).
+const PRESENCE_LEASE_S: u64 = 2;
+
+/// Presence as a lease (issue 16): a gateway SIGKILLed while a seated player's stream is open
+/// on it can no longer close that stream with game-state; its lease lapses and the other
+/// gateway closes it, so the player is declared disconnected (C13's grace starts) within the
+/// lease and a third, and back when they subscribe on the live gateway. The live gateway's
+/// player is not touched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_gateway_s_players_are_declared_disconnected_when_its_lease_lapses() {
+    let _alone = one_cluster_at_a_time().await;
+    let lease = PRESENCE_LEASE_S.to_string();
+    let spec = ClusterSpec::default().flags(Role::Gateway, &["--presence-lease-seconds", &lease]);
+    let mut cluster = Cluster::start(spec).await;
+    let mut tables = tables(&cluster, 1).await;
+    let Table {
+        game_id,
+        mut seats,
+        gateways,
+    } = tables.pop().expect("a table");
+    // Each seat watches the game on its own gateway; the test kills the gateway of X (seat 0).
+    let mut watchers = Vec::new();
+    for seat in &mut seats {
+        watchers.push(seat.subscribe(&game_id, 0).await);
+    }
+    let mut o_watch = watchers.pop().expect("O's stream");
+    let first = ludus_tests::next_event(&mut o_watch).await;
+    assert!(
+        matches!(first.kind, Some(pb::game_event::Kind::Started(_))),
+        "{first:?}"
+    );
+    let dead = cluster
+        .replicas_of(Role::Gateway)
+        .position(|addr| addr == gateways[0])
+        .expect("X's gateway");
+    let killed_at = unix_ms();
+    cluster.kill(Role::Gateway, dead);
+    let (disconnected, event) = ludus_tests::next_of(&mut o_watch, |kind| match kind {
+        pb::game_event::Kind::PlayerDisconnected(d) => Some(*d),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        disconnected.seat, 0,
+        "X, whose gateway died, is disconnected"
+    );
+    assert!(disconnected.return_by_unix_ms > 0, "C13's grace runs");
+    // Server time of the commit against the kill: the documented bound (lease + a third of
+    // it for the sweep), plus a second for the calls; a bound, not a performance figure.
+    let bound = i64::try_from(PRESENCE_LEASE_S * 1000 * 4 / 3 + 1000).expect("ms");
+    let after = event.at_unix_ms - killed_at;
+    assert!(
+        after <= bound,
+        "declared {after} ms after the kill (bound {bound} ms)"
+    );
+    // X comes back on the live gateway.
+    let mut x = seats[0].on_gateway(gateways[1]);
+    let _x_watch = x.subscribe(&game_id, event.seq).await;
+    let (back, _) = ludus_tests::next_of(&mut o_watch, |kind| match kind {
+        pb::game_event::Kind::PlayerReconnected(r) => Some(r.seat),
+        pb::game_event::Kind::PlayerDisconnected(d) => panic!("a second disconnection: {d:?}"),
+        _ => None,
+    })
+    .await;
+    assert_eq!(back, 0, "X is back");
+    let o_seat = x.game(&game_id).await.disconnected;
+    assert!(o_seat.is_empty(), "nobody is away: {o_seat:?}");
+    cluster.restart(Role::Gateway, dead).await;
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!(
+        "presence lease: X declared disconnected {after} ms after its gateway died (bound {bound} ms)"
+    );
+}
+
+/// The ticket lease the ticket scenario gives its matchmaking replicas (seconds).
+const TICKET_LEASE_S: u64 = 2;
+
+/// A crashed player's waiting ticket is not matched (issue 16): A waits through gateway 0,
+/// which is SIGKILLed, so nothing can cancel A's ticket; with no watch left to renew its
+/// lease, the matcher drops it, and the next two players are seated together, not with the
+/// ghost. Meanwhile D, alive on the other gateway, waits longer than the lease and keeps
+/// their ticket: a watched ticket's lease is renewed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_player_s_waiting_ticket_lapses_and_is_not_matched() {
+    let _alone = one_cluster_at_a_time().await;
+    let lease = TICKET_LEASE_S.to_string();
+    let spec = ClusterSpec::default().flags(Role::Matchmaking, &["--ticket-lease-seconds", &lease]);
+    let mut cluster = Cluster::start(spec).await;
+    let variants = caro_variants();
+    let (ghost_queue, live_queue) = (&variants[7], &variants[6]);
+    let mut a = sign_in(cluster.gateway(0), "ann").await;
+    let mut a_updates = a.ticket_updates(ghost_queue.clone()).await;
+    queued(&mut a_updates).await;
+    let mut d = sign_in(cluster.gateway(1), "dan").await;
+    let mut d_updates = d.ticket_updates(live_queue.clone()).await;
+    let d_ticket = queued(&mut d_updates).await;
+    let d_waits = tokio::spawn(outcome(d_updates));
+    cluster.kill(Role::Gateway, 0);
+    drop(a_updates);
+    // A's ticket goes once its lease has lapsed (read from the store, not slept for).
+    let queues = ludus_store::QueueStore::new(
+        ludus_store::Backend::redis(&cluster.redis_url())
+            .await
+            .expect("the cluster's Redis"),
+    );
+    let dropped = async {
+        while queues
+            .live_ticket(&a.id)
+            .await
+            .expect("read A's ticket")
+            .is_some()
+        {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, dropped)
+        .await
+        .expect("A's ticket is dropped once nobody renews its lease");
+    let (mut b, mut c) = (
+        sign_in(cluster.gateway(1), "bob").await,
+        sign_in(cluster.gateway(1), "cid").await,
+    );
+    let b_waits = tokio::spawn(outcome(b.ticket_updates(ghost_queue.clone()).await));
+    let c_waits = tokio::spawn(outcome(c.ticket_updates(ghost_queue.clone()).await));
+    let (_, b_game, _) = b_waits.await.expect("reader").expect("B is matched");
+    let (_, c_game, _) = c_waits.await.expect("reader").expect("C is matched");
+    assert_eq!(
+        b_game, c_game,
+        "B and C sit together, not with A's dead ticket"
+    );
+    let mut e = sign_in(cluster.gateway(1), "eve").await;
+    let e_waits = tokio::spawn(outcome(e.ticket_updates(live_queue.clone()).await));
+    let (d_matched, d_game, _) = d_waits.await.expect("reader").expect("D is matched");
+    let (_, e_game, _) = e_waits.await.expect("reader").expect("E is matched");
+    assert_eq!(
+        d_matched, d_ticket,
+        "D, watched all along, kept their ticket past the lease"
+    );
+    assert_eq!(d_game, e_game, "D meets E");
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!(
+        "ticket lease: a dead player's ticket dropped, a live one kept past the {TICKET_LEASE_S} s lease"
+    );
+}

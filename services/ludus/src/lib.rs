@@ -179,6 +179,7 @@ impl System {
             cors_origins,
             sign_ins,
             per_player,
+            presence_lease: ludus_gateway::presence::DEFAULT_LEASE,
         };
         let run = ludus_gateway::run(config, gateway_listener, stop.cancelled_owned());
         spawn_service(&mut tasks, "gateway", run);

@@ -92,6 +92,8 @@ pub struct Config {
     pub rating_window: RatingWindow,
     /// Tickets are ordered and aged by it ([`Clock::system`]; tests pass a manual one).
     pub clock: Clock,
+    /// How long a waiting ticket stays matchable unless its watch renews it (issue 16).
+    pub ticket_lease: Duration,
 }
 
 impl Config {
@@ -109,6 +111,7 @@ impl Config {
             ratings_url: None,
             rating_window: RatingWindow::DEFAULT,
             clock: Clock::system(),
+            ticket_lease: matcher::DEFAULT_TICKET_LEASE,
         }
     }
 
@@ -147,7 +150,8 @@ pub async fn run(
         wake.clone(),
     )
     .rating_window(config.rating_window)
-    .clock(config.clock);
+    .clock(config.clock)
+    .ticket_lease(config.ticket_lease);
     let queues_for_counts = queues.clone();
     // Subscribed before serving, so no watch can miss a notice published after its read.
     let settled = queues.subscribe_settled().await?;

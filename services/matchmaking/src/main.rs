@@ -59,6 +59,10 @@ struct Args {
     /// How often the matcher polls the queues, milliseconds.
     #[arg(long, env = "LUDUS_MATCH_INTERVAL_MS", default_value_t = 100)]
     match_interval_ms: u64,
+    /// Seconds a waiting ticket stays matchable unless its FindMatch stream's watch renews
+    /// it (every third of this): a ticket nobody waits on any more is dropped, not matched.
+    #[arg(long, env = "LUDUS_TICKET_LEASE_SECONDS", default_value_t = ludus_matchmaking::matcher::DEFAULT_TICKET_LEASE.as_secs())]
+    ticket_lease_seconds: u64,
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
@@ -91,6 +95,7 @@ async fn main() -> anyhow::Result<()> {
             open_after: Duration::from_secs(args.rating_window_open_after_seconds),
         },
         clock: ludus_store::Clock::system(),
+        ticket_lease: Duration::from_secs(args.ticket_lease_seconds.max(1)),
     };
     let listener = ludus_telemetry::listen("matchmaking", &args.listen).await?;
     ludus_matchmaking::run(config, listener, ludus_telemetry::shutdown_signal()).await

@@ -66,6 +66,21 @@ pub struct Matcher {
     creating: Arc<Semaphore>,
     /// Tickets are ordered and aged by it (Unix ms, so replicas agree).
     clock: Clock,
+    /// How long a ticket stays matchable after its last renewal by a watch (issue 16).
+    ticket_lease: Duration,
+}
+
+/// How long a waiting ticket stays matchable unless a watch renews it (`--ticket-lease-seconds`):
+/// longer than the gateway's re-watch patience after a replica's death (5 s), so a dead
+/// replica costs nobody their ticket.
+pub const DEFAULT_TICKET_LEASE: Duration = Duration::from_secs(10);
+
+/// The system clock in Unix ms. Ticket leases say whether a process still waits on a ticket:
+/// real time, never a test's manual clock (advancing it must not make every ticket lapse).
+pub fn system_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl Matcher {
@@ -88,7 +103,73 @@ impl Matcher {
             holder: Ulid::generate().to_string(),
             creating: Arc::new(Semaphore::new(MAX_TABLES_CREATING)),
             clock: Clock::system(),
+            ticket_lease: DEFAULT_TICKET_LEASE,
         }
+    }
+
+    /// How long a ticket stays matchable unless its watch renews it.
+    pub fn ticket_lease(mut self, lease: Duration) -> Self {
+        self.ticket_lease = lease.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How often a watch renews its ticket's lease.
+    pub fn ticket_renewal(&self) -> Duration {
+        self.ticket_lease / 3
+    }
+
+    /// Renews `ticket`'s lease from now; a failure is logged (the next renewal retries; a
+    /// lapse costs the player their ticket, which their client sees as a cancel).
+    pub async fn keep_alive(&self, ticket: &Ticket) {
+        let until = system_now_ms()
+            .saturating_add(u64::try_from(self.ticket_lease.as_millis()).unwrap_or(u64::MAX));
+        if let Err(error) = self
+            .queues
+            .keep_alive(&ticket.queue, &ticket.ticket_id, until)
+            .await
+        {
+            tracing::warn!(%error, ticket_id = %ticket.ticket_id, "could not renew a ticket's lease");
+        }
+    }
+
+    /// Drops (cancels) the tickets of `queue` whose lease ran out: nobody waits on them (their
+    /// FindMatch stream and every watch are gone: the player's app or gateway died). Returns
+    /// the others, in order.
+    async fn drop_lapsed(
+        &self,
+        queue: &str,
+        tickets: Vec<Ticket>,
+    ) -> Result<Vec<Ticket>, ServiceError> {
+        let ids: Vec<&str> = tickets.iter().map(|t| t.ticket_id.as_str()).collect();
+        let ends = self.queues.lease_ends(queue, &ids).await?;
+        let now = system_now_ms();
+        let mut live = Vec::with_capacity(tickets.len());
+        let mut dropped = Vec::new();
+        for (ticket, end) in tickets.into_iter().zip(ends) {
+            if end.is_some_and(|end| end < now) {
+                if self
+                    .queues
+                    .cancel(&ticket.ticket_id, queue, &ticket.player_id)
+                    .await?
+                    .is_some_and(|after| after.status == TicketStatus::Cancelled)
+                {
+                    dropped.push(ticket.ticket_id);
+                }
+            } else {
+                live.push(ticket);
+            }
+        }
+        if !dropped.is_empty() {
+            tracing::info!(
+                queue,
+                tickets = dropped.len(),
+                "dropped tickets nobody waits on (lease lapsed)"
+            );
+            if let Err(error) = self.queues.publish_settled(&dropped).await {
+                tracing::warn!(%error, "could not publish dropped tickets");
+            }
+        }
+        Ok(live)
     }
 
     /// The clock tickets are ordered and aged by (a test's manual one, or the system's).
@@ -146,7 +227,9 @@ impl Matcher {
             return Ok(());
         }
         for _ in 0..MAX_ROUNDS_PER_QUEUE {
-            let tickets = self.queues.queued(queue, MATCH_BATCH).await?;
+            let read = self.queues.queued(queue, MATCH_BATCH).await?;
+            let full_batch = read.len() == MATCH_BATCH;
+            let tickets = self.drop_lapsed(queue, read).await?;
             // Every ticket of a queue has the same settings, so the first says the table size;
             // a table of more than two seats starts only when full.
             let Some(first) = tickets.first() else {
@@ -194,7 +277,7 @@ impl Matcher {
             self.create_games(won).await;
             // A short read means the queue is drained down to what cannot sit yet; a lost
             // race (a cancel, or a replica past a lapsed lease) means re-reading.
-            if !lost_race && tickets.len() < MATCH_BATCH {
+            if !lost_race && !full_batch {
                 break;
             }
         }

@@ -127,6 +127,8 @@ impl MatchmakingService {
         match self.queues.enqueue(&ticket).await? {
             EnqueueOutcome::Queued => {
                 tracing::info!(ticket_id = %ticket.ticket_id, queue = %quick.queue, "ticket queued");
+                // Its lease runs from now: the caller's watch renews it, or it lapses.
+                self.matcher.keep_alive(&ticket).await;
                 self.wake.notify_one();
                 Ok(pb::EnqueueResponse {
                     ticket_id: ticket.ticket_id,
@@ -244,7 +246,16 @@ async fn watch(
     tx: mpsc::Sender<Result<pb::TicketUpdate, Status>>,
     stop: CancellationToken,
 ) {
+    // While this watch lives the ticket's lease is renewed: somebody waits on it (issue 16).
+    let mut renewed = tokio::time::Instant::now();
+    if ticket.status == TicketStatus::Queued {
+        matcher.keep_alive(&ticket).await;
+    }
     while !(announced && settled(&ticket.status)) {
+        if ticket.status == TicketStatus::Queued && renewed.elapsed() >= matcher.ticket_renewal() {
+            renewed = tokio::time::Instant::now();
+            matcher.keep_alive(&ticket).await;
+        }
         tokio::select! {
             () = tx.closed() => return,
             () = stop.cancelled() => {

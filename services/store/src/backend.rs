@@ -281,6 +281,7 @@ pub(crate) struct MemoryState {
     pub(crate) timers: Mutex<crate::timer::TimersMem>,
     pub(crate) queues: Mutex<crate::queue::QueuesMem>,
     pub(crate) ratings: Mutex<crate::rating::RatingsMem>,
+    pub(crate) leases: Mutex<crate::lease::LeasesMem>,
     pub(crate) hub: Arc<FeedHub>,
 }
 
@@ -344,6 +345,12 @@ impl Keys {
     }
     pub(crate) fn mm_player(&self, player: &str) -> String {
         format!("{}ludus:{{mm}}:player:{player}", self.prefix)
+    }
+    pub(crate) fn lease_holders(&self) -> String {
+        format!("{}ludus:{{presence}}:holders", self.prefix)
+    }
+    pub(crate) fn lease_streams(&self, holder: &str) -> String {
+        format!("{}ludus:{{presence}}:holder:{holder}:streams", self.prefix)
     }
     pub(crate) fn rating_board(&self, ruleset: &str) -> String {
         format!("{}ludus:{{rating}}:{ruleset}:board", self.prefix)

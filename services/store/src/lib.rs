@@ -53,11 +53,13 @@
 //! | `ludus:{timers}:payload` | hash | timer key -> payload |
 //! | `ludus:{mm}:queues` | set | names of queues holding tickets |
 //! | `ludus:{mm}:QUEUE:queue` | zset | queued ticket ids, scored by `created_ms` |
-//! | `ludus:{mm}:QUEUE:ticket:ID` | hash | one ticket; expires 1 h after it is matched or cancelled |
+//! | `ludus:{mm}:QUEUE:ticket:ID` | hash | one ticket (`alive`: its lease end, Unix ms); expires 1 h after it is matched or cancelled |
 //! | `ludus:{mm}:player:PID` | hash | `queue`, `ticket`: the player's live ticket |
 //! | `ludus:{rating}:RULESET:board` | zset | leaderboard, member `<games:010>:<PID>`, score `-rating` |
 //! | `ludus:{rating}:RULESET:player:PID` | hash | `name`, `rating`, `games`, `version`, `member` |
 //! | `ludus:{rating}:game:GAMEID` | string | the game's result bytes: marks it as recorded |
+//! | `ludus:{presence}:holders` | zset | gateway instance -> its stream lease's end (Unix ms) |
+//! | `ludus:{presence}:holder:ID:streams` | hash | `GAME\nPLAYER` -> seated streams that gateway holds |
 //!
 //! Live events: a subscriber may receive an event committed shortly before it subscribed,
 //! and after a Redis reconnect it sees [`FeedError::Lagged`]; either way it should track the
@@ -75,6 +77,7 @@ pub mod conformance;
 mod feed;
 mod flags;
 mod game;
+mod lease;
 mod queue;
 mod rating;
 mod room;
@@ -87,6 +90,7 @@ pub use clock::{Clock, ManualClock};
 pub use feed::{Delivery, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use flags::RedisFlags;
 pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
+pub use lease::{HeldStream, StreamLeases};
 pub use queue::{
     EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, SettledSubscription, TableClaim, Ticket,
     TicketStatus,

@@ -96,6 +96,9 @@ pub(crate) struct QueuesMem {
     players: HashMap<String, (String, String)>,
     /// queue -> (holder, until) of its matching lease.
     leases: HashMap<String, (String, Instant)>,
+    /// (queue, ticket id) -> end of the ticket's lease (Unix ms), see
+    /// [`QueueStore::keep_alive`].
+    alive: HashMap<(String, String), u64>,
 }
 
 impl QueuesMem {
@@ -117,6 +120,17 @@ impl QueuesMem {
         }
     }
 }
+
+/// KEYS: ticket hash. ARGV: lease end. Extends a queued ticket's lease; 1 when it is queued.
+static KEEP_ALIVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('HGET', KEYS[1], 'status') ~= 'queued' then return 0 end
+redis.call('HSET', KEYS[1], 'alive', ARGV[1])
+return 1
+",
+    )
+});
 
 /// KEYS: player index, queue zset, ticket hash, queues set. ARGV: ticket id, queue, player,
 /// payload, created. Returns {'1'} queued or {'0', existing ticket id}.
@@ -318,6 +332,73 @@ impl QueueStore {
                     .iter()
                     .take(limit)
                     .filter_map(|(_, id)| q.tickets.get(&(queue.to_owned(), id.clone())).cloned())
+                    .collect())
+            }
+        }
+    }
+
+    /// Extends the lease of a queued ticket to `until_ms` (Unix ms, system time: it says a
+    /// process still waits on the ticket). A watch renews it while its FindMatch stream lives;
+    /// the matcher drops a ticket whose lease ran out ([`QueueStore::lease_ends`]) instead of
+    /// seating a player nobody waits for (issue 16). `Ok(false)` when the ticket is not queued.
+    pub async fn keep_alive(
+        &self,
+        queue: &str,
+        ticket_id: &str,
+        until_ms: u64,
+    ) -> Result<bool, StoreError> {
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let queued: u64 = KEEP_ALIVE
+                    .key(r.keys.mm_ticket(queue, ticket_id))
+                    .arg(until_ms)
+                    .invoke_async(&mut r.conn.clone())
+                    .await?;
+                Ok(queued == 1)
+            }
+            Kind::Memory(m) => {
+                let mut q = lock(&m.queues);
+                let key = (queue.to_owned(), ticket_id.to_owned());
+                let queued = q
+                    .tickets
+                    .get(&key)
+                    .is_some_and(|t| t.status == TicketStatus::Queued);
+                if queued {
+                    q.alive.insert(key, until_ms);
+                }
+                Ok(queued)
+            }
+        }
+    }
+
+    /// The lease end of each of `ticket_ids` (in `queue`), in order: `None` for a ticket that
+    /// never had one (queued before leases existed: never dropped for it).
+    pub async fn lease_ends(
+        &self,
+        queue: &str,
+        ticket_ids: &[&str],
+    ) -> Result<Vec<Option<u64>>, StoreError> {
+        if ticket_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        match &self.backend.kind {
+            Kind::Redis(r) => {
+                let mut pipe = redis::pipe();
+                for id in ticket_ids {
+                    pipe.cmd("HGET")
+                        .arg(r.keys.mm_ticket(queue, id))
+                        .arg("alive");
+                }
+                let ends: Vec<Option<Vec<u8>>> = pipe.query_async(&mut r.conn.clone()).await?;
+                ends.into_iter()
+                    .map(|end| end.map(|b| parse_u64("ticket lease", &b)).transpose())
+                    .collect()
+            }
+            Kind::Memory(m) => {
+                let q = lock(&m.queues);
+                Ok(ticket_ids
+                    .iter()
+                    .map(|id| q.alive.get(&(queue.to_owned(), (*id).to_owned())).copied())
                     .collect())
             }
         }
