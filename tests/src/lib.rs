@@ -9,11 +9,14 @@
 //!   other stream readers: events as they come.
 //! - [`cluster`]: the multi-process harness (the real binaries as separate processes, SIGKILL
 //!   and restart one at a time; issue 16).
+//! - [`load`]: what the multi-process load plays (Caro cells, queues) and what its clients
+//!   retry, shared by the kill scenarios and the soak.
 //! - [`measure`]: what the benchmark binaries (`loadgen`, `matchbench`) measure: latency
 //!   percentiles, CPU time and memory of processes.
 #![forbid(unsafe_code)]
 
 pub mod cluster;
+pub mod load;
 pub mod measure;
 pub mod raw;
 

@@ -47,6 +47,7 @@ use ludus_proto::pb;
 use ludus_tests::{
     Player,
     cluster::{Cluster, ClusterSpec, Role},
+    load::{caro_variants, o_cells, retryable, x_cells},
     measure, try_sign_in,
 };
 use tokio::time::{Instant, MissedTickBehavior};
@@ -442,56 +443,6 @@ fn summary(
     s
 }
 
-/// The eight Caro quick-match queues (C1 board sizes, C5 variants): one per worker.
-fn caro_variants() -> Vec<pb::GameSettings> {
-    let mut variants = Vec::new();
-    for board_size in [15, 19] {
-        for blocked_ends_off in [false, true] {
-            for exactly_five in [false, true] {
-                variants.push(pb::GameSettings {
-                    options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
-                        board_size,
-                        blocked_ends_off,
-                        exactly_five,
-                    })),
-                    turn_time_ms: 0,
-                });
-            }
-        }
-    }
-    variants
-}
-
-/// Caro cells for X (rows 1, 5, 9, 13) and O (rows 3, 7, 11, 15), every other column:
-/// nothing makes five in a row (C3), so a game lasts as long as the soak wants.
-fn cells(seat: usize) -> Vec<String> {
-    let rows: [u32; 4] = if seat == 0 {
-        [1, 5, 9, 13]
-    } else {
-        [3, 7, 11, 15]
-    };
-    rows.iter()
-        .flat_map(|row| {
-            ['A', 'C', 'E', 'G', 'I', 'K', 'M', 'O']
-                .into_iter()
-                .map(move |col| format!("{col}{row}"))
-        })
-        .collect()
-}
-
-/// What a client retries: the service it reached is down or restarting, its connection
-/// broke mid-call, or a deadline passed.
-fn retryable(status: &tonic::Status) -> bool {
-    matches!(
-        status.code(),
-        Code::Unavailable
-            | Code::Unknown
-            | Code::Cancelled
-            | Code::DeadlineExceeded
-            | Code::Internal
-    )
-}
-
 fn other(gateways: &[SocketAddr; 2], current: SocketAddr) -> SocketAddr {
     if current == gateways[0] {
         gateways[1]
@@ -679,7 +630,7 @@ impl Load {
         moves: usize,
         resign: bool,
     ) -> Result<Played, String> {
-        let cells = [cells(0), cells(1)];
+        let cells = [x_cells(), o_cells()];
         let mut played = Played::default();
         let mut seq = self.seq(&mut seats[0], game_id).await?;
         for i in 0..moves {
