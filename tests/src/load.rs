@@ -60,3 +60,26 @@ pub fn retryable(status: &tonic::Status) -> bool {
             | Code::Internal
     )
 }
+
+/// A move in a game's log, or one the server acknowledged: the seq of its event, the seat
+/// that played it and its cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Acked {
+    pub seq: u64,
+    pub seat: u32,
+    pub cell: String,
+}
+
+/// The moves a game's log holds, in order (what the acknowledged moves are checked against).
+pub fn moves_in(log: &[pb::GameEvent]) -> Vec<Acked> {
+    log.iter()
+        .filter_map(|event| match &event.kind {
+            Some(pb::game_event::Kind::ActionApplied(applied)) => Some(Acked {
+                seq: event.seq,
+                seat: applied.seat,
+                cell: applied.notation.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}

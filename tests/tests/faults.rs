@@ -16,7 +16,7 @@ use ludus_proto::pb;
 use ludus_tests::{
     PATIENCE, Player, caro_settings,
     cluster::{Cluster, ClusterSpec, Role},
-    load::{caro_variants, o_cells, retryable, x_cells},
+    load::{Acked, caro_variants, moves_in, o_cells, retryable, x_cells},
     sign_in,
 };
 use tokio::sync::{Mutex, MutexGuard};
@@ -116,14 +116,6 @@ async fn follow(
         "{game_id}: the game did not finish for {} (saw {seen:?})",
         player.name
     );
-}
-
-/// A move the server acknowledged: the seq of its event and its cell.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Acked {
-    seq: u64,
-    seat: u32,
-    cell: String,
 }
 
 /// Plays `moves` moves of `table` (X and O alternating), each retried with the same action id
@@ -265,17 +257,7 @@ fn check_game(game_id: &str, log: &[pb::GameEvent], seen: &[Seen], acked: &[Acke
             "{game_id}: subscriber {i} saw every event once, in order"
         );
     }
-    let moves: Vec<Acked> = log
-        .iter()
-        .filter_map(|event| match &event.kind {
-            Some(pb::game_event::Kind::ActionApplied(applied)) => Some(Acked {
-                seq: event.seq,
-                seat: applied.seat,
-                cell: applied.notation.clone(),
-            }),
-            _ => None,
-        })
-        .collect();
+    let moves = moves_in(log);
     assert_eq!(
         moves, acked,
         "{game_id}: the log's moves are exactly the acknowledged ones"

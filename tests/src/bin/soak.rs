@@ -47,7 +47,7 @@ use ludus_proto::pb;
 use ludus_tests::{
     Player,
     cluster::{Cluster, ClusterSpec, Role},
-    load::{caro_variants, o_cells, retryable, x_cells},
+    load::{Acked, caro_variants, moves_in, o_cells, retryable, x_cells},
     measure, try_sign_in,
 };
 use tokio::time::{Instant, MissedTickBehavior};
@@ -451,14 +451,6 @@ fn other(gateways: &[SocketAddr; 2], current: SocketAddr) -> SocketAddr {
     }
 }
 
-/// A move the server acknowledged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Acked {
-    seq: u64,
-    seat: u32,
-    cell: String,
-}
-
 /// One worker's load.
 struct Load {
     worker: usize,
@@ -782,17 +774,7 @@ impl Load {
                 ));
             }
         }
-        let moves: Vec<Acked> = log
-            .iter()
-            .filter_map(|event| match &event.kind {
-                Some(pb::game_event::Kind::ActionApplied(applied)) => Some(Acked {
-                    seq: event.seq,
-                    seat: applied.seat,
-                    cell: applied.notation.clone(),
-                }),
-                _ => None,
-            })
-            .collect();
+        let moves = moves_in(&log);
         let lost_moves = acked.iter().filter(|m| !moves.contains(m)).count();
         let mut extra: Vec<&Acked> = moves.iter().filter(|m| !acked.contains(m)).collect();
         // The move in flight when the clock ended the game may have landed.
