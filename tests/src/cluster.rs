@@ -417,6 +417,25 @@ impl Cluster {
         self.redis.spawn();
     }
 
+    /// Every process of the cluster by name (`ludus-gateway#0`, …, `redis-server`) with its
+    /// pid, or `None` while it is down (for sampling memory from `/proc`).
+    pub fn pids(&self) -> Vec<(String, Option<u32>)> {
+        let mut pids: Vec<(String, Option<u32>)> = self
+            .replicas
+            .values()
+            .flatten()
+            .map(|replica| {
+                let name = format!("{}#{}", replica.role, replica.index);
+                (name, replica.child.as_ref().map(Child::id))
+            })
+            .collect();
+        pids.push((
+            "redis-server".to_owned(),
+            self.redis.child.as_ref().map(Child::id),
+        ));
+        pids
+    }
+
     /// The end of every process's log (for a failing test's message).
     pub fn logs(&self) -> String {
         self.replicas

@@ -9,11 +9,14 @@
 //!   other stream readers: events as they come.
 //! - [`cluster`]: the multi-process harness (the real binaries as separate processes, SIGKILL
 //!   and restart one at a time; issue 16).
+//! - [`load`]: what the multi-process load plays (Caro cells, queues) and what its clients
+//!   retry, shared by the kill scenarios and the soak.
 //! - [`measure`]: what the benchmark binaries (`loadgen`, `matchbench`) measure: latency
 //!   percentiles, CPU time and memory of processes.
 #![forbid(unsafe_code)]
 
 pub mod cluster;
+pub mod load;
 pub mod measure;
 pub mod raw;
 
@@ -436,25 +439,32 @@ impl Drop for Ludus {
 
 /// Signs a guest in at the gateway on `gateway` and returns their client.
 pub async fn sign_in(gateway: SocketAddr, name: &str) -> Player {
-    let mut anonymous = GatewayClient::new(connect(gateway).await);
-    let session = anonymous
+    try_sign_in(gateway, name).await.expect("sign in")
+}
+
+/// [`sign_in`] that reports a gateway that is down or refusing (for callers that retry
+/// through faults, like the soak).
+pub async fn try_sign_in(gateway: SocketAddr, name: &str) -> Result<Player, Status> {
+    let channel = Endpoint::from_shared(format!("http://{gateway}"))
+        .map_err(|e| Status::invalid_argument(e.to_string()))?
+        .connect_timeout(Duration::from_secs(1))
+        .connect_lazy();
+    let session = GatewayClient::new(channel.clone())
         .sign_in_guest(pb::SignInGuestRequest {
             display_name: name.to_owned(),
         })
-        .await
-        .expect("sign in")
+        .await?
         .into_inner();
     let bearer: MetadataValue<_> = format!("Bearer {}", session.token)
         .parse()
-        .expect("token is ascii");
-    let client = GatewayClient::with_interceptor(connect(gateway).await, Bearer(bearer));
-    Player {
+        .map_err(|_| Status::internal("the session token is not ascii"))?;
+    Ok(Player {
         id: session.player_id,
         name: name.to_owned(),
-        client,
+        client: GatewayClient::with_interceptor(channel, Bearer(bearer)),
         token: session.token,
         actions: 0,
-    }
+    })
 }
 
 /// Registers an account displayed as `name` at the gateway on `gateway` (the username is

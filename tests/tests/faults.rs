@@ -16,6 +16,7 @@ use ludus_proto::pb;
 use ludus_tests::{
     PATIENCE, Player, caro_settings,
     cluster::{Cluster, ClusterSpec, Role},
+    load::{Acked, caro_variants, moves_in, o_cells, retryable, x_cells},
     sign_in,
 };
 use tokio::sync::{Mutex, MutexGuard};
@@ -29,27 +30,6 @@ const SCENARIO_PATIENCE: Duration = Duration::from_secs(60);
 async fn one_cluster_at_a_time() -> MutexGuard<'static, ()> {
     static CLUSTER: Mutex<()> = Mutex::const_new(());
     CLUSTER.lock().await
-}
-
-/// Caro cells X plays, in order: every other column of rows 1, 5, 9 and 13. Nothing here
-/// makes five in a row (C3) for either side, so a game lasts as long as the test wants.
-fn x_cells() -> Vec<String> {
-    cells(&[1, 5, 9, 13])
-}
-
-/// O's cells: every other column of rows 3, 7, 11 and 15.
-fn o_cells() -> Vec<String> {
-    cells(&[3, 7, 11, 15])
-}
-
-fn cells(rows: &[u32]) -> Vec<String> {
-    rows.iter()
-        .flat_map(|row| {
-            ['A', 'C', 'E', 'G', 'I', 'K', 'M', 'O']
-                .into_iter()
-                .map(move |col| format!("{col}{row}"))
-        })
-        .collect()
 }
 
 /// One game of the load: its id, and X and O (each on their own gateway).
@@ -138,14 +118,6 @@ async fn follow(
     );
 }
 
-/// A move the server acknowledged: the seq of its event and its cell.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Acked {
-    seq: u64,
-    seat: u32,
-    cell: String,
-}
-
 /// Plays `moves` moves of `table` (X and O alternating), each retried with the same action id
 /// until it is acknowledged (on the next of `gateways` after a failure), then X resigns.
 /// Returns the acknowledged moves.
@@ -210,19 +182,6 @@ async fn play(
     })
     .await;
     acked
-}
-
-/// What a client retries: the service it reached is down or restarting (UNAVAILABLE), or its
-/// connection broke mid-call (UNKNOWN from h2, CANCELLED), or a deadline passed.
-fn retryable(status: &tonic::Status) -> bool {
-    matches!(
-        status.code(),
-        Code::Unavailable
-            | Code::Unknown
-            | Code::Cancelled
-            | Code::DeadlineExceeded
-            | Code::Internal
-    )
 }
 
 /// Calls that failed and were tried again (reported by the scenarios: a fault that costs no
@@ -298,17 +257,7 @@ fn check_game(game_id: &str, log: &[pb::GameEvent], seen: &[Seen], acked: &[Acke
             "{game_id}: subscriber {i} saw every event once, in order"
         );
     }
-    let moves: Vec<Acked> = log
-        .iter()
-        .filter_map(|event| match &event.kind {
-            Some(pb::game_event::Kind::ActionApplied(applied)) => Some(Acked {
-                seq: event.seq,
-                seat: applied.seat,
-                cell: applied.notation.clone(),
-            }),
-            _ => None,
-        })
-        .collect();
+    let moves = moves_in(log);
     assert_eq!(
         moves, acked,
         "{game_id}: the log's moves are exactly the acknowledged ones"
@@ -474,27 +423,6 @@ async fn a_game_state_replica_killed_mid_load_loses_and_duplicates_nothing() {
     })
     .await;
     eprintln!("game-state kill: {run}");
-}
-
-/// The eight Caro quick-match queues (C1 board sizes, C5 variants): one waiting ticket in
-/// each stays queued until its partner comes.
-fn caro_variants() -> Vec<pb::GameSettings> {
-    let mut variants = Vec::new();
-    for board_size in [15, 19] {
-        for blocked_ends_off in [false, true] {
-            for exactly_five in [false, true] {
-                variants.push(pb::GameSettings {
-                    options: Some(pb::game_settings::Options::Caro(pb::CaroOptions {
-                        board_size,
-                        blocked_ends_off,
-                        exactly_five,
-                    })),
-                    turn_time_ms: 0,
-                });
-            }
-        }
-    }
-    variants
 }
 
 /// The first update of a FindMatch stream: the ticket, queued.
