@@ -184,6 +184,103 @@ pub fn take_back_rule(kind: GameKind, levels: &[Level]) -> Result<&'static str, 
     }
 }
 
+/// The prefix of every computer player's id (no person's id has it: the gateway makes `g-…`
+/// and `a-…` ids), so a person can never act for a computer seat.
+pub const BOT_ID_PREFIX: &str = "bot-";
+
+/// The seeds' name of `level` in `kind` (C17: Easy/Medium/Hard; J20: Beginner/Normal/Expert;
+/// M11 and the others: Easy/Normal/Hard).
+pub fn level_title(kind: GameKind, level: Level) -> &'static str {
+    match (kind, level) {
+        (GameKind::Junqi, Level::Easy) => "Beginner",
+        (GameKind::Junqi, Level::Hard) => "Expert",
+        (GameKind::Caro, Level::Normal) => "Medium",
+        (_, Level::Easy) => "Easy",
+        (_, Level::Normal) => "Normal",
+        (_, Level::Hard) => "Hard",
+    }
+}
+
+/// A computer player for a seat: its id (`bot-<tag>-<seat>`, unique per game with a unique
+/// `tag`), display name and level, as `CreateGameRequest.players` takes it.
+pub fn computer_player(
+    kind: GameKind,
+    level: Level,
+    tag: &str,
+    seat: usize,
+    numbered: bool,
+) -> pb::PlayerRef {
+    let title = level_title(kind, level);
+    pb::PlayerRef {
+        player_id: format!("{BOT_ID_PREFIX}{tag}-{seat}"),
+        display_name: if numbered {
+            format!("Computer {seat} ({title})")
+        } else {
+            format!("Computer ({title})")
+        },
+        computer_level: level.name().to_owned(),
+    }
+}
+
+/// A game against the computer (Gateway.PlayComputer): the settings to play with and the
+/// players in seat order. The human sits in seat 0, or seat 1 when `computer_first` (not in
+/// Quoridor, where the human is seat 0 of a free-for-all against `players - 1` computers).
+/// The human's clock: none in Caro (C17), Mancala (M11) and Flip Junqi (J19: offline games
+/// against the computer are untimed), the settings' in Quoridor and Backgammon. `tag` makes
+/// the computers' ids unique (the caller passes a fresh ULID).
+pub fn computer_game(
+    settings: &pb::GameSettings,
+    level: &str,
+    computer_first: bool,
+    human: pb::PlayerRef,
+    tag: &str,
+) -> Result<(pb::GameSettings, Vec<pb::PlayerRef>), CatalogError> {
+    let kind = GameKind::of(settings)?;
+    let level = parse_level("level", level)?;
+    let mut settings = settings.clone();
+    let seats = crate::table_seats(&settings);
+    match kind {
+        GameKind::Caro | GameKind::Mancala | GameKind::Junqi => settings.turn_time_ms = 0,
+        GameKind::Quoridor | GameKind::Backgammon => {}
+    }
+    if let Some(pb::game_settings::Options::Quoridor(options)) = &settings.options {
+        if !matches!(
+            pb::QuoridorMode::try_from(options.mode),
+            Ok(pb::QuoridorMode::Unspecified | pb::QuoridorMode::FreeForAll)
+        ) {
+            return Err(CatalogError::InvalidArgument(
+                "settings.quoridor.mode: against the computer Quoridor is a free-for-all (Q22)"
+                    .into(),
+            ));
+        }
+        if computer_first {
+            return Err(CatalogError::InvalidArgument(
+                "computer_first: in Quoridor the human is seat 0; set first_seat to choose who \
+                 moves first (Q8)"
+                    .into(),
+            ));
+        }
+    }
+    let policy = kind.table_policy();
+    if !(policy.min_seats..=policy.max_seats).contains(&seats) {
+        return Err(CatalogError::InvalidArgument(format!(
+            "settings: {kind} seats {} to {} players, not {seats}",
+            policy.min_seats, policy.max_seats
+        )));
+    }
+    let numbered = seats > 2;
+    let mut players: Vec<pb::PlayerRef> = (1..seats)
+        .map(|seat| computer_player(kind, level, tag, seat, numbered))
+        .collect();
+    if computer_first {
+        players[0] = computer_player(kind, level, tag, 0, numbered);
+        players.push(human);
+    } else {
+        players.insert(0, human);
+    }
+    Ok((settings, players))
+}
+
 /// Default settings of a game, for tests and for a client that names only the game.
 pub fn default_settings(kind: GameKind) -> pb::GameSettings {
     use pb::game_settings::Options;

@@ -238,6 +238,7 @@ impl RoomsService {
                 .map(|p| pb::PlayerRef {
                     player_id: p.clone(),
                     display_name: room.member(p).map_or_else(|| p.clone(), |m| m.name.clone()),
+                    computer_level: String::new(),
                 })
                 .collect();
             self.game_state

@@ -400,7 +400,10 @@ async fn room_refusals_name_the_problem() {
     // Computer players arrive with issue 15.
     let bots = refused(
         host.client
-            .add_computer_player(pb::AddComputerPlayerRequest { code: code.clone() })
+            .add_computer_player(pb::AddComputerPlayerRequest {
+                code: code.clone(),
+                level: "easy".into(),
+            })
             .await,
     );
     assert_eq!(bots.code(), Code::Unimplemented);
