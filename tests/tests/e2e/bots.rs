@@ -433,3 +433,68 @@ async fn refusals_name_the_levels_and_the_rules() {
     assert_eq!(over.code(), Code::FailedPrecondition);
     ludus.shutdown().await;
 }
+
+/// Rooms (issue 15): the host seats a computer player, ready at once; the room's game gets
+/// the computer seat and the bots service plays it.
+#[tokio::test]
+async fn a_room_game_seats_the_hosts_computer_player() {
+    let ludus = Ludus::start_on_manual_clock().await;
+    let mut host = ludus.account("host").await;
+    let mut caro = settings(GameKind::Caro);
+    caro.turn_time_ms = 60_000;
+    let room = host
+        .client
+        .create_room(pb::CreateRoomRequest {
+            settings: Some(pb::RoomSettings {
+                game: Some(caro),
+                ..Default::default()
+            }),
+            watch: false,
+        })
+        .await
+        .expect("a room")
+        .into_inner();
+    let code = room.room.expect("room").code;
+    let added = host
+        .client
+        .add_computer_player(pb::AddComputerPlayerRequest {
+            code: code.clone(),
+            level: "medium".into(),
+        })
+        .await
+        .expect("a computer seat")
+        .into_inner();
+    let members = added.room.expect("room").members;
+    let computer = members
+        .iter()
+        .find(|m| !m.computer_level.is_empty())
+        .expect("a computer member");
+    assert_eq!(computer.computer_level, "normal");
+    assert!(computer.seated && computer.ready);
+    host.client
+        .set_ready(pb::SetReadyRequest {
+            code: code.clone(),
+            ready: true,
+        })
+        .await
+        .expect("ready");
+    let started = host
+        .client
+        .start_room_game(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("start")
+        .into_inner();
+    let id = started.room.expect("room").tables[0].game_id.clone();
+    let game = computer_replies(&ludus, &mut host, &id).await;
+    assert!(
+        game.seats.iter().any(|s| s.computer_level == "normal"),
+        "the game has the computer seat: {:?}",
+        game.seats
+    );
+    let seq = game.seq;
+    let cell = game.legal_actions[0].notation.clone();
+    host.play(&id, &cell).await.expect("a move");
+    let game = computer_replies(&ludus, &mut host, &id).await;
+    assert_eq!(game.seq, seq + 2, "the computer replied");
+    ludus.shutdown().await;
+}
