@@ -8,6 +8,7 @@
 //!   to the accounts service; the gateway mints the access tokens).
 //! - [`auth`]: signed session tokens; the caller's identity comes only from the token.
 //! - [`service`]: the `Gateway` gRPC service.
+//! - [`computer`]: games against the computer (`PlayComputer`) and take-backs (issue 15).
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
 //! - [`rooms`]: the room RPCs (forwarded to the rooms service) and `SubscribeRoom`.
 //! - [`limits`]: per-player rate limits (RESOURCE_EXHAUSTED).
@@ -17,6 +18,7 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod computer;
 pub mod fanout;
 pub mod limits;
 pub mod presence;

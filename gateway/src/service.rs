@@ -716,6 +716,22 @@ impl Gateway for GatewayService {
     ) -> Result<Response<Self::SubscribeRoomStream>, Status> {
         self.room_subscribe(r).await
     }
+    // Games against the computer (gateway/src/computer.rs).
+    #[tracing::instrument(skip_all)]
+    async fn play_computer(
+        &self,
+        request: Request<pb::PlayComputerRequest>,
+    ) -> Result<Response<pb::PlayComputerResponse>, Status> {
+        self.start_computer_game(request).await
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn take_back(
+        &self,
+        request: Request<pb::TakeBackRequest>,
+    ) -> Result<Response<pb::TakeBackResponse>, Status> {
+        self.take_back_move(request).await
+    }
 }
 
 /// Whether a quick match queues casual, from the caller's verified token and the ranking they

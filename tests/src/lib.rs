@@ -118,6 +118,7 @@ struct Setup {
     accounts_db: AccountsDatabase,
     sign_in_limits: SignInLimitsConfig,
     finished_game_retention: Duration,
+    bots: ludus::BotsSettings,
 }
 
 impl Setup {
@@ -131,6 +132,12 @@ impl Setup {
             accounts_db: AccountsDatabase::sqlite(),
             sign_in_limits: SignInLimitsConfig::default(),
             finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
+            bots: ludus::BotsSettings {
+                // A test build is unoptimised: short thinks keep games quick, and a bot out
+                // of time still plays a legal action.
+                think: Duration::from_millis(200),
+                other_replicas: Vec::new(),
+            },
         }
     }
 }
@@ -188,6 +195,18 @@ impl Ludus {
         .await
     }
 
+    /// The system on a fresh redis-server and a manual clock, with `replica` as a second bots
+    /// replica the timers worker offers computer turns to first (issue 15: a replica stopped
+    /// mid-think).
+    pub async fn start_with_bots_replica(replica: &SpareBots) -> Ludus {
+        let mut setup = Setup {
+            manual_clock: Some(ManualClock::starting_now()),
+            ..Setup::new()
+        };
+        setup.bots.other_replicas.push(replica.url());
+        Ludus::start_on_redis(setup).await
+    }
+
     /// The system on the in-memory store.
     pub async fn start_in_memory() -> Ludus {
         Ludus::start_on(Backend::memory(), None, Setup::new()).await
@@ -243,6 +262,7 @@ impl Ludus {
             accounts_db,
             sign_in_limits,
             finished_game_retention,
+            bots,
         } = setup;
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let mut accounts = ludus_accounts::Config::new(
@@ -273,6 +293,7 @@ impl Ludus {
                 },
                 accounts,
                 finished_game_retention,
+                bots,
             },
             stop.clone(),
         )
@@ -407,6 +428,7 @@ impl Ludus {
                     .map(|p| pb::PlayerRef {
                         player_id: p.id.clone(),
                         display_name: p.name.clone(),
+                        computer_level: String::new(),
                     })
                     .collect(),
                 casual: false,
@@ -548,6 +570,106 @@ pub async fn connect_internal(
         connect(addr).await,
         ludus_telemetry::TraceContext,
     )
+}
+
+/// A bots replica outside the system, on its own tokio runtime: [`SpareBots::kill`] drops
+/// that runtime with every task and connection on it, as if its process died (a think in
+/// progress on the blocking pool finishes into nothing and is never submitted).
+pub struct SpareBots {
+    listener: Option<std::net::TcpListener>,
+    addr: SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+    /// Each think waits here before it searches, once `hold` was asked for.
+    entered: std::sync::mpsc::Receiver<()>,
+    release: Option<std::sync::mpsc::Sender<()>>,
+    hook: ludus_bots::ThinkHook,
+}
+
+impl std::fmt::Debug for SpareBots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpareBots")
+            .field("addr", &self.addr)
+            .finish()
+    }
+}
+
+impl SpareBots {
+    /// Binds the replica's port (so the system can be told its URL) and makes every think it
+    /// starts hold until the replica is killed.
+    pub fn holding_every_think() -> SpareBots {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (entered_tx, entered) = std::sync::mpsc::channel();
+        let (release, release_rx) = std::sync::mpsc::channel::<()>();
+        let entered_tx = std::sync::Mutex::new(entered_tx);
+        let release_rx = std::sync::Mutex::new(release_rx);
+        let hook: ludus_bots::ThinkHook = std::sync::Arc::new(move || {
+            let _ = entered_tx
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .send(());
+            // Returns once the sender is dropped (at kill).
+            let _ = release_rx
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .recv();
+        });
+        SpareBots {
+            listener: Some(listener),
+            addr,
+            runtime: None,
+            entered,
+            release: Some(release),
+            hook,
+        }
+    }
+
+    /// Its URL, for the timers worker.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Starts serving, calling `ludus`'s game-state.
+    pub fn start(&mut self, ludus: &Ludus) {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime for the spare replica");
+        let listener = self.listener.take().expect("started once");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let mut config = ludus_bots::Config::new(format!("http://{}", ludus.game_state));
+        config.before_think = Some(self.hook.clone());
+        runtime.spawn(async move {
+            let listener = TcpListener::from_std(listener).expect("tokio listener");
+            ludus_bots::run(config, listener, std::future::pending()).await
+        });
+        self.runtime = Some(runtime);
+    }
+
+    /// Waits until the replica is thinking about a turn.
+    pub async fn thinking(&self) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            if self.entered.try_recv().is_ok() {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the spare replica got a turn"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Stops the replica as a crash would: every task and connection on its runtime is gone.
+    pub fn kill(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+        // The held think may return now; its answer has nowhere to go.
+        self.release.take();
+    }
 }
 
 /// Adds the bearer token to every call, as a mobile app does.

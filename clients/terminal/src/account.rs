@@ -546,6 +546,7 @@ mod tests {
             seat,
             player_id: id.into(),
             display_name: name.into(),
+            computer_level: String::new(),
         }
     }
 

@@ -12,6 +12,8 @@ pub enum Command {
     Play(String),
     /// Resign (C14).
     Resign,
+    /// Take back your last move against the computer (C17, M11).
+    TakeBack,
     /// Offer a draw (C8).
     OfferDraw,
     /// Accept the opponent's draw offer.
@@ -35,6 +37,7 @@ pub const HELP: &str = "commands:
   H8        place a stone (column letter A-O or A-S, row number from the top)
   resign    give up the game
   draw      offer a draw
+  undo      take back your last move (against Easy or Medium, C17)
   accept    accept a draw offer
   decline   decline a draw offer
   quit      leave (resigns a game in progress)
@@ -50,6 +53,7 @@ pub fn help(game: GameChoice) -> &'static str {
   3         sow your pit 3 (pits count 1-6, or 1-7 in congklak, from your far end
             toward your store)
   ?         list the pits you may sow
+  undo      take back your last sow (against the computer, M11)
   resign    give up the game
   draw      offer a draw; accept / decline answer one
   quit      leave (resigns a game in progress)
@@ -114,6 +118,7 @@ pub fn parse(line: &str, game: GameChoice) -> Command {
     match line.to_ascii_lowercase().as_str() {
         "" => Command::Redraw,
         "resign" => Command::Resign,
+        "undo" | "takeback" | "take back" => Command::TakeBack,
         "draw" | "offer" => Command::OfferDraw,
         "accept" | "yes" => Command::Accept,
         "decline" | "no" => Command::Decline,
@@ -148,6 +153,7 @@ fn parse_notation(line: &str, game: GameChoice) -> Command {
         // Bare `resign` leaves the game in every game; Backgammon's graded offers
         // (`resign gammon`) are actions and go to the server as notation.
         "resign" => Command::Resign,
+        "undo" | "takeback" | "take back" => Command::TakeBack,
         "draw" | "offer" => Command::OfferDraw,
         // In Backgammon `accept` and `reject` answer a resignation offer (B21).
         "accept" | "yes" if !backgammon => Command::Accept,
@@ -225,6 +231,11 @@ mod tests {
             Command::Play("resign gammon".into())
         );
         assert_eq!(super::parse("resign", Backgammon), Command::Resign);
+        assert_eq!(super::parse("undo", Mancala), Command::TakeBack);
+        assert_eq!(
+            super::parse("takeback", GameChoice::Caro),
+            Command::TakeBack
+        );
         assert_eq!(super::parse("accept", Junqi), Command::Accept);
         assert_eq!(super::parse("c6-c7", Junqi), Command::Play("c6-c7".into()));
         assert_eq!(

@@ -114,6 +114,11 @@ pub struct PlayArgs {
     /// of a money game.
     #[arg(long)]
     pub match_length: Option<u32>,
+    /// Play against the computer at this level instead of quick-matching: easy, normal or
+    /// hard (also the seeds' medium, beginner, expert). Starts at once, unrated; `undo` takes
+    /// a move back in Caro (Easy, Medium) and Mancala.
+    #[arg(long, value_name = "LEVEL")]
+    pub computer: Option<String>,
 }
 
 impl PlayArgs {
@@ -369,6 +374,17 @@ mod tests {
         assert_eq!(args.game_id.as_deref(), Some("g1"));
         assert_eq!(args.from, 3);
         assert_eq!(args.name, "spectator");
+    }
+
+    #[test]
+    fn play_against_the_computer_parses() {
+        let Ok(Cli::Play(play)) =
+            Cli::try_parse_from(["ludus", "play", "--game", "mancala", "--computer", "hard"])
+        else {
+            panic!("play --computer did not parse");
+        };
+        assert_eq!(play.computer.as_deref(), Some("hard"));
+        assert!(play.settings().is_ok());
     }
 
     #[test]

@@ -42,10 +42,24 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
     let kind = if account { "account" } else { "guest" };
     println!("signed in as {name} ({kind}, {player_id})");
     let mut lines = input::stdin_lines();
-    let Some((game_id, seat)) = find_match(&mut client, settings, &mut lines).await? else {
-        return Ok(());
+    let (game_id, seat) = match &args.computer {
+        // Issue 15: a game against the computer starts at once, unrated.
+        Some(level) => {
+            let game = play_computer(&mut client, settings, level).await?;
+            println!(
+                "game {} against the computer ({level}), you are seat {}; unrated",
+                game.0, game.1
+            );
+            game
+        }
+        None => {
+            let Some((game_id, seat)) = find_match(&mut client, settings, &mut lines).await? else {
+                return Ok(());
+            };
+            println!("\nmatched: game {game_id}, you are seat {seat}");
+            (game_id, seat)
+        }
     };
-    println!("\nmatched: game {game_id}, you are seat {seat}");
 
     let snapshot = session::get_game(&mut client, &game_id).await?;
     let mut table = Table::from_snapshot(snapshot);
@@ -67,6 +81,31 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     game.run(&mut lines).await
+}
+
+/// Starts a game against the computer at `level`: (game id, the caller's seat).
+async fn play_computer(
+    client: &mut Client,
+    settings: pb::GameSettings,
+    level: &str,
+) -> anyhow::Result<(String, u32)> {
+    let game = client
+        .play_computer(pb::PlayComputerRequest {
+            settings: Some(settings),
+            level: level.to_owned(),
+            computer_first: false,
+        })
+        .await
+        .map_err(|status| {
+            anyhow::anyhow!(
+                "cannot start a game against the computer: {}",
+                session::describe(&status)
+            )
+        })?
+        .into_inner()
+        .game
+        .ok_or_else(|| anyhow::anyhow!("the server sent no game"))?;
+    Ok((game.game_id, game.your_seat.unwrap_or(0)))
 }
 
 /// Waits in the quick-match queue, showing how long, until matched. `None` when the player
@@ -361,6 +400,11 @@ impl Game {
             Command::Resign => self
                 .client
                 .resign(pb::ResignRequest { game_id })
+                .await
+                .map(|r| r.into_inner().event),
+            Command::TakeBack => self
+                .client
+                .take_back(pb::TakeBackRequest { game_id })
                 .await
                 .map(|r| r.into_inner().event),
             Command::Quit => {

@@ -202,6 +202,7 @@ pub(crate) fn ann_and_bob() -> Vec<pb::SeatInfo> {
             seat,
             player_id: format!("p{seat}"),
             display_name: (*name).into(),
+            computer_level: String::new(),
         })
         .collect()
 }
@@ -452,6 +453,12 @@ pub fn event_line(
             timeout.effect
         )),
         Kind::Resigned(resigned) => Some(format!("#{seq} {} resigned", who(resigned.seat))),
+        Kind::TakenBack(taken) => Some(format!(
+            "#{seq} {} took back {} action(s): the position of #{} is back",
+            who(taken.seat),
+            taken.actions,
+            taken.restored_seq
+        )),
         Kind::DrawOffered(offer) => Some(format!("#{seq} {} offers a draw", who(offer.seat))),
         Kind::DrawDeclined(declined) => {
             Some(format!("#{seq} {} declined the draw", who(declined.seat)))
@@ -623,11 +630,13 @@ mod tests {
                 seat: 0,
                 player_id: "p0".into(),
                 display_name: "alice".into(),
+                computer_level: String::new(),
             },
             pb::SeatInfo {
                 seat: 1,
                 player_id: "p1".into(),
                 display_name: "bob".into(),
+                computer_level: String::new(),
             },
         ]
     }

@@ -86,7 +86,12 @@ impl Table {
             }
             Some(Kind::DrawOffered(offer)) => self.draw_offered_by = Some(offer.seat),
             // Any move withdraws an offer (C8), and an answer settles it.
-            Some(Kind::ActionApplied(_) | Kind::DrawDeclined(_) | Kind::DrawAgreed(_)) => {
+            Some(
+                Kind::ActionApplied(_)
+                | Kind::DrawDeclined(_)
+                | Kind::DrawAgreed(_)
+                | Kind::TakenBack(_),
+            ) => {
                 self.draw_offered_by = None;
             }
             Some(

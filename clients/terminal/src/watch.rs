@@ -151,11 +151,13 @@ mod tests {
                     seat: 0,
                     player_id: "a".into(),
                     display_name: "alice".into(),
+                    computer_level: String::new(),
                 },
                 pb::SeatInfo {
                     seat: 1,
                     player_id: "b".into(),
                     display_name: "bob".into(),
+                    computer_level: String::new(),
                 },
             ],
             seq: 12,

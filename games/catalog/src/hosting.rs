@@ -78,6 +78,9 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
     fn play_autoplay(&mut self, _rng: &mut dyn RandomSource) -> Option<AppliedAction> {
         None
     }
+    /// What a computer player in `seat` may know, serialized for [`crate::bots::choose`]:
+    /// the position, or the seat's view where the game hides something (Junqi, J22).
+    fn seat_position(&self, seat: Seat) -> Result<serde_json::Value, CatalogError>;
 }
 
 /// How a game maps to the contract: proto in, proto out.
@@ -134,7 +137,7 @@ impl<G: Hosting> Hosted<G> {
     }
 }
 
-impl<G: Hosting> LiveGame for Hosted<G> {
+impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
     fn kind(&self) -> GameKind {
         G::KIND
     }
@@ -275,6 +278,11 @@ impl<G: Hosting> LiveGame for Hosted<G> {
         self.game().autoplay_due()
     }
 
+    fn seat_position(&self, seat: Seat) -> Result<serde_json::Value, CatalogError> {
+        serde_json::to_value(self.game().seat_position(seat))
+            .map_err(|e| CatalogError::Internal(format!("could not write a seat position: {e}")))
+    }
+
     fn play_autoplay(&mut self, rng: &mut dyn RandomSource) -> Option<AppliedAction> {
         let game = self.0.take()?;
         let (game, played) = game.play_autoplay(rng);
@@ -301,7 +309,7 @@ pub fn setup(
     }
 }
 
-fn setup_hosted<G: Hosting>(
+fn setup_hosted<G: Hosting + crate::bots::SeatPosition>(
     settings: &pb::GameSettings,
     seats: usize,
     rng: &mut dyn RandomSource,
@@ -315,7 +323,9 @@ fn setup_hosted<G: Hosting>(
 
 /// A stored game of `kind`.
 pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame>, CatalogError> {
-    fn hosted<G: Hosting>(state: serde_json::Value) -> Result<Box<dyn LiveGame>, CatalogError> {
+    fn hosted<G: Hosting + crate::bots::SeatPosition>(
+        state: serde_json::Value,
+    ) -> Result<Box<dyn LiveGame>, CatalogError> {
         let game: G = serde_json::from_value(state)
             .map_err(|e| CatalogError::Internal(format!("stored game is unreadable: {e}")))?;
         Ok(Box::new(Hosted::new(game)))

@@ -41,6 +41,11 @@ impl GameKind {
         }
     }
 
+    /// The game named `name` (as [`GameKind::name`] writes it).
+    pub fn from_name(name: &str) -> Option<GameKind> {
+        GameKind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
     /// The stored and metric name (`caro`, `junqi`…), the first segment of every rule set.
     pub const fn name(self) -> &'static str {
         match self {

@@ -23,6 +23,7 @@
 //! mapping (rich error details, say) is made once.
 #![forbid(unsafe_code)]
 
+pub mod bots;
 mod error;
 pub mod games;
 pub mod hosting;
@@ -30,6 +31,7 @@ mod kind;
 pub mod outcome;
 pub mod policy;
 
+pub use bots::{BotChoice, SeatPosition};
 pub use error::CatalogError;
 pub use hosting::{AppliedAction, Hosted, Hosting, LiveGame, Refusal, load, setup};
 pub use kind::GameKind;

@@ -141,11 +141,13 @@ mod tests {
                     seat: 0,
                     player_id: "a".into(),
                     display_name: "Ann".into(),
+                    computer_level: String::new(),
                 },
                 pb::SeatInfo {
                     seat: 1,
                     player_id: "b".into(),
                     display_name: "Bob".into(),
+                    computer_level: String::new(),
                 },
             ],
             ..Default::default()

@@ -27,6 +27,10 @@ pub struct LiveRecord {
     /// Seats whose player is disconnected (C13), in the order they left.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub away: Vec<Away>,
+    /// Positions before the human's last actions in a game against the computer, newest
+    /// last, for take-backs (C17, M11; see `service::computer`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undo: Vec<crate::service::UndoPoint>,
 }
 
 /// A disconnected seat.

@@ -6,12 +6,14 @@
 //! - [`handlers`]: creating, playing (actions, resignations) and reading games.
 //! - [`draws`]: draw offers and answers.
 //! - [`clock`]: turn clocks, their timers and what a timeout does.
+//! - [`computer`]: computer seats, their bot timers, what the bots service reads, take-backs.
 //! - [`presence`]: disconnections, returns and absence timers.
 //! - [`random`]: the CSPRNG (and the scripted values of test builds).
 //! - [`analysis`]: the Kalah solver behind `AnalyzeMancala`.
 
 mod analysis;
 mod clock;
+mod computer;
 mod draws;
 mod handlers;
 mod presence;
@@ -28,6 +30,7 @@ use tonic::{Request, Response, Status};
 pub use analysis::{DEFAULT_ANALYSIS_MS, MAX_ANALYSIS_MS, MAX_CONCURRENT_ANALYSES};
 pub use clock::AUTOPLAY_DELAY_MS;
 use clock::turn_timer_key;
+pub use computer::{BOT_ID_PREFIX, CARO_TAKE_BACKS, UndoPoint};
 pub use handlers::FINISHING_COMMIT_PATIENCE_MS;
 
 use crate::error::ServiceError;
@@ -318,6 +321,7 @@ impl GameStateService {
                 kind,
                 pb::game_event::Kind::TurnTimedOut(_)
                     | pb::game_event::Kind::Resigned(_)
+                    | pb::game_event::Kind::TakenBack(_)
                     | pb::game_event::Kind::ActionApplied(_)
             ) || loaded.game.outcome().is_some();
             if moved {
@@ -450,6 +454,22 @@ impl GameState for GameStateService {
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         reply(GameStateService::list_games(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn get_bot_turn(
+        &self,
+        request: Request<pb::GetBotTurnRequest>,
+    ) -> Result<Response<pb::BotTurn>, Status> {
+        reply(GameStateService::get_bot_turn(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn take_back(
+        &self,
+        request: Request<pb::PlayerRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        reply(GameStateService::take_back(self, request.into_inner()).await)
     }
 
     #[tracing::instrument(skip_all)]

@@ -22,7 +22,7 @@ static PRESETS: Mutex<Option<HashMap<String, Box<dyn LiveGame>>>> = Mutex::new(N
 
 /// The next `CreateGame` for `game_id` starts from `game` (its settings must name the same
 /// game and seat as many players).
-pub fn preset<G: Hosting>(game_id: &str, game: G) {
+pub fn preset<G: Hosting + ludus_catalog::SeatPosition>(game_id: &str, game: G) {
     PRESETS
         .lock()
         .unwrap_or_else(PoisonError::into_inner)

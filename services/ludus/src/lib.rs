@@ -3,8 +3,8 @@
 //! end-to-end tests, which run it against a real Redis.
 //!
 //! # Layout
-//! - [`System`]: starts game-state, timers, ratings, matchmaking, accounts, rooms and the
-//!   gateway, and stops them together.
+//! - [`System`]: starts game-state, timers, ratings, matchmaking, accounts, rooms, bots and
+//!   the gateway, and stops them together.
 #![forbid(unsafe_code)]
 
 use std::{net::SocketAddr, time::Duration};
@@ -54,6 +54,27 @@ pub struct SystemConfig {
     pub accounts: ludus_accounts::Config,
     /// How long a finished game stays in the session store once archived.
     pub finished_game_retention: Duration,
+    /// The computer players' service.
+    pub bots: BotsSettings,
+}
+
+/// How the system's bots service runs.
+#[derive(Clone, Debug)]
+pub struct BotsSettings {
+    /// The longest one think takes ([`ludus_bots::DEFAULT_THINK`]).
+    pub think: Duration,
+    /// More bots replicas (their URLs) the timers worker offers computer turns to, before the
+    /// system's own; tests start them to stop one mid-game.
+    pub other_replicas: Vec<String>,
+}
+
+impl Default for BotsSettings {
+    fn default() -> Self {
+        BotsSettings {
+            think: ludus_bots::DEFAULT_THINK,
+            other_replicas: Vec::new(),
+        }
+    }
 }
 
 /// A running system.
@@ -68,6 +89,7 @@ pub struct System {
     pub matchmaking: SocketAddr,
     pub accounts: SocketAddr,
     pub rooms: SocketAddr,
+    pub bots: SocketAddr,
     tasks: JoinSet<(&'static str, anyhow::Result<()>)>,
 }
 
@@ -103,6 +125,7 @@ impl System {
         let (matchmaking_listener, matchmaking, matchmaking_url) = loopback().await?;
         let (accounts_listener, accounts, accounts_url) = loopback().await?;
         let (rooms_listener, rooms, rooms_url) = loopback().await?;
+        let (bots_listener, bots, bots_url) = loopback().await?;
         let SystemConfig {
             backend,
             gateway: gateway_listener,
@@ -115,6 +138,7 @@ impl System {
             per_player,
             accounts: accounts_config,
             finished_game_retention,
+            bots: bots_settings,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -135,6 +159,8 @@ impl System {
         let mut config = ludus_timers::Config::new(backend.clone(), game_state_url.clone());
         config.clock = clock.clone();
         config.rooms_url = Some(rooms_url.clone());
+        config.bots_urls = bots_settings.other_replicas.clone();
+        config.bots_urls.push(bots_url);
         let run = ludus_timers::run(config, timers_listener, stop.clone().cancelled_owned());
         spawn_service(&mut tasks, "timers", run);
 
@@ -167,6 +193,11 @@ impl System {
         let run = ludus_rooms::run(config, rooms_listener, stop.clone().cancelled_owned());
         spawn_service(&mut tasks, "rooms", run);
 
+        let mut config = ludus_bots::Config::new(game_state_url.clone());
+        config.think = bots_settings.think;
+        let run = ludus_bots::run(config, bots_listener, stop.clone().cancelled_owned());
+        spawn_service(&mut tasks, "bots", run);
+
         let config = ludus_gateway::Config {
             backend,
             game_state_url,
@@ -191,6 +222,7 @@ impl System {
             matchmaking,
             accounts,
             rooms,
+            bots,
             tasks,
         })
     }

@@ -104,6 +104,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             per_player: ludus_gateway::limits::PlayerLimit::default(),
             accounts: ludus_accounts::Config::new(accounts_store),
             finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
+            bots: Default::default(),
         },
         stop.clone(),
     )

@@ -384,6 +384,7 @@ impl Matcher {
             players.push(pb::PlayerRef {
                 player_id: ticket.player_id.clone(),
                 display_name: payload.display_name,
+                computer_level: String::new(),
             });
         }
         let mut settings =

@@ -19,7 +19,6 @@ pub mod reason {
     pub const CHAT_OFF: &str = "CHAT_OFF";
     pub const CHAT_FLOOD: &str = "CHAT_FLOOD";
     pub const CHAT_INVALID: &str = "CHAT_INVALID";
-    pub const NO_BOTS: &str = "NO_BOTS";
     pub const INVALID_FIELD: &str = "INVALID_FIELD";
 }
 
@@ -62,9 +61,6 @@ pub enum RoomError {
         reason: &'static str,
         message: String,
     },
-    /// UNIMPLEMENTED: computer players arrive with issue 15.
-    #[error("{0}")]
-    Unimplemented(String),
     /// The catalog refused the game settings (INVALID_ARGUMENT naming the field and rule):
     /// mapped by the catalog's own `From<CatalogError> for Status`.
     #[error("{0}")]
@@ -81,7 +77,6 @@ impl RoomError {
             | RoomError::Precondition { reason, .. }
             | RoomError::Exhausted { reason, .. }
             | RoomError::Exists { reason, .. } => reason,
-            RoomError::Unimplemented(_) => reason::NO_BOTS,
             RoomError::Catalog(_) => reason::INVALID_FIELD,
         }
     }

@@ -170,6 +170,7 @@ pub fn view(room: &Room) -> pb::RoomView {
                 team: team_to_pb(m.seat.as_ref().and_then(|s| s.team)),
                 ready: m.seat.as_ref().is_some_and(|s| s.ready),
                 host: m.player_id == room.host,
+                computer_level: m.computer.clone().unwrap_or_default(),
             })
             .collect(),
         tables: room

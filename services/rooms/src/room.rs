@@ -61,6 +61,10 @@ pub struct Member {
     pub seat: Option<Seat>,
     /// Times of the member's recent chat lines (at most [`CHAT_BURST`]).
     chat_times: Vec<u64>,
+    /// A computer player's level (canonical name; issue 15): the host seated it, it is always
+    /// ready, and the bots service plays its seat in the room's games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computer: Option<String>,
 }
 
 /// Rock, paper or scissors (C10).
@@ -332,9 +336,66 @@ impl Room {
         self.members.iter().filter(|m| m.seat.is_none())
     }
 
-    /// True when nobody is in the room (it then expires, see the store).
+    /// True when no person is in the room (it then expires, see the store): computer
+    /// players do not keep a room alive.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.members.iter().all(|m| m.computer.is_some())
+    }
+
+    /// The host seats a computer player at `level` (issue 15), ready at once, on the team
+    /// with fewer players in team mode. It leaves when the host removes it (`kick`).
+    pub fn add_computer(
+        &mut self,
+        host: &str,
+        level: ludus_rules::Level,
+        rng: &mut dyn RandomSource,
+    ) -> Changes {
+        self.require_host(host, "add a computer player")?;
+        let team = (self.settings.mode() == RoomMode::Teams).then(|| {
+            let on = |team| {
+                self.seated()
+                    .iter()
+                    .filter(|m| m.seat.as_ref().and_then(|s| s.team) == Some(team))
+                    .count()
+            };
+            if on(Team::Yellow) < on(Team::Red) {
+                Team::Yellow
+            } else {
+                Team::Red
+            }
+        });
+        self.check_free_seat(team)?;
+        let number = (1..)
+            .find(|n| {
+                let id = format!(
+                    "{}{}-{n}",
+                    ludus_catalog::bots::BOT_ID_PREFIX,
+                    self.code.as_str()
+                );
+                self.member(&id).is_none()
+            })
+            .unwrap_or(1);
+        let player_id = format!(
+            "{}{}-{number}",
+            ludus_catalog::bots::BOT_ID_PREFIX,
+            self.code.as_str()
+        );
+        let title = ludus_catalog::bots::level_title(self.settings.kind(), level);
+        self.members.push(Member {
+            player_id: player_id.clone(),
+            name: format!("Computer {number} ({title})"),
+            account: false,
+            seat: None,
+            chat_times: Vec::new(),
+            computer: Some(level.name().to_owned()),
+        });
+        let mut changes = vec![Change::Joined {
+            player_id: player_id.clone(),
+            seated: true,
+        }];
+        changes.extend(self.take_seat(&player_id, team, rng)?);
+        changes.extend(self.set_ready(&player_id, true)?);
+        Ok(changes)
     }
 
     /// The countdown to arm, if one runs: (its id, due time).
@@ -410,6 +471,7 @@ impl Room {
             account: caller.account,
             seat: None,
             chat_times: Vec::new(),
+            computer: None,
         });
         let mut changes = vec![Change::Joined {
             player_id: caller.player_id.clone(),
@@ -624,7 +686,7 @@ impl Room {
                 .members
                 .iter()
                 .find(|m| m.account)
-                .or_else(|| self.members.first())
+                .or_else(|| self.members.iter().find(|m| m.computer.is_none()))
         {
             self.host = next.player_id.clone();
             changes.push(Change::HostChanged {

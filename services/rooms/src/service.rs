@@ -89,7 +89,6 @@ impl From<ServiceError> for Status {
                 RoomError::Precondition { reason, .. } => refuse(Code::FailedPrecondition, reason),
                 RoomError::Exhausted { reason, .. } => refuse(Code::ResourceExhausted, reason),
                 RoomError::Exists { reason, .. } => refuse(Code::AlreadyExists, reason),
-                RoomError::Unimplemented(_) => refuse(Code::Unimplemented, room.reason()),
             },
             ServiceError::Aborted(_) => refuse(Code::Aborted, common::CONTENDED),
             ServiceError::Unavailable(_) => refuse(Code::Unavailable, common::UNAVAILABLE),
@@ -238,6 +237,10 @@ impl RoomsService {
                 .map(|p| pb::PlayerRef {
                     player_id: p.clone(),
                     display_name: room.member(p).map_or_else(|| p.clone(), |m| m.name.clone()),
+                    computer_level: room
+                        .member(p)
+                        .and_then(|m| m.computer.clone())
+                        .unwrap_or_default(),
                 })
                 .collect();
             self.game_state
@@ -382,10 +385,14 @@ impl RoomsService {
                 self.mutate(&code, |room, now| room.chat(&who, &chat.text, now))
                     .await
             }
-            Command::AddComputer(_) => Err(RoomError::Unimplemented(
-                "computer players arrive with issue 15: seat a friend for now".into(),
-            )
-            .into()),
+            Command::AddComputer(add) => {
+                let level = ludus_catalog::bots::parse_level("level", &add.level)
+                    .map_err(RoomError::from)?;
+                self.mutate(&code, |room, _| {
+                    room.add_computer(&who, level, &mut csprng())
+                })
+                .await
+            }
         }
     }
 

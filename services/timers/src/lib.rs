@@ -22,7 +22,8 @@ pub mod worker;
 use std::{future::Future, sync::Arc, time::Duration};
 
 use ludus_proto::pb::{
-    game_state_client::GameStateClient, rooms_client::RoomsClient, timers_server::TimersServer,
+    bots_client::BotsClient, game_state_client::GameStateClient, rooms_client::RoomsClient,
+    timers_server::TimersServer,
 };
 use ludus_store::{Backend, Clock, TimerStore};
 use tokio::{net::TcpListener, sync::Notify};
@@ -49,6 +50,11 @@ pub struct Config {
     /// rooms, the owner of room countdowns (Q29), e.g. `http://rooms:50056`; without it a
     /// room countdown that comes due is refused (deleted) with an error in the log.
     pub rooms_url: Option<String>,
+    /// bots, the owner of computer turns (issue 15), e.g. `http://bots:50057`: one URL per
+    /// replica or one for a load-balanced service. A bot turn is offered to them in turn,
+    /// the next one when a replica is unreachable; with none configured it waits (fires
+    /// again) until one is.
+    pub bots_urls: Vec<String>,
     /// See [`DEFAULT_VISIBILITY`].
     pub visibility: Duration,
     /// See [`DEFAULT_POLL`].
@@ -63,6 +69,7 @@ impl Config {
             backend,
             game_state_url: game_state_url.into(),
             rooms_url: None,
+            bots_urls: Vec::new(),
             visibility: DEFAULT_VISIBILITY,
             poll: DEFAULT_POLL,
             clock: Clock::system(),
@@ -86,11 +93,17 @@ pub async fn run(
         .as_deref()
         .map(|url| ludus_telemetry::traced_channel(url).map(RoomsClient::new))
         .transpose()?;
+    let bots = config
+        .bots_urls
+        .iter()
+        .map(|url| ludus_telemetry::traced_channel(url).map(BotsClient::new))
+        .collect::<Result<Vec<_>, _>>()?;
     let worker = tokio::spawn(worker::run(
         worker::Worker {
             store: store.clone(),
             game_state,
             rooms,
+            bots: worker::BotReplicas::new(bots),
             visibility: config.visibility,
             poll: config.poll,
             wake: wake.clone(),

@@ -23,6 +23,15 @@ struct Args {
     /// rooms, which owns room countdowns (Q29).
     #[arg(long, env = "LUDUS_ROOMS_URL", default_value = "http://rooms:50056")]
     rooms_url: String,
+    /// bots, which owns computer turns (issue 15); repeat the flag (or separate with commas)
+    /// for one URL per replica.
+    #[arg(
+        long,
+        env = "LUDUS_BOTS_URL",
+        default_value = "http://bots:50057",
+        value_delimiter = ','
+    )]
+    bots_url: Vec<String>,
     /// Seconds a claimed timer stays hidden before another replica may fire it again.
     #[arg(long, env = "LUDUS_TIMER_VISIBILITY_SECONDS", default_value_t = 10)]
     visibility_seconds: u64,
@@ -41,6 +50,7 @@ async fn main() -> anyhow::Result<()> {
     ludus_telemetry::service_auth::install(args.service_auth.internal_secret.as_bytes(), "timers")?;
     let mut config = ludus_timers::Config::new(args.redis.connect().await?, args.game_state_url);
     config.rooms_url = Some(args.rooms_url);
+    config.bots_urls = args.bots_url;
     config.visibility = Duration::from_secs(args.visibility_seconds.max(1));
     let listener = ludus_telemetry::listen("timers", &args.listen).await?;
     ludus_timers::run(config, listener, ludus_telemetry::shutdown_signal()).await

@@ -2,12 +2,16 @@
 //! the owner answered.
 
 use std::{
-    sync::{Arc, LazyLock},
+    sync::{
+        Arc, LazyLock,
+        atomic::{AtomicUsize, Ordering},
+    },
     time::Duration,
 };
 
 use ludus_proto::pb::{
-    self, game_state_client::GameStateClient, rooms_client::RoomsClient, timer_action::Action,
+    self, bots_client::BotsClient, game_state_client::GameStateClient, rooms_client::RoomsClient,
+    timer_action::Action,
 };
 use ludus_store::{Clock, DueTimer, TimerStore};
 use ludus_telemetry::Traced;
@@ -29,11 +33,75 @@ pub struct Worker {
     pub game_state: GameStateClient<Traced>,
     /// The owner of room countdowns; `None` when no rooms service is configured.
     pub rooms: Option<RoomsClient<Traced>>,
+    /// The owners of computer turns.
+    pub bots: BotReplicas,
     pub visibility: Duration,
     pub poll: Duration,
     pub wake: Arc<Notify>,
     /// What "due" is measured against (Unix ms; tests move a manual one).
     pub clock: Clock,
+}
+
+/// The bots replicas a bot turn is offered to.
+#[derive(Clone, Debug, Default)]
+pub struct BotReplicas {
+    clients: Vec<BotsClient<Traced>>,
+    /// Where the next turn starts, so turns spread over the replicas.
+    next: Arc<AtomicUsize>,
+}
+
+impl BotReplicas {
+    pub fn new(clients: Vec<BotsClient<Traced>>) -> Self {
+        BotReplicas {
+            clients,
+            next: Arc::default(),
+        }
+    }
+
+    /// Offers the turn to one replica after another, starting with the next in turn, until
+    /// one answers: a replica that is down (UNAVAILABLE, a reset stream, no answer within
+    /// `patience`) passes the turn on. When none answers the last failure is returned and
+    /// the timer fires again after its visibility timeout.
+    async fn take_turn(
+        &self,
+        request: pb::TakeBotTurnRequest,
+        patience: Duration,
+    ) -> Result<(), tonic::Status> {
+        if self.clients.is_empty() {
+            return Err(tonic::Status::unavailable(
+                "a computer turn came due and no bots service is configured (--bots-url)",
+            ));
+        }
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut last = None;
+        for i in 0..self.clients.len() {
+            let mut client = self.clients[(start + i) % self.clients.len()].clone();
+            let answer = tokio::time::timeout(patience, client.take_turn(request.clone()))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(tonic::Status::deadline_exceeded(
+                        "the bots replica did not answer in time",
+                    ))
+                });
+            match answer {
+                Ok(_) => return Ok(()),
+                Err(status)
+                    if matches!(
+                        status.code(),
+                        Code::Unavailable
+                            | Code::Unknown
+                            | Code::Cancelled
+                            | Code::DeadlineExceeded
+                    ) =>
+                {
+                    tracing::warn!(code = ?status.code(), message = status.message(), "a bots replica failed; offering the turn to the next");
+                    last = Some(status);
+                }
+                Err(status) => return Err(status),
+            }
+        }
+        Err(last.unwrap_or_else(|| tonic::Status::unavailable("no bots replica answered")))
+    }
 }
 
 /// Made on first use, after `main` installed the meter provider (see
@@ -123,6 +191,7 @@ fn action_name(action: &Action) -> &'static str {
         Action::ExpireAbsence(_) => "expire_absence",
         Action::ReportOutcome(_) => "report_outcome",
         Action::RoomCountdown(_) => "room_countdown",
+        Action::TakeBotTurn(_) => "take_bot_turn",
     }
 }
 
@@ -201,6 +270,9 @@ async fn fire(worker: Worker, timer: DueTimer) {
                 "a room countdown came due and no rooms service is configured (--rooms-url)",
             )),
         },
+        // A think is bounded by the bots' deadline; a replica that takes longer than the
+        // visibility timeout is treated as dead (the timer is visible again by then anyway).
+        Action::TakeBotTurn(request) => worker.bots.take_turn(request, worker.visibility).await,
     };
     let fired = Fired::of(&result);
     METRICS.fired(name, late_ms, fired);

@@ -190,6 +190,7 @@ async fn main() -> anyhow::Result<()> {
             per_player: ludus_gateway::limits::PlayerLimit::default(),
             accounts,
             finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
+            bots: Default::default(),
         },
         stop.clone(),
     )

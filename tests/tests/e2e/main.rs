@@ -5,6 +5,7 @@
 
 mod accounts;
 mod backgammon;
+mod bots;
 mod campaign;
 mod caro;
 mod grpc_web;

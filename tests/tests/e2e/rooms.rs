@@ -397,14 +397,24 @@ async fn room_refusals_name_the_problem() {
     );
     assert_eq!(clock.code(), Code::InvalidArgument);
     assert!(clock.message().contains("C12"), "{}", clock.message());
-    // Computer players arrive with issue 15.
-    let bots = refused(
+    // Computer players (issue 15): a known level, seated by the host only.
+    let add_computer = |level: &str| pb::AddComputerPlayerRequest {
+        code: code.clone(),
+        level: level.into(),
+    };
+    let level = refused(
         host.client
-            .add_computer_player(pb::AddComputerPlayerRequest { code: code.clone() })
+            .add_computer_player(add_computer("grandmaster"))
             .await,
     );
-    assert_eq!(bots.code(), Code::Unimplemented);
-    assert!(bots.message().contains("issue 15"), "{}", bots.message());
+    assert_eq!(level.code(), Code::InvalidArgument);
+    assert!(
+        level.message().contains("easy, normal or hard"),
+        "{}",
+        level.message()
+    );
+    let not_host = refused(guest.client.add_computer_player(add_computer("easy")).await);
+    assert_eq!(not_host.code(), Code::PermissionDenied, "{not_host:?}");
     // Codes cannot be enumerated: joins by code are limited per player.
     let mut prober = ludus.player("prober").await;
     let mut limited = None;

@@ -37,6 +37,8 @@ impl GameStateService {
     /// and its expiry plays for the seat.
     pub(super) async fn start_turn_clock(&self, loaded: &mut Loaded) -> Result<(), ServiceError> {
         loaded.record.turn_seq += 1;
+        // A computer seat's turn goes to the bots service, timed or not.
+        self.arm_bot_turn(loaded).await?;
         let autoplay = loaded.game.outcome().is_none() && loaded.game.autoplay_due();
         let turn_time = if autoplay {
             AUTOPLAY_DELAY_MS

@@ -47,6 +47,7 @@ impl GameStateService {
                 )));
             }
         }
+        let levels = super::computer::seat_levels(&request.players)?;
         if let Some(existing) = self.store.load(&game_id).await? {
             let loaded = Loaded::decode(&game_id, existing.seq, &existing.meta, &existing.state)?;
             let same_players = loaded
@@ -85,10 +86,12 @@ impl GameStateService {
                 .players
                 .iter()
                 .enumerate()
-                .map(|(seat, player)| pb::SeatInfo {
+                .zip(levels)
+                .map(|((seat, player), computer_level)| pb::SeatInfo {
                     seat: seat_u32(seat),
                     player_id: player.player_id.clone(),
                     display_name: player.display_name.clone(),
+                    computer_level,
                 })
                 .collect(),
             casual: request.casual,
@@ -105,6 +108,7 @@ impl GameStateService {
                 draw_offer: None,
                 game: serde_json::Value::Null,
                 away: Vec::new(),
+                undo: Vec::new(),
             },
             game,
         };
@@ -186,6 +190,7 @@ impl GameStateService {
         }
         loaded.require_active()?;
 
+        loaded.remember_for_take_back(seat)?;
         let applied = loaded
             .game
             .apply(seat, action, &mut random_for(&request.game_id))?;

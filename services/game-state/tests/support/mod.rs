@@ -55,6 +55,7 @@ pub async fn create_timed_game(
                 .map(|player| pb::PlayerRef {
                     player_id: player.to_owned(),
                     display_name: player.to_owned(),
+                    computer_level: String::new(),
                 })
                 .to_vec(),
             casual: false,

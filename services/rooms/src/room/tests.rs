@@ -603,3 +603,45 @@ fn the_room_survives_its_json_form() {
     assert_eq!(serde_json::to_vec(&back).expect("again"), json);
     assert_eq!(back.tables, r.tables);
 }
+
+/// Issue 15: the host seats a computer player, ready at once; nobody else may; it leaves when
+/// the host removes it, and computers alone do not keep a room alive.
+#[test]
+fn the_host_seats_a_computer_player_and_removes_it() {
+    let mut r = room(quoridor_settings(pb::QuoridorMode::FreeForAll, 4));
+    sit(&mut r, "guest", false);
+    let refused = r
+        .add_computer("guest", ludus_rules::Level::Easy, &mut rng(&[]))
+        .expect_err("not the host");
+    assert!(matches!(refused, RoomError::Denied { .. }));
+    r.add_computer("host", ludus_rules::Level::Hard, &mut rng(&[]))
+        .expect("a computer seat");
+    r.add_computer("host", ludus_rules::Level::Easy, &mut rng(&[]))
+        .expect("another");
+    let computers: Vec<Member> = r
+        .seated()
+        .into_iter()
+        .filter(|m| m.computer.is_some())
+        .cloned()
+        .collect();
+    assert_eq!(computers.len(), 2);
+    assert_eq!(computers[0].computer.as_deref(), Some("hard"));
+    assert_eq!(computers[0].name, "Computer 1 (Hard)");
+    assert!(
+        computers
+            .iter()
+            .all(|m| m.seat.as_ref().is_some_and(|s| s.ready))
+    );
+    assert!(computers[0].player_id.starts_with("bot-"));
+    // The table is full now (4 seats).
+    assert!(
+        r.add_computer("host", ludus_rules::Level::Easy, &mut rng(&[]))
+            .is_err()
+    );
+    let id = computers[1].player_id.clone();
+    r.kick("host", &id).expect("the host removes it");
+    assert_eq!(r.seated().len(), 3);
+    r.leave("guest").expect("leaves");
+    r.leave("host").expect("leaves");
+    assert!(r.is_empty(), "only a computer is left: the room is empty");
+}

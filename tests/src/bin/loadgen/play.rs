@@ -244,6 +244,7 @@ async fn set_table(
                 .map(|(player_id, display_name)| pb::PlayerRef {
                     player_id,
                     display_name,
+                    computer_level: String::new(),
                 })
                 .collect(),
             // Rated, as the games measured before accounts existed (a report per game).

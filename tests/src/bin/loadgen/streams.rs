@@ -68,10 +68,12 @@ async fn new_game(pool: &Pool, internal: &Pool, index: usize) -> anyhow::Result<
                 pb::PlayerRef {
                     player_id: x_id,
                     display_name: format!("x{index}"),
+                    computer_level: String::new(),
                 },
                 pb::PlayerRef {
                     player_id: o_id,
                     display_name: format!("o{index}"),
+                    computer_level: String::new(),
                 },
             ],
             // Rated, as the games measured before accounts existed (a report per game).

@@ -265,6 +265,7 @@ impl System {
             clock: ludus_store::Clock::system(),
             accounts,
             finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
+            bots: Default::default(),
         };
         let system = ludus::System::start(config, stop.clone()).await?;
         let mut measured = vec![(
