@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
+use ludus_proto::error_details::StatusExt;
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, refused};
+use ludus_tests::{Ludus, PATIENCE, Player, next_of, refused};
 use tokio_stream::StreamExt;
 use tonic::{Code, Streaming};
 
@@ -665,4 +666,220 @@ async fn quoridor_knockout_of_five_with_a_bye_auto_start_pause_and_a_champion() 
         .points;
     // Q35: 3 per match won (two or three matches, depending on the byes) and 10 more.
     assert!(points == 16 || points == 19, "champion's points: {board:?}");
+}
+
+/// The grace of the C13 room tests, on a manual clock: short next to the room's one-minute
+/// turn clock, so every advance below runs out a grace or an answer time, never the turn.
+const C13_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A Caro friend room where the host moves first (C10's host option), its first game started
+/// and both players moved once (so C15 does not cancel): the host (X), the guest (O), the
+/// game id, and a stream on the game held by a spectator.
+async fn caro_room_game_under_way(
+    ludus: &Ludus,
+) -> (Player, Player, String, Streaming<pb::GameEvent>) {
+    let mut host = ludus.account("c13host").await;
+    let mut guest = ludus.player("c13guest").await;
+    let created = create(&mut host, caro_room(pb::CaroFirstMover::Host)).await;
+    let code = room(&created).code.clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("the guest sits down");
+    ready(&mut guest, &code).await;
+    let started = start(&mut host, &code).await.expect("the host starts");
+    let game = room(&started).tables[0].game_id.clone();
+    assert_eq!(
+        room(&started).tables[0].player_ids[0],
+        host.id,
+        "C10: host first"
+    );
+    host.play(&game, "H8").await.expect("x");
+    guest.play(&game, "H9").await.expect("o");
+    let mut fan = ludus.player("c13fan").await;
+    let watch = fan.subscribe(&game, 0).await;
+    (host, guest, game, watch)
+}
+
+/// The guest's only stream on the game opens and closes: they are disconnected (C13).
+async fn guest_leaves(guest: &mut Player, game: &str, watch: &mut Streaming<pb::GameEvent>) {
+    let mut stream = guest.subscribe(game, 0).await;
+    ludus_tests::next_event(&mut stream).await;
+    drop(stream);
+    next_of(watch, |kind| match kind {
+        pb::game_event::Kind::PlayerDisconnected(gone) => Some(gone.seat),
+        _ => None,
+    })
+    .await;
+}
+
+async fn choice_offered(watch: &mut Streaming<pb::GameEvent>) -> pb::AbsenceChoiceOffered {
+    next_of(watch, |kind| match kind {
+        pb::game_event::Kind::AbsenceChoiceOffered(offer) => Some(*offer),
+        _ => None,
+    })
+    .await
+    .0
+}
+
+async fn answer(
+    player: &mut Player,
+    game: &str,
+    choice: pb::AbsenceChoice,
+) -> Result<pb::GameEvent, tonic::Status> {
+    player
+        .client
+        .answer_absence(pb::AnswerAbsenceRequest {
+            game_id: game.to_owned(),
+            choice: choice as i32,
+        })
+        .await
+        .map(|r| r.into_inner().event.expect("the answer's event"))
+}
+
+fn reason(status: &tonic::Status) -> String {
+    status
+        .get_error_details()
+        .error_info()
+        .map(|info| info.reason.clone())
+        .expect("every refusal carries an ErrorInfo")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_friend_room_the_player_who_stayed_waits_once_then_takes_the_win() {
+    let ludus = Ludus::start_with_absence_grace(C13_GRACE).await;
+    let (mut host, mut guest, game, mut watch) = caro_room_game_under_way(&ludus).await;
+    guest_leaves(&mut guest, &game, &mut watch).await;
+    let early = refused(answer(&mut host, &game, pb::AbsenceChoice::Win).await);
+    assert_eq!(early.code(), Code::FailedPrecondition, "{early:?}");
+    assert_eq!(reason(&early), "C13", "no choice before the minute ran out");
+
+    // C13: after the minute, the player who stayed chooses; the game is not over.
+    ludus.advance(C13_GRACE).await;
+    let offer = choice_offered(&mut watch).await;
+    assert_eq!((offer.seat, offer.chooser), (1, 0));
+    assert!(offer.wait_allowed, "C13: one more minute, once");
+    let snapshot = host.game(&game).await;
+    assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
+    assert_eq!(
+        snapshot.disconnected[0].choose_by_unix_ms,
+        offer.choose_by_unix_ms
+    );
+
+    // Only the player who stayed chooses; bad answers change nothing.
+    let absent = refused(answer(&mut guest, &game, pb::AbsenceChoice::Draw).await);
+    assert_eq!(absent.code(), Code::PermissionDenied, "{absent:?}");
+    assert_eq!(reason(&absent), "NOT_YOUR_CHOICE");
+    let mut fan = ludus.player("c13other").await;
+    let stranger = refused(answer(&mut fan, &game, pb::AbsenceChoice::Win).await);
+    assert_eq!(stranger.code(), Code::PermissionDenied, "{stranger:?}");
+    assert_eq!(reason(&stranger), "NOT_YOUR_SEAT");
+    let unset = refused(answer(&mut host, &game, pb::AbsenceChoice::Unspecified).await);
+    assert_eq!(unset.code(), Code::InvalidArgument, "{unset:?}");
+
+    // Wait: the absent player gets one more minute.
+    let waited = answer(&mut host, &game, pb::AbsenceChoice::Wait)
+        .await
+        .expect("wait");
+    let Some(pb::game_event::Kind::AbsenceChoiceMade(made)) = waited.kind else {
+        panic!("an AbsenceChoiceMade event: {waited:?}");
+    };
+    assert_eq!(made.choice, pb::AbsenceChoice::Wait as i32);
+    assert!(made.return_by_unix_ms > waited.at_unix_ms, "a new minute");
+    assert_eq!(waited.status, pb::GameStatus::Active as i32);
+    let again = refused(answer(&mut host, &game, pb::AbsenceChoice::Wait).await);
+    assert_eq!(
+        reason(&again),
+        "C13",
+        "nothing to answer while waiting: {again:?}"
+    );
+
+    // The second minute runs out: the choice again, without waiting this time.
+    ludus.advance(C13_GRACE).await;
+    let offer = choice_offered(&mut watch).await;
+    assert!(!offer.wait_allowed, "C13: once only");
+    let twice = refused(answer(&mut host, &game, pb::AbsenceChoice::Wait).await);
+    assert_eq!(twice.code(), Code::FailedPrecondition, "{twice:?}");
+    assert_eq!(reason(&twice), "C13");
+    assert!(twice.message().contains("once"), "{}", twice.message());
+
+    // The win.
+    let won = answer(&mut host, &game, pb::AbsenceChoice::Win)
+        .await
+        .expect("win");
+    assert_eq!(won.status, pb::GameStatus::Finished as i32);
+    let outcome = won.outcome.expect("outcome");
+    assert_eq!(
+        (outcome.rule.as_str(), outcome.winners.as_slice()),
+        ("C13", &[0][..])
+    );
+    let late = refused(answer(&mut host, &game, pb::AbsenceChoice::Draw).await);
+    assert_eq!(late.code(), Code::FailedPrecondition, "{late:?}");
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_friend_room_coming_back_cancels_the_choice_and_a_draw_can_be_called() {
+    let ludus = Ludus::start_with_absence_grace(C13_GRACE).await;
+    let (mut host, mut guest, game, mut watch) = caro_room_game_under_way(&ludus).await;
+    guest_leaves(&mut guest, &game, &mut watch).await;
+    ludus.advance(C13_GRACE).await;
+    choice_offered(&mut watch).await;
+
+    // The absent player comes back before the answer: no choice any more, play goes on.
+    let mut back = guest.subscribe(&game, 0).await;
+    next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::PlayerReconnected(back) => Some(back.seat),
+        _ => None,
+    })
+    .await;
+    let gone = refused(answer(&mut host, &game, pb::AbsenceChoice::Win).await);
+    assert_eq!(gone.code(), Code::FailedPrecondition, "{gone:?}");
+    assert_eq!(reason(&gone), "C13");
+    ludus_tests::next_event(&mut back).await;
+    drop(back);
+
+    // Gone again, and the minute runs out again: the player who stayed calls it a draw.
+    next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::PlayerDisconnected(gone) => Some(gone.seat),
+        _ => None,
+    })
+    .await;
+    ludus.advance(C13_GRACE).await;
+    let offer = choice_offered(&mut watch).await;
+    assert!(
+        offer.wait_allowed,
+        "a new disconnection offers the minute again"
+    );
+    let drawn = answer(&mut host, &game, pb::AbsenceChoice::Draw)
+        .await
+        .expect("draw");
+    let outcome = drawn.outcome.expect("outcome");
+    assert_eq!(outcome.rule, "C13");
+    assert_eq!(outcome.kind, pb::ResultKind::Draw as i32, "{outcome:?}");
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_friend_room_a_choice_nobody_answers_applies_the_quick_match_rule() {
+    let ludus = Ludus::start_with_absence_grace(C13_GRACE).await;
+    let (_host, mut guest, game, mut watch) = caro_room_game_under_way(&ludus).await;
+    guest_leaves(&mut guest, &game, &mut watch).await;
+    ludus.advance(C13_GRACE).await;
+    let offer = choice_offered(&mut watch).await;
+    // [decided] An unanswered choice is not a wish to wait: after another minute the absent
+    // player loses, as in a quick match.
+    ludus.advance(C13_GRACE).await;
+    let (expired, event) = next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::AbsenceExpired(expired) => Some(expired.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(expired.seat, offer.seat);
+    assert!(event.at_unix_ms >= offer.choose_by_unix_ms);
+    let outcome = event.outcome.expect("outcome");
+    assert_eq!(
+        (outcome.rule.as_str(), outcome.winners.as_slice()),
+        ("C13", &[0][..])
+    );
+    ludus.shutdown().await;
 }
