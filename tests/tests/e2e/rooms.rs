@@ -883,3 +883,135 @@ async fn c13_friend_room_a_choice_nobody_answers_applies_the_quick_match_rule() 
     );
     ludus.shutdown().await;
 }
+
+/// The internal Rooms API of one replica, as the gateway calls it.
+type RoomsApi = pb::rooms_client::RoomsClient<
+    tonic::service::interceptor::InterceptedService<
+        tonic::transport::Channel,
+        ludus_telemetry::TraceContext,
+    >,
+>;
+
+async fn rooms_api(addr: std::net::SocketAddr) -> RoomsApi {
+    pb::rooms_client::RoomsClient::new(ludus_tests::connect_internal(addr).await)
+}
+
+/// Pauses or resumes the countdown on one replica, as `host`.
+async fn pause_on(replica: &mut RoomsApi, host: &Player, code: &str, paused: bool) {
+    replica
+        .command(pb::RoomCommand {
+            code: code.to_owned(),
+            caller: Some(pb::RoomCaller {
+                player_id: host.id.clone(),
+                display_name: host.name.clone(),
+                account: true,
+            }),
+            command: Some(pb::room_command::Command::Pause(
+                pb::PauseRoomCountdownRequest {
+                    code: code.to_owned(),
+                    paused,
+                },
+            )),
+        })
+        .await
+        .expect("the replica pauses or resumes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn q29_a_countdown_armed_by_a_replica_killed_mid_countdown_still_fires_once() {
+    let ludus = Ludus::start_on_manual_clock().await;
+    // Replica A: a second rooms server on the same Redis. The system's own replica (B)
+    // serves the gateway and the timers worker.
+    let (replica_a, task_a) = ludus.start_rooms_replica().await;
+    let mut on_a = rooms_api(replica_a).await;
+    let mut host = ludus.account("q29host").await;
+    let mut guest = ludus.player("q29guest").await;
+    let settings = pb::RoomSettings {
+        game: Some(pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                players: 2,
+                ..Default::default()
+            })),
+            turn_time_ms: 60_000,
+        }),
+        auto_start: Some(true),
+        ..Default::default()
+    };
+    let code = room(&create(&mut host, settings).await).code.clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("joins");
+    ready(&mut guest, &code).await;
+    let mut stream = subscribe_room(&mut host, &code, 0).await;
+    let first = room(&start(&mut host, &code).await.expect("starts")).tables[0]
+        .game_id
+        .clone();
+    guest.resign(&first).await.expect("the guest resigns");
+    // The outcome timer reports the result; Q29 arms the auto-start countdown.
+    ludus.advance(std::time::Duration::ZERO).await;
+    next_change(&mut stream, pb::room_change::Kind::CountdownStarted).await;
+
+    // Replica A pauses and resumes: the live countdown is A's, its durable timer armed by A.
+    pause_on(&mut on_a, &host, &code, true).await;
+    pause_on(&mut on_a, &host, &code, false).await;
+    let (_, resumed) = next_change(&mut stream, pb::room_change::Kind::CountdownStarted).await;
+    assert_eq!(
+        resumed.room.as_ref().expect("view").phase,
+        pb::RoomPhase::Countdown as i32
+    );
+
+    // A dies abruptly mid-countdown.
+    task_a.abort();
+    assert!(task_a.await.expect_err("aborted").is_cancelled());
+    assert!(
+        on_a.get_room(pb::GetRoomRequest { code: code.clone() })
+            .await
+            .is_err(),
+        "replica A is gone"
+    );
+
+    // Q29: the countdown runs out; the timers worker fires it through replica B.
+    ludus.advance(std::time::Duration::from_secs(31)).await;
+    let (started, event) = next_change(&mut stream, pb::room_change::Kind::GamesStarted).await;
+    assert_eq!(started.game_ids.len(), 1);
+    assert_ne!(started.game_ids[0], first, "a new game");
+    let started_at = event.seq;
+
+    // Exactly once: later time changes nothing, and replaying every countdown id the room
+    // can have used (a repeated or stale firing) starts nothing more.
+    ludus.advance(std::time::Duration::from_secs(31)).await;
+    let mut on_b = rooms_api(ludus.rooms).await;
+    for countdown_id in 0..=32 {
+        on_b.fire_countdown(pb::FireCountdownRequest {
+            code: code.clone(),
+            countdown_id,
+        })
+        .await
+        .expect("a stale firing is answered");
+    }
+    let log = on_b
+        .read_room_events(pb::ReadRoomEventsRequest {
+            code: code.clone(),
+            after_seq: resumed.seq,
+            limit: 0,
+        })
+        .await
+        .expect("the room's log")
+        .into_inner()
+        .events;
+    let starts: Vec<u64> = log
+        .iter()
+        .filter(|e| {
+            e.changes
+                .iter()
+                .any(|c| c.kind == pb::room_change::Kind::GamesStarted as i32)
+        })
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(
+        starts,
+        [started_at],
+        "the countdown started one game: {log:?}"
+    );
+    ludus.shutdown().await;
+}
