@@ -65,6 +65,8 @@ pub struct Config {
     pub sign_ins: limits::SignInLimit,
     /// Each player's call rate ([`limits::PlayerLimit::default`] in production).
     pub per_player: limits::PlayerLimit,
+    /// What "now" is for the room streams' presence heartbeat; tests pass a manual clock.
+    pub clock: ludus_store::Clock,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -108,6 +110,7 @@ pub async fn run(
         rooms: rooms::RoomsGateway::new(
             RoomsClient::new(ludus_telemetry::traced_channel(&config.rooms_url)?),
             RoomStore::new(config.backend.clone()),
+            config.clock.clone(),
         ),
         feed: GameFeed::new(config.backend),
         limits,

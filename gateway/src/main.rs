@@ -91,6 +91,7 @@ async fn main() -> anyhow::Result<()> {
             burst: args.sign_in_burst,
         },
         per_player: ludus_gateway::limits::PlayerLimit::default(),
+        clock: ludus_store::Clock::system(),
     };
     let listener = ludus_telemetry::listen("gateway", &args.listen).await?;
     ludus_gateway::run(config, listener, ludus_telemetry::shutdown_signal()).await

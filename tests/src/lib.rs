@@ -287,6 +287,15 @@ impl Ludus {
         }
     }
 
+    /// When the durable timer `key` is due (Unix ms), if it is armed.
+    pub async fn timer_due(&self, key: &str) -> Option<u64> {
+        ludus_store::TimerStore::new(self.backend.clone())
+            .get(key)
+            .await
+            .expect("read a timer")
+            .map(|(due, _)| due)
+    }
+
     /// Starts one more rooms server on the system's store and clock (the system's own
     /// replica keeps serving the gateway and the timers): its address, and its task, which
     /// the test may abort to kill the replica abruptly (no drain, connections cut).

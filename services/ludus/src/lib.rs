@@ -150,7 +150,7 @@ impl System {
         let config = ludus_rooms::Config {
             backend: backend.clone(),
             game_state_url: game_state_url.clone(),
-            clock,
+            clock: clock.clone(),
         };
         let run = ludus_rooms::run(config, rooms_listener, stop.clone().cancelled_owned());
         spawn_service(&mut tasks, "rooms", run);
@@ -167,6 +167,7 @@ impl System {
             cors_origins,
             sign_ins,
             per_player,
+            clock,
         };
         let run = ludus_gateway::run(config, gateway_listener, stop.cancelled_owned());
         spawn_service(&mut tasks, "gateway", run);

@@ -123,6 +123,7 @@ fn action_name(action: &Action) -> &'static str {
         Action::ExpireAbsence(_) => "expire_absence",
         Action::ReportOutcome(_) => "report_outcome",
         Action::RoomCountdown(_) => "room_countdown",
+        Action::RoomMember(_) => "room_member",
     }
 }
 
@@ -191,9 +192,11 @@ async fn fire(worker: Worker, timer: DueTimer) {
         Action::ReportOutcome(request) => game_state.report_outcome(request).await.map(drop),
         Action::RoomCountdown(request) => match worker.rooms.clone() {
             Some(mut rooms) => rooms.fire_countdown(request).await.map(drop),
-            None => Err(tonic::Status::failed_precondition(
-                "a room countdown came due and no rooms service is configured (--rooms-url)",
-            )),
+            None => Err(no_rooms("a room countdown")),
+        },
+        Action::RoomMember(request) => match worker.rooms.clone() {
+            Some(mut rooms) => rooms.expire_room_member(request).await.map(drop),
+            None => Err(no_rooms("a room member's presence lease")),
         },
     };
     let fired = Fired::of(&result);
@@ -209,6 +212,13 @@ async fn fire(worker: Worker, timer: DueTimer) {
     if let Err(error) = worker.store.ack(&timer.key, timer.claim_ms).await {
         tracing::warn!(%error, "could not delete a fired timer; it will fire again");
     }
+}
+
+/// A rooms timer came due in a timers replica started without `--rooms-url`.
+fn no_rooms(what: &str) -> tonic::Status {
+    tonic::Status::failed_precondition(format!(
+        "{what} came due and no rooms service is configured (--rooms-url)"
+    ))
 }
 
 #[cfg(test)]

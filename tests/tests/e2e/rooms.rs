@@ -574,12 +574,16 @@ async fn quoridor_knockout_of_five_with_a_bye_auto_start_pause_and_a_champion() 
     let created = create(&mut host, settings).await;
     let code = room(&created).code.clone();
     let mut players = HashMap::new();
+    // Each entrant holds the room stream, as a client in a room does: a member with none
+    // and no request for the presence grace leaves, and this test moves time by minutes.
+    let mut entrant_streams = Vec::new();
     for name in ["b", "c", "d", "e"] {
         let mut p = ludus.player(name).await;
         join(&mut p, &code, false, pb::RoomTeam::Unspecified)
             .await
             .expect("joins");
         ready(&mut p, &code).await;
+        entrant_streams.push(subscribe_room(&mut p, &code, 0).await);
         players.insert(p.id.clone(), p);
     }
     let mut stream = subscribe_room(&mut host, &code, 0).await;
@@ -1012,6 +1016,132 @@ async fn q29_a_countdown_armed_by_a_replica_killed_mid_countdown_still_fires_onc
         starts,
         [started_at],
         "the countdown started one game: {log:?}"
+    );
+    ludus.shutdown().await;
+}
+
+/// Waits until the presence lease of `player` in `code` is due after `after_ms`: a touch
+/// (the gateway's stream heartbeat) renewed it.
+async fn lease_renewed(ludus: &Ludus, code: &str, player: &str, after_ms: u64) {
+    let key = format!("roommember/{code}/{player}");
+    let renewed = async {
+        while ludus
+            .timer_due(&key)
+            .await
+            .is_none_or(|due| due <= after_ms)
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, renewed)
+        .await
+        .expect("the room stream renews its member's lease");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn room_members_who_vanish_leave_after_the_grace_and_the_host_role_moves_on() {
+    use std::time::Duration;
+    let ludus = Ludus::start_on_manual_clock().await;
+    let mut host = ludus.account("vanishinghost").await;
+    let mut guest = ludus.player("staying").await;
+    let code = room(&create(&mut host, caro_room(pb::CaroFirstMover::Host)).await)
+        .code
+        .clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("joins");
+    let key = format!("roommember/{code}/{}", guest.id);
+    let first_lease = ludus.timer_due(&key).await.expect("joining starts a lease");
+    // The guest holds a room stream; the host sends nothing more and holds none.
+    let mut stream = subscribe_room(&mut guest, &code, 0).await;
+    next_room_event(&mut stream).await;
+
+    // Within the grace nobody leaves, and the guest's stream renews their lease.
+    ludus.advance(Duration::from_secs(40)).await;
+    lease_renewed(&ludus, &code, &guest.id, first_lease).await;
+    let still = guest
+        .client
+        .get_room(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("room")
+        .into_inner();
+    assert_eq!(room(&still).members.len(), 2);
+
+    // Past the host's grace: the host has vanished and leaves; the role moves on.
+    ludus.advance(Duration::from_secs(21)).await;
+    let (left, event) = next_change(&mut stream, pb::room_change::Kind::Left).await;
+    assert_eq!(left.player_id, host.id);
+    let handed = event
+        .changes
+        .iter()
+        .find(|c| c.kind == pb::room_change::Kind::HostChanged as i32)
+        .expect("the host role moves on with the departure");
+    assert_eq!(handed.player_id, guest.id);
+    let view = event.room.expect("view");
+    assert_eq!(view.members.len(), 1, "the streaming guest stays");
+    assert_eq!(view.host_player_id, guest.id);
+
+    // The guest's stream closes too: one grace later they are gone, the room is empty and
+    // leaves the lobby (its keys now expire, EMPTY_ROOM_TTL). A beat racing the close can
+    // renew the lease once, so time moves on twice.
+    drop(stream);
+    ludus.advance(Duration::from_secs(61)).await;
+    ludus.advance(Duration::from_secs(61)).await;
+    let empty = host
+        .client
+        .get_room(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("the empty room is kept for its expiry time")
+        .into_inner();
+    assert!(
+        room(&empty).members.is_empty(),
+        "{:?}",
+        room(&empty).members
+    );
+    let lobby = host
+        .client
+        .list_public_rooms(pb::ListPublicRoomsRequest::default())
+        .await
+        .expect("lobby")
+        .into_inner();
+    assert!(
+        lobby.rooms.iter().all(|r| r.code != code),
+        "an empty room is not listed"
+    );
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_member_playing_at_a_live_table_stays_while_the_game_runs() {
+    use std::time::Duration;
+    let ludus = Ludus::start_on_manual_clock().await;
+    let mut host = ludus.account("playinghost").await;
+    let mut guest = ludus.player("playingguest").await;
+    let code = room(&create(&mut host, caro_room(pb::CaroFirstMover::Host)).await)
+        .code
+        .clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("joins");
+    ready(&mut guest, &code).await;
+    let started = start(&mut host, &code).await.expect("starts");
+    let game = room(&started).tables[0].game_id.clone();
+    host.play(&game, "H8").await.expect("x");
+    // Neither holds a room stream; the game's clock is a minute (C12), so only the room's
+    // presence grace runs out here.
+    ludus.advance(Duration::from_secs(59)).await;
+    guest.play(&game, "H9").await.expect("o");
+    ludus.advance(Duration::from_secs(2)).await;
+    let during = host
+        .client
+        .get_room(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("room")
+        .into_inner();
+    assert_eq!(
+        room(&during).members.len(),
+        2,
+        "players at a live table stay: their game's own presence rules apply (C13)"
     );
     ludus.shutdown().await;
 }
