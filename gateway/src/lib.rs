@@ -72,6 +72,8 @@ pub struct Config {
     /// ([`presence::DEFAULT_LEASE`]): a dead gateway's players are declared disconnected
     /// within about 4/3 of it.
     pub presence_lease: Duration,
+    /// What "now" is for the room streams' presence heartbeat; tests pass a manual clock.
+    pub clock: ludus_store::Clock,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -124,6 +126,7 @@ pub async fn run(
         rooms: rooms::RoomsGateway::new(
             RoomsClient::new(ludus_telemetry::traced_channel(&config.rooms_url)?),
             RoomStore::new(config.backend.clone()),
+            config.clock.clone(),
         ),
         feed: GameFeed::new(config.backend),
         limits,

@@ -10,7 +10,9 @@ use std::pin::Pin;
 use futures::Stream;
 use ludus_proto::codec::EncodedEvent;
 use ludus_proto::pb::{self, room_command::Command, rooms_client::RoomsClient};
-use ludus_store::{FeedSubscription, RoomStore, StoreError};
+use std::time::Duration;
+
+use ludus_store::{Clock, FeedSubscription, RoomStore, StoreError};
 use ludus_telemetry::Traced;
 use prost::Message;
 use tokio::sync::mpsc;
@@ -30,11 +32,49 @@ pub struct RoomsGateway {
     pub(crate) rooms: RoomsClient<Traced>,
     /// The rooms' live feed (pub/sub), read directly like the games' feed.
     pub(crate) store: RoomStore,
+    /// Times the presence heartbeat (a manual clock's advance wakes it).
+    pub(crate) clock: Clock,
 }
 
 impl RoomsGateway {
-    pub fn new(rooms: RoomsClient<Traced>, store: RoomStore) -> Self {
-        RoomsGateway { rooms, store }
+    pub fn new(rooms: RoomsClient<Traced>, store: RoomStore, clock: Clock) -> Self {
+        RoomsGateway {
+            rooms,
+            store,
+            clock,
+        }
+    }
+}
+
+/// How often a room stream renews its member's presence lease (`Rooms.TouchRoom`); the
+/// rooms service's grace is three of these (`ludus_rooms::service::PRESENCE_GRACE`).
+pub const ROOM_HEARTBEAT: Duration = Duration::from_secs(20);
+
+/// While a member's room stream is open: touches the room at once, then every
+/// [`ROOM_HEARTBEAT`] of the clock's time (waking early when a manual clock moves, so tests
+/// that move time see the stream renew like real time would). Runs until dropped with the
+/// stream; a failed touch is retried at the next beat (the lease outlasts two).
+async fn heartbeat(mut rooms: RoomsClient<Traced>, clock: Clock, code: String, player_id: String) {
+    let beat = u64::try_from(ROOM_HEARTBEAT.as_millis()).unwrap_or(u64::MAX);
+    loop {
+        let touched_at = clock.now_ms();
+        let touch = pb::TouchRoomRequest {
+            code: code.clone(),
+            player_id: player_id.clone(),
+        };
+        if let Err(status) = rooms.touch_room(touch).await {
+            tracing::debug!(
+                code,
+                message = status.message(),
+                "room presence not renewed"
+            );
+        }
+        while clock.now_ms().saturating_sub(touched_at) < beat {
+            tokio::select! {
+                () = tokio::time::sleep(ROOM_HEARTBEAT) => break,
+                () = clock.advanced() => {}
+            }
+        }
     }
 }
 
@@ -243,9 +283,19 @@ impl GatewayService {
             },
         };
         let stopping = self.stopping.clone();
+        let beat = heartbeat(
+            self.rooms.rooms.clone(),
+            self.rooms.clock.clone(),
+            resume.log.code.clone(),
+            caller.player_id,
+        );
         tokio::spawn(async move {
             let _open = OpenStream::new(&STREAMS);
-            resume.run(stopping).await;
+            // The member is present while their stream runs: the heartbeat ends with it.
+            tokio::select! {
+                _ = resume.run(stopping) => {}
+                () = beat => {}
+            }
             drop(permit);
         });
         let unboxed = ReceiverStream::new(rx).map(|item: StreamItem| item.map_err(|s| *s));

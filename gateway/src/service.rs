@@ -467,6 +467,24 @@ impl Gateway for GatewayService {
         }))
     }
 
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn answer_absence(
+        &self,
+        request: Request<pb::AnswerAbsenceRequest>,
+    ) -> Result<Response<pb::AnswerAbsenceResponse>, Status> {
+        let (caller, request) = self.open(request)?;
+        validate_id("game_id", &request.game_id)?;
+        let answer = pb::AnswerAbsenceInternalRequest {
+            game_id: request.game_id,
+            player_id: caller.player_id,
+            choice: request.choice,
+        };
+        let event = self.game_state.clone().answer_absence(answer).await?;
+        Ok(Response::new(pb::AnswerAbsenceResponse {
+            event: event.into_inner().event,
+        }))
+    }
+
     type SubscribeStream = EventStream;
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

@@ -72,6 +72,8 @@ pub mod reason {
     pub const WRONG_STATE: &str = "WRONG_STATE";
     /// PERMISSION_DENIED: the caller does not sit in the game.
     pub const NOT_YOUR_SEAT: &str = "NOT_YOUR_SEAT";
+    /// PERMISSION_DENIED: a C13 friend-room choice belongs to the player who stayed.
+    pub const NOT_YOUR_CHOICE: &str = "NOT_YOUR_CHOICE";
     /// PERMISSION_DENIED: engine analysis of a live game the caller plays in.
     pub const NO_ENGINE_HELP: &str = "NO_ENGINE_HELP";
     /// PERMISSION_DENIED: the ticket is another player's.

@@ -50,6 +50,8 @@ pub const WEB_ORIGIN: &str = "http://ludus-web.test:8080";
 pub struct Ludus {
     pub gateway: SocketAddr,
     pub game_state: SocketAddr,
+    /// The system's rooms server (internal API).
+    pub rooms: SocketAddr,
     stop: CancellationToken,
     system: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     /// The store every service shares (for setting up what no public call can, like a
@@ -299,10 +301,11 @@ impl Ludus {
         )
         .await
         .expect("start the system");
-        let (gateway, game_state) = (system.gateway, system.game_state);
+        let (gateway, game_state, rooms) = (system.gateway, system.game_state, system.rooms);
         Ludus {
             gateway,
             game_state,
+            rooms,
             stop,
             system: Some(tokio::spawn(system.wait())),
             backend,
@@ -310,6 +313,37 @@ impl Ludus {
             manual_clock,
             accounts_db,
         }
+    }
+
+    /// When the durable timer `key` is due (Unix ms), if it is armed.
+    pub async fn timer_due(&self, key: &str) -> Option<u64> {
+        ludus_store::TimerStore::new(self.backend.clone())
+            .get(key)
+            .await
+            .expect("read a timer")
+            .map(|(due, _)| due)
+    }
+
+    /// Starts one more rooms server on the system's store and clock (the system's own
+    /// replica keeps serving the gateway and the timers): its address, and its task, which
+    /// the test may abort to kill the replica abruptly (no drain, connections cut).
+    pub async fn start_rooms_replica(&self) -> (SocketAddr, tokio::task::JoinHandle<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let config = ludus_rooms::Config {
+            backend: self.backend.clone(),
+            game_state_url: format!("http://{}", self.game_state),
+            clock: self
+                .manual_clock
+                .as_ref()
+                .map_or_else(Clock::system, ManualClock::clock),
+        };
+        let task = tokio::spawn(async move {
+            if let Err(error) = ludus_rooms::run(config, listener, std::future::pending()).await {
+                panic!("the rooms replica failed: {error:#}");
+            }
+        });
+        (addr, task)
     }
 
     /// The queue and ticket id `player` has waiting in matchmaking, if any.

@@ -20,6 +20,9 @@ pub enum Command {
     Accept,
     /// Decline the opponent's draw offer.
     Decline,
+    /// Answer a C13 friend-room choice: wait one more minute or take the win (`draw`, while
+    /// a choice is pending, calls it a draw).
+    Absence(ludus_proto::pb::AbsenceChoice),
     /// Leave: resigns a game in progress.
     Quit,
     /// Show the commands.
@@ -40,6 +43,8 @@ pub const HELP: &str = "commands:
   undo      take back your last move (against Easy or Medium, C17)
   accept    accept a draw offer
   decline   decline a draw offer
+  wait      in a friend room, when your opponent did not come back (C13): wait one
+            more minute (once); win takes the win, draw calls it a draw
   quit      leave (resigns a game in progress)
   help      this list
   (empty)   redraw the board";
@@ -122,6 +127,8 @@ pub fn parse(line: &str, game: GameChoice) -> Command {
         "draw" | "offer" => Command::OfferDraw,
         "accept" | "yes" => Command::Accept,
         "decline" | "no" => Command::Decline,
+        "wait" => Command::Absence(ludus_proto::pb::AbsenceChoice::Wait),
+        "win" => Command::Absence(ludus_proto::pb::AbsenceChoice::Win),
         "quit" | "exit" | "q" => Command::Quit,
         "help" | "?" | "h" => Command::Help,
         lower => {
@@ -209,6 +216,16 @@ mod tests {
 
     fn parse(line: &str) -> Command {
         super::parse(line, GameChoice::Caro)
+    }
+
+    #[test]
+    fn c13_wait_and_win_answer_a_friend_room_choice() {
+        use ludus_proto::pb::AbsenceChoice;
+        assert_eq!(parse("wait"), Command::Absence(AbsenceChoice::Wait));
+        assert_eq!(parse(" WIN "), Command::Absence(AbsenceChoice::Win));
+        // `draw` stays the draw offer; the play screen turns it into the answer while a
+        // choice is pending.
+        assert_eq!(parse("draw"), Command::OfferDraw);
     }
 
     #[test]

@@ -342,6 +342,27 @@ impl Game {
         }
     }
 
+    /// Whether a C13 friend-room choice is pending and this player is the one who stayed.
+    fn absence_choice_is_mine(&self) -> bool {
+        self.table
+            .absence_choice
+            .is_some_and(|(absent, _)| self.table.me.is_some_and(|me| me != absent))
+    }
+
+    async fn answer_absence(
+        &mut self,
+        game_id: String,
+        choice: pb::AbsenceChoice,
+    ) -> Result<Option<pb::GameEvent>, tonic::Status> {
+        self.client
+            .answer_absence(pb::AnswerAbsenceRequest {
+                game_id,
+                choice: choice as i32,
+            })
+            .await
+            .map(|r| r.into_inner().event)
+    }
+
     /// Says something to the player and asks again.
     fn say(&self, message: &str) {
         println!("{message}");
@@ -423,11 +444,20 @@ impl Game {
                 println!("bye");
                 return Ok(Flow::Done);
             }
+            // While a C13 choice is ours to make, `draw` calls the game a draw.
+            Command::OfferDraw if self.absence_choice_is_mine() => {
+                self.answer_absence(game_id, pb::AbsenceChoice::Draw).await
+            }
             Command::OfferDraw => self
                 .client
                 .offer_draw(pb::OfferDrawRequest { game_id })
                 .await
                 .map(|r| r.into_inner().event),
+            Command::Absence(_) if !self.absence_choice_is_mine() => {
+                self.say("there is no choice to make: wait and win answer an opponent who did not come back (C13, friend rooms)");
+                return Ok(Flow::Continue);
+            }
+            Command::Absence(choice) => self.answer_absence(game_id, choice).await,
             Command::Accept | Command::Decline => {
                 if self
                     .table

@@ -484,6 +484,24 @@ pub fn event_line(
             who(expired.seat),
             expired.effect
         )),
+        Kind::AbsenceChoiceOffered(offer) => Some(format!(
+            "#{seq} {} did not come back; {} chooses (C13): {}",
+            who(offer.seat),
+            who(offer.chooser),
+            if offer.wait_allowed {
+                "wait (one more minute), win or draw"
+            } else {
+                "win or draw"
+            }
+        )),
+        Kind::AbsenceChoiceMade(made) => Some(match pb::AbsenceChoice::try_from(made.choice) {
+            Ok(pb::AbsenceChoice::Wait) => format!(
+                "#{seq} {} waits one more minute for {}",
+                who(made.chooser),
+                who(made.seat)
+            ),
+            _ => format!("#{seq} {} chose: {}", who(made.chooser), made.effect),
+        }),
     }
 }
 

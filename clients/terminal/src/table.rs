@@ -28,6 +28,9 @@ pub struct Table {
     pub me: Option<u32>,
     /// A pending draw offer, by this seat.
     pub draw_offered_by: Option<u32>,
+    /// The absent seat whose C13 friend-room choice is pending, and whether waiting is
+    /// still on offer.
+    pub absence_choice: Option<(u32, bool)>,
     /// Recent notes (draw offers, timeouts, errors), oldest first.
     pub notes: Vec<String>,
 }
@@ -45,6 +48,11 @@ impl Table {
             outcome: snapshot.outcome,
             me: snapshot.your_seat,
             draw_offered_by: snapshot.draw_offered_by,
+            absence_choice: snapshot
+                .disconnected
+                .iter()
+                .find(|away| away.choose_by_unix_ms > 0)
+                .map(|away| (away.seat, !away.waited)),
             notes: Vec::new(),
         }
     }
@@ -94,13 +102,14 @@ impl Table {
             ) => {
                 self.draw_offered_by = None;
             }
+            Some(Kind::AbsenceChoiceOffered(offer)) => {
+                self.absence_choice = Some((offer.seat, offer.wait_allowed));
+            }
+            // Answered, or the absent player came back: no choice is pending (C13).
             Some(
-                Kind::TurnTimedOut(_)
-                | Kind::Resigned(_)
-                | Kind::PlayerDisconnected(_)
-                | Kind::PlayerReconnected(_)
-                | Kind::AbsenceExpired(_),
-            )
+                Kind::AbsenceChoiceMade(_) | Kind::PlayerReconnected(_) | Kind::AbsenceExpired(_),
+            ) => self.absence_choice = None,
+            Some(Kind::TurnTimedOut(_) | Kind::Resigned(_) | Kind::PlayerDisconnected(_))
             | None => {}
         }
         if let Some(line) = render::event_line(event, self.view.as_ref(), &self.seats) {
@@ -207,6 +216,50 @@ mod tests {
             table
                 .screen(0)
                 .ends_with("game over: O (seat 1) wins — C14: X resigned\n")
+        );
+    }
+
+    #[test]
+    fn a_c13_choice_is_pending_until_answered_or_the_absent_player_is_back() {
+        let mut table = Table {
+            me: Some(0),
+            ..Default::default()
+        };
+        let offer = |seq| {
+            event(
+                seq,
+                pb::game_event::Kind::AbsenceChoiceOffered(pb::AbsenceChoiceOffered {
+                    seat: 1,
+                    chooser: 0,
+                    wait_allowed: true,
+                    choose_by_unix_ms: 1,
+                }),
+            )
+        };
+        table.apply(&offer(1));
+        assert_eq!(table.absence_choice, Some((1, true)));
+        assert!(table.notes[0].contains("wait (one more minute), win or draw"));
+        table.apply(&event(
+            2,
+            pb::game_event::Kind::PlayerReconnected(pb::PlayerReconnected { seat: 1 }),
+        ));
+        assert_eq!(table.absence_choice, None, "coming back cancels the choice");
+        table.apply(&offer(3));
+        table.apply(&event(
+            4,
+            pb::game_event::Kind::AbsenceChoiceMade(pb::AbsenceChoiceMade {
+                seat: 1,
+                chooser: 0,
+                choice: pb::AbsenceChoice::Wait as i32,
+                return_by_unix_ms: 2,
+                effect: String::new(),
+            }),
+        ));
+        assert_eq!(table.absence_choice, None);
+        assert!(
+            table.notes[3].contains("waits one more minute"),
+            "{:?}",
+            table.notes
         );
     }
 }

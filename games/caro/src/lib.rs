@@ -521,6 +521,27 @@ impl Game for Caro {
         )
     }
 
+    /// C13 in a friend room: the player who stayed called it a draw. C15 still comes first:
+    /// before each player has moved once the game is cancelled, as when they take the win.
+    fn abandon_as_draw(mut self, seat: Seat) -> Self {
+        if self.outcome.is_some() || seat > 1 {
+            return self;
+        }
+        if !self.both_have_moved() {
+            return self.abandon(seat);
+        }
+        let stone = Stone::of_seat(seat);
+        self.outcome = Some(Outcome::draw(
+            2,
+            "C13",
+            format!(
+                "{stone} disconnected and did not come back; {} called it a draw",
+                stone.other()
+            ),
+        ));
+        self
+    }
+
     fn agree_draw(mut self) -> Result<Self, (Self, CaroError)> {
         if self.outcome.is_some() {
             return Err((self, CaroError::GameOver));

@@ -445,6 +445,27 @@ fn c13_not_coming_back_loses_once_both_have_moved_and_either_side_may_be_away() 
 }
 
 #[test]
+fn c13_in_a_friend_room_the_player_who_stayed_may_call_it_a_draw_but_c15_cancels_first() {
+    let game = play(play(new_game(BLOCKED), 0, "H8").unwrap(), 1, "H9").unwrap();
+    let drawn = game.clone().abandon_as_draw(0);
+    let outcome = drawn.outcome().unwrap();
+    assert_eq!(outcome.result, GameResult::Draw);
+    assert_eq!(outcome.rule, "C13");
+    assert!(
+        outcome.reason.contains("called it a draw"),
+        "{}",
+        outcome.reason
+    );
+    assert_eq!(outcome.ranks, [0, 0]);
+    // A finished game stays as it ended.
+    assert_eq!(drawn.clone().abandon_as_draw(1).outcome(), drawn.outcome());
+    // C15: before each player has moved once, the game is cancelled instead.
+    let early = play(new_game(BLOCKED), 0, "H8").unwrap().abandon_as_draw(1);
+    assert_eq!(early.outcome().unwrap().result, GameResult::Cancelled);
+    assert_eq!(early.outcome().unwrap().rule, "C15");
+}
+
+#[test]
 fn c15_not_coming_back_before_each_player_moved_once_cancels() {
     let game = play(new_game(BLOCKED), 0, "H8").unwrap().abandon(0);
     let outcome = game.outcome().unwrap();

@@ -57,6 +57,9 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
     /// `seat` did not come back in time: the game's disconnection rule; returns what it did,
     /// in words with the rule id.
     fn abandon(&mut self, seat: Seat) -> String;
+    /// `seat` did not come back and the player who stayed called it a draw (C13 in a friend
+    /// room); returns what it did, in words with the rule id.
+    fn abandon_as_draw(&mut self, seat: Seat) -> String;
     /// The rule that governs draws by agreement in this game: refusals about draw offers
     /// (one already pending, none to answer) name it.
     fn draw_rule(&self) -> &'static str;
@@ -135,6 +138,14 @@ impl<G: Hosting> Hosted<G> {
             self.0 = Some(change(game));
         }
     }
+
+    /// What a disconnection rule did, in words with the rule id.
+    fn effect_of_abandon(&self) -> String {
+        match self.game().outcome() {
+            Some(outcome) => format!("{}: {}", outcome.rule, outcome.reason),
+            None => "the game goes on".to_owned(),
+        }
+    }
 }
 
 impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
@@ -209,10 +220,12 @@ impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
 
     fn abandon(&mut self, seat: Seat) -> String {
         self.replace(|game| game.abandon(seat));
-        match self.game().outcome() {
-            Some(outcome) => format!("{}: {}", outcome.rule, outcome.reason),
-            None => "the game goes on".to_owned(),
-        }
+        self.effect_of_abandon()
+    }
+
+    fn abandon_as_draw(&mut self, seat: Seat) -> String {
+        self.replace(|game| game.abandon_as_draw(seat));
+        self.effect_of_abandon()
     }
 
     fn draw_rule(&self) -> &'static str {

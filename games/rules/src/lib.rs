@@ -273,6 +273,12 @@ pub trait Game:
         self
     }
 
+    /// `seat` disconnected and did not come back, and the player who stayed called it a draw
+    /// (Caro C13 in a friend room). The default changes nothing, like [`Game::abandon`].
+    fn abandon_as_draw(self, _seat: Seat) -> Self {
+        self
+    }
+
     /// Both sides agreed to a draw. Games without draws by agreement refuse with their rule.
     fn agree_draw(self) -> Result<Self, (Self, Self::Error)>;
 

@@ -39,8 +39,20 @@ pub struct Away {
     pub seat: Seat,
     /// When the game's disconnection rule applies (Unix ms); 0 when the game has none.
     pub return_by_ms: i64,
-    /// Names this disconnection's grace timer, so a stale timer changes nothing.
+    /// Names this disconnection's current timer (the grace, then a C13 choice's answer
+    /// time), so a stale timer changes nothing.
     pub token: String,
+    /// C13 in a friend room: while the player who stayed is asked what to do, when the
+    /// answer is due (Unix ms); 0 while no choice is pending.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub choose_by_ms: i64,
+    /// The one extra minute of C13 was waited.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waited: bool,
+}
+
+fn is_zero(value: &i64) -> bool {
+    *value == 0
 }
 
 /// A loaded game: immutable meta, the live record, the rules' state, and the log position.
@@ -143,6 +155,8 @@ impl Loaded {
             .map(|away| pb::PlayerDisconnected {
                 seat: seat_u32(away.seat),
                 return_by_unix_ms: away.return_by_ms,
+                choose_by_unix_ms: away.choose_by_ms,
+                waited: away.waited,
             })
             .collect()
     }

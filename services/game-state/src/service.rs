@@ -314,7 +314,8 @@ impl GameStateService {
                 }
                 // Coming and going withdraws no draw offer.
                 pb::game_event::Kind::PlayerDisconnected(_)
-                | pb::game_event::Kind::PlayerReconnected(_) => {}
+                | pb::game_event::Kind::PlayerReconnected(_)
+                | pb::game_event::Kind::AbsenceChoiceOffered(_) => {}
                 _ => loaded.record.draw_offer = None,
             }
             let moved = matches!(
@@ -470,6 +471,14 @@ impl GameState for GameStateService {
         request: Request<pb::PlayerRequest>,
     ) -> Result<Response<pb::ApplyActionResponse>, Status> {
         reply(GameStateService::take_back(self, request.into_inner()).await)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn answer_absence(
+        &self,
+        request: Request<pb::AnswerAbsenceInternalRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        reply(GameStateService::answer_absence(self, request.into_inner()).await)
     }
 
     #[tracing::instrument(skip_all)]

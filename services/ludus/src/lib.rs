@@ -188,7 +188,7 @@ impl System {
         let config = ludus_rooms::Config {
             backend: backend.clone(),
             game_state_url: game_state_url.clone(),
-            clock,
+            clock: clock.clone(),
         };
         let run = ludus_rooms::run(config, rooms_listener, stop.clone().cancelled_owned());
         spawn_service(&mut tasks, "rooms", run);
@@ -211,6 +211,7 @@ impl System {
             sign_ins,
             per_player,
             presence_lease: ludus_gateway::presence::DEFAULT_LEASE,
+            clock,
         };
         let run = ludus_gateway::run(config, gateway_listener, stop.cancelled_owned());
         spawn_service(&mut tasks, "gateway", run);

@@ -145,6 +145,27 @@ impl GameState for FakeGameState {
     ) -> Result<Response<pb::AnalyzeMancalaResponse>, Status> {
         Err(no())
     }
+
+    async fn get_bot_turn(
+        &self,
+        _: Request<pb::GetBotTurnRequest>,
+    ) -> Result<Response<pb::BotTurn>, Status> {
+        Err(no())
+    }
+
+    async fn take_back(
+        &self,
+        _: Request<pb::PlayerRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        Err(no())
+    }
+
+    async fn answer_absence(
+        &self,
+        _: Request<pb::AnswerAbsenceInternalRequest>,
+    ) -> Result<Response<pb::ApplyActionResponse>, Status> {
+        Err(no())
+    }
 }
 
 /// The fake game-state plus one or more matchmaking replicas; dropping it stops them all.

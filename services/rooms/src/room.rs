@@ -652,6 +652,17 @@ impl Room {
         Ok(changes)
     }
 
+    /// `player`'s presence lapsed: no room stream and no request for the service's grace.
+    /// They leave as if they had left (the host role moves on, an empty room expires),
+    /// unless they play at a live table: their game's own presence rules apply there (C13),
+    /// and the room asks again later. Not a member: nothing.
+    pub fn presence_lapsed(&mut self, player: &str) -> Changes {
+        if self.member(player).is_none() || self.is_playing(player) {
+            return Ok(Vec::new());
+        }
+        self.leave(player)
+    }
+
     /// The host removes a member, who may not come back.
     pub fn kick(&mut self, host: &str, player: &str) -> Changes {
         self.require_host(host, "remove players")?;

@@ -26,6 +26,10 @@ use crate::room::{Change, Room};
 
 /// An empty room expires after this long (issue 14 item 2).
 pub const EMPTY_ROOM_TTL: Duration = Duration::from_secs(10 * 60);
+/// A member with no room stream and no request for this long leaves the room (a vanished
+/// member, a dead gateway): three of the gateway's 20 s stream heartbeats, so two lost ones
+/// cost nothing.
+pub const PRESENCE_GRACE: Duration = Duration::from_secs(60);
 /// Commits retried from a fresh read before a contended request is ABORTED.
 const COMMIT_ATTEMPTS: usize = 8;
 /// Codes drawn before giving up on creating a room (a live room holds each one drawn).
@@ -119,6 +123,11 @@ fn not_found(code: &str) -> ServiceError {
     .into()
 }
 
+/// The key of a member's presence lease timer: one per member and room.
+fn presence_key(code: &str, player: &str) -> String {
+    format!("roommember/{code}/{player}")
+}
+
 fn decode_room(state: &[u8]) -> Result<Room> {
     serde_json::from_slice(state)
         .map_err(|e| ServiceError::Internal(format!("stored room is unreadable: {e}")))
@@ -160,6 +169,7 @@ impl RoomsService {
                 .await?
             {
                 self.after_commit(&room, &changes).await;
+                self.touch_member(&room, &host.player_id).await;
                 tracing::info!(code = code.as_str(), host = %host.player_id, "room created");
                 return Ok(model::snapshot(1, &room));
             }
@@ -320,7 +330,23 @@ impl RoomsService {
         }
     }
 
+    /// One member's command; a member who sends one is present (their lease renews).
     async fn command(&self, command: pb::RoomCommand) -> Result<pb::RoomSnapshot> {
+        let player = command
+            .caller
+            .as_ref()
+            .map(|caller| caller.player_id.clone())
+            .unwrap_or_default();
+        let snapshot = self.judge_command(command).await?;
+        if let Some(room) = &snapshot.room
+            && room.members.iter().any(|m| m.player_id == player)
+        {
+            self.arm_presence(&room.code, &player).await;
+        }
+        Ok(snapshot)
+    }
+
+    async fn judge_command(&self, command: pb::RoomCommand) -> Result<pb::RoomSnapshot> {
         use pb::room_command::Command;
         let caller = model::caller(command.caller)?;
         let Some(body) = command.command else {
@@ -394,6 +420,92 @@ impl RoomsService {
                 .await
             }
         }
+    }
+
+    /// Renews `player`'s presence lease if they are a member of `room`.
+    async fn touch_member(&self, room: &Room, player: &str) {
+        if room.member(player).is_some() {
+            self.arm_presence(room.code.as_str(), player).await;
+        }
+    }
+
+    /// (Re-)arms `player`'s presence lease in `code`: a durable timer due one grace from now,
+    /// whose key is the member's, so each touch moves it later (one timer per member).
+    /// Logged, not failed, when Redis refuses: a request that worked is not refused for its
+    /// bookkeeping, and the next touch arms it again.
+    async fn arm_presence(&self, code: &str, player: &str) {
+        let now = self.now_ms();
+        let due = now.saturating_add(u64::try_from(PRESENCE_GRACE.as_millis()).unwrap_or(0));
+        let action = pb::TimerAction {
+            action: Some(pb::timer_action::Action::RoomMember(
+                pb::ExpireRoomMemberRequest {
+                    code: code.to_owned(),
+                    player_id: player.to_owned(),
+                    seen_unix_ms: i64::try_from(now).unwrap_or(i64::MAX),
+                },
+            )),
+            traceparent: ludus_telemetry::propagation::current_traceparent(),
+        };
+        if let Err(error) = self
+            .timers
+            .arm(&presence_key(code, player), &action.encode_to_vec(), due)
+            .await
+        {
+            tracing::warn!(code, player, %error, "room presence lease not renewed");
+        }
+    }
+
+    async fn touch(&self, request: pb::TouchRoomRequest) -> Result<pb::TouchRoomResponse> {
+        let code = model::code(&request.code)?;
+        let record = self
+            .store
+            .load(code.as_str(), self.now_ms())
+            .await?
+            .ok_or_else(|| not_found(&code.display()))?;
+        self.touch_member(&decode_room(&record.state)?, &request.player_id)
+            .await;
+        Ok(pb::TouchRoomResponse {})
+    }
+
+    /// A member's lease ran out: they leave unless a later touch renewed it (the timer under
+    /// their key then carries a later `seen`) or they play at a live table (asked again one
+    /// grace later).
+    async fn expire_member(
+        &self,
+        request: pb::ExpireRoomMemberRequest,
+    ) -> Result<pb::ExpireRoomMemberResponse> {
+        let code = model::code(&request.code)?;
+        let key = presence_key(code.as_str(), &request.player_id);
+        if let Some((_, payload)) = self.timers.get(&key).await?
+            && let Ok(pb::TimerAction {
+                action: Some(pb::timer_action::Action::RoomMember(armed)),
+                ..
+            }) = pb::TimerAction::decode(payload.as_slice())
+            && armed.seen_unix_ms > request.seen_unix_ms
+        {
+            return Ok(pb::ExpireRoomMemberResponse { left: false });
+        }
+        let player = request.player_id.as_str();
+        let snapshot = self
+            .mutate(code.as_str(), |room, _| room.presence_lapsed(player))
+            .await?;
+        let still_member = snapshot
+            .room
+            .as_ref()
+            .is_some_and(|room| room.members.iter().any(|m| m.player_id == player));
+        if still_member {
+            // At a live table: their game's presence rules apply; the room asks again later.
+            self.arm_presence(code.as_str(), player).await;
+        } else {
+            tracing::info!(
+                code = code.as_str(),
+                player,
+                "a vanished member left the room"
+            );
+        }
+        Ok(pb::ExpireRoomMemberResponse {
+            left: !still_member,
+        })
     }
 
     async fn get(&self, code: &str) -> Result<pb::RoomSnapshot> {
@@ -512,6 +624,24 @@ impl Rooms for RoomsService {
             .room
             .is_some_and(|r| r.phase == pb::RoomPhase::Playing as i32);
         Ok(Response::new(pb::FireCountdownResponse { started }))
+    }
+
+    #[tracing::instrument(skip_all, fields(code = %request.get_ref().code))]
+    async fn touch_room(
+        &self,
+        request: Request<pb::TouchRoomRequest>,
+    ) -> Result<Response<pb::TouchRoomResponse>, Status> {
+        Ok(Response::new(self.touch(request.into_inner()).await?))
+    }
+
+    #[tracing::instrument(skip_all, fields(code = %request.get_ref().code))]
+    async fn expire_room_member(
+        &self,
+        request: Request<pb::ExpireRoomMemberRequest>,
+    ) -> Result<Response<pb::ExpireRoomMemberResponse>, Status> {
+        Ok(Response::new(
+            self.expire_member(request.into_inner()).await?,
+        ))
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

@@ -192,6 +192,7 @@ fn action_name(action: &Action) -> &'static str {
         Action::ReportOutcome(_) => "report_outcome",
         Action::RoomCountdown(_) => "room_countdown",
         Action::TakeBotTurn(_) => "take_bot_turn",
+        Action::RoomMember(_) => "room_member",
     }
 }
 
@@ -266,9 +267,11 @@ async fn fire(worker: Worker, timer: DueTimer) {
         Action::ReportOutcome(request) => game_state.report_outcome(request).await.map(drop),
         Action::RoomCountdown(request) => match worker.rooms.clone() {
             Some(mut rooms) => rooms.fire_countdown(request).await.map(drop),
-            None => Err(tonic::Status::failed_precondition(
-                "a room countdown came due and no rooms service is configured (--rooms-url)",
-            )),
+            None => Err(no_rooms("a room countdown")),
+        },
+        Action::RoomMember(request) => match worker.rooms.clone() {
+            Some(mut rooms) => rooms.expire_room_member(request).await.map(drop),
+            None => Err(no_rooms("a room member's presence lease")),
         },
         // A think is bounded by the bots' deadline; a replica that takes longer than the
         // visibility timeout is treated as dead (the timer is visible again by then anyway).
@@ -287,6 +290,13 @@ async fn fire(worker: Worker, timer: DueTimer) {
     if let Err(error) = worker.store.ack(&timer.key, timer.claim_ms).await {
         tracing::warn!(%error, "could not delete a fired timer; it will fire again");
     }
+}
+
+/// A rooms timer came due in a timers replica started without `--rooms-url`.
+fn no_rooms(what: &str) -> tonic::Status {
+    tonic::Status::failed_precondition(format!(
+        "{what} came due and no rooms service is configured (--rooms-url)"
+    ))
 }
 
 #[cfg(test)]

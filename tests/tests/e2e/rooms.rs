@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
+use ludus_proto::error_details::StatusExt;
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, refused};
+use ludus_tests::{Ludus, PATIENCE, Player, next_of, refused};
 use tokio_stream::StreamExt;
 use tonic::{Code, Streaming};
 
@@ -583,12 +584,16 @@ async fn quoridor_knockout_of_five_with_a_bye_auto_start_pause_and_a_champion() 
     let created = create(&mut host, settings).await;
     let code = room(&created).code.clone();
     let mut players = HashMap::new();
+    // Each entrant holds the room stream, as a client in a room does: a member with none
+    // and no request for the presence grace leaves, and this test moves time by minutes.
+    let mut entrant_streams = Vec::new();
     for name in ["b", "c", "d", "e"] {
         let mut p = ludus.player(name).await;
         join(&mut p, &code, false, pb::RoomTeam::Unspecified)
             .await
             .expect("joins");
         ready(&mut p, &code).await;
+        entrant_streams.push(subscribe_room(&mut p, &code, 0).await);
         players.insert(p.id.clone(), p);
     }
     let mut stream = subscribe_room(&mut host, &code, 0).await;
@@ -675,4 +680,478 @@ async fn quoridor_knockout_of_five_with_a_bye_auto_start_pause_and_a_champion() 
         .points;
     // Q35: 3 per match won (two or three matches, depending on the byes) and 10 more.
     assert!(points == 16 || points == 19, "champion's points: {board:?}");
+}
+
+/// The grace of the C13 room tests, on a manual clock: short next to the room's one-minute
+/// turn clock, so every advance below runs out a grace or an answer time, never the turn.
+const C13_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A Caro friend room where the host moves first (C10's host option), its first game started
+/// and both players moved once (so C15 does not cancel): the host (X), the guest (O), the
+/// game id, and a stream on the game held by a spectator.
+async fn caro_room_game_under_way(
+    ludus: &Ludus,
+) -> (Player, Player, String, Streaming<pb::GameEvent>) {
+    let mut host = ludus.account("c13host").await;
+    let mut guest = ludus.player("c13guest").await;
+    let created = create(&mut host, caro_room(pb::CaroFirstMover::Host)).await;
+    let code = room(&created).code.clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("the guest sits down");
+    ready(&mut guest, &code).await;
+    let started = start(&mut host, &code).await.expect("the host starts");
+    let game = room(&started).tables[0].game_id.clone();
+    assert_eq!(
+        room(&started).tables[0].player_ids[0],
+        host.id,
+        "C10: host first"
+    );
+    host.play(&game, "H8").await.expect("x");
+    guest.play(&game, "H9").await.expect("o");
+    let mut fan = ludus.player("c13fan").await;
+    let watch = fan.subscribe(&game, 0).await;
+    (host, guest, game, watch)
+}
+
+/// The guest's only stream on the game opens and closes: they are disconnected (C13).
+async fn guest_leaves(guest: &mut Player, game: &str, watch: &mut Streaming<pb::GameEvent>) {
+    let mut stream = guest.subscribe(game, 0).await;
+    ludus_tests::next_event(&mut stream).await;
+    drop(stream);
+    next_of(watch, |kind| match kind {
+        pb::game_event::Kind::PlayerDisconnected(gone) => Some(gone.seat),
+        _ => None,
+    })
+    .await;
+}
+
+async fn choice_offered(watch: &mut Streaming<pb::GameEvent>) -> pb::AbsenceChoiceOffered {
+    next_of(watch, |kind| match kind {
+        pb::game_event::Kind::AbsenceChoiceOffered(offer) => Some(*offer),
+        _ => None,
+    })
+    .await
+    .0
+}
+
+async fn answer(
+    player: &mut Player,
+    game: &str,
+    choice: pb::AbsenceChoice,
+) -> Result<pb::GameEvent, tonic::Status> {
+    player
+        .client
+        .answer_absence(pb::AnswerAbsenceRequest {
+            game_id: game.to_owned(),
+            choice: choice as i32,
+        })
+        .await
+        .map(|r| r.into_inner().event.expect("the answer's event"))
+}
+
+fn reason(status: &tonic::Status) -> String {
+    status
+        .get_error_details()
+        .error_info()
+        .map(|info| info.reason.clone())
+        .expect("every refusal carries an ErrorInfo")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_friend_room_the_player_who_stayed_waits_once_then_takes_the_win() {
+    let ludus = Ludus::start_with_absence_grace(C13_GRACE).await;
+    let (mut host, mut guest, game, mut watch) = caro_room_game_under_way(&ludus).await;
+    guest_leaves(&mut guest, &game, &mut watch).await;
+    let early = refused(answer(&mut host, &game, pb::AbsenceChoice::Win).await);
+    assert_eq!(early.code(), Code::FailedPrecondition, "{early:?}");
+    assert_eq!(reason(&early), "C13", "no choice before the minute ran out");
+
+    // C13: after the minute, the player who stayed chooses; the game is not over.
+    ludus.advance(C13_GRACE).await;
+    let offer = choice_offered(&mut watch).await;
+    assert_eq!((offer.seat, offer.chooser), (1, 0));
+    assert!(offer.wait_allowed, "C13: one more minute, once");
+    let snapshot = host.game(&game).await;
+    assert_eq!(snapshot.status, pb::GameStatus::Active as i32);
+    assert_eq!(
+        snapshot.disconnected[0].choose_by_unix_ms,
+        offer.choose_by_unix_ms
+    );
+
+    // Only the player who stayed chooses; bad answers change nothing.
+    let absent = refused(answer(&mut guest, &game, pb::AbsenceChoice::Draw).await);
+    assert_eq!(absent.code(), Code::PermissionDenied, "{absent:?}");
+    assert_eq!(reason(&absent), "NOT_YOUR_CHOICE");
+    let mut fan = ludus.player("c13other").await;
+    let stranger = refused(answer(&mut fan, &game, pb::AbsenceChoice::Win).await);
+    assert_eq!(stranger.code(), Code::PermissionDenied, "{stranger:?}");
+    assert_eq!(reason(&stranger), "NOT_YOUR_SEAT");
+    let unset = refused(answer(&mut host, &game, pb::AbsenceChoice::Unspecified).await);
+    assert_eq!(unset.code(), Code::InvalidArgument, "{unset:?}");
+
+    // Wait: the absent player gets one more minute.
+    let waited = answer(&mut host, &game, pb::AbsenceChoice::Wait)
+        .await
+        .expect("wait");
+    let Some(pb::game_event::Kind::AbsenceChoiceMade(made)) = waited.kind else {
+        panic!("an AbsenceChoiceMade event: {waited:?}");
+    };
+    assert_eq!(made.choice, pb::AbsenceChoice::Wait as i32);
+    assert!(made.return_by_unix_ms > waited.at_unix_ms, "a new minute");
+    assert_eq!(waited.status, pb::GameStatus::Active as i32);
+    let again = refused(answer(&mut host, &game, pb::AbsenceChoice::Wait).await);
+    assert_eq!(
+        reason(&again),
+        "C13",
+        "nothing to answer while waiting: {again:?}"
+    );
+
+    // The second minute runs out: the choice again, without waiting this time.
+    ludus.advance(C13_GRACE).await;
+    let offer = choice_offered(&mut watch).await;
+    assert!(!offer.wait_allowed, "C13: once only");
+    let twice = refused(answer(&mut host, &game, pb::AbsenceChoice::Wait).await);
+    assert_eq!(twice.code(), Code::FailedPrecondition, "{twice:?}");
+    assert_eq!(reason(&twice), "C13");
+    assert!(twice.message().contains("once"), "{}", twice.message());
+
+    // The win.
+    let won = answer(&mut host, &game, pb::AbsenceChoice::Win)
+        .await
+        .expect("win");
+    assert_eq!(won.status, pb::GameStatus::Finished as i32);
+    let outcome = won.outcome.expect("outcome");
+    assert_eq!(
+        (outcome.rule.as_str(), outcome.winners.as_slice()),
+        ("C13", &[0][..])
+    );
+    let late = refused(answer(&mut host, &game, pb::AbsenceChoice::Draw).await);
+    assert_eq!(late.code(), Code::FailedPrecondition, "{late:?}");
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_friend_room_coming_back_cancels_the_choice_and_a_draw_can_be_called() {
+    let ludus = Ludus::start_with_absence_grace(C13_GRACE).await;
+    let (mut host, mut guest, game, mut watch) = caro_room_game_under_way(&ludus).await;
+    guest_leaves(&mut guest, &game, &mut watch).await;
+    ludus.advance(C13_GRACE).await;
+    choice_offered(&mut watch).await;
+
+    // The absent player comes back before the answer: no choice any more, play goes on.
+    let mut back = guest.subscribe(&game, 0).await;
+    next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::PlayerReconnected(back) => Some(back.seat),
+        _ => None,
+    })
+    .await;
+    let gone = refused(answer(&mut host, &game, pb::AbsenceChoice::Win).await);
+    assert_eq!(gone.code(), Code::FailedPrecondition, "{gone:?}");
+    assert_eq!(reason(&gone), "C13");
+    ludus_tests::next_event(&mut back).await;
+    drop(back);
+
+    // Gone again, and the minute runs out again: the player who stayed calls it a draw.
+    next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::PlayerDisconnected(gone) => Some(gone.seat),
+        _ => None,
+    })
+    .await;
+    ludus.advance(C13_GRACE).await;
+    let offer = choice_offered(&mut watch).await;
+    assert!(
+        offer.wait_allowed,
+        "a new disconnection offers the minute again"
+    );
+    let drawn = answer(&mut host, &game, pb::AbsenceChoice::Draw)
+        .await
+        .expect("draw");
+    let outcome = drawn.outcome.expect("outcome");
+    assert_eq!(outcome.rule, "C13");
+    assert_eq!(outcome.kind, pb::ResultKind::Draw as i32, "{outcome:?}");
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_friend_room_a_choice_nobody_answers_applies_the_quick_match_rule() {
+    let ludus = Ludus::start_with_absence_grace(C13_GRACE).await;
+    let (_host, mut guest, game, mut watch) = caro_room_game_under_way(&ludus).await;
+    guest_leaves(&mut guest, &game, &mut watch).await;
+    ludus.advance(C13_GRACE).await;
+    let offer = choice_offered(&mut watch).await;
+    // [decided] An unanswered choice is not a wish to wait: after another minute the absent
+    // player loses, as in a quick match.
+    ludus.advance(C13_GRACE).await;
+    let (expired, event) = next_of(&mut watch, |kind| match kind {
+        pb::game_event::Kind::AbsenceExpired(expired) => Some(expired.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(expired.seat, offer.seat);
+    assert!(event.at_unix_ms >= offer.choose_by_unix_ms);
+    let outcome = event.outcome.expect("outcome");
+    assert_eq!(
+        (outcome.rule.as_str(), outcome.winners.as_slice()),
+        ("C13", &[0][..])
+    );
+    ludus.shutdown().await;
+}
+
+/// The internal Rooms API of one replica, as the gateway calls it.
+type RoomsApi = pb::rooms_client::RoomsClient<
+    tonic::service::interceptor::InterceptedService<
+        tonic::transport::Channel,
+        ludus_telemetry::TraceContext,
+    >,
+>;
+
+async fn rooms_api(addr: std::net::SocketAddr) -> RoomsApi {
+    pb::rooms_client::RoomsClient::new(ludus_tests::connect_internal(addr).await)
+}
+
+/// Pauses or resumes the countdown on one replica, as `host`.
+async fn pause_on(replica: &mut RoomsApi, host: &Player, code: &str, paused: bool) {
+    replica
+        .command(pb::RoomCommand {
+            code: code.to_owned(),
+            caller: Some(pb::RoomCaller {
+                player_id: host.id.clone(),
+                display_name: host.name.clone(),
+                account: true,
+            }),
+            command: Some(pb::room_command::Command::Pause(
+                pb::PauseRoomCountdownRequest {
+                    code: code.to_owned(),
+                    paused,
+                },
+            )),
+        })
+        .await
+        .expect("the replica pauses or resumes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn q29_a_countdown_armed_by_a_replica_killed_mid_countdown_still_fires_once() {
+    let ludus = Ludus::start_on_manual_clock().await;
+    // Replica A: a second rooms server on the same Redis. The system's own replica (B)
+    // serves the gateway and the timers worker.
+    let (replica_a, task_a) = ludus.start_rooms_replica().await;
+    let mut on_a = rooms_api(replica_a).await;
+    let mut host = ludus.account("q29host").await;
+    let mut guest = ludus.player("q29guest").await;
+    let settings = pb::RoomSettings {
+        game: Some(pb::GameSettings {
+            options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+                players: 2,
+                ..Default::default()
+            })),
+            turn_time_ms: 60_000,
+        }),
+        auto_start: Some(true),
+        ..Default::default()
+    };
+    let code = room(&create(&mut host, settings).await).code.clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("joins");
+    ready(&mut guest, &code).await;
+    let mut stream = subscribe_room(&mut host, &code, 0).await;
+    let first = room(&start(&mut host, &code).await.expect("starts")).tables[0]
+        .game_id
+        .clone();
+    guest.resign(&first).await.expect("the guest resigns");
+    // The outcome timer reports the result; Q29 arms the auto-start countdown.
+    ludus.advance(std::time::Duration::ZERO).await;
+    next_change(&mut stream, pb::room_change::Kind::CountdownStarted).await;
+
+    // Replica A pauses and resumes: the live countdown is A's, its durable timer armed by A.
+    pause_on(&mut on_a, &host, &code, true).await;
+    pause_on(&mut on_a, &host, &code, false).await;
+    let (_, resumed) = next_change(&mut stream, pb::room_change::Kind::CountdownStarted).await;
+    assert_eq!(
+        resumed.room.as_ref().expect("view").phase,
+        pb::RoomPhase::Countdown as i32
+    );
+
+    // A dies abruptly mid-countdown.
+    task_a.abort();
+    assert!(task_a.await.expect_err("aborted").is_cancelled());
+    assert!(
+        on_a.get_room(pb::GetRoomRequest { code: code.clone() })
+            .await
+            .is_err(),
+        "replica A is gone"
+    );
+
+    // Q29: the countdown runs out; the timers worker fires it through replica B.
+    ludus.advance(std::time::Duration::from_secs(31)).await;
+    let (started, event) = next_change(&mut stream, pb::room_change::Kind::GamesStarted).await;
+    assert_eq!(started.game_ids.len(), 1);
+    assert_ne!(started.game_ids[0], first, "a new game");
+    let started_at = event.seq;
+
+    // Exactly once: later time changes nothing, and replaying every countdown id the room
+    // can have used (a repeated or stale firing) starts nothing more.
+    ludus.advance(std::time::Duration::from_secs(31)).await;
+    let mut on_b = rooms_api(ludus.rooms).await;
+    for countdown_id in 0..=32 {
+        on_b.fire_countdown(pb::FireCountdownRequest {
+            code: code.clone(),
+            countdown_id,
+        })
+        .await
+        .expect("a stale firing is answered");
+    }
+    let log = on_b
+        .read_room_events(pb::ReadRoomEventsRequest {
+            code: code.clone(),
+            after_seq: resumed.seq,
+            limit: 0,
+        })
+        .await
+        .expect("the room's log")
+        .into_inner()
+        .events;
+    let starts: Vec<u64> = log
+        .iter()
+        .filter(|e| {
+            e.changes
+                .iter()
+                .any(|c| c.kind == pb::room_change::Kind::GamesStarted as i32)
+        })
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(
+        starts,
+        [started_at],
+        "the countdown started one game: {log:?}"
+    );
+    ludus.shutdown().await;
+}
+
+/// Waits until the presence lease of `player` in `code` is due after `after_ms`: a touch
+/// (the gateway's stream heartbeat) renewed it.
+async fn lease_renewed(ludus: &Ludus, code: &str, player: &str, after_ms: u64) {
+    let key = format!("roommember/{code}/{player}");
+    let renewed = async {
+        while ludus
+            .timer_due(&key)
+            .await
+            .is_none_or(|due| due <= after_ms)
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, renewed)
+        .await
+        .expect("the room stream renews its member's lease");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn room_members_who_vanish_leave_after_the_grace_and_the_host_role_moves_on() {
+    use std::time::Duration;
+    let ludus = Ludus::start_on_manual_clock().await;
+    let mut host = ludus.account("vanishinghost").await;
+    let mut guest = ludus.player("staying").await;
+    let code = room(&create(&mut host, caro_room(pb::CaroFirstMover::Host)).await)
+        .code
+        .clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("joins");
+    let key = format!("roommember/{code}/{}", guest.id);
+    let first_lease = ludus.timer_due(&key).await.expect("joining starts a lease");
+    // The guest holds a room stream; the host sends nothing more and holds none.
+    let mut stream = subscribe_room(&mut guest, &code, 0).await;
+    next_room_event(&mut stream).await;
+
+    // Within the grace nobody leaves, and the guest's stream renews their lease.
+    ludus.advance(Duration::from_secs(40)).await;
+    lease_renewed(&ludus, &code, &guest.id, first_lease).await;
+    let still = guest
+        .client
+        .get_room(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("room")
+        .into_inner();
+    assert_eq!(room(&still).members.len(), 2);
+
+    // Past the host's grace: the host has vanished and leaves; the role moves on.
+    ludus.advance(Duration::from_secs(21)).await;
+    let (left, event) = next_change(&mut stream, pb::room_change::Kind::Left).await;
+    assert_eq!(left.player_id, host.id);
+    let handed = event
+        .changes
+        .iter()
+        .find(|c| c.kind == pb::room_change::Kind::HostChanged as i32)
+        .expect("the host role moves on with the departure");
+    assert_eq!(handed.player_id, guest.id);
+    let view = event.room.expect("view");
+    assert_eq!(view.members.len(), 1, "the streaming guest stays");
+    assert_eq!(view.host_player_id, guest.id);
+
+    // The guest's stream closes too: one grace later they are gone, the room is empty and
+    // leaves the lobby (its keys now expire, EMPTY_ROOM_TTL). A beat racing the close can
+    // renew the lease once, so time moves on twice.
+    drop(stream);
+    ludus.advance(Duration::from_secs(61)).await;
+    ludus.advance(Duration::from_secs(61)).await;
+    let empty = host
+        .client
+        .get_room(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("the empty room is kept for its expiry time")
+        .into_inner();
+    assert!(
+        room(&empty).members.is_empty(),
+        "{:?}",
+        room(&empty).members
+    );
+    let lobby = host
+        .client
+        .list_public_rooms(pb::ListPublicRoomsRequest::default())
+        .await
+        .expect("lobby")
+        .into_inner();
+    assert!(
+        lobby.rooms.iter().all(|r| r.code != code),
+        "an empty room is not listed"
+    );
+    ludus.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_member_playing_at_a_live_table_stays_while_the_game_runs() {
+    use std::time::Duration;
+    let ludus = Ludus::start_on_manual_clock().await;
+    let mut host = ludus.account("playinghost").await;
+    let mut guest = ludus.player("playingguest").await;
+    let code = room(&create(&mut host, caro_room(pb::CaroFirstMover::Host)).await)
+        .code
+        .clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("joins");
+    ready(&mut guest, &code).await;
+    let started = start(&mut host, &code).await.expect("starts");
+    let game = room(&started).tables[0].game_id.clone();
+    host.play(&game, "H8").await.expect("x");
+    // Neither holds a room stream; the game's clock is a minute (C12), so only the room's
+    // presence grace runs out here.
+    ludus.advance(Duration::from_secs(59)).await;
+    guest.play(&game, "H9").await.expect("o");
+    ludus.advance(Duration::from_secs(2)).await;
+    let during = host
+        .client
+        .get_room(pb::RoomCodeRequest { code: code.clone() })
+        .await
+        .expect("room")
+        .into_inner();
+    assert_eq!(
+        room(&during).members.len(),
+        2,
+        "players at a live table stay: their game's own presence rules apply (C13)"
+    );
+    ludus.shutdown().await;
 }

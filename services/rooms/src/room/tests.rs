@@ -645,3 +645,38 @@ fn the_host_seats_a_computer_player_and_removes_it() {
     r.leave("host").expect("leaves");
     assert!(r.is_empty(), "only a computer is left: the room is empty");
 }
+
+#[test]
+fn a_lapsed_presence_leaves_the_room_except_at_a_live_table() {
+    let mut r = room(caro_settings(FirstMover::Host, false));
+    sit(&mut r, "b", false);
+    watch(&mut r, "fan", false);
+    // Nobody of that name: nothing.
+    assert_eq!(r.presence_lapsed("nobody").expect("no refusal"), []);
+    // A lapsed spectator leaves like a leaver.
+    assert_eq!(
+        r.presence_lapsed("fan").expect("leaves"),
+        [Change::Left {
+            player_id: "fan".into()
+        }]
+    );
+    // Players at a live table stay: their game's presence rules apply.
+    ready_all(&mut r);
+    r.start("host", &mut rng(&[])).expect("starts");
+    assert_eq!(r.presence_lapsed("host").expect("stays"), []);
+    assert!(r.member("host").is_some());
+    // Once the game is over, a lapsed host leaves and the role moves on.
+    let game_id = r.tables[0].game_id.clone();
+    r.game_finished(
+        &game_id,
+        &Outcome::win(2, &[0], "C7", "five"),
+        2_000,
+        &mut rng(&[]),
+    )
+    .expect("recorded");
+    let changes = r.presence_lapsed("host").expect("leaves");
+    assert!(changes.contains(&Change::HostChanged {
+        player_id: "b".into()
+    }));
+    assert_eq!(r.host, "b");
+}
