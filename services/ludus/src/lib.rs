@@ -26,6 +26,7 @@ pub const SERVICES: &[&str] = &[
     "matchmaking",
     "accounts",
     "rooms",
+    "bots",
 ];
 
 /// What the system needs.

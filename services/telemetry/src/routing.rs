@@ -192,6 +192,7 @@ mod tests {
             ("ludus.v1.Timers", "ludus_timers::worker", "timers"),
             ("ludus.v1.Matchmaking", "ludus_matchmaking", "matchmaking"),
             ("ludus.v1.Rooms", "ludus_rooms::service", "rooms"),
+            ("ludus.v1.Bots", "ludus_bots::service", "bots"),
         ] {
             assert_eq!(service_label(grpc).as_deref(), Some(label), "{grpc}");
             assert_eq!(crate_label(module).as_deref(), Some(label), "{module}");
