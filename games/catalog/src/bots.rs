@@ -297,12 +297,17 @@ pub fn default_settings(kind: GameKind) -> pb::GameSettings {
     }
 }
 
+/// The Junqi crate's layouts for its J22 proofs, shared rather than copied.
+#[cfg(test)]
+#[path = "../../junqi/tests/common/mod.rs"]
+mod junqi_layouts;
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use super::junqi_layouts::{history, layout};
     use super::*;
     use crate::{Hosted, LiveGame};
-    use ludus_junqi::{Colour, JunqiSetup, Piece, Point, Rank};
     use ludus_rules::{Game, SplitMix64};
 
     #[test]
@@ -362,6 +367,8 @@ mod tests {
     /// same choice, at every level.
     #[test]
     fn j22_a_junqi_bot_sees_the_same_for_two_layouts_with_one_public_history() {
+        // The J22 proof's two games (the Junqi crate's test helpers): different hidden layouts,
+        // the same public history.
         let (a, b) = (history(layout(1)), history(layout(2)));
         assert_ne!(a, b, "the hidden layouts differ");
         let seat = a.to_move().unwrap();
@@ -396,60 +403,5 @@ mod tests {
             assert!(ca.is_some(), "{level:?}");
             assert_eq!(ca, cb, "{level:?}: a bot's choice leaks the layout");
         }
-    }
-
-    fn p(s: &str) -> Point {
-        s.parse().unwrap()
-    }
-
-    fn play(g: Junqi, seat: usize, text: &str) -> Junqi {
-        let action = g.parse_action(text).unwrap();
-        g.apply(seat, &action, &mut SplitMix64(0))
-            .unwrap_or_else(|(_, e)| panic!("{text}: {e}"))
-    }
-
-    /// A full position: c6 a red brigade, c7 a blue company, a6 a red platoon, face down;
-    /// the other 47 pieces shuffled onto the other posts with `seed`.
-    fn layout(seed: u64) -> Junqi {
-        let known = [
-            ("c6", Piece::new(Colour::Red, Rank::Brigade)),
-            ("c7", Piece::new(Colour::Blue, Rank::Company)),
-            ("a6", Piece::new(Colour::Red, Rank::Platoon)),
-        ];
-        let mut rest: Vec<Piece> = Colour::ALL
-            .into_iter()
-            .flat_map(|c| {
-                Rank::ALL
-                    .into_iter()
-                    .flat_map(move |r| vec![Piece::new(c, r); r.count() as usize])
-            })
-            .collect();
-        for (_, k) in known {
-            let i = rest.iter().position(|&x| x == k).unwrap();
-            rest.remove(i);
-        }
-        let mut rng = SplitMix64(seed);
-        for i in (1..rest.len()).rev() {
-            let j = rng.below(i as u32 + 1) as usize;
-            rest.swap(i, j);
-        }
-        let mut setup = JunqiSetup::new();
-        for (q, k) in known {
-            setup = setup.with(p(q), k.colour, k.rank, false);
-        }
-        let posts = Point::all().filter(|q| !q.is_camp() && !known.iter().any(|(k, _)| p(k) == *q));
-        for (q, k) in posts.zip(rest) {
-            setup = setup.with(q, k.colour, k.rank, false);
-        }
-        Junqi::from_setup(&setup).unwrap()
-    }
-
-    /// The public history: three flips settle seat 0 as red, then a move each.
-    fn history(g: Junqi) -> Junqi {
-        let g = play(g, 0, "c6");
-        let g = play(g, 1, "c7");
-        let g = play(g, 0, "a6");
-        let g = play(g, 1, "c7-b8");
-        play(g, 0, "c6-c7")
     }
 }

@@ -45,6 +45,20 @@ async fn take_back(player: &mut Player, game_id: &str) -> Result<pb::GameEvent, 
         .map(|r| r.into_inner().event.expect("event"))
 }
 
+/// The game's log after `after_seq`, read from game-state as any service reads it.
+async fn log_after(ludus: &Ludus, game_id: &str, after_seq: u64) -> pb::ReadEventsResponse {
+    let mut internal = GameStateClient::new(connect_internal(ludus.game_state).await);
+    internal
+        .read_events(pb::ReadEventsRequest {
+            game_id: game_id.to_owned(),
+            after_seq,
+            limit: 0,
+        })
+        .await
+        .expect("read events")
+        .into_inner()
+}
+
 /// Lets the computer reply: returns once it is `human`'s turn again or the game is over, and
 /// the snapshot then. `Ludus::advance` returns when no timer is due or in flight, but its two
 /// counts are separate reads: a computer turn armed and claimed between them (one computer
@@ -94,16 +108,7 @@ impl Thinker {
 
     /// Replays the actions committed since the last call.
     async fn catch_up(&mut self, ludus: &Ludus, game_id: &str) {
-        let mut internal = GameStateClient::new(connect_internal(ludus.game_state).await);
-        let events = internal
-            .read_events(pb::ReadEventsRequest {
-                game_id: game_id.to_owned(),
-                after_seq: self.seen,
-                limit: 0,
-            })
-            .await
-            .expect("read events")
-            .into_inner();
+        let events = log_after(ludus, game_id, self.seen).await;
         for event in events.events {
             self.seen = event.seq;
             if let Some(pb::game_event::Kind::ActionApplied(applied)) = event.kind {
@@ -237,16 +242,7 @@ async fn m11_a_take_back_in_mancala() {
     );
     assert!(my_turn(&after), "and it is the human's turn again");
     // Nothing was rewritten: the sow and the reply are still in the log.
-    let mut internal = GameStateClient::new(connect_internal(ludus.game_state).await);
-    let log = internal
-        .read_events(pb::ReadEventsRequest {
-            game_id: id.clone(),
-            after_seq: 0,
-            limit: 0,
-        })
-        .await
-        .expect("log")
-        .into_inner();
+    let log = log_after(&ludus, &id, 0).await;
     assert_eq!(log.last_seq, event.seq);
     let sows = log
         .events
@@ -327,17 +323,7 @@ async fn quoridor_free_for_all_seats_three_computers() {
         if finished(&after) {
             break;
         }
-        let mut internal = GameStateClient::new(connect_internal(ludus.game_state).await);
-        let since = internal
-            .read_events(pb::ReadEventsRequest {
-                game_id: id.clone(),
-                after_seq: before,
-                limit: 0,
-            })
-            .await
-            .expect("log")
-            .into_inner()
-            .events;
+        let since = log_after(&ludus, &id, before).await.events;
         let movers: Vec<u32> = since
             .iter()
             .filter_map(|e| match &e.kind {
