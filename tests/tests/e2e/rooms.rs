@@ -629,12 +629,7 @@ async fn quoridor_knockout_of_five_with_a_bye_auto_start_pause_and_a_champion() 
                         .await
                         .expect("pause");
                     ludus.advance(std::time::Duration::from_secs(31)).await;
-                    let still = host
-                        .client
-                        .get_room(pb::RoomCodeRequest { code: code.clone() })
-                        .await
-                        .expect("room")
-                        .into_inner();
+                    let still = get_room(&mut host, &code).await;
                     assert_eq!(room(&still).phase, pb::RoomPhase::Paused as i32);
                     host.client
                         .pause_room_countdown(pb::PauseRoomCountdownRequest {
@@ -686,19 +681,39 @@ async fn quoridor_knockout_of_five_with_a_bye_auto_start_pause_and_a_champion() 
 /// turn clock, so every advance below runs out a grace or an answer time, never the turn.
 const C13_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// A Caro friend room where the host moves first (C10's host option) and a guest sat down:
+/// the host, the guest and the room's code.
+async fn caro_pair(ludus: &Ludus, host: &str, guest: &str) -> (Player, Player, String) {
+    let mut host = ludus.account(host).await;
+    let mut guest = ludus.player(guest).await;
+    let code = room(&create(&mut host, caro_room(pb::CaroFirstMover::Host)).await)
+        .code
+        .clone();
+    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
+        .await
+        .expect("the guest sits down");
+    (host, guest, code)
+}
+
+/// The room now, as `player` reads it.
+async fn get_room(player: &mut Player, code: &str) -> pb::RoomSnapshot {
+    player
+        .client
+        .get_room(pb::RoomCodeRequest {
+            code: code.to_owned(),
+        })
+        .await
+        .expect("the room")
+        .into_inner()
+}
+
 /// A Caro friend room where the host moves first (C10's host option), its first game started
 /// and both players moved once (so C15 does not cancel): the host (X), the guest (O), the
 /// game id, and a stream on the game held by a spectator.
 async fn caro_room_game_under_way(
     ludus: &Ludus,
 ) -> (Player, Player, String, Streaming<pb::GameEvent>) {
-    let mut host = ludus.account("c13host").await;
-    let mut guest = ludus.player("c13guest").await;
-    let created = create(&mut host, caro_room(pb::CaroFirstMover::Host)).await;
-    let code = room(&created).code.clone();
-    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
-        .await
-        .expect("the guest sits down");
+    let (mut host, mut guest, code) = caro_pair(ludus, "c13host", "c13guest").await;
     ready(&mut guest, &code).await;
     let started = start(&mut host, &code).await.expect("the host starts");
     let game = room(&started).tables[0].game_id.clone();
@@ -1052,14 +1067,7 @@ async fn lease_renewed(ludus: &Ludus, code: &str, player: &str, after_ms: u64) {
 async fn room_members_who_vanish_leave_after_the_grace_and_the_host_role_moves_on() {
     use std::time::Duration;
     let ludus = Ludus::start_on_manual_clock().await;
-    let mut host = ludus.account("vanishinghost").await;
-    let mut guest = ludus.player("staying").await;
-    let code = room(&create(&mut host, caro_room(pb::CaroFirstMover::Host)).await)
-        .code
-        .clone();
-    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
-        .await
-        .expect("joins");
+    let (mut host, mut guest, code) = caro_pair(&ludus, "vanishinghost", "staying").await;
     let key = format!("roommember/{code}/{}", guest.id);
     let first_lease = ludus.timer_due(&key).await.expect("joining starts a lease");
     // The guest holds a room stream; the host sends nothing more and holds none.
@@ -1069,12 +1077,7 @@ async fn room_members_who_vanish_leave_after_the_grace_and_the_host_role_moves_o
     // Within the grace nobody leaves, and the guest's stream renews their lease.
     ludus.advance(Duration::from_secs(40)).await;
     lease_renewed(&ludus, &code, &guest.id, first_lease).await;
-    let still = guest
-        .client
-        .get_room(pb::RoomCodeRequest { code: code.clone() })
-        .await
-        .expect("room")
-        .into_inner();
+    let still = get_room(&mut guest, &code).await;
     assert_eq!(room(&still).members.len(), 2);
 
     // Past the host's grace: the host has vanished and leaves; the role moves on.
@@ -1097,12 +1100,7 @@ async fn room_members_who_vanish_leave_after_the_grace_and_the_host_role_moves_o
     drop(stream);
     ludus.advance(Duration::from_secs(61)).await;
     ludus.advance(Duration::from_secs(61)).await;
-    let empty = host
-        .client
-        .get_room(pb::RoomCodeRequest { code: code.clone() })
-        .await
-        .expect("the empty room is kept for its expiry time")
-        .into_inner();
+    let empty = get_room(&mut host, &code).await;
     assert!(
         room(&empty).members.is_empty(),
         "{:?}",
@@ -1125,14 +1123,7 @@ async fn room_members_who_vanish_leave_after_the_grace_and_the_host_role_moves_o
 async fn a_room_member_playing_at_a_live_table_stays_while_the_game_runs() {
     use std::time::Duration;
     let ludus = Ludus::start_on_manual_clock().await;
-    let mut host = ludus.account("playinghost").await;
-    let mut guest = ludus.player("playingguest").await;
-    let code = room(&create(&mut host, caro_room(pb::CaroFirstMover::Host)).await)
-        .code
-        .clone();
-    join(&mut guest, &code, false, pb::RoomTeam::Unspecified)
-        .await
-        .expect("joins");
+    let (mut host, mut guest, code) = caro_pair(&ludus, "playinghost", "playingguest").await;
     ready(&mut guest, &code).await;
     let started = start(&mut host, &code).await.expect("starts");
     let game = room(&started).tables[0].game_id.clone();
@@ -1142,12 +1133,7 @@ async fn a_room_member_playing_at_a_live_table_stays_while_the_game_runs() {
     ludus.advance(Duration::from_secs(59)).await;
     guest.play(&game, "H9").await.expect("o");
     ludus.advance(Duration::from_secs(2)).await;
-    let during = host
-        .client
-        .get_room(pb::RoomCodeRequest { code: code.clone() })
-        .await
-        .expect("room")
-        .into_inner();
+    let during = get_room(&mut host, &code).await;
     assert_eq!(
         room(&during).members.len(),
         2,
