@@ -32,6 +32,7 @@ fn main() {
         let mut game = Caro::setup(options, 2, &mut dice).expect("valid options");
         let mut moves = Vec::new();
         let mut slowest = 0.0f64;
+        let mut game_cpu = 0.0f64;
         while let Some(seat) = game.to_move() {
             let lvl = if seat == a_seat { a } else { b };
             let stop = || false;
@@ -44,7 +45,9 @@ fn main() {
             let action = game.choose(seat, lvl, &budget, &mut minds).expect("a move");
             if seat == a_seat {
                 slowest = slowest.max(started.elapsed().as_secs_f64());
-                cpu.push(cpu_seconds() - cpu_before);
+                let used = cpu_seconds() - cpu_before;
+                game_cpu = game_cpu.max(used);
+                cpu.push(used);
             }
             moves.push(action.cell.to_string());
             game = game
@@ -67,14 +70,15 @@ fn main() {
             }
         };
         println!(
-            "game {i}: A ({a}) is {}; {result} after {} moves; A's slowest move {:.2} s",
+            "game {i}: A ({a}) is {}; {result} after {} moves; A's slowest move {:.2} s (CPU {:.2} s)",
             if a_seat == 0 {
                 "X (first)"
             } else {
                 "O (second)"
             },
             moves.len(),
-            slowest
+            slowest,
+            game_cpu
         );
         println!("  {}", moves.join(" "));
         if draw_board || result != "A won" {
