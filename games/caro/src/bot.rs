@@ -8,8 +8,14 @@
 //!   threes, and otherwise plays the best shape for both sides' lines through the cell.
 //! - **Hard** searches threats (C17: "attacks with consecutive fours and threes to force a
 //!   win"): a VCF, then a threat-space search with open threes; when the opponent has a
-//!   forced win it keeps only the moves after which that win is gone; otherwise a shallow
-//!   alpha-beta over the best candidates with the pattern evaluation.
+//!   forced win it keeps only the moves after which that win is gone; otherwise a 6-ply
+//!   alpha-beta over the 10 best candidates (by the pattern board's values, both sides'
+//!   shapes) at every node, with the pattern evaluation at the leaves. The search's threat
+//!   rules (a four must be blocked, an open four or four-three wins, an open three must be
+//!   stopped or out-foured) keep the tree narrow, so six plies see an opponent's quiet move
+//!   that leads to a double threat two moves later, which four plies missed (issue 15: Hard
+//!   lost such games to Medium as the second mover, e.g. an open three answered, then a
+//!   double open three).
 //!
 //! Every level works on [`board::Board`], which keeps each empty cell's line shapes up to
 //! date incrementally, and judges wins with the crate's own C6 table ([`crate::line::wins`]),
@@ -26,14 +32,16 @@ use board::Board;
 use patterns::{FOUR, OPEN_FOUR};
 use search::{Search, VCF_DEPTH, VCT_DEPTH};
 
-/// Hard's work budget: stones placed during its search. About a second on one core.
-const HARD_WORK: u64 = 400_000;
+/// Hard's work budget: stones placed during its search. About a second on one core: a move
+/// that spends it all (the threat searches and a 6-ply alpha-beta) takes about a second of
+/// CPU in a release build; most moves stop far earlier (a forced block, a found win).
+const HARD_WORK: u64 = 1_200_000;
 /// How many of the best-valued moves Hard weighs in its alpha-beta and its defence.
 const HARD_WIDTH: usize = 10;
 /// How much Hard values taking the opponent's shapes away, in tenths of its own.
 const HARD_DEFENCE: i32 = 10;
 /// Alpha-beta depth in plies.
-const HARD_DEPTH: u32 = 4;
+const HARD_DEPTH: u32 = 6;
 /// A value beyond any evaluation: a won position.
 const WON: i32 = 100_000_000;
 
