@@ -232,30 +232,31 @@ async fn set_table(
 ) -> anyhow::Result<Table> {
     let (x_id, x) = system::sign_in(pool.get(index * 3), &format!("x{index}")).await?;
     let (o_id, o) = system::sign_in(pool.get(index * 3 + 1), &format!("o{index}")).await?;
-    let snapshot = ludus_proto::pb::game_state_client::GameStateClient::new(internal.get(index))
-        .create_game(pb::CreateGameRequest {
-            game_id: String::new(),
-            settings: Some(pb::GameSettings {
-                turn_time_ms: 60_000,
-                ..ludus_tests::caro_settings()
-            }),
-            players: [(x_id, format!("x{index}")), (o_id, format!("o{index}"))]
-                .into_iter()
-                .map(|(player_id, display_name)| pb::PlayerRef {
-                    player_id,
-                    display_name,
-                    computer_level: String::new(),
-                })
-                .collect(),
-            // Rated, as the games measured before accounts existed (a report per game).
-            casual: false,
-            room_code: String::new(),
-        })
-        .await
-        .map_err(|s| anyhow::anyhow!("create game: {s}"))?
-        .into_inner()
-        .game
-        .ok_or_else(|| anyhow::anyhow!("create game: no snapshot"))?;
+    let snapshot =
+        ludus_proto::pb::game_state_client::GameStateClient::new(internal.internal(index))
+            .create_game(pb::CreateGameRequest {
+                game_id: String::new(),
+                settings: Some(pb::GameSettings {
+                    turn_time_ms: 60_000,
+                    ..ludus_tests::caro_settings()
+                }),
+                players: [(x_id, format!("x{index}")), (o_id, format!("o{index}"))]
+                    .into_iter()
+                    .map(|(player_id, display_name)| pb::PlayerRef {
+                        player_id,
+                        display_name,
+                        computer_level: String::new(),
+                    })
+                    .collect(),
+                // Rated, as the games measured before accounts existed (a report per game).
+                casual: false,
+                room_code: String::new(),
+            })
+            .await
+            .map_err(|s| anyhow::anyhow!("create game: {s}"))?
+            .into_inner()
+            .game
+            .ok_or_else(|| anyhow::anyhow!("create game: no snapshot"))?;
     let track = Arc::new(Track::new(spectators));
     let mut watchers = Vec::new();
     for s in 0..spectators {

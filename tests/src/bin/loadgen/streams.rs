@@ -57,7 +57,7 @@ struct Game {
 async fn new_game(pool: &Pool, internal: &Pool, index: usize) -> anyhow::Result<Game> {
     let (x_id, x) = system::sign_in(pool.get(index), &format!("x{index}")).await?;
     let (o_id, o) = system::sign_in(pool.get(index + 1), &format!("o{index}")).await?;
-    let game = pb::game_state_client::GameStateClient::new(internal.get(index))
+    let game = pb::game_state_client::GameStateClient::new(internal.internal(index))
         .create_game(pb::CreateGameRequest {
             game_id: String::new(),
             settings: Some(pb::GameSettings {

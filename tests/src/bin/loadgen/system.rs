@@ -301,6 +301,9 @@ impl System {
         matchmakers: usize,
         raise_sign_in_limit: bool,
     ) -> anyhow::Result<System> {
+        // This process creates games through game-state's internal API: it signs those calls
+        // with the run's secret, as the services do.
+        ludus_telemetry::service_auth::install(INTERNAL_SECRET.as_bytes(), "loadgen")?;
         let redis = Redis::start()?;
         let redis_url = redis.url();
         let url = |port: u16| format!("http://127.0.0.1:{port}");
@@ -479,6 +482,13 @@ impl Pool {
 
     pub fn get(&self, i: usize) -> Channel {
         self.channels[i % self.channels.len()].clone()
+    }
+
+    /// A connection for calling an internal service as a Ludus service does: with this
+    /// process's service credential (internal servers refuse calls without one) and trace
+    /// context.
+    pub fn internal(&self, i: usize) -> InterceptedService<Channel, ludus_telemetry::TraceContext> {
+        InterceptedService::new(self.get(i), ludus_telemetry::TraceContext)
     }
 
     pub fn len(&self) -> usize {
