@@ -68,19 +68,13 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    telemetry: ludus_telemetry::TelemetryFlags,
-    #[command(flatten)]
-    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
+    service: ludus_telemetry::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init("gateway", &args.telemetry)?;
-    ludus_telemetry::service_auth::install(
-        args.service_auth.internal_secret.as_bytes(),
-        "gateway",
-    )?;
+    let _telemetry = args.service.start("gateway")?;
     let config = ludus_gateway::Config {
         backend: args.redis.connect().await?,
         game_state_url: args.game_state_url,

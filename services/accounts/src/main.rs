@@ -21,19 +21,13 @@ struct Args {
     #[arg(long, env = "LUDUS_REFRESH_TTL_DAYS", default_value_t = 30)]
     refresh_ttl_days: u64,
     #[command(flatten)]
-    telemetry: ludus_telemetry::TelemetryFlags,
-    #[command(flatten)]
-    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
+    service: ludus_telemetry::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init("accounts", &args.telemetry)?;
-    ludus_telemetry::service_auth::install(
-        args.service_auth.internal_secret.as_bytes(),
-        "accounts",
-    )?;
+    let _telemetry = args.service.start("accounts")?;
     let store = AccountStore::connect(&args.database_url).await?;
     let mut config = ludus_accounts::Config::new(store);
     config.refresh_ttl = std::time::Duration::from_secs(args.refresh_ttl_days.max(1) * 24 * 3600);

@@ -22,16 +22,13 @@ struct Args {
     #[arg(long, env = "LUDUS_BOTS_THINK_MS", default_value_t = 3_000)]
     think_ms: u64,
     #[command(flatten)]
-    telemetry: ludus_telemetry::TelemetryFlags,
-    #[command(flatten)]
-    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
+    service: ludus_telemetry::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init("bots", &args.telemetry)?;
-    ludus_telemetry::service_auth::install(args.service_auth.internal_secret.as_bytes(), "bots")?;
+    let _telemetry = args.service.start("bots")?;
     let listener = ludus_telemetry::listen("bots", &args.listen).await?;
     let mut config = ludus_bots::Config::new(args.game_state_url);
     config.think = Duration::from_millis(args.think_ms);

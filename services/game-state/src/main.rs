@@ -43,19 +43,13 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    telemetry: ludus_telemetry::TelemetryFlags,
-    #[command(flatten)]
-    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
+    service: ludus_telemetry::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init("game-state", &args.telemetry)?;
-    ludus_telemetry::service_auth::install(
-        args.service_auth.internal_secret.as_bytes(),
-        "game-state",
-    )?;
+    let _telemetry = args.service.start("game-state")?;
     let config = ludus_game_state::Config {
         backend: args.redis.connect().await?,
         ratings_url: args.ratings_url,

@@ -14,19 +14,13 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    telemetry: ludus_telemetry::TelemetryFlags,
-    #[command(flatten)]
-    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
+    service: ludus_telemetry::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init("ratings", &args.telemetry)?;
-    ludus_telemetry::service_auth::install(
-        args.service_auth.internal_secret.as_bytes(),
-        "ratings",
-    )?;
+    let _telemetry = args.service.start("ratings")?;
     let backend = args.redis.connect().await?;
     let listener = ludus_telemetry::listen("ratings", &args.listen).await?;
     ludus_ratings::run(

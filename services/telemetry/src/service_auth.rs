@@ -274,3 +274,23 @@ mod tests {
         assert!(verify(Some(&wrong_audience)).is_err());
     }
 }
+
+/// The flags every service binary shares, flattened into each one's own
+/// (`#[command(flatten)] service: ServiceFlags`): telemetry and the internal secret.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ServiceFlags {
+    #[command(flatten)]
+    pub telemetry: crate::TelemetryFlags,
+    #[command(flatten)]
+    pub service_auth: ServiceAuthFlags,
+}
+
+impl ServiceFlags {
+    /// Sets up tracing and metrics for `service` and installs its internal secret: the first
+    /// thing every service binary does. Keep the guard for the life of the process.
+    pub fn start(&self, service: &str) -> anyhow::Result<crate::TelemetryGuard> {
+        let telemetry = crate::init(service, &self.telemetry)?;
+        install(self.service_auth.internal_secret.as_bytes(), service)?;
+        Ok(telemetry)
+    }
+}

@@ -38,16 +38,13 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    telemetry: ludus_telemetry::TelemetryFlags,
-    #[command(flatten)]
-    service_auth: ludus_telemetry::service_auth::ServiceAuthFlags,
+    service: ludus_telemetry::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = ludus_telemetry::init("timers", &args.telemetry)?;
-    ludus_telemetry::service_auth::install(args.service_auth.internal_secret.as_bytes(), "timers")?;
+    let _telemetry = args.service.start("timers")?;
     let mut config = ludus_timers::Config::new(args.redis.connect().await?, args.game_state_url);
     config.rooms_url = Some(args.rooms_url);
     config.bots_urls = args.bots_url;
