@@ -28,11 +28,15 @@ pub mod account;
 mod input;
 mod play;
 mod render;
+pub mod room;
 pub mod saved_session;
+mod screen;
 mod session;
 mod table;
 mod watch;
 
+pub use room::RoomArgs;
+pub use screen::Screen;
 pub use session::{Client, Session, get_game};
 
 use std::io::{IsTerminal as _, Write as _};
@@ -81,6 +85,26 @@ pub struct PlayArgs {
     /// Play as a guest (casual) even when signed in.
     #[arg(long, requires = "name")]
     pub guest: bool,
+    /// The game and its options.
+    #[command(flatten)]
+    pub game: GameFlags,
+    /// Play against the computer at this level instead of quick-matching: easy, normal or
+    /// hard (also the seeds' medium, beginner, expert). Starts at once, unrated; `undo` takes
+    /// a move back in Caro (Easy, Medium) and Mancala.
+    #[arg(long, value_name = "LEVEL")]
+    pub computer: Option<String>,
+}
+
+impl PlayArgs {
+    /// The quick-match settings for the chosen game (see [`GameFlags::settings`]).
+    pub fn settings(&self) -> anyhow::Result<pb::GameSettings> {
+        self.game.settings(Where::QuickMatch)
+    }
+}
+
+/// The game and its options, as `ludus play` and `ludus room create` take them.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct GameFlags {
     /// The game to play.
     #[arg(long, value_enum, default_value_t = GameChoice::Caro)]
     pub game: GameChoice,
@@ -97,8 +121,9 @@ pub struct PlayArgs {
     /// Mancala: the rule set.
     #[arg(long, value_enum)]
     pub rule_set: Option<RuleSetChoice>,
-    /// Quoridor: seconds per turn, 15 to 90 (Q28); Backgammon: 30, 60, 90 or 120 (B20).
-    /// Without it the server's default clock.
+    /// Seconds per turn. Quick match: Quoridor 15 to 90 (Q28), Backgammon 30, 60, 90 or 120
+    /// (B20). A room also: Caro 0 (untimed), 30, 60 or 120 (C12), 0 untimed in Backgammon.
+    /// Without it the server's default clock (in a Caro room: untimed).
     #[arg(long)]
     pub turn_seconds: Option<u32>,
     /// Backgammon: equal opening rolls double the stake (B17).
@@ -114,31 +139,37 @@ pub struct PlayArgs {
     /// of a money game.
     #[arg(long)]
     pub match_length: Option<u32>,
-    /// Play against the computer at this level instead of quick-matching: easy, normal or
-    /// hard (also the seeds' medium, beginner, expert). Starts at once, unrated; `undo` takes
-    /// a move back in Caro (Easy, Medium) and Mancala.
-    #[arg(long, value_name = "LEVEL")]
-    pub computer: Option<String>,
 }
 
-impl PlayArgs {
-    /// The quick-match settings for the chosen game. Flags of another game are refused rather
-    /// than silently ignored, so nobody queues for something they did not mean.
-    pub fn settings(&self) -> anyhow::Result<pb::GameSettings> {
+/// Where settings are for: a friend room lets the host choose clocks a quick match fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Where {
+    /// `ludus play`.
+    QuickMatch,
+    /// `ludus room create`.
+    Room,
+}
+
+impl GameFlags {
+    /// The settings for the chosen game. Flags of another game are refused rather than
+    /// silently ignored, so nobody queues for (or opens a room of) something they did not
+    /// mean. The values are the server's to judge; it names the rule.
+    pub fn settings(&self, place: Where) -> anyhow::Result<pb::GameSettings> {
         use pb::game_settings::Options;
         let caro_only = self.free || self.exactly_five;
         let backgammon_only =
             self.automatic_doubles || self.beavers || self.jacoby || self.match_length.is_some();
+        // Quick matches use the server's Caro, Mancala and Junqi clocks (C12, M10, J19); a
+        // room's host picks Caro's (C12), and the server names M10 and J19 for the others.
+        let fixed_clock = place == Where::QuickMatch && self.turn_seconds.is_some();
         let misplaced = match self.game {
-            GameChoice::Caro => {
-                (backgammon_only || self.rule_set.is_some() || self.turn_seconds.is_some())
-                    .then_some("--rule-set, --turn-seconds and the backgammon flags")
+            GameChoice::Caro => (backgammon_only || self.rule_set.is_some() || fixed_clock)
+                .then_some("--rule-set, --turn-seconds and the backgammon flags"),
+            GameChoice::Mancala => {
+                (caro_only || backgammon_only || self.size.is_some() || fixed_clock).then_some(
+                    "--size, --turn-seconds, --free, --exactly-five and the backgammon flags",
+                )
             }
-            GameChoice::Mancala => (caro_only
-                || backgammon_only
-                || self.size.is_some()
-                || self.turn_seconds.is_some())
-            .then_some("--size, --turn-seconds, --free, --exactly-five and the backgammon flags"),
             GameChoice::Quoridor => (caro_only || backgammon_only || self.rule_set.is_some())
                 .then_some("--free, --exactly-five, --rule-set and the backgammon flags"),
             GameChoice::Backgammon => (caro_only || self.size.is_some() || self.rule_set.is_some())
@@ -147,8 +178,8 @@ impl PlayArgs {
                 || backgammon_only
                 || self.size.is_some()
                 || self.rule_set.is_some()
-                || self.turn_seconds.is_some())
-            .then_some("game options: flip junqi has none"),
+                || fixed_clock)
+                .then_some("game options: flip junqi has none"),
         };
         if let Some(flags) = misplaced {
             anyhow::bail!("{:?} does not take {flags}", self.game);
@@ -171,7 +202,7 @@ impl PlayArgs {
                     RuleSetChoice::Kalah => pb::MancalaRuleSet::Kalah,
                     RuleSetChoice::Congklak => pb::MancalaRuleSet::Congklak,
                 } as i32,
-                // Quick matches draw who sows first (M3).
+                // Quick matches and rooms draw who sows first (M3).
                 first_player: pb::MancalaFirstPlayer::Random as i32,
             }),
             GameChoice::Quoridor => {
@@ -202,9 +233,23 @@ impl PlayArgs {
         };
         Ok(pb::GameSettings {
             options: Some(options),
-            // Quick matches use the server's clock unless the game lets players choose one
-            // (C12, Q28, B20); the server checks the value.
+            // The server's clock unless the game lets players choose one (C12 in rooms, Q28,
+            // B20); the server checks the value.
             turn_time_ms,
+        })
+    }
+}
+
+impl GameChoice {
+    /// The game `settings` are for (`None` for settings naming no game).
+    pub fn of(settings: Option<&pb::GameSettings>) -> Option<GameChoice> {
+        use pb::game_settings::Options;
+        Some(match settings?.options.as_ref()? {
+            Options::Caro(_) => GameChoice::Caro,
+            Options::Mancala(_) => GameChoice::Mancala,
+            Options::Quoridor(_) => GameChoice::Quoridor,
+            Options::Backgammon(_) => GameChoice::Backgammon,
+            Options::Junqi(_) => GameChoice::Junqi,
         })
     }
 }
@@ -237,6 +282,11 @@ pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
 /// Signs in (the saved account, else a guest) and follows one live game to its end.
 pub async fn watch(args: WatchArgs) -> anyhow::Result<()> {
     watch::run(args).await
+}
+
+/// `ludus room create|join|list`: friend rooms, staying in the room until the member leaves.
+pub async fn room(args: RoomArgs) -> anyhow::Result<()> {
+    room::run(args).await
 }
 
 /// Board sides: Caro is played on 15 or 19 (C1), Quoridor on 9, 11 or 13 (Q26); which fits
@@ -287,7 +337,7 @@ mod tests {
         let Ok(Cli::Play(args)) = Cli::try_parse_from(["ludus", "play", "--name", "ann"]) else {
             panic!("play did not parse");
         };
-        assert_eq!(args.game, GameChoice::Caro);
+        assert_eq!(args.game.game, GameChoice::Caro);
         let settings = args.settings().ok();
         assert_eq!(
             settings.and_then(|s| s.options),

@@ -4,17 +4,19 @@
 
 use std::time::Duration;
 
+use anyhow::Context as _;
 use ludus_proto::pb;
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
+use super::flush;
 use super::input::{self, Command};
 use super::render;
 use super::saved_session::{self, SessionFile};
+use super::screen::Screen;
 use super::session::{self, Client, Events, Next, Session};
 use super::table::Table;
 use super::{GameChoice, PlayArgs};
-use super::{clear_screen, flush};
 
 /// How long before the deadline the player is warned that the clock is running out.
 const CLOCK_WARNING: Duration = Duration::from_secs(10);
@@ -61,26 +63,50 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
         }
     };
 
-    let snapshot = session::get_game(&mut client, &game_id).await?;
-    let mut table = Table::from_snapshot(snapshot);
     // GetGame knows the seat from the token; the ticket said it too.
-    table.me = table.me.or(Some(seat));
-    let events = Events::new(client.clone(), game_id.clone(), table.seq);
+    play_game(
+        client,
+        &player_id,
+        &game_id,
+        Some(seat),
+        &mut lines,
+        Screen::stdout(),
+    )
+    .await
+}
+
+/// Plays `game_id` from the caller's seat until it ends or the player quits (which resigns);
+/// the game's own settings say which game it is. A room enters its games through here.
+pub(crate) async fn play_game(
+    mut client: Client,
+    player_id: &str,
+    game_id: &str,
+    seat: Option<u32>,
+    lines: &mut mpsc::Receiver<String>,
+    screen: Screen,
+) -> anyhow::Result<()> {
+    let snapshot = session::get_game(&mut client, game_id).await?;
+    let kind = GameChoice::of(snapshot.settings.as_ref())
+        .with_context(|| format!("game {game_id} is not one this client can play"))?;
+    let mut table = Table::from_snapshot(snapshot);
+    table.me = table.me.or(seat);
+    let events = Events::new(client.clone(), game_id.to_owned(), table.seq);
     let mut game = Game {
         client,
-        kind: args.game,
+        kind,
         table,
         events,
-        action_prefix: action_prefix(&player_id),
+        action_prefix: action_prefix(player_id),
         attempts: 0,
         warned_turn: None,
         input_open: true,
+        screen,
     };
     game.redraw();
     if game.table.finished {
         return Ok(());
     }
-    game.run(&mut lines).await
+    game.run(lines).await
 }
 
 /// Starts a game against the computer at `level`: (game id, the caller's seat).
@@ -236,6 +262,7 @@ struct Game {
     /// The turn already warned about the clock.
     warned_turn: Option<u64>,
     input_open: bool,
+    screen: Screen,
 }
 
 /// What to do after a step of the loop.
@@ -254,13 +281,13 @@ impl Game {
                     Some(line) => self.on_command(input::parse(&line, self.kind)).await?,
                     None => {
                         self.input_open = false;
-                        println!("input closed: following the game without commands (ctrl-c leaves)");
+                        self.screen.line("input closed: following the game without commands (ctrl-c leaves)");
                         Flow::Continue
                     }
                 },
                 () = sleep_opt(warning) => {
                     self.warned_turn = self.table.turn.as_ref().map(|t| t.turn_seq);
-                    println!("\n{} s left to move!", CLOCK_WARNING.as_secs());
+                    self.screen.line(&format!("\n{} s left to move!", CLOCK_WARNING.as_secs()));
                     self.prompt();
                     Flow::Continue
                 }
@@ -293,7 +320,7 @@ impl Game {
             Next::Notice(notice) => {
                 // The prompt may be waiting on this line: start a fresh one.
                 if self.table.my_turn() {
-                    println!();
+                    self.screen.line("");
                 }
                 self.say(&notice);
                 Flow::Continue
@@ -321,15 +348,15 @@ impl Game {
     }
 
     fn redraw(&self) {
-        clear_screen();
-        print!("{}", self.table.screen(session::now_ms()));
+        self.screen.clear();
+        self.screen.print(&self.table.screen(session::now_ms()));
         self.prompt();
     }
 
     fn prompt(&self) {
         if self.table.my_turn() && self.input_open {
-            print!("{}", prompt_text(self.kind, self.table.view.as_ref()));
-            flush();
+            self.screen
+                .print(&prompt_text(self.kind, self.table.view.as_ref()));
         }
     }
 
@@ -365,7 +392,7 @@ impl Game {
 
     /// Says something to the player and asks again.
     fn say(&self, message: &str) {
-        println!("{message}");
+        self.screen.line(message);
         self.prompt();
     }
 
@@ -438,10 +465,12 @@ impl Game {
                     Ok(Some(event)) => {
                         self.on_event(&event);
                     }
-                    Ok(None) => println!("resigned"),
-                    Err(status) => println!("resigning failed: {}", session::describe(&status)),
+                    Ok(None) => self.screen.line("resigned"),
+                    Err(status) => self
+                        .screen
+                        .line(&format!("resigning failed: {}", session::describe(&status))),
                 }
-                println!("bye");
+                self.screen.line("bye");
                 return Ok(Flow::Done);
             }
             // While a C13 choice is ours to make, `draw` calls the game a draw.
@@ -490,7 +519,7 @@ impl Game {
                         Code::FailedPrecondition | Code::InvalidArgument
                     ) =>
             {
-                println!("{}", session::describe(&status));
+                self.screen.line(&session::describe(&status));
                 self.show_legal().await;
                 Ok(Flow::Continue)
             }
@@ -502,7 +531,8 @@ impl Game {
     async fn on_error(&mut self, status: &Status) -> anyhow::Result<Flow> {
         let message = session::describe(status);
         if status.code() == Code::Aborted {
-            println!("{message}: the game moved on, refreshing");
+            self.screen
+                .line(&format!("{message}: the game moved on, refreshing"));
             match session::get_game(&mut self.client, &self.table.game_id.clone()).await {
                 Ok(snapshot) => {
                     self.events.seen(snapshot.seq);

@@ -1,6 +1,6 @@
 //! The connection to the Gateway: guest sign-in, the bearer token on every later call (an
-//! account's comes from `saved_session`), and a game's event stream that resumes after a
-//! dropped connection.
+//! account's comes from `saved_session`), and the event streams of a game and of a room,
+//! resumed after a dropped connection.
 
 use std::{
     sync::{Arc, RwLock},
@@ -144,26 +144,116 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// A game's events in order, reopening the stream after a drop.
-///
-/// Subscribe sends events with seq greater than `after_seq`, and every event carries its seq;
+/// One kind of resumable event stream: a game's (`Subscribe`) or a room's (`SubscribeRoom`).
+/// Both send the events with seq greater than `after_seq`, and every event carries its seq;
 /// remembering the last one is all a resume needs.
+pub trait Feed: Send {
+    /// The event.
+    type Item: Send + 'static;
+    /// What is followed, for messages: `game 01HZ…`, `room K7M 4QP`.
+    fn name(&self) -> String;
+    /// The event's seq.
+    fn seq(item: &Self::Item) -> u64;
+    /// The stream ends after this event (a game's final one; a room's never ends).
+    fn is_final(item: &Self::Item) -> bool;
+    /// Opens the stream of events after `after_seq`.
+    fn open(
+        &self,
+        client: &mut Client,
+        after_seq: u64,
+    ) -> impl Future<Output = Result<tonic::Streaming<Self::Item>, Status>> + Send;
+}
+
+/// A game's events.
 #[derive(Debug)]
-pub struct Events {
+pub struct GameFeed(String);
+
+impl Feed for GameFeed {
+    type Item = pb::GameEvent;
+
+    fn name(&self) -> String {
+        format!("game {}", self.0)
+    }
+
+    fn seq(item: &pb::GameEvent) -> u64 {
+        item.seq
+    }
+
+    fn is_final(item: &pb::GameEvent) -> bool {
+        is_final(item)
+    }
+
+    async fn open(
+        &self,
+        client: &mut Client,
+        after_seq: u64,
+    ) -> Result<tonic::Streaming<pb::GameEvent>, Status> {
+        let request = pb::SubscribeRequest {
+            game_id: self.0.clone(),
+            after_seq,
+        };
+        client
+            .subscribe(request)
+            .await
+            .map(tonic::Response::into_inner)
+    }
+}
+
+/// A room's events (the code as typed is fine: the server reads it in any case).
+#[derive(Debug)]
+pub struct RoomFeed(pub String);
+
+impl Feed for RoomFeed {
+    type Item = pb::RoomEvent;
+
+    fn name(&self) -> String {
+        format!("room {}", self.0)
+    }
+
+    fn seq(item: &pb::RoomEvent) -> u64 {
+        item.seq
+    }
+
+    fn is_final(_: &pb::RoomEvent) -> bool {
+        false
+    }
+
+    async fn open(
+        &self,
+        client: &mut Client,
+        after_seq: u64,
+    ) -> Result<tonic::Streaming<pb::RoomEvent>, Status> {
+        let request = pb::SubscribeRoomRequest {
+            code: self.0.clone(),
+            after_seq,
+        };
+        client
+            .subscribe_room(request)
+            .await
+            .map(tonic::Response::into_inner)
+    }
+}
+
+/// A feed's events in order, reopening the stream after a drop: no gap, no duplicate.
+#[derive(Debug)]
+pub struct Resumable<F: Feed> {
     client: Client,
-    game_id: String,
+    feed: F,
     last_seq: u64,
-    stream: Option<tonic::Streaming<pb::GameEvent>>,
+    stream: Option<tonic::Streaming<F::Item>>,
     finished: bool,
     /// Drops since the last event: a stream that keeps dropping is given up on.
     drops: u32,
 }
 
+/// A game's events.
+pub type Events = Resumable<GameFeed>;
+
 /// What the event stream gave.
 #[derive(Debug)]
-pub enum Next {
+pub enum Next<T = pb::GameEvent> {
     /// The next event.
-    Event(Box<pb::GameEvent>),
+    Event(Box<T>),
     /// A note for the player (a reconnect in progress).
     Notice(String),
     /// The stream ended after the game's final event.
@@ -173,9 +263,16 @@ pub enum Next {
 impl Events {
     /// Events of `game_id` after `after_seq`; the stream opens on the first `next`.
     pub fn new(client: Client, game_id: String, after_seq: u64) -> Self {
+        Resumable::of(client, GameFeed(game_id), after_seq)
+    }
+}
+
+impl<F: Feed> Resumable<F> {
+    /// Events of `feed` after `after_seq`; the stream opens on the first `next`.
+    pub fn of(client: Client, feed: F, after_seq: u64) -> Self {
         Self {
             client,
-            game_id,
+            feed,
             last_seq: after_seq,
             stream: None,
             finished: false,
@@ -189,13 +286,9 @@ impl Events {
         let mut pause = RESUME_BACKOFF;
         let mut attempt = 0;
         loop {
-            let request = pb::SubscribeRequest {
-                game_id: self.game_id.clone(),
-                after_seq: self.last_seq,
-            };
-            match self.client.subscribe(request).await {
-                Ok(response) => {
-                    self.stream = Some(response.into_inner());
+            match self.feed.open(&mut self.client, self.last_seq).await {
+                Ok(stream) => {
+                    self.stream = Some(stream);
                     return Ok(());
                 }
                 Err(status) if retryable(&status) && attempt < RESUME_ATTEMPTS => {
@@ -204,7 +297,7 @@ impl Events {
                     pause = pause.saturating_mul(2);
                 }
                 Err(status) => {
-                    anyhow::bail!("cannot follow game {}: {}", self.game_id, describe(&status))
+                    anyhow::bail!("cannot follow {}: {}", self.feed.name(), describe(&status))
                 }
             }
         }
@@ -212,7 +305,7 @@ impl Events {
 
     /// The next event, or `End` once the game is over. Cancel-safe between events: the only
     /// state kept across awaits is the stream itself.
-    pub async fn next(&mut self) -> anyhow::Result<Next> {
+    pub async fn next(&mut self) -> anyhow::Result<Next<F::Item>> {
         loop {
             if self.finished {
                 return Ok(Next::End);
@@ -223,29 +316,34 @@ impl Events {
             };
             match stream.message().await {
                 Ok(Some(event)) => {
-                    // A duplicate after a resume would redraw an old position: skip it.
-                    if event.seq <= self.last_seq {
+                    let seq = F::seq(&event);
+                    // A duplicate after a resume would show an old state again: skip it.
+                    if seq <= self.last_seq {
                         continue;
                     }
-                    self.last_seq = event.seq;
+                    self.last_seq = seq;
                     self.drops = 0;
-                    if is_final(&event) {
+                    if F::is_final(&event) {
                         self.finished = true;
                     }
                     return Ok(Next::Event(Box::new(event)));
                 }
-                // The server ends the stream after the final event; an end before it is a
-                // dropped connection, resumed like UNAVAILABLE.
+                // The server ends a game's stream after the final event; an end before it is
+                // a dropped connection, resumed like UNAVAILABLE.
                 Ok(None) => {}
                 Err(status) if retryable(&status) => {}
                 Err(status) => {
-                    anyhow::bail!("the game's event stream failed: {}", describe(&status))
+                    anyhow::bail!(
+                        "the event stream of {} failed: {}",
+                        self.feed.name(),
+                        describe(&status)
+                    )
                 }
             }
             self.stream = None;
             self.drops += 1;
             if self.drops > RESUME_ATTEMPTS {
-                anyhow::bail!("lost the connection to the game's event stream");
+                anyhow::bail!("lost the connection to the {}", self.feed.name());
             }
             return Ok(Next::Notice(format!(
                 "connection lost, resuming after event #{}",

@@ -103,7 +103,7 @@ fn listing(games: &[pb::LiveGame]) -> String {
 }
 
 /// A short name for a game's settings, e.g. `caro 15x15`.
-fn game_name(settings: Option<&pb::GameSettings>) -> String {
+pub(crate) fn game_name(settings: Option<&pb::GameSettings>) -> String {
     use pb::game_settings::Options;
     match settings.and_then(|s| s.options.as_ref()) {
         Some(Options::Caro(caro)) => {

@@ -3,7 +3,7 @@
 //! `ludus` (or `ludus serve`) starts every Ludus service in one process, each on its own
 //! loopback port talking gRPC to the others exactly as in a cluster, with the in-memory
 //! store unless `--redis-url` is given. The gateway listens on `--listen`.
-//! `ludus play`, `ludus watch` and the account commands (`register`, `login`, `logout`,
+//! `ludus play`, `ludus watch`, `ludus room` and the account commands (`register`, `login`, `logout`,
 //! `history`, `profile`) are the terminal client (the `ludus-terminal` crate, in
 //! `clients/terminal`).
 #![forbid(unsafe_code)]
@@ -32,6 +32,8 @@ enum Command {
     Play(ludus_terminal::PlayArgs),
     /// Watch a live game as a spectator.
     Watch(ludus_terminal::WatchArgs),
+    /// Friend rooms: create one (an account), join one by its code, or list the public ones.
+    Room(ludus_terminal::RoomArgs),
     /// Create an account (the password is read without echo, or from standard input) and
     /// stay signed in.
     Register(ludus_terminal::account::RegisterArgs),
@@ -53,6 +55,7 @@ async fn main() -> anyhow::Result<()> {
         Some(Command::Serve(args)) => serve::serve(args).await,
         Some(Command::Play(args)) => ludus_terminal::play(args).await,
         Some(Command::Watch(args)) => ludus_terminal::watch(args).await,
+        Some(Command::Room(args)) => ludus_terminal::room(args).await,
         Some(Command::Register(args)) => ludus_terminal::account::register(args).await,
         Some(Command::Login(args)) => ludus_terminal::account::login(args).await,
         Some(Command::Logout) => ludus_terminal::account::logout().await,

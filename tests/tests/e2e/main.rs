@@ -17,3 +17,4 @@ mod quoridor;
 mod rooms;
 mod store_outage;
 mod terminal;
+mod terminal_rooms;
