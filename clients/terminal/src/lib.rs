@@ -1,24 +1,32 @@
 //! The terminal client: `ludus play` finds a quick match (Caro by default; Mancala, Quoridor,
 //! Backgammon or Flip Junqi with `--game`) and plays it from the keyboard; `ludus watch`
-//! follows a live game of any of them as a spectator; `ludus register`, `login`, `logout`,
-//! `history` and `profile` are the account commands. All talk only to the public `Gateway`.
+//! follows a live game of any of them as a spectator; `ludus room create|join|list` opens or
+//! joins a friend room by its code and stays in it, playing or watching its games;
+//! `ludus register`, `login`, `logout`, `history` and `profile` are the account commands. All
+//! talk only to the public `Gateway`.
 //!
 //! A library so the all-in-one `ludus` binary (which depends on it) offers it as
 //! `ludus play` / `ludus watch` / ...; it needs nothing of the server but the gRPC contract.
 //!
 //! # Layout
-//! - [`PlayArgs`], [`WatchArgs`], [`play`], [`watch`]: what the `ludus` binary's `main.rs`
-//!   calls; [`account`] the account commands' arguments and entry points.
+//! - [`PlayArgs`], [`WatchArgs`], [`RoomArgs`], [`play`], [`watch`], [`room()`]: what the
+//!   `ludus` binary's `main.rs` calls; [`GameFlags`] the game and its options, shared by
+//!   `play` and `room create`; [`account`] the account commands' arguments and entry points.
 //! - [`saved_session`]: the signed-in account kept in a 0600 file between runs, and the only
 //!   code that handles its tokens (refresh and rotation, sign-out).
-//! - `session`: connect, guest sign-in, the bearer token on every call, the resumable event
-//!   stream.
+//! - `session`: connect, guest sign-in, the bearer token on every call, and the resumable
+//!   event streams (`Resumable` over a game's `Subscribe` or a room's `SubscribeRoom`).
 //! - `table`: the game as last seen, updated from the snapshot and each event.
 //! - `render`: pure text rendering (the frame, clock, outcome, event lines, and the Caro board
 //!   in C1 notation); `render/{mancala,quoridor,backgammon,junqi}.rs` draw the other boards.
 //! - `input`: parsing typed commands (per game: the move notation differs); reading stdin on a
 //!   thread that cannot hang shutdown.
-//! - `play`, `watch`: the two loops.
+//! - `play`, `watch`: the two game loops.
+//! - [`mod@room`]: the room commands and the room loop (the room's stream on a task of its own,
+//!   typed room commands, the room's games through the play loop or a watch loop);
+//!   `room/command.rs` parses room lines, codes and `set`, `room/render.rs` the room's text.
+//! - [`Screen`]: where a loop's text goes (stdout, or any writer: [`room::run_with`] takes
+//!   typed lines from a channel and writes to one, which is how the tests drive it).
 //!
 //! Nothing from the network is trusted to be well formed: a malformed view renders as a
 //! note, never a panic.
