@@ -62,7 +62,7 @@ pub enum GameChoice {
     Caro,
     /// Mancala: Kalah or Congklak.
     Mancala,
-    /// Quoridor, two players, 9x9, 11x11 or 13x13.
+    /// Quoridor, 9x9, 11x11 or 13x13 (two players in a quick match, 2 to 8 in a room).
     Quoridor,
     /// Backgammon, a money game (or a match with `--match-length`).
     Backgammon,
