@@ -2,11 +2,12 @@
 //! loop driven as the library functions the `ludus` binary calls, with typed lines from a
 //! channel and the text read back from a transcript, against the whole system on a real
 //! redis-server. A host opens a Caro room, a guest joins by the code typed in lower case with
-//! the space, a spectator joins with `--watch`; chat reaches the others, a non-host's start
-//! is refused with the server's message, and the game is played to the end from the
+//! the space, a spectator joins with `--watch` through a relay that cuts its connection (the
+//! room stream resumes with no gap and no duplicate); chat reaches the others, a non-host's
+//! start is refused with the server's message, and the game is played to the end from the
 //! keyboard, after which everyone is back in the room.
 
-use std::io::Write;
+use std::{io::Write, net::SocketAddr};
 
 use clap::Parser as _;
 use ludus_terminal::{
@@ -15,7 +16,11 @@ use ludus_terminal::{
     saved_session::SessionFile,
 };
 use ludus_tests::{Ludus, PATIENCE};
-use tokio::{sync::mpsc, task::JoinHandle};
+use tokio::{
+    net::{TcpListener, TcpStream},
+    sync::{mpsc, watch},
+    task::JoinHandle,
+};
 
 const PASSWORD: &str = "correct horse battery";
 /// The Caro prompt the play loop shows when it is the player's turn.
@@ -112,6 +117,32 @@ impl Terminal {
     }
 }
 
+/// A TCP relay in front of the gateway whose connections the test cuts: `false` drops every
+/// connection and refuses new ones until `true` again.
+async fn relay(gateway: SocketAddr) -> (SocketAddr, watch::Sender<bool>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind relay");
+    let addr = listener.local_addr().expect("relay address");
+    let (switch, up) = watch::channel(true);
+    tokio::spawn(async move {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            if !*up.borrow() {
+                continue;
+            }
+            let mut up = up.clone();
+            tokio::spawn(async move {
+                let Ok(mut outbound) = TcpStream::connect(gateway).await else {
+                    return;
+                };
+                tokio::select! {
+                    _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                    _ = up.wait_for(|up| !*up) => {}
+                }
+            });
+        }
+    });
+    (addr, switch)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_room_by_code_chat_refused_start_and_a_caro_game_to_the_end() {
     let ludus = Ludus::start().await;
@@ -185,9 +216,12 @@ async fn terminal_room_by_code_chat_refused_start_and_a_caro_game_to_the_end() {
         .expect("Gus sat down (2 of 2 seats taken)")
         .await;
 
+    // The spectator goes through a relay that will cut its connection.
+    let (relay, link) = relay(ludus.gateway).await;
+    let relayed = format!("http://{relay}");
     let mut spectator = Terminal::start(
         &[
-            "join", "--watch", "--server", &server, "--name", "Sam", &code,
+            "join", "--watch", "--server", &relayed, "--name", "Sam", &code,
         ],
         file(2),
     );
@@ -204,6 +238,18 @@ async fn terminal_room_by_code_chat_refused_start_and_a_caro_game_to_the_end() {
     spectator.types("\"good luck both").await;
     host.screen.expect("Sam: good luck both").await;
     guest.screen.expect("Sam: good luck both").await;
+
+    // The spectator's connection drops; what is said meanwhile comes once it resumes from the
+    // last event seen: no gap, and nothing twice (counted at the end).
+    link.send_replace(false);
+    spectator
+        .screen
+        .expect("connection lost, resuming after event #")
+        .await;
+    host.types("say while you were away").await;
+    guest.screen.expect("Hana: while you were away").await;
+    link.send_replace(true);
+    spectator.screen.expect("Hana: while you were away").await;
 
     // Only the host starts: the guest sees the server's PERMISSION_DENIED message.
     guest.types("start").await;
@@ -238,6 +284,18 @@ async fn terminal_room_by_code_chat_refused_start_and_a_caro_game_to_the_end() {
     guest.types("leave").await;
     host.screen.expect("Gus left").await;
     guest.ended().await.expect("the guest left");
+    for line in [
+        "Gus: hello from gus",
+        "Sam: good luck both",
+        "Hana: while you were away",
+    ] {
+        assert_eq!(
+            spectator.screen.text.matches(line).count(),
+            1,
+            "{line:?} once:\n{}",
+            spectator.screen.text
+        );
+    }
     spectator.types("leave").await;
     host.screen.expect("Sam left").await;
     spectator.ended().await.expect("the spectator left");
