@@ -557,22 +557,16 @@ impl RoomLoop {
                     return Step::Leave;
                 }
                 Ok(Kind::GamesStarted) => {
-                    for game_id in &change.game_ids {
-                        if !self.opened.insert(game_id.clone()) {
-                            continue;
-                        }
-                        let mine = room.tables.iter().any(|t| {
-                            &t.game_id == game_id && t.player_ids.contains(&self.player_id)
-                        });
-                        if mine {
-                            step = Step::Play(game_id.clone());
-                        } else if step == Step::Stay && !self.seated() {
-                            step = Step::Watch(game_id.clone());
-                        } else if !matches!(step, Step::Play(_)) {
-                            self.screen.line(&format!(
-                                "  type watch to follow it, or `ludus watch {game_id}`"
-                            ));
-                        }
+                    let hints;
+                    (step, hints) = games_started(
+                        &room,
+                        &change.game_ids,
+                        &self.player_id,
+                        &mut self.opened,
+                        step,
+                    );
+                    for hint in hints {
+                        self.screen.line(&hint);
                     }
                 }
                 _ => {}
@@ -865,6 +859,40 @@ impl RoomLoop {
     }
 }
 
+/// What `GAMES_STARTED` leads to for the member `me`, given the step already decided: their
+/// own game is played; a spectator follows the first new game; any other new game gets a
+/// line saying how to watch it. Games already opened are skipped, so a late or repeated
+/// event never pulls anyone back into one.
+fn games_started(
+    room: &pb::RoomView,
+    game_ids: &[String],
+    me: &str,
+    opened: &mut HashSet<String>,
+    mut step: Step,
+) -> (Step, Vec<String>) {
+    let seated = room.members.iter().any(|m| m.player_id == me && m.seated);
+    let mut hints = Vec::new();
+    for game_id in game_ids {
+        if !opened.insert(game_id.clone()) {
+            continue;
+        }
+        let mine = room
+            .tables
+            .iter()
+            .any(|t| &t.game_id == game_id && t.player_ids.iter().any(|p| p == me));
+        if mine {
+            step = Step::Play(game_id.clone());
+        } else if step == Step::Stay && !seated {
+            step = Step::Watch(game_id.clone());
+        } else {
+            hints.push(format!(
+                "  type watch to follow it, or `ludus watch {game_id}`"
+            ));
+        }
+    }
+    (step, hints)
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -993,5 +1021,58 @@ mod tests {
             })
         ));
         assert_eq!(GameFlags::default().game, GameChoice::Caro);
+    }
+
+    #[test]
+    fn a_started_game_is_played_by_its_players_and_followed_by_spectators() {
+        let member = |id: &str, seated: bool| pb::RoomMember {
+            player_id: id.into(),
+            display_name: id.into(),
+            seated,
+            ..Default::default()
+        };
+        let table = |game: &str, players: &[&str]| pb::RoomTable {
+            game_id: game.into(),
+            player_ids: players.iter().map(|p| (*p).to_owned()).collect(),
+            ..Default::default()
+        };
+        // A Q24 round: two matches, carol has the bye, sam watches.
+        let room = pb::RoomView {
+            members: vec![
+                member("ann", true),
+                member("bob", true),
+                member("cy", true),
+                member("dee", true),
+                member("carol", true),
+                member("sam", false),
+            ],
+            tables: vec![table("g1", &["ann", "bob"]), table("g2", &["cy", "dee"])],
+            ..Default::default()
+        };
+        let games = ["g1".to_owned(), "g2".to_owned()];
+        let started = |me: &str, opened: &mut HashSet<String>| {
+            games_started(&room, &games, me, opened, Step::Stay)
+        };
+        let (step, hints) = started("cy", &mut HashSet::new());
+        assert_eq!(step, Step::Play("g2".into()));
+        assert_eq!(hints.len(), 1, "the other match can be watched: {hints:?}");
+        let (step, hints) = started("sam", &mut HashSet::new());
+        assert_eq!(
+            step,
+            Step::Watch("g1".into()),
+            "a spectator follows the first"
+        );
+        assert_eq!(hints, ["  type watch to follow it, or `ludus watch g2`"]);
+        let (step, hints) = started("carol", &mut HashSet::new());
+        assert_eq!(
+            step,
+            Step::Stay,
+            "the bye plays nothing and is told how to watch"
+        );
+        assert_eq!(hints.len(), 2);
+        // The same event again (a resume) changes nothing.
+        let mut opened = HashSet::new();
+        let _ = started("ann", &mut opened);
+        assert_eq!(started("ann", &mut opened), (Step::Stay, Vec::new()));
     }
 }
