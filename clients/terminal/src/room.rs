@@ -347,9 +347,9 @@ pub async fn run_with(
     }
 }
 
-const NEEDS_ACCOUNT: &str = "creating a room needs an account (Ping44): sign in with `ludus login \
-                             USERNAME` or create one with `ludus register USERNAME`; guests join \
-                             rooms by code";
+const NEEDS_ACCOUNT: &str = "creating a room needs an account (Ping44) signed in on this \
+                             server: sign in with `ludus login USERNAME` or create one with \
+                             `ludus register USERNAME`; guests join rooms by code";
 
 /// The saved account on this server; a room's host must have one.
 async fn account(file: &SessionFile, server: Option<&str>) -> anyhow::Result<Session> {
