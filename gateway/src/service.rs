@@ -127,6 +127,59 @@ async fn rewatch(
     }
 }
 
+/// A game the caller sits in (see [`GatewayService::seated_with`]).
+struct Seated {
+    game_id: String,
+    seat: u32,
+}
+
+impl GatewayService {
+    /// The unfinished game against people the caller already sits in with the rule set of
+    /// these settings, if any. FindMatch answers it instead of queueing (issue 16): a client whose
+    /// FindMatch stream broke after its ticket was matched (a gateway or the network failed
+    /// between the match and the update) asks again, and must land in the game its partner is
+    /// already seated in, not queue a ticket nobody will meet while the partner's clock runs.
+    /// It is also what a player who left a game and asks for the same kind again needs: that
+    /// game is still theirs to play or resign. Games against the computer do not count
+    /// (PlayComputer starts those; a person may look for a human opponent meanwhile).
+    async fn seated_with(
+        &self,
+        player_id: &str,
+        settings: &pb::GameSettings,
+    ) -> Result<Option<Seated>, Status> {
+        // Settings Enqueue will refuse have no game either: its refusal says why.
+        let Ok(ruleset) =
+            ludus_catalog::rating_pool(settings, ludus_catalog::table_seats(settings))
+        else {
+            return Ok(None);
+        };
+        let games = self
+            .game_state
+            .clone()
+            .list_games(pb::ListGamesRequest {
+                limit: 100,
+                player_id: player_id.to_owned(),
+            })
+            .await?
+            .into_inner()
+            .games;
+        Ok(games.into_iter().find_map(|game| {
+            let against_people = game.seats.iter().all(|s| s.computer_level.is_empty());
+            // By rule set, not by the settings as sent: the game's carry the server's clock
+            // and defaults filled in.
+            let same_kind = game.ruleset == ruleset;
+            let unfinished = game.outcome.is_none();
+            match game.your_seat {
+                Some(seat) if against_people && same_kind && unfinished => Some(Seated {
+                    game_id: game.game_id,
+                    seat,
+                }),
+                _ => None,
+            }
+        }))
+    }
+}
+
 fn ticket_state(state: i32) -> pb::TicketState {
     pb::TicketState::try_from(state).unwrap_or(pb::TicketState::Unspecified)
 }
@@ -235,6 +288,16 @@ impl Gateway for GatewayService {
         let settings = request
             .settings
             .ok_or_else(|| invalid("settings: required", reason::INVALID_FIELD))?;
+        if let Some(seated) = self.seated_with(&caller.player_id, &settings).await? {
+            let update = Ok(pb::FindMatchUpdate {
+                ticket_id: String::new(),
+                state: pb::TicketState::Matched as i32,
+                game_id: seated.game_id,
+                seat: seated.seat,
+                waited_ms: 0,
+            });
+            return Ok(Response::new(Box::pin(tokio_stream::once(update))));
+        }
         let mut matchmaking = self.matchmaking.clone();
         // The whole life of the ticket runs in one task, from Enqueue on: a client that leaves
         // at any moment, even while Enqueue is in flight, gets its ticket cancelled. (Begun

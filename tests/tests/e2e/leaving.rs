@@ -88,3 +88,54 @@ async fn a_seated_player_flapping_subscribe_cannot_flood_the_game_log() {
     }
     ludus.shutdown().await;
 }
+
+/// The first update of a FindMatch stream.
+async fn first_update(player: &mut ludus_tests::Player) -> pb::FindMatchUpdate {
+    let mut updates = player
+        .queue(ludus_tests::caro_settings(), pb::MatchRanking::Default)
+        .await
+        .expect("find match");
+    tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut updates))
+        .await
+        .expect("an update in time")
+        .expect("the stream is open")
+        .expect("an update")
+}
+
+/// A client whose FindMatch stream broke after its ticket was matched (the soak saw a
+/// gateway answer a retryable error then) asks again: it must land in the game its opponent
+/// already sits in, not queue a ticket nobody meets while the opponent's clock runs (issue 16).
+/// Once that game is over, FindMatch queues a ticket as usual.
+#[tokio::test]
+async fn find_match_again_after_a_match_lands_in_the_game_in_progress() {
+    let ludus = Ludus::start().await;
+    let [mut x, mut o] = ludus.players(["xavier", "olga"]).await;
+    let (x_updates, o_updates) = tokio::join!(
+        x.queue(ludus_tests::caro_settings(), pb::MatchRanking::Default),
+        o.queue(ludus_tests::caro_settings(), pb::MatchRanking::Default),
+    );
+    let ((game_id, x_seat), (o_game, _)) = tokio::join!(
+        ludus_tests::matched(x_updates.expect("x queues")),
+        ludus_tests::matched(o_updates.expect("o queues")),
+    );
+    assert_eq!(game_id, o_game);
+
+    let again = first_update(&mut x).await;
+    assert_eq!(again.state, pb::TicketState::Matched as i32, "{again:?}");
+    assert_eq!(
+        again.game_id, game_id,
+        "the game in progress, not a new one"
+    );
+    assert_eq!(again.seat, x_seat);
+    assert!(
+        again.ticket_id.is_empty(),
+        "no ticket was queued: {again:?}"
+    );
+    assert!(ludus.live_ticket(&x).await.is_none(), "nothing left queued");
+
+    x.resign(&game_id).await.expect("resign");
+    let after = first_update(&mut x).await;
+    assert_eq!(after.state, pb::TicketState::Queued as i32, "{after:?}");
+    assert!(!after.ticket_id.is_empty());
+    ludus.shutdown().await;
+}
