@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use ludus_store::testing::{CLUSTER_MASTERS, RedisCluster};
 use ludus_store::{
-    Commit, GameFeed, GameStore, QueueStore, TIMER_SHARDS, Ticket, TicketStatus, TimerStore,
-    conformance,
+    Commit, FeedError, GameFeed, GameStore, QueueStore, TIMER_SHARDS, Ticket, TicketStatus,
+    TimerStore, conformance,
 };
 
 fn cluster() -> RedisCluster {
@@ -96,6 +96,77 @@ async fn live_events_cross_nodes() {
     );
 }
 
+/// The feed survives its connections being killed on every node: subscribers see Lagged (so
+/// they re-read the log), and the cluster connection subscribes the sharded channel again on
+/// its master, where the next event arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feed_survives_reconnect_on_a_cluster() {
+    let cluster = cluster();
+    let backend = cluster.backend("r:").await.expect("connect");
+    let games = GameStore::new(backend.clone());
+    let feed = GameFeed::new(backend);
+    games.create("g", b"m", b"s", b"e1").await.expect("create");
+    let mut sub = feed.subscribe("g").await.expect("subscribe");
+    let mut killed = 0;
+    for url in cluster.node_urls() {
+        let mut admin = node(&url).await;
+        let n: i64 = redis::cmd("CLIENT")
+            .arg("KILL")
+            .arg("TYPE")
+            .arg("pubsub")
+            .query_async(&mut admin)
+            .await
+            .expect("client kill");
+        killed += n;
+    }
+    assert!(
+        killed >= 1,
+        "the feed's pub/sub connection to the game's master"
+    );
+    assert_eq!(
+        bounded(sub.recv()).await.expect("lag signal"),
+        Err(FeedError::Lagged(0))
+    );
+    // Wait (bounded) until some node has the sharded subscription back.
+    bounded(async {
+        loop {
+            let mut back = 0;
+            for url in cluster.node_urls() {
+                let (_, n): (String, i64) = redis::cmd("PUBSUB")
+                    .arg("SHARDNUMSUB")
+                    .arg("r:ludus:game:{g}:live")
+                    .query_async(&mut node(&url).await)
+                    .await
+                    .expect("shardnumsub");
+                back += n;
+            }
+            if back == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("resubscribed");
+    let commit = Commit {
+        expected_seq: 1,
+        action_id: None,
+        state: b"s2",
+        event: b"e2",
+    };
+    games.commit("g", commit).await.expect("commit");
+    loop {
+        match bounded(sub.recv()).await.expect("event after reconnect") {
+            Ok(e) => {
+                assert_eq!(e.seq, 2);
+                break;
+            }
+            Err(FeedError::Lagged(_)) => continue,
+            Err(FeedError::Closed) => panic!("feed closed"),
+        }
+    }
+}
+
 /// Timers and matchmaking tickets spread over the masters: no one node takes every timer and
 /// every ticket (the `{timers:N}` shards and the per-queue `{mm:QUEUE}` tags).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -149,11 +220,7 @@ async fn timers_and_tickets_spread_over_masters() {
 async fn keys_per_node(cluster: &RedisCluster, pattern: &str) -> HashMap<String, usize> {
     let mut per_node = HashMap::new();
     for url in cluster.node_urls() {
-        let client = redis::Client::open(url.as_str()).expect("node url");
-        let mut conn = client
-            .get_multiplexed_async_connection()
-            .await
-            .expect("connect to one node");
+        let mut conn = node(&url).await;
         let keys: Vec<String> = redis::cmd("KEYS")
             .arg(pattern)
             .query_async(&mut conn)
@@ -162,4 +229,13 @@ async fn keys_per_node(cluster: &RedisCluster, pattern: &str) -> HashMap<String,
         per_node.insert(url, keys.len());
     }
     per_node
+}
+
+/// A connection to one node alone (it answers for its own slots only).
+async fn node(url: &str) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(url)
+        .expect("node url")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connect to one node")
 }
