@@ -1,6 +1,10 @@
 //! The end-to-end harness: a real `redis-server` on a free port, the whole Ludus system on
 //! loopback gRPC against it, and gateway clients that sign in like any app does.
 //!
+//! With `LUDUS_TEST_REDIS=cluster` in the environment every system a test starts on Redis
+//! runs on a fresh local three-master Redis Cluster instead (`testing::RedisCluster`), so the
+//! same tests show the system works on a cluster (`scripts/test.sh` runs a subset that way).
+//!
 //! # Layout
 //! - [`Ludus`]: a running system (Redis or in-memory store) and its addresses.
 //! - [`Player`]: a signed-in gateway client with helpers for the common calls.
@@ -27,7 +31,10 @@ use ludus_accounts::{
     testing::{PostgresServer, SqliteFile},
 };
 use ludus_proto::pb::{self, game_state_client::GameStateClient, gateway_client::GatewayClient};
-use ludus_store::{Backend, Clock, ManualClock, testing::RedisServer};
+use ludus_store::{
+    Backend, Clock, ManualClock,
+    testing::{RedisCluster, RedisServer},
+};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -58,11 +65,48 @@ pub struct Ludus {
     /// player's rating history).
     backend: Backend,
     /// Kept alive for the test's lifetime; killed on drop.
-    redis: Option<RedisServer>,
+    redis: Option<TestRedis>,
     /// The clock every service reads, when the test moves time itself ([`Ludus::advance`]).
     manual_clock: Option<ManualClock>,
     /// The accounts service's SQL database (a SQLite file unless a test asks for PostgreSQL).
     accounts_db: AccountsDatabase,
+}
+
+/// The Redis a test system runs on: one `redis-server`, or a local Redis Cluster when
+/// `LUDUS_TEST_REDIS=cluster` ([`TEST_REDIS_VAR`]).
+#[derive(Debug)]
+pub enum TestRedis {
+    /// One node.
+    Server(RedisServer),
+    /// Three masters.
+    Cluster(RedisCluster),
+}
+
+/// The environment variable that puts every Redis test system on a Redis Cluster: set it to
+/// `cluster`.
+pub const TEST_REDIS_VAR: &str = "LUDUS_TEST_REDIS";
+
+impl TestRedis {
+    /// A fresh one of the kind the environment asks for ([`TEST_REDIS_VAR`]).
+    pub fn start() -> TestRedis {
+        match std::env::var(TEST_REDIS_VAR).as_deref() {
+            Ok("cluster") => {
+                TestRedis::Cluster(RedisCluster::start().unwrap_or_else(|e| panic!("{e}")))
+            }
+            Ok("") | Ok("server") | Err(_) => {
+                TestRedis::Server(RedisServer::start().unwrap_or_else(|e| panic!("{e}")))
+            }
+            Ok(other) => panic!("{TEST_REDIS_VAR}={other:?}: expected `cluster` or `server`"),
+        }
+    }
+
+    /// The URL the services connect to (`redis://` or `redis+cluster://`).
+    pub fn url(&self) -> String {
+        match self {
+            TestRedis::Server(server) => server.url(),
+            TestRedis::Cluster(cluster) => cluster.url(),
+        }
+    }
 }
 
 /// The SQL database behind the accounts service of a test system.
@@ -215,10 +259,10 @@ impl Ludus {
     }
 
     async fn start_on_redis(setup: Setup) -> Ludus {
-        let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
+        let redis = TestRedis::start();
         let backend = Backend::redis(&redis.url())
             .await
-            .expect("connect to the test redis-server");
+            .expect("connect to the test Redis");
         Ludus::start_on(backend, Some(redis), setup).await
     }
 
@@ -256,7 +300,7 @@ impl Ludus {
             .expect("the timers due by now fire and are answered");
     }
 
-    async fn start_on(backend: Backend, redis: Option<RedisServer>, setup: Setup) -> Ludus {
+    async fn start_on(backend: Backend, redis: Option<TestRedis>, setup: Setup) -> Ludus {
         let Setup {
             caro_turn,
             absence_grace,
@@ -357,12 +401,15 @@ impl Ludus {
     /// Kills the redis-server (an outage) and returns its port, for [`Ludus::restart_redis`].
     ///
     /// # Panics
-    /// When the system runs on the in-memory store.
+    /// When the system runs on the in-memory store or on a Redis Cluster.
     pub fn kill_redis(&mut self) -> u16 {
-        let redis = self
-            .redis
-            .take()
-            .expect("this system runs on the in-memory store");
+        let redis = match self.redis.take() {
+            Some(TestRedis::Server(server)) => server,
+            Some(TestRedis::Cluster(_)) => {
+                panic!("this system runs on a Redis Cluster: outages are tested on one node")
+            }
+            None => panic!("this system runs on the in-memory store"),
+        };
         let port = redis.port();
         drop(redis);
         port
@@ -370,7 +417,9 @@ impl Ludus {
 
     /// Starts an empty redis-server on `port` again (the services reconnect by themselves).
     pub fn restart_redis(&mut self, port: u16) {
-        self.redis = Some(RedisServer::start_on(port).unwrap_or_else(|e| panic!("{e}")));
+        self.redis = Some(TestRedis::Server(
+            RedisServer::start_on(port).unwrap_or_else(|e| panic!("{e}")),
+        ));
     }
 
     /// The accounts database (to take a PostgreSQL server down and up again).
@@ -398,10 +447,21 @@ impl Ludus {
         );
     }
 
-    /// The URL of the system's redis-server, when it runs on one (for reading keys as they
-    /// are stored).
+    /// The URL of the system's redis-server, when it runs on one node (for reading keys as
+    /// they are stored); `None` on the in-memory store and on a Redis Cluster.
     pub fn redis_url(&self) -> Option<String> {
-        self.redis.as_ref().map(RedisServer::url)
+        match &self.redis {
+            Some(TestRedis::Server(server)) => Some(server.url()),
+            _ => None,
+        }
+    }
+
+    /// The Redis Cluster the system runs on, when it does (`LUDUS_TEST_REDIS=cluster`).
+    pub fn redis_cluster(&self) -> Option<&RedisCluster> {
+        match &self.redis {
+            Some(TestRedis::Cluster(cluster)) => Some(cluster),
+            _ => None,
+        }
     }
 
     /// Whether this system runs on Redis.

@@ -48,7 +48,7 @@ pub const MAX_EVENTS_PAGE: u32 = 500;
 #[derive(Clone, Debug)]
 pub struct GameStateService {
     store: GameStore,
-    /// The `{timers}` keys the timers service's worker fires: game-state arms and cancels its
+    /// The `{timers:N}` keys the timers service's worker fires: game-state arms and cancels its
     /// own timers there directly (see `arm_timer`).
     timers: TimerStore,
     reporter: OutcomeReporter,
@@ -121,7 +121,7 @@ impl GameStateService {
 
     /// Arms (or re-arms) the timer `key` to run `action` at `due_ms` (Unix ms).
     ///
-    /// Written straight into the `{timers}` keys rather than through the timers service's
+    /// Written straight into the `{timers:N}` keys rather than through the timers service's
     /// `Arm`: the same key and the same payload (the encoded `TimerAction`) that `Arm` writes,
     /// with the same script, so the timers worker fires it unchanged, at the cost of one
     /// Redis script instead of a gRPC hop plus that script on every move. The worker is not

@@ -1,4 +1,4 @@
-//! game-state writes its timers straight into the store's `{timers}` keys: the same keys and
+//! game-state writes its timers straight into the store's `{timers:N}` keys: the same keys and
 //! payloads the timers service's `Arm` writes (so its worker fires them unchanged), before the
 //! commit they belong to, and the stale ones are deleted after it.
 

@@ -28,8 +28,9 @@ pub struct ServeArgs {
     /// loopback origins are always allowed.
     #[arg(long, env = "LUDUS_CORS_ORIGINS", value_delimiter = ',')]
     pub cors_origin: Vec<String>,
-    /// Redis URL, e.g. redis://127.0.0.1:6379/; without it state lives in memory and is lost
-    /// when the process stops.
+    /// Redis URL, e.g. redis://127.0.0.1:6379/, or a Redis Cluster's nodes,
+    /// redis+cluster://10.0.0.1:6379,10.0.0.2:6379; without it state lives in memory and is
+    /// lost when the process stops.
     #[arg(long, env = "LUDUS_REDIS_URL")]
     pub redis_url: Option<String>,
     /// Directory for durable data: accounts live in `accounts.db` (SQLite) there unless

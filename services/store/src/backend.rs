@@ -4,10 +4,13 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClientBuilder;
+use redis::cluster_async::ClusterConnection;
+use redis::{Cmd, Pipeline, RedisFuture, Value};
 use tokio::sync::watch;
 
-use crate::feed::{FeedHub, RedisFeed};
+use crate::feed::{FeedClient, FeedHub, RedisFeed};
 use crate::game::Log;
 
 /// Why a store operation failed. Expected conditions (a missing game, a stale seq) are values,
@@ -86,9 +89,10 @@ impl Backend {
         }
     }
 
-    /// Connects to Redis at `url` (`redis://host:port/db`). The connection reconnects by
-    /// itself; an operation attempted while Redis is down fails with
-    /// [`StoreError::Unavailable`].
+    /// Connects to Redis at `url`: one node (`redis://host:port/db`), or a Redis Cluster
+    /// (`redis+cluster://host:port,host:port,...`: any reachable nodes of it; the client
+    /// learns the rest of the cluster from them). The connection reconnects by itself; an
+    /// operation attempted while Redis is down fails with [`StoreError::Unavailable`].
     pub async fn redis(url: &str) -> Result<Self, StoreError> {
         Self::redis_with_prefix(url, "").await
     }
@@ -102,23 +106,51 @@ impl Backend {
                 "key prefix {prefix:?} must not contain braces"
             )));
         }
-        let client = redis::Client::open(url)?;
-        let conn = ConnectionManager::new_with_config(client.clone(), command_connection()).await?;
-        let server = match client.get_connection_info().addr() {
-            redis::ConnectionAddr::Tcp(host, port)
-            | redis::ConnectionAddr::TcpTls { host, port, .. } => Some((host.clone(), *port)),
-            _ => None,
+        let keys = Keys {
+            prefix: prefix.to_owned(),
+        };
+        let backend = match cluster_nodes(url)? {
+            Some(nodes) => {
+                let conn = cluster_client(&nodes)
+                    .build()?
+                    .get_async_connection()
+                    .await?;
+                RedisBackend {
+                    conn: Conn::Cluster(conn),
+                    server: None,
+                    keys,
+                    feed: Arc::new(RedisFeed::new(FeedClient::Cluster(nodes))),
+                    publish: Publish::Sharded,
+                }
+            }
+            None => {
+                let client = redis::Client::open(url)?;
+                let conn = ConnectionManager::new_with_config(client.clone(), command_connection())
+                    .await?;
+                let server = match client.get_connection_info().addr() {
+                    redis::ConnectionAddr::Tcp(host, port)
+                    | redis::ConnectionAddr::TcpTls { host, port, .. } => {
+                        Some((host.clone(), *port))
+                    }
+                    _ => None,
+                };
+                RedisBackend {
+                    conn: Conn::Single(conn),
+                    server,
+                    keys,
+                    feed: Arc::new(RedisFeed::new(FeedClient::Single(client))),
+                    publish: Publish::Classic,
+                }
+            }
         };
         Ok(Backend {
-            kind: Kind::Redis(Arc::new(RedisBackend {
-                conn,
-                server,
-                keys: Keys {
-                    prefix: prefix.to_owned(),
-                },
-                feed: Arc::new(RedisFeed::new(client)),
-            })),
+            kind: Kind::Redis(Arc::new(backend)),
         })
+    }
+
+    /// True when this backend is a Redis Cluster (a `redis+cluster://` URL).
+    pub fn is_redis_cluster(&self) -> bool {
+        matches!(&self.kind, Kind::Redis(r) if matches!(r.conn, Conn::Cluster(_)))
     }
 
     /// True for the Redis backend.
@@ -262,14 +294,113 @@ fn command_connection() -> ConnectionManagerConfig {
         .set_connection_timeout(Some(Duration::from_secs(1)))
 }
 
+/// The scheme of a Redis Cluster URL: `redis+cluster://host:port,host:port,...`.
+pub const CLUSTER_SCHEME: &str = "redis+cluster://";
+
+/// The node URLs of a `redis+cluster://` URL (`None` for any other URL: one node). Userinfo
+/// in front of the first node (`redis+cluster://user:pass@h1:p1,h2:p2`) applies to every
+/// node, as a managed cluster has one set of credentials.
+fn cluster_nodes(url: &str) -> Result<Option<Vec<String>>, StoreError> {
+    let Some(rest) = url.strip_prefix(CLUSTER_SCHEME) else {
+        return Ok(None);
+    };
+    let rest = rest.trim_end_matches('/');
+    let (auth, hosts) = match rest.rsplit_once('@') {
+        Some((auth, hosts)) => (format!("{auth}@"), hosts),
+        None => (String::new(), rest),
+    };
+    let nodes: Vec<String> = hosts
+        .split(',')
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .map(|h| format!("redis://{auth}{h}/"))
+        .collect();
+    if nodes.is_empty() || hosts.contains(['/', '?']) {
+        return Err(StoreError::Unavailable(format!(
+            "a Redis Cluster URL names its nodes as {CLUSTER_SCHEME}host:port,host:port (no \
+             database, no options): {url:?}"
+        )));
+    }
+    Ok(Some(nodes))
+}
+
+/// A cluster client on `nodes` that fails a call within seconds when the cluster is down, as
+/// [`command_connection`] does for one node: a connection attempt gets a second, a call is
+/// retried (redirections, a node reconnecting) a few times, backing off from 100 ms.
+pub(crate) fn cluster_client(nodes: &[String]) -> ClusterClientBuilder {
+    ClusterClientBuilder::new(nodes.iter().map(String::as_str))
+        .connection_timeout(Duration::from_secs(1))
+        .retries(3)
+        .min_retry_wait(100)
+        .max_retry_wait(1_000)
+}
+
+/// The command connection: one node's connection manager, or a cluster connection that
+/// routes each command (and each script, by its first key) to the master of its slot.
+#[derive(Clone)]
+pub(crate) enum Conn {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Conn::Single(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Single(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+/// How live events are published: classic pub/sub on one node, sharded pub/sub (Redis 7:
+/// `SPUBLISH` reaches only the master of the channel's slot, where its subscribers are) on a
+/// cluster, where a classic `PUBLISH` is copied to every node of the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Publish {
+    Classic,
+    Sharded,
+}
+
+impl Publish {
+    /// The publishing command, also passed to the scripts that publish.
+    pub(crate) fn command(self) -> &'static str {
+        match self {
+            Publish::Classic => "PUBLISH",
+            Publish::Sharded => "SPUBLISH",
+        }
+    }
+}
+
 pub(crate) struct RedisBackend {
-    /// Commands share this one multiplexed connection; clone it per call.
-    pub(crate) conn: ConnectionManager,
+    /// Commands share this one multiplexed connection (one per node on a cluster); clone it
+    /// per call.
+    pub(crate) conn: Conn,
     /// Where Redis listens (`server.address`, `server.port` of the spans), for TCP.
     server: Option<(String, u16)>,
     pub(crate) keys: Keys,
     /// The process's pub/sub connection, opened on the first subscription.
     pub(crate) feed: Arc<RedisFeed>,
+    /// Classic or sharded pub/sub, by the kind of Redis.
+    pub(crate) publish: Publish,
 }
 
 /// Memory backend state. One lock per store family: each operation holds its family's lock
@@ -322,29 +453,32 @@ impl Keys {
             Log::Room => format!("{}ludus:rooms:public", self.prefix),
         }
     }
-    pub(crate) fn timers_due(&self) -> String {
-        format!("{}ludus:{{timers}}:due", self.prefix)
+    /// The due set of timer shard `shard` (see [`crate::timer::TIMER_SHARDS`]).
+    pub(crate) fn timers_due(&self, shard: usize) -> String {
+        format!("{}ludus:{{timers:{shard}}}:due", self.prefix)
     }
-    pub(crate) fn timers_payload(&self) -> String {
-        format!("{}ludus:{{timers}}:payload", self.prefix)
+    pub(crate) fn timers_payload(&self, shard: usize) -> String {
+        format!("{}ludus:{{timers:{shard}}}:payload", self.prefix)
     }
     pub(crate) fn mm_queues(&self) -> String {
         format!("{}ludus:{{mm}}:queues", self.prefix)
     }
     pub(crate) fn mm_queue(&self, queue: &str) -> String {
-        format!("{}ludus:{{mm}}:{queue}:queue", self.prefix)
+        format!("{}ludus:{{mm:{queue}}}:queue", self.prefix)
     }
     pub(crate) fn mm_ticket(&self, queue: &str, id: &str) -> String {
-        format!("{}ludus:{{mm}}:{queue}:ticket:{id}", self.prefix)
+        format!("{}ludus:{{mm:{queue}}}:ticket:{id}", self.prefix)
     }
     pub(crate) fn mm_lease(&self, queue: &str) -> String {
-        format!("{}ludus:{{mm}}:{queue}:lease", self.prefix)
+        format!("{}ludus:{{mm:{queue}}}:lease", self.prefix)
     }
     pub(crate) fn mm_settled(&self) -> String {
         format!("{}ludus:{{mm}}:settled", self.prefix)
     }
+    /// The player's live ticket: in the player's own slot, apart from every queue (see
+    /// [`crate::QueueStore::enqueue`] for why one ticket per player still holds).
     pub(crate) fn mm_player(&self, player: &str) -> String {
-        format!("{}ludus:{{mm}}:player:{player}", self.prefix)
+        format!("{}ludus:{{mm-player:{player}}}:ticket", self.prefix)
     }
     pub(crate) fn lease_holders(&self) -> String {
         format!("{}ludus:{{presence}}:holders", self.prefix)
@@ -380,4 +514,35 @@ pub(crate) fn parse_score(what: &str, bytes: &[u8]) -> Result<u64, StoreError> {
         // Scores are whole milliseconds below 2^53, so the cast is exact.
         .map(|f| f as u64)
         .ok_or_else(|| StoreError::Corrupt(format!("{what} is not a score")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cluster_nodes;
+
+    #[test]
+    fn a_cluster_url_names_every_node_and_shares_its_credentials() {
+        assert_eq!(cluster_nodes("redis://h:1/").expect("one node"), None);
+        assert_eq!(
+            cluster_nodes("redis+cluster://a:7000,b:7001/").expect("cluster"),
+            Some(vec![
+                "redis://a:7000/".to_owned(),
+                "redis://b:7001/".to_owned()
+            ])
+        );
+        assert_eq!(
+            cluster_nodes("redis+cluster://u:p@a:7000,b:7001").expect("cluster"),
+            Some(vec![
+                "redis://u:p@a:7000/".to_owned(),
+                "redis://u:p@b:7001/".to_owned()
+            ])
+        );
+        for bad in [
+            "redis+cluster://",
+            "redis+cluster://a:1/0",
+            "redis+cluster://a:1?x=1",
+        ] {
+            assert!(cluster_nodes(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -85,6 +85,7 @@ properties!(
     timer_concurrent_claims_take_each_once,
     queue_enqueue_and_list,
     queue_one_live_ticket_per_player,
+    queue_concurrent_enqueues_of_one_player_queue_one,
     queue_take_all_or_nothing,
     queue_concurrent_overlapping_takes,
     queue_take_tables_each_table_alone,
@@ -970,6 +971,60 @@ pub async fn queue_one_live_ticket_per_player(backend: Backend) {
         q.enqueue(&ticket("caro", "t5", "p1", 14))
             .await
             .expect("new"),
+        EnqueueOutcome::Queued
+    );
+}
+
+/// One player enqueuing into many queues at once (a client racing itself, or two devices)
+/// ends with exactly one queued ticket, and every other enqueue names that one; after it is
+/// cancelled the player may queue again.
+pub async fn queue_concurrent_enqueues_of_one_player_queue_one(backend: Backend) {
+    let q = QueueStore::new(backend);
+    let outcomes = join_all((0..RACERS).map(|i| {
+        let q = q.clone();
+        async move {
+            let t = ticket(&format!("q{i}"), &format!("t{i}"), "p", i as u64);
+            (i, q.enqueue(&t).await.expect("enqueue"))
+        }
+    }))
+    .await;
+    let queued: Vec<usize> = outcomes
+        .iter()
+        .filter(|(_, o)| *o == EnqueueOutcome::Queued)
+        .map(|(i, _)| *i)
+        .collect();
+    assert_eq!(queued.len(), 1, "exactly one enqueue queued: {outcomes:?}");
+    let winner = queued[0];
+    let mut listed = 0;
+    for i in 0..RACERS {
+        listed += q.queued(&format!("q{i}"), 10).await.expect("queued").len();
+    }
+    assert_eq!(listed, 1, "one queued ticket across every queue");
+    let live = (format!("q{winner}"), format!("t{winner}"));
+    assert_eq!(q.live_ticket("p").await.expect("live"), Some(live.clone()));
+    for (i, outcome) in &outcomes {
+        if *i != winner {
+            // Either the winner, or (its own ticket tombstoned under it) its own id.
+            assert!(
+                *outcome
+                    == EnqueueOutcome::AlreadyQueued {
+                        ticket_id: live.1.clone()
+                    }
+                    || *outcome
+                        == EnqueueOutcome::AlreadyQueued {
+                            ticket_id: format!("t{i}")
+                        },
+                "{i}: {outcome:?}"
+            );
+        }
+    }
+    q.cancel(&live.1, &live.0, "p").await.expect("cancel");
+    assert_eq!(q.live_ticket("p").await.expect("live"), None);
+    assert!(q.queues().await.expect("queues").is_empty());
+    assert_eq!(
+        q.enqueue(&ticket("again", "t-again", "p", 100))
+            .await
+            .expect("enqueue"),
         EnqueueOutcome::Queued
     );
 }

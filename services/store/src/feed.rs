@@ -5,6 +5,11 @@
 //! SUBSCRIBE; its push messages are demultiplexed by channel straight into the broadcasts. The
 //! connection manager reconnects and resubscribes by itself; because events published while
 //! it was away are lost, every subscriber then sees [`FeedError::Lagged`] and re-reads the log.
+//! On a Redis Cluster the connection is a RESP3 cluster connection (one connection per master)
+//! and channels are sharded (`SSUBSCRIBE` on the master of the channel's slot, which is the
+//! slot of the game's keys, so the commit script's `SPUBLISH` is local to it); the cluster
+//! connection resubscribes each channel on whichever master serves its slot after a
+//! reconnect or a slot move, and every subscriber sees [`FeedError::Lagged`] as above.
 //! Memory: [`crate::GameStore`] publishes into the same hub under its lock.
 
 use std::collections::HashMap;
@@ -12,10 +17,11 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::cluster_async::ClusterConnection;
 use redis::{PushInfo, PushKind, Value};
 use tokio::sync::broadcast;
 
-use crate::backend::{Backend, Kind, StoreError, lock};
+use crate::backend::{Backend, Kind, StoreError, cluster_client, lock};
 use crate::game::StoredEvent;
 
 /// How many events a subscriber may fall behind before it sees [`FeedError::Lagged`].
@@ -263,7 +269,7 @@ impl FeedHub {
     /// Routes one RESP3 push from the pub/sub connection.
     fn on_push(&self, push: PushInfo) {
         match push.kind {
-            PushKind::Message => {
+            PushKind::Message | PushKind::SMessage => {
                 let [channel, message] = push.data.as_slice() else {
                     return;
                 };
@@ -280,7 +286,7 @@ impl FeedHub {
             }
             // A SUBSCRIBE confirmation for a channel that was already confirmed is the
             // automatic resubscription after a reconnect: events may have been lost meanwhile.
-            PushKind::Subscribe => {
+            PushKind::Subscribe | PushKind::SSubscribe => {
                 if let Some(channel) = push.data.first().and_then(bytes)
                     && let Ok(channel) = std::str::from_utf8(channel)
                     && !self.take_awaited(channel)
@@ -315,17 +321,45 @@ fn decode_message(message: &[u8]) -> Option<StoredEvent> {
     })
 }
 
+/// Where the pub/sub connection goes: one node, or the nodes of a cluster.
+pub(crate) enum FeedClient {
+    Single(redis::Client),
+    Cluster(Vec<String>),
+}
+
+/// The open pub/sub connection: classic channels on one node, sharded ones on a cluster.
+enum FeedConn {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl FeedConn {
+    async fn subscribe(&mut self, channel: &str) -> redis::RedisResult<()> {
+        match self {
+            FeedConn::Single(c) => c.subscribe(channel).await,
+            FeedConn::Cluster(c) => c.ssubscribe(channel).await,
+        }
+    }
+
+    async fn unsubscribe(&mut self, channel: &str) -> redis::RedisResult<()> {
+        match self {
+            FeedConn::Single(c) => c.unsubscribe(channel).await,
+            FeedConn::Cluster(c) => c.sunsubscribe(channel).await,
+        }
+    }
+}
+
 /// The process's Redis pub/sub side.
 pub(crate) struct RedisFeed {
-    client: redis::Client,
+    client: FeedClient,
     hub: Arc<FeedHub>,
     /// The dedicated pub/sub connection, opened on first use. Held across SUBSCRIBE and
     /// UNSUBSCRIBE so that they never interleave for one channel.
-    conn: tokio::sync::Mutex<Option<ConnectionManager>>,
+    conn: tokio::sync::Mutex<Option<FeedConn>>,
 }
 
 impl RedisFeed {
-    pub(crate) fn new(client: redis::Client) -> Self {
+    pub(crate) fn new(client: FeedClient) -> Self {
         RedisFeed {
             client,
             hub: Arc::new(FeedHub::default()),
@@ -333,22 +367,39 @@ impl RedisFeed {
         }
     }
 
-    async fn connect(&self) -> Result<ConnectionManager, StoreError> {
-        // Pub/sub on a multiplexed connection needs RESP3 push messages.
-        let info = self.client.get_connection_info().clone();
-        let settings = info
-            .redis_settings()
-            .clone()
-            .set_protocol(redis::ProtocolVersion::RESP3);
-        let client = redis::Client::open(info.set_redis_settings(settings))?;
+    async fn connect(&self) -> Result<FeedConn, StoreError> {
         let hub = self.hub.clone();
-        let config = ConnectionManagerConfig::new()
-            .set_push_sender(move |push: PushInfo| {
-                hub.on_push(push);
-                Ok::<(), Infallible>(())
-            })
-            .set_automatic_resubscription();
-        Ok(ConnectionManager::new_with_config(client, config).await?)
+        let on_push = move |push: PushInfo| {
+            hub.on_push(push);
+            Ok::<(), Infallible>(())
+        };
+        // Pub/sub on a multiplexed connection needs RESP3 push messages.
+        match &self.client {
+            FeedClient::Single(client) => {
+                let info = client.get_connection_info().clone();
+                let settings = info
+                    .redis_settings()
+                    .clone()
+                    .set_protocol(redis::ProtocolVersion::RESP3);
+                let client = redis::Client::open(info.set_redis_settings(settings))?;
+                let config = ConnectionManagerConfig::new()
+                    .set_push_sender(on_push)
+                    .set_automatic_resubscription();
+                Ok(FeedConn::Single(
+                    ConnectionManager::new_with_config(client, config).await?,
+                ))
+            }
+            FeedClient::Cluster(nodes) => {
+                // The cluster connection resubscribes by itself whenever it has a push sender.
+                let conn = cluster_client(nodes)
+                    .use_protocol(redis::ProtocolVersion::RESP3)
+                    .push_sender(on_push)
+                    .build()?
+                    .get_async_connection()
+                    .await?;
+                Ok(FeedConn::Cluster(conn))
+            }
+        }
     }
 
     async fn subscribe(self: &Arc<Self>, channel: String) -> Result<FeedSubscription, StoreError> {

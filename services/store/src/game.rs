@@ -179,8 +179,9 @@ fn game_script<'a>(script: &'a Script, keys: &Keys, log: Log, id: &str) -> Scrip
     invocation
 }
 
-/// KEYS: state, events, actions, presence. ARGV: meta, state, first event, live channel.
-/// Clears leftovers of an earlier game with the same id so event 1 can be appended.
+/// KEYS: state, events, actions, presence. ARGV: meta, state, first event, live channel,
+/// publishing command (`PUBLISH`, or `SPUBLISH` on a cluster: the channel shares the keys'
+/// hash tag, so it is sharded onto this very master). Clears leftovers of an earlier game with the same id so event 1 can be appended.
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -188,14 +189,14 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('HSET', KEYS[1], 'seq', 1, 'state', ARGV[2], 'meta', ARGV[1])
 redis.call('XADD', KEYS[2], '1-0', 'e', ARGV[3])
-redis.call('PUBLISH', ARGV[4], '1:' .. ARGV[3])
+redis.call(ARGV[5], ARGV[4], '1:' .. ARGV[3])
 return 1
 ",
     )
 });
 
 /// KEYS: state, events, actions. ARGV: expected seq, has action ('1'/'0'), action id, state,
-/// event, live channel. Returns {0} not found, {1, current} stale, {2, seq} duplicate,
+/// event, live channel, publishing command (as [`CREATE`]'s). Returns {0} not found, {1, current} stale, {2, seq} duplicate,
 /// {3, seq} committed. The duplicate check comes first so a retried action gets its original
 /// answer even after later moves.
 static COMMIT: LazyLock<Script> = LazyLock::new(|| {
@@ -213,7 +214,7 @@ local new = seq + 1
 redis.call('HSET', KEYS[1], 'seq', new, 'state', ARGV[4])
 redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[5])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[3], ARGV[3], new) end
-redis.call('PUBLISH', ARGV[6], new .. ':' .. ARGV[5])
+redis.call(ARGV[7], ARGV[6], new .. ':' .. ARGV[5])
 return {3, new}
 ",
     )
@@ -287,6 +288,7 @@ impl GameStore {
                     .arg(state)
                     .arg(first_event)
                     .arg(k.log_live(self.log, game_id))
+                    .arg(r.publish.command())
                     .invoke_async(&mut r.conn.clone())
                     .instrument(r.script("EVALSHA create", "create"))
                     .await?;
@@ -399,6 +401,7 @@ impl GameStore {
                     .arg(commit.state)
                     .arg(commit.event)
                     .arg(k.log_live(self.log, game_id))
+                    .arg(r.publish.command())
                     .invoke_async(&mut r.conn.clone())
                     .instrument(publish)
                     .instrument(span)

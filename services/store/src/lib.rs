@@ -25,10 +25,18 @@
 //! - `conformance` (feature `testing`): the behaviour both backends must show, run by this
 //!   crate's tests on both backends.
 //! - `testing` (feature `testing`): `testing::RedisServer`, a throwaway `redis-server` child
-//!   process for tests.
+//!   process for tests, and `testing::RedisCluster`, a throwaway three-master Redis Cluster.
 //!
 //! Both test modules are compiled only with the `testing` feature, which only
 //! dev-dependencies (and the end-to-end test crate) enable: no service binary carries them.
+//!
+//! # Redis and Redis Cluster
+//! [`Backend::redis`] takes one node's URL (`redis://host:port/db`) or a cluster's
+//! (`redis+cluster://host:port,host:port,...`, [`CLUSTER_SCHEME`]). Both use the same keys
+//! and the same scripts: on a cluster each command and script goes to the master of its
+//! (first) key's slot, and every key a script touches shares that slot. Live events use
+//! classic pub/sub on one node and sharded pub/sub (`SPUBLISH`/`SSUBSCRIBE`, Redis 7) on a
+//! cluster: the publishing command is the scripts' argument, not a second script.
 //!
 //! # Redis key layout
 //! Keys between braces are Redis Cluster hash tags: every key one script touches shares a tag,
@@ -49,12 +57,14 @@
 //! | `ludus:room:{CODE}:events` | stream | room event `seq` at stream id `<seq>-0`, field `e` |
 //! | `ludus:room:{CODE}:live` | pub/sub channel | `<seq>:<event bytes>` per committed room event |
 //! | `ludus:rooms:public` | zset | codes of public rooms (the lobby), scored by when listed (ms) |
-//! | `ludus:{timers}:due` | zset | timer key, scored by due time or claim deadline (ms) |
-//! | `ludus:{timers}:payload` | hash | timer key -> payload |
+//! | `ludus:{timers:N}:due` | zset | timer key, scored by due time or claim deadline (ms); N = 0..15, the shard of the key ([`TIMER_SHARDS`]) |
+//! | `ludus:{timers:N}:payload` | hash | timer key -> payload, of shard N |
 //! | `ludus:{mm}:queues` | set | names of queues holding tickets |
-//! | `ludus:{mm}:QUEUE:queue` | zset | queued ticket ids, scored by `created_ms` |
-//! | `ludus:{mm}:QUEUE:ticket:ID` | hash | one ticket (`alive`: its lease end, Unix ms); expires 1 h after it is matched or cancelled |
-//! | `ludus:{mm}:player:PID` | hash | `queue`, `ticket`: the player's live ticket |
+//! | `ludus:{mm:QUEUE}:queue` | zset | queued ticket ids, scored by `created_ms` |
+//! | `ludus:{mm:QUEUE}:ticket:ID` | hash | one ticket (`alive`: its lease end, Unix ms); expires 1 h after it is matched or cancelled |
+//! | `ludus:{mm:QUEUE}:lease` | string | the replica matching the queue |
+//! | `ludus:{mm}:settled` | pub/sub channel | ids of tickets whose game exists or that were cancelled |
+//! | `ludus:{mm-player:PID}:ticket` | hash | `queue`, `ticket`: the player's live ticket, if that ticket is still queued (see `QueueStore`) |
 //! | `ludus:{rating}:RULESET:board` | zset | leaderboard, member `<games:010>:<PID>`, score `-rating` |
 //! | `ludus:{rating}:RULESET:player:PID` | hash | `name`, `rating`, `games`, `version`, `member` |
 //! | `ludus:{rating}:game:GAMEID` | string | the game's result bytes: marks it as recorded |
@@ -65,9 +75,12 @@
 //! and after a Redis reconnect it sees [`FeedError::Lagged`]; either way it should track the
 //! last seq it delivered and fill gaps from [`GameStore::events_after`].
 //!
-//! Matchmaking and rating keys each share one tag (`{mm}`, `{rating}`) because their scripts
-//! must see keys of several queues or rule sets at once (one live ticket per player across
-//! queues; one result marker per game whatever its rule set).
+//! The two families every replica hits hardest are spread over many tags: timers over sixteen
+//! shards (each timers replica claims from all of them), matchmaking by queue (a queue's
+//! scripts touch only its own tag; one live ticket per player across queues is kept by a
+//! two-step protocol on the player's own key, described in the `queue` module). Rating keys
+//! share one tag (`{rating}`) because their script must see keys of several rule sets at once
+//! (one result marker per game whatever its rule set).
 #![forbid(unsafe_code)]
 
 mod backend;
@@ -85,7 +98,7 @@ mod room;
 pub mod testing;
 mod timer;
 
-pub use backend::{Backend, StoreError};
+pub use backend::{Backend, CLUSTER_SCHEME, StoreError};
 pub use clock::{Clock, ManualClock};
 pub use feed::{Delivery, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use flags::RedisFlags;
@@ -97,4 +110,4 @@ pub use queue::{
 };
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use room::{RoomRecord, RoomStore};
-pub use timer::{DueTimer, TimerStore};
+pub use timer::{DueTimer, TIMER_SHARDS, TimerStore};

@@ -1,6 +1,31 @@
 //! [`QueueStore`]: matchmaking tickets. Any number of matchmaker replicas may race: `take`
 //! matches a set of tickets all-or-nothing, so a ticket is matched at most once, and a player
 //! holds at most one queued ticket across all queues.
+//!
+//! # Keys on a Redis Cluster
+//! Each queue is its own hash tag (`{mm:QUEUE}`: its zset, tickets and matching lease), so
+//! queues spread over the masters and every queue script touches one slot. A player's live
+//! ticket index is in the player's own slot (`{mm-player:PID}`), so no script can check it
+//! and write a ticket at once. [`QueueStore::enqueue`] keeps one queued ticket per player
+//! with a two-step protocol instead:
+//!
+//! 1. The index is moved to the new ticket only by compare-and-set, and only away from a
+//!    ticket that is final (matched or cancelled; a ticket never returns to queued). A ticket
+//!    the index names that does not exist (its enqueue crashed, or is still under way) is
+//!    first made final: a cancelled tombstone is written under its id, where it would be.
+//! 2. Only then is the ticket written, by a script that writes nothing when a ticket with
+//!    that id exists: an enqueue whose ticket was tombstoned meanwhile writes nothing.
+//!
+//! So a ticket becomes queued only while the index names it, and the index leaves it only
+//! once it is final: two queued tickets of one player cannot exist at once. The index is
+//! deleted (compare-and-delete) after its ticket is matched or cancelled; one left behind by
+//! a crash names a final ticket, which the next enqueue replaces, and
+//! [`QueueStore::live_ticket`] checks the ticket's status rather than trust it.
+//!
+//! The set of queue names (`{mm}:queues`) is its own slot too: an enqueue adds the name after
+//! its ticket is in the zset, and a take or cancel that empties a queue removes the name,
+//! then looks at the zset again and adds the name back if a ticket arrived meanwhile, so a
+//! queue holding tickets is never left out.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
@@ -9,7 +34,7 @@ use std::time::{Duration, Instant};
 use redis::Script;
 use tracing::Instrument;
 
-use crate::backend::{Backend, Kind, StoreError, lock, parse_u64};
+use crate::backend::{Backend, Kind, RedisBackend, StoreError, lock, parse_u64};
 use crate::feed::{FeedError, FeedSubscription, subscribe_channel};
 use crate::game::StoredEvent;
 
@@ -132,36 +157,82 @@ return 1
     )
 });
 
-/// KEYS: player index, queue zset, ticket hash, queues set. ARGV: ticket id, queue, player,
-/// payload, created. Returns {'1'} queued or {'0', existing ticket id}.
+/// KEYS: queue zset, ticket hash. ARGV: ticket id, queue, player, payload, created. Writes
+/// the ticket unless one with its id exists: returns {'1'} queued, or {'0', its status}.
 static ENQUEUE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-local live = redis.call('HGET', KEYS[1], 'ticket')
-if live then return {'0', live} end
-if redis.call('EXISTS', KEYS[3]) == 1 then return {'0', ARGV[1]} end
-redis.call('HSET', KEYS[3], 'queue', ARGV[2], 'player', ARGV[3], 'payload', ARGV[4],
+local status = redis.call('HGET', KEYS[2], 'status')
+if status then return {'0', status} end
+redis.call('HSET', KEYS[2], 'queue', ARGV[2], 'player', ARGV[3], 'payload', ARGV[4],
   'created', ARGV[5], 'status', 'queued')
-redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-redis.call('SADD', KEYS[4], ARGV[2])
-redis.call('HSET', KEYS[1], 'queue', ARGV[2], 'ticket', ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[5], ARGV[1])
 return {'1'}
 ",
     )
 });
 
-/// KEYS: queue zset, queues set, then every table's ticket hashes in order. ARGV: queue,
-/// player key prefix, ttl, table count, then per table: game id, n, its n ticket ids, the ids
-/// joined by commas. Each table is all-or-nothing on its own; returns one 1 (taken) or 0 per
-/// table. Player index keys are derived from the tickets and share the `{mm}` tag, so this
-/// stays on one cluster slot.
+/// KEYS: ticket hash. ARGV: ttl, queue, player. The ticket's status; a ticket that does not
+/// exist is first written as a cancelled tombstone (expiring like a finished ticket), so an
+/// enqueue of it still under way writes nothing (see the module docs).
+static SETTLE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local status = redis.call('HGET', KEYS[1], 'status')
+if status then return status end
+redis.call('HSET', KEYS[1], 'queue', ARGV[2], 'player', ARGV[3], 'payload', '',
+  'created', 0, 'status', 'cancelled')
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 'cancelled'
+",
+    )
+});
+
+/// KEYS: player index. ARGV: expected queue, expected ticket ('' for none), new queue, new
+/// ticket. Compare-and-set; 1 when set.
+static MOVE_INDEX: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local cur = redis.call('HMGET', KEYS[1], 'queue', 'ticket')
+if (cur[1] or '') ~= ARGV[1] or (cur[2] or '') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'queue', ARGV[3], 'ticket', ARGV[4])
+return 1
+",
+    )
+});
+
+/// KEYS: player index. ARGV: queue, ticket. Deletes the index if it names that ticket (which
+/// the caller saw final); 1 when deleted.
+static RELEASE_INDEX: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local cur = redis.call('HMGET', KEYS[1], 'queue', 'ticket')
+if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+",
+    )
+});
+
+/// How many times an enqueue re-reads a player's index that another enqueue of the same
+/// player moved under it before it gives up (a client racing itself). Each move that beats
+/// an enqueue takes the mover out of the race (it goes on to write its ticket or finds it
+/// tombstoned), so an enqueue loses at most once per rival: 32 is more than one player's
+/// concurrent enqueues ever are.
+const ENQUEUE_ATTEMPTS: usize = 32;
+
+/// KEYS: queue zset, then every table's ticket hashes in order. ARGV: ttl, table count, then
+/// per table: game id, n, its n ticket ids, the ids joined by commas. Each table is
+/// all-or-nothing on its own. Returns '1' when the queue is empty afterwards (else '0'), then
+/// per table '1' and the players of its n tickets (taken) or '0'. Only the queue's own slot:
+/// the players' indexes are released afterwards by the caller.
 static TAKE_TABLES: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-local key = 3
-local a = 5
+local key = 2
+local a = 3
 local out = {}
-for t = 1, tonumber(ARGV[4]) do
+for t = 1, tonumber(ARGV[2]) do
   local game = ARGV[a]
   local n = tonumber(ARGV[a + 1])
   local ids = a + 2
@@ -171,21 +242,22 @@ for t = 1, tonumber(ARGV[4]) do
     if redis.call('HGET', KEYS[key + i], 'status') ~= 'queued'
       or not redis.call('ZSCORE', KEYS[1], ARGV[ids + i]) then ok = 0 break end
   end
+  out[#out + 1] = tostring(ok)
   if ok == 1 then
     for i = 0, n - 1 do
       local tk = KEYS[key + i]
       redis.call('HSET', tk, 'status', 'matched', 'game', game, 'seat', i, 'table', csv)
-      redis.call('EXPIRE', tk, ARGV[3])
+      redis.call('EXPIRE', tk, ARGV[1])
       redis.call('ZREM', KEYS[1], ARGV[ids + i])
-      local pkey = ARGV[2] .. redis.call('HGET', tk, 'player')
-      if redis.call('HGET', pkey, 'ticket') == ARGV[ids + i] then redis.call('DEL', pkey) end
+      out[#out + 1] = redis.call('HGET', tk, 'player') or ''
     end
   end
-  out[t] = ok
   key = key + n
   a = ids + n + 1
 end
-if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[1]) end
+local empty = '0'
+if redis.call('ZCARD', KEYS[1]) == 0 then empty = '1' end
+table.insert(out, 1, empty)
 return out
 ",
     )
@@ -204,20 +276,23 @@ return 1
     )
 });
 
-/// KEYS: ticket hash, queue zset, player index, queues set. ARGV: ticket id, player, queue,
-/// ttl. Returns the ticket's fields after the call, or {} if not found or not the player's.
+/// KEYS: ticket hash, queue zset. ARGV: ticket id, player, ttl. Returns {} if not found or
+/// not the player's; else '1' when the queue is empty afterwards (else '0'), then the
+/// ticket's fields after the call.
 static CANCEL: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 if redis.call('HGET', KEYS[1], 'player') ~= ARGV[2] then return {} end
 if redis.call('HGET', KEYS[1], 'status') == 'queued' then
   redis.call('HSET', KEYS[1], 'status', 'cancelled')
-  redis.call('EXPIRE', KEYS[1], ARGV[4])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
   redis.call('ZREM', KEYS[2], ARGV[1])
-  if redis.call('HGET', KEYS[3], 'ticket') == ARGV[1] then redis.call('DEL', KEYS[3]) end
-  if redis.call('ZCARD', KEYS[2]) == 0 then redis.call('SREM', KEYS[4], ARGV[3]) end
 end
-return redis.call('HGETALL', KEYS[1])
+local out = redis.call('HGETALL', KEYS[1])
+local empty = '0'
+if redis.call('ZCARD', KEYS[2]) == 0 then empty = '1' end
+table.insert(out, 1, empty)
+return out
 ",
     )
 });
@@ -233,29 +308,7 @@ impl QueueStore {
     /// overwritten, so a retried enqueue cannot re-queue a matched ticket.
     pub async fn enqueue(&self, ticket: &Ticket) -> Result<EnqueueOutcome, StoreError> {
         match &self.backend.kind {
-            Kind::Redis(r) => {
-                let k = &r.keys;
-                let reply: Vec<String> = ENQUEUE
-                    .key(k.mm_player(&ticket.player_id))
-                    .key(k.mm_queue(&ticket.queue))
-                    .key(k.mm_ticket(&ticket.queue, &ticket.ticket_id))
-                    .key(k.mm_queues())
-                    .arg(&ticket.ticket_id)
-                    .arg(&ticket.queue)
-                    .arg(&ticket.player_id)
-                    .arg(&ticket.payload)
-                    .arg(ticket.created_ms)
-                    .invoke_async(&mut r.conn.clone())
-                    .instrument(r.script("EVALSHA enqueue", "enqueue"))
-                    .await?;
-                match reply.as_slice() {
-                    [ok] if ok == "1" => Ok(EnqueueOutcome::Queued),
-                    [no, id] if no == "0" => Ok(EnqueueOutcome::AlreadyQueued {
-                        ticket_id: id.clone(),
-                    }),
-                    _ => Err(StoreError::Corrupt("bad enqueue script reply".into())),
-                }
-            }
+            Kind::Redis(r) => enqueue_redis(r, ticket).await,
             Kind::Memory(m) => {
                 let mut q = lock(&m.queues);
                 if let Some((_, id)) = q.players.get(&ticket.player_id) {
@@ -469,11 +522,8 @@ impl QueueStore {
             Kind::Redis(r) => {
                 let k = &r.keys;
                 let mut inv = TAKE_TABLES.prepare_invoke();
-                inv.key(k.mm_queue(queue)).key(k.mm_queues());
-                inv.arg(queue)
-                    .arg(k.mm_player(""))
-                    .arg(FINISHED_TICKET_TTL_SECS)
-                    .arg(claims.len());
+                inv.key(k.mm_queue(queue));
+                inv.arg(FINISHED_TICKET_TTL_SECS).arg(claims.len());
                 for claim in &claims {
                     inv.arg(&claim.game_id).arg(claim.ticket_ids.len());
                     for id in &claim.ticket_ids {
@@ -483,14 +533,31 @@ impl QueueStore {
                     // Ticket ids are `[A-Za-z0-9_-]`, so a comma separates them safely.
                     inv.arg(claim.ticket_ids.join(","));
                 }
-                let reply: Vec<i64> = inv
+                let reply: Vec<String> = inv
                     .invoke_async(&mut r.conn.clone())
                     .instrument(r.script("EVALSHA take_tables", "take_tables"))
                     .await?;
-                if reply.len() != claims.len() {
-                    return Err(StoreError::Corrupt("bad take script reply".into()));
+                let bad = || StoreError::Corrupt("bad take script reply".into());
+                let mut reply = reply.into_iter();
+                let empty = reply.next().ok_or_else(bad)? == "1";
+                let mut taken = Vec::with_capacity(claims.len());
+                let mut released = Vec::new();
+                for claim in &claims {
+                    let ok = reply.next().ok_or_else(bad)? == "1";
+                    if ok {
+                        for id in &claim.ticket_ids {
+                            released.push((reply.next().ok_or_else(bad)?, id.as_str()));
+                        }
+                    }
+                    taken.push(ok);
                 }
-                reply.into_iter().map(|t| t == 1).collect()
+                // The take is done: what follows only tidies up, and a failure there must
+                // not make the caller believe the tables were not taken.
+                release_indexes(r, queue, &released).await;
+                if empty {
+                    forget_queue_if_empty(r, queue).await;
+                }
+                taken
             }
             Kind::Memory(m) => {
                 let mut q = lock(&m.queues);
@@ -574,11 +641,12 @@ impl QueueStore {
                 // The feed's `<seq>:<bytes>` framing, seq unused.
                 let mut message = b"0:".to_vec();
                 message.extend_from_slice(payload.as_bytes());
-                let _: i64 = redis::cmd("PUBLISH")
+                let command = r.publish.command();
+                let _: i64 = redis::cmd(command)
                     .arg(r.keys.mm_settled())
                     .arg(message)
                     .query_async(&mut r.conn.clone())
-                    .instrument(r.command("PUBLISH"))
+                    .instrument(r.command(command))
                     .await?;
                 Ok(())
             }
@@ -621,26 +689,29 @@ impl QueueStore {
                 let flat: Vec<Vec<u8>> = CANCEL
                     .key(k.mm_ticket(queue, ticket_id))
                     .key(k.mm_queue(queue))
-                    .key(k.mm_player(player_id))
-                    .key(k.mm_queues())
                     .arg(ticket_id)
                     .arg(player_id)
-                    .arg(queue)
                     .arg(FINISHED_TICKET_TTL_SECS)
                     .invoke_async(&mut r.conn.clone())
                     .instrument(r.script("EVALSHA cancel", "cancel"))
                     .await?;
-                if flat.is_empty() {
+                let Some((empty, fields)) = flat.split_first() else {
                     return Ok(None);
-                }
-                let fields = flat
+                };
+                let fields = fields
                     .chunks(2)
                     .filter_map(|c| match c {
                         [k, v] => Some((String::from_utf8_lossy(k).into_owned(), v.clone())),
                         _ => None,
                     })
                     .collect();
-                parse_ticket(queue, ticket_id.to_owned(), fields).map(Some)
+                let ticket = parse_ticket(queue, ticket_id.to_owned(), fields)?;
+                // Cancelled or matched: final either way, so the index may go.
+                release_indexes(r, queue, &[(player_id.to_owned(), ticket_id)]).await;
+                if empty.as_slice() == b"1" {
+                    forget_queue_if_empty(r, queue).await;
+                }
+                Ok(Some(ticket))
             }
             Kind::Memory(m) => {
                 let mut q = lock(&m.queues);
@@ -686,14 +757,18 @@ impl QueueStore {
     ) -> Result<Option<(String, String)>, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let [queue, ticket]: [Option<String>; 2] = redis::cmd("HMGET")
-                    .arg(r.keys.mm_player(player_id))
-                    .arg("queue")
-                    .arg("ticket")
+                let Some((queue, ticket)) = read_index(r, player_id).await? else {
+                    return Ok(None);
+                };
+                // The index may outlive its ticket (see the module docs): only a queued
+                // ticket is live.
+                let status: Option<Vec<u8>> = redis::cmd("HGET")
+                    .arg(r.keys.mm_ticket(&queue, &ticket))
+                    .arg("status")
                     .query_async(&mut r.conn.clone())
-                    .instrument(r.command("HMGET"))
+                    .instrument(r.command("HGET"))
                     .await?;
-                Ok(queue.zip(ticket))
+                Ok((status.as_deref() == Some(b"queued")).then_some((queue, ticket)))
             }
             Kind::Memory(m) => Ok(lock(&m.queues).players.get(player_id).cloned()),
         }
@@ -756,4 +831,156 @@ fn parse_ticket(
         created_ms,
         status,
     })
+}
+
+/// The queue and ticket a player's index names, if any.
+async fn read_index(
+    r: &RedisBackend,
+    player_id: &str,
+) -> Result<Option<(String, String)>, StoreError> {
+    let [queue, ticket]: [Option<String>; 2] = redis::cmd("HMGET")
+        .arg(r.keys.mm_player(player_id))
+        .arg("queue")
+        .arg("ticket")
+        .query_async(&mut r.conn.clone())
+        .instrument(r.command("HMGET"))
+        .await?;
+    Ok(queue.zip(ticket))
+}
+
+/// [`QueueStore::enqueue`] on Redis: the two-step protocol of the module docs.
+async fn enqueue_redis(r: &RedisBackend, ticket: &Ticket) -> Result<EnqueueOutcome, StoreError> {
+    let k = &r.keys;
+    let index = k.mm_player(&ticket.player_id);
+    let ours = (ticket.queue.as_str(), ticket.ticket_id.as_str());
+    for _ in 0..ENQUEUE_ATTEMPTS {
+        let current = read_index(r, &ticket.player_id).await?;
+        match &current {
+            // A retry of this very enqueue: its ticket's own script decides.
+            Some((queue, id)) if (queue.as_str(), id.as_str()) == ours => {}
+            Some((queue, id)) => {
+                let status: String = SETTLE
+                    .key(k.mm_ticket(queue, id))
+                    .arg(FINISHED_TICKET_TTL_SECS)
+                    .arg(queue)
+                    .arg(&ticket.player_id)
+                    .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA settle", "settle"))
+                    .await?;
+                if status == "queued" {
+                    return Ok(EnqueueOutcome::AlreadyQueued {
+                        ticket_id: id.clone(),
+                    });
+                }
+            }
+            None => {}
+        }
+        if current.as_ref().map(|(q, id)| (q.as_str(), id.as_str())) != Some(ours) {
+            let (queue, id) = current.unwrap_or_default();
+            let moved: i64 = MOVE_INDEX
+                .key(&index)
+                .arg(queue)
+                .arg(id)
+                .arg(&ticket.queue)
+                .arg(&ticket.ticket_id)
+                .invoke_async(&mut r.conn.clone())
+                .instrument(r.script("EVALSHA move_index", "move_index"))
+                .await?;
+            if moved == 0 {
+                // Another enqueue of this player moved it first: look again.
+                continue;
+            }
+        }
+        let reply: Vec<String> = ENQUEUE
+            .key(k.mm_queue(&ticket.queue))
+            .key(k.mm_ticket(&ticket.queue, &ticket.ticket_id))
+            .arg(&ticket.ticket_id)
+            .arg(&ticket.queue)
+            .arg(&ticket.player_id)
+            .arg(&ticket.payload)
+            .arg(ticket.created_ms)
+            .invoke_async(&mut r.conn.clone())
+            .instrument(r.script("EVALSHA enqueue", "enqueue"))
+            .await?;
+        let (outcome, queued) = match reply.as_slice() {
+            [ok] if ok == "1" => (EnqueueOutcome::Queued, true),
+            [no, status] if no == "0" => {
+                let outcome = EnqueueOutcome::AlreadyQueued {
+                    ticket_id: ticket.ticket_id.clone(),
+                };
+                (outcome, status == "queued")
+            }
+            _ => return Err(StoreError::Corrupt("bad enqueue script reply".into())),
+        };
+        if queued {
+            // After the zset holds the ticket (see `forget_queue_if_empty`); again on a
+            // retry, in case the first attempt failed right here.
+            redis::cmd("SADD")
+                .arg(k.mm_queues())
+                .arg(&ticket.queue)
+                .query_async::<()>(&mut r.conn.clone())
+                .instrument(r.command("SADD"))
+                .await?;
+        } else {
+            // A retried enqueue of a finished ticket: the index must not name it.
+            release_indexes(r, &ticket.queue, &[(ticket.player_id.clone(), ours.1)]).await;
+        }
+        return Ok(outcome);
+    }
+    Err(StoreError::Unavailable(format!(
+        "player {}'s ticket changed {ENQUEUE_ATTEMPTS} times during one enqueue; retry",
+        ticket.player_id
+    )))
+}
+
+/// Deletes each (player, ticket) index entry that still names that ticket of `queue`, which
+/// the caller saw final. Best effort (logged): an index left behind names a final ticket,
+/// which every reader checks.
+async fn release_indexes(r: &RedisBackend, queue: &str, released: &[(String, &str)]) {
+    let results = futures::future::join_all(released.iter().map(|(player, id)| async move {
+        RELEASE_INDEX
+            .key(r.keys.mm_player(player))
+            .arg(queue)
+            .arg(*id)
+            .invoke_async::<i64>(&mut r.conn.clone())
+            .instrument(r.script("EVALSHA release_index", "release_index"))
+            .await
+    }))
+    .await;
+    if let Some(error) = results.into_iter().find_map(Result::err) {
+        tracing::warn!(%error, queue, "could not release finished tickets' player indexes");
+    }
+}
+
+/// Takes an emptied queue's name out of the queue set, then puts it back if a ticket arrived
+/// meanwhile (an enqueue adds the name only after its ticket is in the zset, so either that
+/// add comes after this removal or the second look sees the ticket). Best effort (logged).
+async fn forget_queue_if_empty(r: &RedisBackend, queue: &str) {
+    let outcome: Result<(), redis::RedisError> = async {
+        let mut conn = r.conn.clone();
+        redis::cmd("SREM")
+            .arg(r.keys.mm_queues())
+            .arg(queue)
+            .query_async::<()>(&mut conn)
+            .instrument(r.command("SREM"))
+            .await?;
+        let left: u64 = redis::cmd("ZCARD")
+            .arg(r.keys.mm_queue(queue))
+            .query_async(&mut conn)
+            .instrument(r.command("ZCARD"))
+            .await?;
+        if left > 0 {
+            redis::cmd("SADD")
+                .arg(r.keys.mm_queues())
+                .arg(queue)
+                .query_async::<()>(&mut conn)
+                .instrument(r.command("SADD"))
+                .await?;
+        }
+        Ok(())
+    }
+    .await;
+    if let Err(error) = outcome {
+        tracing::warn!(%error, queue, "could not update the queue set");
+    }
 }

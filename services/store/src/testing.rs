@@ -1,15 +1,21 @@
-//! Test support: a throwaway `redis-server` child process on a free port.
+//! Test support: a throwaway `redis-server` child process on a free port, and a throwaway
+//! three-master Redis Cluster ([`RedisCluster`]).
 //!
 //! ```no_run
 //! # async fn demo() {
 //! let server = ludus_store::testing::RedisServer::start().expect("redis-server");
 //! let backend = server.backend("suite-a:").await.expect("connect");
+//! let cluster = ludus_store::testing::RedisCluster::start().expect("redis cluster");
+//! let backend = cluster.backend("suite-a:").await.expect("connect");
 //! # }
 //! ```
 
+use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::backend::{Backend, StoreError};
@@ -57,11 +63,18 @@ impl RedisServer {
 
     /// Starts `redis-server` on `port` (for restarting a server on the port clients know).
     pub fn start_on(port: u16) -> Result<Self, RedisServerError> {
+        Self::spawn(port, &[])
+    }
+
+    /// Starts `redis-server` on `port` with `extra` arguments after the common ones (no
+    /// persistence, loopback only) and waits until it answers PING.
+    fn spawn(port: u16, extra: &[String]) -> Result<Self, RedisServerError> {
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string()])
             .args(["--bind", "127.0.0.1"])
             .args(["--save", ""])
             .args(["--appendonly", "no"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -113,6 +126,136 @@ impl Drop for RedisServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// How many masters a [`RedisCluster`] has: the fewest `redis-cli --cluster create` accepts.
+pub const CLUSTER_MASTERS: usize = 3;
+
+/// A local Redis Cluster of [`CLUSTER_MASTERS`] masters (no replicas), each a `redis-server
+/// --cluster-enabled yes` child on free ports with its cluster config in a temp directory,
+/// joined by `redis-cli --cluster create`. Killed (and its directory removed) on drop.
+#[derive(Debug)]
+pub struct RedisCluster {
+    /// Dropped before `dir` is removed.
+    nodes: Vec<RedisServer>,
+    dir: PathBuf,
+}
+
+impl RedisCluster {
+    /// Starts the masters, joins them into one cluster with every slot assigned, and waits
+    /// until every node reports `cluster_state:ok`. Blocks for as long as that takes (a
+    /// second or two).
+    pub fn start() -> Result<Self, RedisServerError> {
+        let start = |e: std::io::Error| RedisServerError::Start(e.to_string());
+        static STARTED: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ludus-redis-cluster-{}-{}",
+            std::process::id(),
+            STARTED.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).map_err(start)?;
+        // Every node's cluster bus gets a port of its own: the default (port + 10000) may be
+        // taken or past 65535.
+        let mut ports = BTreeSet::new();
+        while ports.len() < 2 * CLUSTER_MASTERS {
+            ports.insert(free_port().map_err(start)?);
+        }
+        let ports: Vec<u16> = ports.into_iter().collect();
+        let mut cluster = RedisCluster {
+            nodes: Vec::new(),
+            dir,
+        };
+        for pair in ports.chunks(2) {
+            let [port, bus] = pair else { continue };
+            let node = RedisServer::spawn(*port, &cluster_args(&cluster.dir, *port, *bus))?;
+            cluster.nodes.push(node);
+        }
+        let mut create = Command::new("redis-cli");
+        create.arg("--cluster").arg("create");
+        for node in &cluster.nodes {
+            create.arg(format!("127.0.0.1:{}", node.port()));
+        }
+        let output = create
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => RedisServerError::NotInstalled,
+                _ => RedisServerError::Start(e.to_string()),
+            })?;
+        if !output.status.success() {
+            return Err(RedisServerError::Start(format!(
+                "redis-cli --cluster create failed: {}",
+                String::from_utf8_lossy(&output.stdout)
+            )));
+        }
+        let deadline = Instant::now() + START_TIMEOUT;
+        for node in &cluster.nodes {
+            loop {
+                let info = Command::new("redis-cli")
+                    .args(["-p", &node.port().to_string(), "cluster", "info"])
+                    .stdin(Stdio::null())
+                    .output()
+                    .map_err(start)?;
+                let info = String::from_utf8_lossy(&info.stdout);
+                if info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3") {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    return Err(RedisServerError::Start(format!(
+                        "node {} is not ok: {info}",
+                        node.port()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        Ok(cluster)
+    }
+
+    /// `redis+cluster://127.0.0.1:<port>,...`: every master.
+    pub fn url(&self) -> String {
+        let nodes: Vec<String> = self
+            .nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port()))
+            .collect();
+        format!("{}{}", crate::backend::CLUSTER_SCHEME, nodes.join(","))
+    }
+
+    /// `redis://127.0.0.1:<port>/` of each master, to look at one node alone.
+    pub fn node_urls(&self) -> Vec<String> {
+        self.nodes.iter().map(RedisServer::url).collect()
+    }
+
+    /// A backend on this cluster whose keys all start with `prefix`.
+    pub async fn backend(&self, prefix: &str) -> Result<Backend, StoreError> {
+        Backend::redis_with_prefix(&self.url(), prefix).await
+    }
+}
+
+impl Drop for RedisCluster {
+    fn drop(&mut self) {
+        self.nodes.clear();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The arguments that make a node of a cluster: its config file in `dir` (written by the node
+/// itself), its bus port, and a short node timeout so a test cluster settles fast.
+fn cluster_args(dir: &Path, port: u16, bus: u16) -> Vec<String> {
+    vec![
+        "--cluster-enabled".into(),
+        "yes".into(),
+        "--cluster-config-file".into(),
+        dir.join(format!("nodes-{port}.conf")).display().to_string(),
+        "--cluster-port".into(),
+        bus.to_string(),
+        "--cluster-node-timeout".into(),
+        "5000".into(),
+        "--dir".into(),
+        dir.display().to_string(),
+    ]
 }
 
 fn free_port() -> std::io::Result<u16> {

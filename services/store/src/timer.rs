@@ -4,14 +4,37 @@
 //! (`now_ms + visibility_ms`). A claimed timer that is not acknowledged before its claim
 //! deadline comes due again, so a crashed worker's timers fire again, and no timer is claimed
 //! twice at once.
+//!
+//! On Redis the timers are spread over [`TIMER_SHARDS`] shards by a hash of their key, each
+//! shard its own hash tag (`{timers:N}`), so on a Redis Cluster the shards live on every
+//! master and no one node takes every deadline. A timer's scripts touch only its shard's two
+//! keys. A claim looks at every shard: it reads the earliest due timers of all of them at
+//! once, then claims the earliest `limit` of those shard by shard, each claim script
+//! re-checking that its timers are still due (a concurrent claimant's are not).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
+use futures::future::try_join_all;
 use redis::{Script, ScriptInvocation};
 use tracing::Instrument;
 
-use crate::backend::{Backend, Keys, Kind, StoreError, lock, parse_score};
+use crate::backend::{Backend, Keys, Kind, RedisBackend, StoreError, lock, parse_score};
+
+/// How many shards (hash tags) the timers are spread over on Redis. Sixteen spreads them
+/// over up to sixteen masters while a claim's look at every shard stays one round of sixteen
+/// small concurrent reads. Changing it moves timers to other shards: the store of a running
+/// system must be empty (session state is transient) or its armed timers are not claimed.
+pub const TIMER_SHARDS: usize = 16;
+
+/// The shard of timer `key`: FNV-1a of its bytes, the same in every process and version.
+pub(crate) fn timer_shard(key: &str) -> usize {
+    let hash = key.bytes().fold(0x811c_9dc5_u32, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    });
+    // A u32 always fits in usize on the 32- and 64-bit targets Ludus builds for.
+    usize::try_from(hash).unwrap_or(0) % TIMER_SHARDS
+}
 
 /// A timer handed to one claimant by [`TimerStore::claim_due`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,11 +81,13 @@ impl TimersMem {
     }
 }
 
-/// `script` called on the timer keys every timer script takes: the due set, then the
+/// `script` called on the keys of `shard` every timer script takes: the due set, then the
 /// payload hash.
-fn timers_script<'a>(script: &'a Script, keys: &Keys) -> ScriptInvocation<'a> {
+fn timers_script<'a>(script: &'a Script, keys: &Keys, shard: usize) -> ScriptInvocation<'a> {
     let mut invocation = script.prepare_invoke();
-    invocation.key(keys.timers_due()).key(keys.timers_payload());
+    invocation
+        .key(keys.timers_due(shard))
+        .key(keys.timers_payload(shard));
     invocation
 }
 
@@ -88,18 +113,20 @@ return n
     )
 });
 
-/// KEYS: due, payload. ARGV: now, claim deadline, limit. Returns key, old score, payload
-/// triples.
+/// KEYS: due, payload. ARGV: now, claim deadline, then timer keys. Claims each listed timer
+/// that is still due by now; returns key, old score, payload triples.
 static CLAIM: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, ARGV[3])
 local out = {}
-for i = 1, #due, 2 do
-  redis.call('ZADD', KEYS[1], ARGV[2], due[i])
-  out[#out + 1] = due[i]
-  out[#out + 1] = due[i + 1]
-  out[#out + 1] = redis.call('HGET', KEYS[2], due[i]) or ''
+for i = 3, #ARGV do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) <= tonumber(ARGV[1]) then
+    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[i])
+    out[#out + 1] = ARGV[i]
+    out[#out + 1] = score
+    out[#out + 1] = redis.call('HGET', KEYS[2], ARGV[i]) or ''
+  end
 end
 return out
 ",
@@ -141,7 +168,7 @@ impl TimerStore {
     pub async fn arm(&self, key: &str, payload: &[u8], due_ms: u64) -> Result<(), StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                timers_script(&ARM, &r.keys)
+                timers_script(&ARM, &r.keys, timer_shard(key))
                     .arg(key)
                     .arg(due_ms)
                     .arg(payload)
@@ -158,7 +185,7 @@ impl TimerStore {
     pub async fn cancel(&self, key: &str) -> Result<bool, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let n: i64 = timers_script(&CANCEL, &r.keys)
+                let n: i64 = timers_script(&CANCEL, &r.keys, timer_shard(key))
                     .arg(key)
                     .invoke_async(&mut r.conn.clone())
                     .instrument(r.script("EVALSHA cancel", "cancel"))
@@ -183,27 +210,7 @@ impl TimerStore {
         }
         let claim_ms = now_ms.saturating_add(visibility_ms);
         match &self.backend.kind {
-            Kind::Redis(r) => {
-                let flat: Vec<Vec<u8>> = timers_script(&CLAIM, &r.keys)
-                    .arg(now_ms)
-                    .arg(claim_ms)
-                    .arg(limit)
-                    .invoke_async(&mut r.conn.clone())
-                    .instrument(r.script("EVALSHA claim", "claim"))
-                    .await?;
-                flat.chunks(3)
-                    .map(|c| match c {
-                        [key, score, payload] => Ok(DueTimer {
-                            key: String::from_utf8(key.clone())
-                                .map_err(|_| StoreError::Corrupt("timer key not utf-8".into()))?,
-                            payload: payload.clone(),
-                            due_ms: parse_score("timer score", score)?,
-                            claim_ms,
-                        }),
-                        _ => Err(StoreError::Corrupt("bad claim script reply".into())),
-                    })
-                    .collect()
-            }
+            Kind::Redis(r) => claim_shards(r, now_ms, claim_ms, limit).await,
             Kind::Memory(m) => {
                 let mut timers = lock(&m.timers);
                 let due: Vec<(u64, String)> = timers
@@ -238,7 +245,7 @@ impl TimerStore {
     pub async fn ack(&self, key: &str, claim_ms: u64) -> Result<bool, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let n: i64 = timers_script(&ACK, &r.keys)
+                let n: i64 = timers_script(&ACK, &r.keys, timer_shard(key))
                     .arg(key)
                     .arg(claim_ms)
                     .invoke_async(&mut r.conn.clone())
@@ -264,17 +271,23 @@ impl TimerStore {
     pub async fn counts(&self, now_ms: u64) -> Result<(u64, u64), StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let (armed, due): (u64, u64) = redis::pipe()
-                    .cmd("ZCARD")
-                    .arg(r.keys.timers_due())
-                    .cmd("ZCOUNT")
-                    .arg(r.keys.timers_due())
-                    .arg("-inf")
-                    .arg(now_ms)
-                    .query_async(&mut r.conn.clone())
-                    .instrument(r.command("BATCH ZCARD ZCOUNT"))
-                    .await?;
-                Ok((armed, due))
+                let per_shard = try_join_all((0..TIMER_SHARDS).map(|shard| async move {
+                    let counts: (u64, u64) = redis::pipe()
+                        .cmd("ZCARD")
+                        .arg(r.keys.timers_due(shard))
+                        .cmd("ZCOUNT")
+                        .arg(r.keys.timers_due(shard))
+                        .arg("-inf")
+                        .arg(now_ms)
+                        .query_async(&mut r.conn.clone())
+                        .instrument(r.command("BATCH ZCARD ZCOUNT"))
+                        .await?;
+                    Ok::<_, StoreError>(counts)
+                }))
+                .await?;
+                Ok(per_shard
+                    .into_iter()
+                    .fold((0, 0), |(armed, due), (a, d)| (armed + a, due + d)))
             }
             Kind::Memory(m) => {
                 let timers = lock(&m.timers);
@@ -295,18 +308,22 @@ impl TimerStore {
     pub async fn next_due(&self) -> Result<Option<u64>, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let first: Vec<Vec<u8>> = redis::cmd("ZRANGE")
-                    .arg(r.keys.timers_due())
-                    .arg(0)
-                    .arg(0)
-                    .arg("WITHSCORES")
-                    .query_async(&mut r.conn.clone())
-                    .instrument(r.command("ZRANGE"))
-                    .await?;
-                first
-                    .get(1)
-                    .map(|s| parse_score("timer score", s))
-                    .transpose()
+                let firsts = try_join_all((0..TIMER_SHARDS).map(|shard| async move {
+                    let first: Vec<Vec<u8>> = redis::cmd("ZRANGE")
+                        .arg(r.keys.timers_due(shard))
+                        .arg(0)
+                        .arg(0)
+                        .arg("WITHSCORES")
+                        .query_async(&mut r.conn.clone())
+                        .instrument(r.command("ZRANGE"))
+                        .await?;
+                    first
+                        .get(1)
+                        .map(|s| parse_score("timer score", s))
+                        .transpose()
+                }))
+                .await?;
+                Ok(firsts.into_iter().flatten().min())
             }
             Kind::Memory(m) => Ok(lock(&m.timers).order.first().map(|(s, _)| *s)),
         }
@@ -316,7 +333,7 @@ impl TimerStore {
     pub async fn get(&self, key: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let reply: Vec<Vec<u8>> = timers_script(&GET, &r.keys)
+                let reply: Vec<Vec<u8>> = timers_script(&GET, &r.keys, timer_shard(key))
                     .arg(key)
                     .invoke_async(&mut r.conn.clone())
                     .instrument(r.script("EVALSHA get", "get"))
@@ -332,4 +349,97 @@ impl TimerStore {
             Kind::Memory(m) => Ok(lock(&m.timers).timers.get(key).cloned()),
         }
     }
+}
+
+/// [`TimerStore::claim_due`] on Redis: the earliest due timers of every shard, read at once,
+/// then the earliest `limit` of them claimed by one script per shard (at once), each claiming
+/// only those still due. Timers a concurrent claimant took in between are skipped, and the
+/// look is repeated for as many more, so a claim takes what is due up to `limit` as one
+/// script on one zset did.
+async fn claim_shards(
+    r: &RedisBackend,
+    now_ms: u64,
+    claim_ms: u64,
+    limit: usize,
+) -> Result<Vec<DueTimer>, StoreError> {
+    let mut claimed: Vec<DueTimer> = Vec::new();
+    while claimed.len() < limit {
+        let wanted = limit - claimed.len();
+        let due = try_join_all((0..TIMER_SHARDS).map(|shard| async move {
+            let flat: Vec<Vec<u8>> = redis::cmd("ZRANGEBYSCORE")
+                .arg(r.keys.timers_due(shard))
+                .arg("-inf")
+                .arg(now_ms)
+                .arg("WITHSCORES")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(wanted)
+                .query_async(&mut r.conn.clone())
+                .instrument(r.command("ZRANGEBYSCORE"))
+                .await?;
+            flat.chunks(2)
+                .map(|pair| match pair {
+                    [key, score] => Ok((parse_score("timer score", score)?, key.clone(), shard)),
+                    _ => Err(StoreError::Corrupt("bad ZRANGEBYSCORE reply".into())),
+                })
+                .collect::<Result<Vec<_>, StoreError>>()
+        }))
+        .await?;
+        // A timer this call claimed already (a visibility of 0 leaves it due) is not taken twice.
+        let mut due: Vec<(u64, Vec<u8>, usize)> = due
+            .into_iter()
+            .flatten()
+            .filter(|(_, key, _)| !claimed.iter().any(|t| t.key.as_bytes() == key.as_slice()))
+            .collect();
+        if due.is_empty() {
+            break;
+        }
+        // The zset's own order: by score, then by key.
+        due.sort();
+        due.truncate(wanted);
+        let mut by_shard: Vec<Vec<Vec<u8>>> = vec![Vec::new(); TIMER_SHARDS];
+        for (_, key, shard) in &due {
+            by_shard[*shard].push(key.clone());
+        }
+        let won = try_join_all(
+            by_shard
+                .into_iter()
+                .enumerate()
+                .filter(|(_, keys)| !keys.is_empty())
+                .map(|(shard, keys)| async move {
+                    let mut invocation = timers_script(&CLAIM, &r.keys, shard);
+                    invocation.arg(now_ms).arg(claim_ms);
+                    for key in &keys {
+                        invocation.arg(key);
+                    }
+                    let flat: Vec<Vec<u8>> = invocation
+                        .invoke_async(&mut r.conn.clone())
+                        .instrument(r.script("EVALSHA claim", "claim"))
+                        .await?;
+                    flat.chunks(3)
+                        .map(|c| match c {
+                            [key, score, payload] => Ok(DueTimer {
+                                key: String::from_utf8(key.clone()).map_err(|_| {
+                                    StoreError::Corrupt("timer key not utf-8".into())
+                                })?,
+                                payload: payload.clone(),
+                                due_ms: parse_score("timer score", score)?,
+                                claim_ms,
+                            }),
+                            _ => Err(StoreError::Corrupt("bad claim script reply".into())),
+                        })
+                        .collect::<Result<Vec<_>, StoreError>>()
+                }),
+        )
+        .await?;
+        let won: Vec<DueTimer> = won.into_iter().flatten().collect();
+        let all_won = won.len() == due.len();
+        claimed.extend(won);
+        if all_won {
+            // Everything seen was claimed: either `limit` is reached or nothing else is due.
+            break;
+        }
+    }
+    claimed.sort_by(|a, b| (a.due_ms, &a.key).cmp(&(b.due_ms, &b.key)));
+    Ok(claimed)
 }

@@ -120,7 +120,7 @@ async fn finished_tickets_expire() {
         .expect("connect");
     for (id, finished) in [("a", true), ("b", true), ("c", false)] {
         let ttl: i64 = redis::cmd("TTL")
-            .arg(format!("x:ludus:{{mm}}:q:ticket:{id}"))
+            .arg(format!("x:ludus:{{mm:q}}:ticket:{id}"))
             .query_async(&mut conn)
             .await
             .expect("ttl");

@@ -1,6 +1,6 @@
 //! timers: durable deadlines. The rooms service arms its countdowns (Q29) the same way, and
 //! the worker calls `Rooms.FireCountdown` for them. game-state writes its turn clocks, result reports and absence
-//! graces straight into the store's `{timers}` keys (`ludus_store::TimerStore`); the `Arm` and
+//! graces straight into the store's `{timers:N}` keys (`ludus_store::TimerStore`); the `Arm` and
 //! `Cancel` RPCs write the same keys for other callers. A worker in every replica claims due
 //! timers atomically and calls their owner.
 //!
