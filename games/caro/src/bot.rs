@@ -8,9 +8,13 @@
 //!   threes, and otherwise plays the best shape for both sides' lines through the cell.
 //! - **Hard** searches threats (C17: "attacks with consecutive fours and threes to force a
 //!   win"): a VCF, then a threat-space search with open threes; when the opponent has a
-//!   forced win it keeps only the moves after which that win is gone; otherwise a 6-ply
-//!   alpha-beta over the 10 best candidates (by the pattern board's values, both sides'
-//!   shapes) at every node, with the pattern evaluation at the leaves. The search's threat
+//!   forced win it keeps only the moves after which that win is gone; otherwise a quiet
+//!   "set-up" move, one after which Hard would have a forced win if the opponent passed and
+//!   still has one after the opponent's likeliest replies, provided the alpha-beta below
+//!   finds no loss after it (issue 15: without set-ups, Hard as the second mover drew full
+//!   boards against Medium's solid blocking); else a 6-ply alpha-beta over the 10 best
+//!   candidates (by the pattern board's values, both sides' shapes) at every node, with the
+//!   pattern evaluation at the leaves. The search's threat
 //!   rules (a four must be blocked, an open four or four-three wins, an open three must be
 //!   stopped or out-foured) keep the tree narrow, so six plies see an opponent's quiet move
 //!   that leads to a double threat two moves later, which four plies missed (issue 15: Hard
@@ -33,8 +37,9 @@ use patterns::{FOUR, OPEN_FOUR};
 use search::{Search, VCF_DEPTH, VCT_DEPTH};
 
 /// Hard's work budget: stones placed during its search. About a second on one core: a move
-/// that spends it all (the threat searches and a 6-ply alpha-beta) takes about a second of
-/// CPU in a release build; most moves stop far earlier (a forced block, a found win).
+/// that spends it all (the threat searches, the set-up search and a 6-ply alpha-beta) takes
+/// about a second of CPU in a release build; most moves stop far earlier (a forced block, a
+/// found win).
 const HARD_WORK: u64 = 1_200_000;
 /// How many of the best-valued moves Hard weighs in its alpha-beta and its defence.
 const HARD_WIDTH: usize = 10;
@@ -42,6 +47,11 @@ const HARD_WIDTH: usize = 10;
 const HARD_DEFENCE: i32 = 10;
 /// Alpha-beta depth in plies.
 const HARD_DEPTH: u32 = 6;
+/// How many quiet moves (the best-valued) Hard tries as set-ups of a forced win.
+const SETUP_WIDTH: usize = 10;
+/// How many of the opponent's best-valued replies (by the same move ordering, from its side)
+/// a set-up must survive.
+const SETUP_REPLIES: usize = 4;
 /// A value beyond any evaluation: a won position.
 const WON: i32 = 100_000_000;
 
@@ -219,6 +229,15 @@ fn hard(board: Board, me: usize, budget: &Budget<'_>, rng: &mut dyn RandomSource
     });
     let mut moves: Vec<usize> = ranked.iter().copied().take(HARD_WIDTH).collect();
     let Some(threat) = threat else {
+        // A quarter of what is left looks for a set-up, a third of the rest guards it; the
+        // alpha-beta keeps at least half of the budget when there is none (or it loses).
+        let share = search.left() / 4;
+        if let Some(at) = search.phase(share, |s| set_up(s, &ranked, me)) {
+            let share = search.left() / 3;
+            if search.phase(share, |s| survives(s, at, me)) {
+                return at;
+            }
+        }
         let share = search.left();
         return search
             .phase(share, |s| alpha_beta_root(s, &moves, me, rng))
@@ -250,6 +269,70 @@ fn hard(board: Board, me: usize, budget: &Budget<'_>, rng: &mut dyn RandomSource
         }
     }
     stops_fours.first().copied().unwrap_or(fallback)
+}
+
+/// A quiet move that sets up a win: one after which `me` would have a VCT if the opponent
+/// passed, the opponent has no VCF, and the VCT is still there after each of the opponent's
+/// likeliest replies (its best-valued moves). Not every reply is tried, so a defender who
+/// takes the right cell may refute it; that costs no game, since the move is only played
+/// when the alpha-beta finds no loss after it ([`survives`]). (Also requiring the VCT's
+/// own first cell as a reply found almost no set-ups: 4 of the 12 drawn games won instead
+/// of 7.) Threats (fours, open threes) are not tried: the VCT search has weighed them. An
+/// interrupted test counts as no.
+fn set_up(search: &mut Search<'_>, ranked: &[usize], me: usize) -> Option<usize> {
+    let quiet: Vec<usize> = ranked
+        .iter()
+        .copied()
+        .filter(|&at| !search.board.makes_four(at, me) && !search.board.makes_open_three(at, me))
+        .take(SETUP_WIDTH)
+        .collect();
+    let share = search.left() / (quiet.len() as u64 + 1);
+    quiet.into_iter().find(|&at| {
+        search.phase(share, |s| {
+            s.board.place(at, me);
+            let sets_up = wins_after_replies(s, me);
+            s.board.undo();
+            sets_up && !s.out()
+        })
+    })
+}
+
+/// The opponent is to move after a quiet move of `me`'s: whether it has no VCF, `me` would
+/// have a VCT if it passed, and `me` keeps one after each of its likeliest replies.
+fn wins_after_replies(search: &mut Search<'_>, me: usize) -> bool {
+    let opp = 1 - me;
+    if search.attack(opp, None, VCF_DEPTH, false).is_some() {
+        return false;
+    }
+    if search.deepening(me, VCT_DEPTH).is_none() {
+        return false;
+    }
+    let mut replies = search.board.candidates();
+    replies.sort_by_key(|&at| std::cmp::Reverse(score(&search.board, at, opp, HARD_DEFENCE)));
+    replies.truncate(SETUP_REPLIES);
+    replies.into_iter().all(|reply| {
+        search.board.place(reply, opp);
+        // A four in reply must be blocked first, and the block must carry the attack on.
+        let fours = search.board.winning_cells_through(reply, opp);
+        let holds = match fours.as_slice() {
+            [] => search.deepening(me, VCT_DEPTH).is_some(),
+            [block] => search.attack(me, Some(*block), VCT_DEPTH, true).is_some(),
+            _ => false,
+        };
+        search.board.undo();
+        holds && !search.out()
+    })
+}
+
+/// The guard on a set-up move (issue 15: unguarded, set-ups let Medium reach a four-three):
+/// whether the `HARD_DEPTH`-ply alpha-beta finds no loss for `me` after `at`. A null window
+/// at the loss line: the opponent's value reaching `WON / 2` (an unstoppable threat or
+/// better) is a loss. An interrupted search counts as a loss.
+fn survives(search: &mut Search<'_>, at: usize, me: usize) -> bool {
+    search.board.place(at, me);
+    let theirs = alpha_beta(search, 1 - me, HARD_DEPTH - 1, WON / 2 - 1, WON / 2);
+    search.board.undo();
+    theirs < WON / 2 && !search.out()
 }
 
 /// Whether `me` playing `at` leaves the opponent without a forced win: no VCF, and with

@@ -58,8 +58,12 @@ fn position(options: CaroOptions, x: &[&str], o: &[&str]) -> Caro {
 const TEST_WORK: u64 = 30_000;
 
 fn choose(game: &Caro, level: Level, seed: u64) -> Cell {
+    choose_with(game, level, seed, Caro::default_work(level).min(TEST_WORK))
+}
+
+fn choose_with(game: &Caro, level: Level, seed: u64, work: u64) -> Cell {
     let seat = game.to_move().expect("the game goes on");
-    let budget = Budget::work(Caro::default_work(level).min(TEST_WORK));
+    let budget = Budget::work(work);
     game.choose(seat, level, &budget, &mut SplitMix64(seed))
         .expect("a bot always answers on its turn")
         .cell
@@ -202,6 +206,40 @@ fn hard_wins_with_a_double_open_three() {
         assert_eq!(choose(&game, Level::Hard, 0), cell("J8", options.size));
         assert!(hard_wins_against_medium(game, 9), "{options:?}");
     }
+}
+
+#[test]
+fn hard_sets_up_a_forced_win_with_a_quiet_move() {
+    // Issue 15, arena game 62 (15×15 blocked-ends), Hard as X after 8 stones: no VCF or
+    // VCT yet, and none for O. H6 is quiet (no four, no open three) but after it X would
+    // win by threats if O passed, and still does after O's likeliest answers; the 6-ply
+    // alpha-beta alone played I10 here and the game was drawn on a full board.
+    let game = position(
+        options(15, true, false),
+        &["H8", "H7", "J7", "I6"],
+        &["I8", "H9", "I7", "G8"],
+    );
+    // A third of Hard's default work: the set-up needs more than TEST_WORK, less than all.
+    let work = Caro::default_work(Level::Hard) / 3;
+    assert_eq!(choose_with(&game, Level::Hard, 0, work), cell("H6", 15));
+    // Medium answers, then Hard wins by force.
+    let mut rng = SplitMix64(0);
+    let mut after = game
+        .apply(
+            0,
+            &CaroAction {
+                cell: cell("H6", 15),
+            },
+            &mut rng,
+        )
+        .map_err(|(_, e)| e)
+        .expect("legal");
+    let answer = choose(&after, Level::Normal, 0);
+    after = after
+        .apply(1, &CaroAction { cell: answer }, &mut rng)
+        .map_err(|(_, e)| e)
+        .expect("legal");
+    assert!(hard_wins_against_medium(after, 15), "after O's {answer}");
 }
 
 /// X's stones make H8 a win under the free rules only; O threatens to win at H10. Every
