@@ -256,11 +256,23 @@ pub(crate) fn publish_span(
 /// fails within about a second and the service answers UNAVAILABLE (retry) while the client
 /// still listens. The next call after a failure starts a new reconnection, so a Redis that
 /// comes back is used again.
+///
+/// A reply is waited for up to [`RESPONSE_TIMEOUT`], not the client's default 500 ms: a dead
+/// Redis fails a call at once (the connection is refused or reset), so that timeout only
+/// ever fired on a slow reply, from a loaded Redis or a process starved of CPU, and a write
+/// that timed out had still been applied. In the 10,000-ticket scenario on a loaded 2-core
+/// machine it turned latency into errors and retries (an Enqueue that failed but queued its
+/// ticket, CreateGame sent five times, ticket leases not renewed), each adding load.
 fn command_connection() -> ConnectionManagerConfig {
     ConnectionManagerConfig::new()
         .set_number_of_retries(1)
         .set_connection_timeout(Some(Duration::from_secs(1)))
+        .set_response_timeout(Some(RESPONSE_TIMEOUT))
 }
+
+/// How long a command waits for Redis's reply (see [`command_connection`]): within a
+/// client's usual 5 s deadline, far past a healthy Redis's milliseconds.
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub(crate) struct RedisBackend {
     /// Commands share this one multiplexed connection; clone it per call.
