@@ -101,17 +101,21 @@ fn broken_transport(status: &Status) -> bool {
     )
 }
 
-/// Watches `watch`'s ticket again (on whichever replica the connection reaches), retrying
-/// broken connections for [`REWATCH_PATIENCE`]; then UNAVAILABLE, the code the contract says
-/// to retry on.
-async fn rewatch(
-    matchmaking: &mut MatchmakingClient<Traced>,
-    watch: &pb::WatchTicketRequest,
-) -> Result<tonic::Streaming<pb::TicketUpdate>, Status> {
+/// Calls matchmaking with `call` again while it fails on a broken transport
+/// ([`broken_transport`]: the replica died, no replica took the connection), every 100 ms for
+/// [`REWATCH_PATIENCE`]; then UNAVAILABLE, the code the contract says to retry on. A refusal
+/// from matchmaking is returned as it is. A killed replica's callers reconnect to a live one
+/// through the Service, so a retry there is a reconnect, not a wait.
+// A closure returning a future, not an async closure: the latter's futures borrow their
+// captures, and tokio::spawn cannot prove those borrows Send for every lifetime.
+async fn past_broken_transport<T, F, Fut>(mut call: F) -> Result<T, Status>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, Status>>,
+{
     let deadline = tokio::time::Instant::now() + REWATCH_PATIENCE;
     loop {
-        match matchmaking.watch_ticket(watch.clone()).await {
-            Ok(updates) => return Ok(updates.into_inner()),
+        match call().await {
             Err(status) if broken_transport(&status) => {
                 if tokio::time::Instant::now() >= deadline {
                     return Err(refuse(
@@ -122,7 +126,7 @@ async fn rewatch(
                 }
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             }
-            Err(status) => return Err(status),
+            answered => return answered,
         }
     }
 }
@@ -178,6 +182,24 @@ impl GatewayService {
             }
         }))
     }
+}
+
+/// Watches `watch`'s ticket again (on whichever replica the connection reaches), past broken
+/// connections ([`past_broken_transport`]).
+async fn rewatch(
+    matchmaking: &mut MatchmakingClient<Traced>,
+    watch: &pb::WatchTicketRequest,
+) -> Result<tonic::Streaming<pb::TicketUpdate>, Status> {
+    past_broken_transport(|| {
+        let (mut matchmaking, watch) = (matchmaking.clone(), watch.clone());
+        async move {
+            matchmaking
+                .watch_ticket(watch)
+                .await
+                .map(Response::into_inner)
+        }
+    })
+    .await
 }
 
 fn ticket_state(state: i32) -> pb::TicketState {
@@ -307,36 +329,50 @@ impl Gateway for GatewayService {
         let (tx, rx) = mpsc::channel(8);
         let stopping = self.stopping.clone();
         tokio::spawn(async move {
-            let enqueued = matchmaking
-                .enqueue(pb::EnqueueRequest {
-                    player_id: caller.player_id.clone(),
-                    display_name: caller.display_name.clone(),
-                    settings: Some(settings),
-                    casual,
-                })
-                .await;
+            // One request id for every attempt: an Enqueue whose answer was lost (its replica
+            // died, Redis answered late) queued a ticket nobody would watch or cancel, and the
+            // client's retry met ALREADY_EXISTS. Retried with the same id, matchmaking hands
+            // that ticket back (issue 16).
+            let enqueue = pb::EnqueueRequest {
+                player_id: caller.player_id.clone(),
+                display_name: caller.display_name.clone(),
+                settings: Some(settings),
+                casual,
+                request_id: ulid::Ulid::generate().to_string(),
+            };
+            let enqueued = past_broken_transport(|| {
+                let (mut matchmaking, enqueue) = (matchmaking.clone(), enqueue.clone());
+                async move { matchmaking.enqueue(enqueue).await.map(Response::into_inner) }
+            })
+            .await;
             let ticket = match enqueued {
-                Ok(ticket) => ticket.into_inner(),
+                Ok(ticket) => ticket,
                 Err(status) => {
                     let _ = started_tx.send(Err(status));
                     return;
                 }
             };
-            let cancel = async |mut matchmaking: MatchmakingClient<Traced>| {
-                let _ = matchmaking
-                    .cancel_ticket(pb::CancelTicketRequest {
-                        ticket_id: ticket.ticket_id.clone(),
-                        player_id: caller.player_id.clone(),
-                    })
-                    .await;
+            // Sent again past a broken connection: a cancel lost with a killed replica left
+            // the ticket of a player who had gone matchable until its lease ran out.
+            let cancel = async |matchmaking: MatchmakingClient<Traced>| {
+                let request = pb::CancelTicketRequest {
+                    ticket_id: ticket.ticket_id.clone(),
+                    player_id: caller.player_id.clone(),
+                };
+                let _ = past_broken_transport(|| {
+                    let (mut matchmaking, request) = (matchmaking.clone(), request.clone());
+                    async move { matchmaking.cancel_ticket(request).await }
+                })
+                .await;
             };
             let watch = pb::WatchTicketRequest {
                 ticket_id: ticket.ticket_id.clone(),
                 player_id: caller.player_id.clone(),
             };
-            let watched = matchmaking.watch_ticket(watch.clone()).await;
+            // Past a broken connection too: the ticket is queued, and lives in Redis.
+            let watched = rewatch(&mut matchmaking, &watch).await;
             let mut updates = match watched {
-                Ok(updates) => updates.into_inner(),
+                Ok(updates) => updates,
                 Err(status) => {
                     cancel(matchmaking).await;
                     let _ = started_tx.send(Err(status));
@@ -856,5 +892,54 @@ mod ranking_tests {
         assert!(refused.message().contains("M12"), "{}", refused.message());
         let unknown = casual_queue(Kind::Account, 7).expect_err("unknown");
         assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
+    }
+}
+
+#[cfg(test)]
+mod broken_transport_tests {
+    use super::*;
+
+    /// How a killed replica's callers see it: h2's UNKNOWN for the reset connection.
+    fn reset() -> Status {
+        Status::unknown("h2 protocol error: error reading a body from connection")
+    }
+
+    #[tokio::test]
+    async fn a_call_cut_by_a_dead_replica_is_sent_again_until_a_live_one_answers() {
+        let mut calls = 0;
+        let answer = past_broken_transport(|| {
+            calls += 1;
+            let this = calls;
+            async move { if this < 3 { Err(reset()) } else { Ok(this) } }
+        })
+        .await;
+        assert_eq!(answer.ok(), Some(3), "answered on the third call");
+    }
+
+    #[tokio::test]
+    async fn a_refusal_is_answered_at_once_and_not_sent_again() {
+        let mut calls = 0;
+        let answer: Result<(), Status> = past_broken_transport(|| {
+            calls += 1;
+            async {
+                Err(Status::already_exists(
+                    "player_id: ann already holds ticket t",
+                ))
+            }
+        })
+        .await;
+        assert_eq!(answer.map_err(|s| s.code()), Err(Code::AlreadyExists));
+        assert_eq!(calls, 1);
+    }
+
+    #[tokio::test]
+    async fn no_replica_for_the_whole_patience_is_the_unavailable_the_contract_retries() {
+        let answer: Result<(), Status> = past_broken_transport(|| async { Err(reset()) }).await;
+        let status = answer.expect_err("nobody answers");
+        assert_eq!(status.code(), Code::Unavailable, "not h2's UNKNOWN");
+        assert!(
+            status.message().contains("find a match again"),
+            "{status:?}"
+        );
     }
 }

@@ -116,8 +116,17 @@ impl MatchmakingService {
             let rating = self.rating(&quick.rating_pool, &request.player_id).await;
             (quick, rating)
         };
+        // A retried request names the ticket its first attempt may have queued.
+        let ulid = if request.request_id.is_empty() {
+            Ulid::generate()
+        } else {
+            request
+                .request_id
+                .parse::<Ulid>()
+                .map_err(|_| ServiceError::InvalidArgument("request_id: not a ULID".to_owned()))?
+        };
         let ticket = Ticket {
-            ticket_id: ticket_id(&quick.queue, Ulid::generate())?,
+            ticket_id: ticket_id(&quick.queue, ulid)?,
             queue: quick.queue.clone(),
             player_id: request.player_id.clone(),
             payload: TicketPayload::new(&request.display_name, &quick, rating).to_bytes()?,
@@ -135,6 +144,18 @@ impl MatchmakingService {
                     queue: quick.queue,
                 })
             }
+            // The first attempt of this request queued it and its answer was lost: the
+            // caller gets its ticket back (whatever became of it since), not a refusal.
+            EnqueueOutcome::AlreadyQueued { ticket_id }
+                if ticket_id == ticket.ticket_id && self.retried_own(&ticket).await? =>
+            {
+                tracing::info!(ticket_id = %ticket.ticket_id, "enqueue retried: ticket kept");
+                self.matcher.keep_alive(&ticket).await;
+                Ok(pb::EnqueueResponse {
+                    ticket_id: ticket.ticket_id,
+                    queue: quick.queue,
+                })
+            }
             EnqueueOutcome::AlreadyQueued { ticket_id } => {
                 Err(ServiceError::AlreadyExists(format!(
                     "player_id: {} already holds ticket {ticket_id}",
@@ -142,6 +163,13 @@ impl MatchmakingService {
                 )))
             }
         }
+    }
+
+    /// Whether the stored ticket with `ticket`'s id is the same player's (a retried request's
+    /// own ticket, not another's that happens to carry the id).
+    async fn retried_own(&self, ticket: &Ticket) -> Result<bool, ServiceError> {
+        let stored = self.queues.ticket(&ticket.queue, &ticket.ticket_id).await?;
+        Ok(stored.is_some_and(|stored| stored.player_id == ticket.player_id))
     }
 
     /// The ticket, if it is `player_id`'s.

@@ -264,6 +264,7 @@ async fn enqueue(
         display_name: player.to_uppercase(),
         settings: Some(settings),
         casual: false,
+        request_id: String::new(),
     })
     .await
     .map(Response::into_inner)
@@ -309,6 +310,26 @@ async fn settle(
     futures::future::join_all(watches).await
 }
 
+/// The final updates of two players' tickets, both matched.
+async fn both_matched(
+    c: &MatchmakingClient<Channel>,
+    (a, a_ticket): (&str, &pb::EnqueueResponse),
+    (b, b_ticket): (&str, &pb::EnqueueResponse),
+) -> Vec<pb::TicketUpdate> {
+    let ends = settle(
+        c,
+        &[
+            (a.into(), a_ticket.ticket_id.clone()),
+            (b.into(), b_ticket.ticket_id.clone()),
+        ],
+    )
+    .await;
+    for end in &ends {
+        assert_eq!(state(end), pb::TicketState::Matched);
+    }
+    ends
+}
+
 /// Waits (bounded) until the fake has seen `n` games.
 async fn created(fake: &FakeGameState, n: usize) -> Vec<pb::CreateGameRequest> {
     tokio::time::timeout(Duration::from_secs(10), async {
@@ -342,17 +363,7 @@ async fn pair(backend: Backend, turn_ms: Option<u64>) {
     let b = enqueue(&mut c, "bob", caro(15, false, false))
         .await
         .expect("bob");
-    let ends = settle(
-        &c,
-        &[
-            ("ann".into(), a.ticket_id.clone()),
-            ("bob".into(), b.ticket_id.clone()),
-        ],
-    )
-    .await;
-    for end in &ends {
-        assert_eq!(state(end), pb::TicketState::Matched);
-    }
+    let ends = both_matched(&c, ("ann", &a), ("bob", &b)).await;
     assert_eq!(ends[0].game_id, ends[1].game_id);
     let seats: HashSet<u32> = ends.iter().map(|e| e.seat).collect();
     assert_eq!(seats, HashSet::from([0, 1]));
@@ -502,6 +513,7 @@ async fn tickets(backend: Backend) {
                 display_name: "A".into(),
                 settings: Some(caro(15, false, false)),
                 casual: false,
+                request_id: String::new(),
             },
             Code::InvalidArgument,
             "player_id",
@@ -512,6 +524,7 @@ async fn tickets(backend: Backend) {
                 display_name: String::new(),
                 settings: Some(caro(15, false, false)),
                 casual: false,
+                request_id: String::new(),
             },
             Code::InvalidArgument,
             "display_name",
@@ -522,6 +535,7 @@ async fn tickets(backend: Backend) {
                 display_name: "Z".into(),
                 settings: None,
                 casual: false,
+                request_id: String::new(),
             },
             Code::InvalidArgument,
             "settings",
@@ -532,6 +546,7 @@ async fn tickets(backend: Backend) {
                 display_name: "Z".into(),
                 settings: Some(caro(17, false, false)),
                 casual: false,
+                request_id: String::new(),
             },
             Code::InvalidArgument,
             "settings.caro.board_size",
@@ -548,6 +563,7 @@ async fn tickets(backend: Backend) {
                     turn_time_ms: 0,
                 }),
                 casual: false,
+                request_id: String::new(),
             },
             Code::InvalidArgument,
             "settings.quoridor.mode: quick match seats free-for-all tables (Q22)",
@@ -558,6 +574,76 @@ async fn tickets(backend: Backend) {
         assert_eq!(status.code(), code, "{status:?}");
         assert!(status.message().starts_with(start), "{status:?}");
     }
+}
+
+/// Enqueue as the gateway sends it: with a request id, the same on every attempt.
+async fn enqueue_request(
+    c: &mut MatchmakingClient<Channel>,
+    player: &str,
+    settings: pb::GameSettings,
+    request_id: &str,
+) -> Result<pb::EnqueueResponse, Status> {
+    c.enqueue(pb::EnqueueRequest {
+        player_id: player.into(),
+        display_name: player.to_uppercase(),
+        settings: Some(settings),
+        casual: false,
+        request_id: request_id.into(),
+    })
+    .await
+    .map(Response::into_inner)
+}
+
+/// An Enqueue retried with its request id (its first answer was lost: the replica died, or
+/// Redis answered past the client's timeout, after the ticket was queued) gets the ticket the
+/// first attempt queued, queued or already matched, instead of ALREADY_EXISTS (issue 16); the
+/// id never hands over another player's ticket, and a new request still meets the one-ticket
+/// rule.
+async fn retried_enqueue(backend: Backend) {
+    let w = world(vec![backend], None).await;
+    let mut c = w.client();
+    let request = ulid::Ulid::generate().to_string();
+    let first = enqueue_request(&mut c, "ann", caro(19, true, true), &request)
+        .await
+        .expect("ann");
+    let again = enqueue_request(&mut c, "ann", caro(19, true, true), &request)
+        .await
+        .expect("the same request, retried");
+    assert_eq!(again, first, "the retry gets the first attempt's ticket");
+    let other = ulid::Ulid::generate().to_string();
+    let status = enqueue_request(&mut c, "ann", caro(19, true, true), &other)
+        .await
+        .expect_err("a second request");
+    assert_eq!(status.code(), Code::AlreadyExists, "{status:?}");
+    assert!(status.message().contains(&first.ticket_id), "{status:?}");
+    let status = enqueue_request(&mut c, "bob", caro(19, true, true), &request)
+        .await
+        .expect_err("another player with ann's request id");
+    assert_eq!(status.code(), Code::AlreadyExists, "{status:?}");
+    let status = enqueue_request(&mut c, "bob", caro(19, true, true), "not-a-ulid")
+        .await
+        .expect_err("a request id that is not a ULID");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert!(status.message().starts_with("request_id"), "{status:?}");
+
+    // Matched meanwhile: the retry still gets the ticket, and its watch says where to sit.
+    let partner = enqueue(&mut c, "cid", caro(19, true, true))
+        .await
+        .expect("cid");
+    let matched = both_matched(&c, ("ann", &first), ("cid", &partner)).await;
+    let late = enqueue_request(&mut c, "ann", caro(19, true, true), &request)
+        .await
+        .expect("a retry after the match");
+    assert_eq!(late.ticket_id, first.ticket_id);
+    let updates = watch_to_end(&mut c, &late.ticket_id, "ann").await;
+    let last = updates.last().expect("an update");
+    assert_eq!(state(last), pb::TicketState::Matched, "{last:?}");
+    assert_eq!(
+        (&last.game_id, last.seat),
+        (&matched[0].game_id, matched[0].seat),
+        "the match, not a new ticket"
+    );
+    assert_eq!(w.fake.created().len(), 1, "one game");
 }
 
 /// C16: only identical size and optional rules pair.
@@ -721,6 +807,9 @@ fn redis() -> RedisServer {
 async fn memory_backend() {
     bounded(pair(Backend::memory(), None)).await.expect("pair");
     bounded(tickets(Backend::memory())).await.expect("tickets");
+    bounded(retried_enqueue(Backend::memory()))
+        .await
+        .expect("retried enqueue");
     bounded(options_never_mix(Backend::memory()))
         .await
         .expect("options");
@@ -746,6 +835,9 @@ async fn redis_backend() {
     bounded(tickets(backend("t:").await))
         .await
         .expect("tickets");
+    bounded(retried_enqueue(backend("e:").await))
+        .await
+        .expect("retried enqueue");
     bounded(options_never_mix(backend("o:").await))
         .await
         .expect("options");

@@ -288,10 +288,18 @@ pub(crate) fn publish_span(
 /// fails within about a second and the service answers UNAVAILABLE (retry) while the client
 /// still listens. The next call after a failure starts a new reconnection, so a Redis that
 /// comes back is used again.
+///
+/// A reply is waited for up to [`RESPONSE_TIMEOUT`], not the client's default 500 ms: a dead
+/// Redis fails a call at once (the connection is refused or reset), so that timeout only
+/// ever fired on a slow reply, from a loaded Redis or a process starved of CPU, and a write
+/// that timed out had still been applied. In the 10,000-ticket scenario on a loaded 2-core
+/// machine it turned latency into errors and retries (an Enqueue that failed but queued its
+/// ticket, CreateGame sent five times, ticket leases not renewed), each adding load.
 fn command_connection() -> ConnectionManagerConfig {
     ConnectionManagerConfig::new()
         .set_number_of_retries(1)
         .set_connection_timeout(Some(Duration::from_secs(1)))
+        .set_response_timeout(Some(RESPONSE_TIMEOUT))
 }
 
 /// The scheme of a Redis Cluster URL: `redis+cluster://host:port,host:port,...`.
@@ -325,11 +333,13 @@ fn cluster_nodes(url: &str) -> Result<Option<Vec<String>>, StoreError> {
 }
 
 /// A cluster client on `nodes` that fails a call within seconds when the cluster is down, as
-/// [`command_connection`] does for one node: a connection attempt gets a second, a call is
+/// [`command_connection`] does for one node: a connection attempt gets a second, a reply
+/// [`RESPONSE_TIMEOUT`], a call is
 /// retried (redirections, a node reconnecting) a few times, backing off from 100 ms.
 pub(crate) fn cluster_client(nodes: &[String]) -> ClusterClientBuilder {
     ClusterClientBuilder::new(nodes.iter().map(String::as_str))
         .connection_timeout(Duration::from_secs(1))
+        .response_timeout(RESPONSE_TIMEOUT)
         .retries(3)
         .min_retry_wait(100)
         .max_retry_wait(1_000)
@@ -389,6 +399,9 @@ impl Publish {
         }
     }
 }
+/// How long a command waits for Redis's reply (see [`command_connection`]): within a
+/// client's usual 5 s deadline, far past a healthy Redis's milliseconds.
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub(crate) struct RedisBackend {
     /// Commands share this one multiplexed connection (one per node on a cluster); clone it

@@ -115,6 +115,7 @@ async fn one_ticket(
             }),
             // The rated queue, as an account's quick match (M12).
             casual: false,
+            request_id: String::new(),
         })
         .await
         .context("enqueue")?

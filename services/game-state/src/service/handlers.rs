@@ -61,6 +61,18 @@ impl GameStateService {
                     "game {game_id} exists with other players"
                 )));
             }
+            // A retry whose first attempt wrote the game but lost its answer (a store reply
+            // past the timeout, a killed replica) before listing it and indexing its players
+            // finishes those steps, both idempotent: else the game was missing from every
+            // player's ListMyGames for good (issue 16's 10,000-ticket scenario).
+            if loaded.game.outcome().is_none() {
+                self.store
+                    .mark_live(&game_id, u64::try_from(self.now_ms()).unwrap_or(0))
+                    .await?;
+                self.store
+                    .seat_players(&game_id, &loaded.player_ids(), true)
+                    .await?;
+            }
             return Ok(pb::CreateGameResponse {
                 game: Some(self.snapshot(&loaded, "")),
                 created: false,
