@@ -22,7 +22,7 @@ use ludus_store::{Backend, testing::RedisServer};
 use ludus_tests::measure::{self, Latencies};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Endpoint;
 
 struct Args {
     tickets: usize,
@@ -101,7 +101,7 @@ struct Matched {
 }
 
 async fn one_ticket(
-    mut client: MatchmakingClient<Channel>,
+    mut client: MatchmakingClient<ludus_telemetry::Traced>,
     player_id: String,
 ) -> anyhow::Result<Matched> {
     let start = Instant::now();
@@ -216,7 +216,15 @@ async fn main() -> anyhow::Result<()> {
             .tcp_nodelay(true)
             .connect()
             .await?;
-        clients.push(MatchmakingClient::new(channel));
+        // Internal servers refuse calls without a service credential: this process holds the
+        // one `ludus::System::start` installed, and `TraceContext` attaches it, as the services'
+        // own channels do.
+        clients.push(MatchmakingClient::new(
+            tonic::service::interceptor::InterceptedService::new(
+                channel,
+                ludus_telemetry::TraceContext,
+            ),
+        ));
     }
     println!(
         "matchbench: {} tickets per round, {} rounds, {} matchmaking replicas, one redis-server",
