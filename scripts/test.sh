@@ -8,13 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v redis-server >/dev/null 2>&1; then
-  echo "== installing redis-server"
+# redis-cli joins the Redis Cluster the cluster tests start (Debian's redis-tools, which
+# redis-server depends on; asked for by name in case only the server is on the machine).
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+  echo "== installing redis-server and redis-cli"
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
-  $sudo apt-get install -y -qq redis-server >/dev/null
+  $sudo apt-get install -y -qq redis-server redis-tools >/dev/null
 fi
 redis-server --version
 
