@@ -178,7 +178,7 @@ mod tests {
     //! whoever takes the last stone wins. Hard plays perfectly (leave a multiple of 4), Easy
     //! takes one stone, and a broken level returns an illegal take.
     use super::*;
-    use ludus_rules::{Outcome, RandomSource, RuleViolation, Seat, SetupError, Viewer};
+    use ludus_rules::{Outcome, RandomSource, RuleViolation, Seat, SetupError, Think, Viewer};
     use serde::{Deserialize, Serialize};
 
     #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -271,14 +271,8 @@ mod tests {
     }
 
     impl Bot for Nim {
-        fn choose(
-            &self,
-            seat: Seat,
-            level: Level,
-            _: &Budget<'_>,
-            _: &mut dyn RandomSource,
-        ) -> Option<u32> {
-            (self.to_move() == Some(seat)).then_some(match level {
+        fn decide(&self, _: Seat, think: Think<'_>) -> Option<u32> {
+            Some(match think.level {
                 Level::Easy => 1,
                 Level::Normal => 4, // never legal: the arena must catch it
                 Level::Hard => match self.heap % 4 {

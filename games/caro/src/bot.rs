@@ -29,7 +29,7 @@ mod board;
 mod patterns;
 mod search;
 
-use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat};
+use ludus_rules::{Bot, Budget, Level, RandomSource, Seat, Think};
 
 use crate::{Caro, CaroAction};
 use board::Board;
@@ -56,16 +56,8 @@ const SETUP_REPLIES: usize = 4;
 const WON: i32 = 100_000_000;
 
 impl Bot for Caro {
-    fn choose(
-        &self,
-        seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
-    ) -> Option<CaroAction> {
-        if self.to_move() != Some(seat) {
-            return None;
-        }
+    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<CaroAction> {
+        let Think { level, budget, rng } = think;
         let board = Board::of(self);
         let at = match opening(&board, rng) {
             Some(at) => at,

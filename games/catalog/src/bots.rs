@@ -10,7 +10,7 @@
 //! the choice is `ludus_junqi::decide`, which works from that view alone.
 
 use ludus_proto::pb;
-use ludus_rules::{Bot, Budget, Level, RandomSource, Seat, Viewer};
+use ludus_rules::{Bot, Level, Seat, Think, Viewer};
 use serde::{Serialize, de::DeserializeOwned};
 
 use crate::games::caro::Caro;
@@ -28,13 +28,8 @@ pub trait SeatPosition: Hosting {
     fn seat_position(&self, seat: Seat) -> Self::Position;
     /// The action `seat` takes at `level` from `position` alone; `None` when it is not the
     /// seat's turn or the game is over.
-    fn choose_from(
-        position: &Self::Position,
-        seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
-    ) -> Option<Self::Action>;
+    fn choose_from(position: &Self::Position, seat: Seat, think: Think<'_>)
+    -> Option<Self::Action>;
     /// The level's work budget ([`Bot::default_work`]).
     fn work(level: Level) -> u64;
 }
@@ -51,11 +46,9 @@ macro_rules! whole_position {
             fn choose_from(
                 position: &$game,
                 seat: Seat,
-                level: Level,
-                budget: &Budget<'_>,
-                rng: &mut dyn RandomSource,
+                think: Think<'_>,
             ) -> Option<<$game as ludus_rules::Game>::Action> {
-                Bot::choose(position, seat, level, budget, rng)
+                Bot::choose(position, seat, think.level, think.budget, think.rng)
             }
             fn work(level: Level) -> u64 {
                 <$game as Bot>::default_work(level)
@@ -78,14 +71,12 @@ impl SeatPosition for Junqi {
     fn choose_from(
         position: &JunqiView,
         seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
+        think: Think<'_>,
     ) -> Option<ludus_junqi::Action> {
         if position.viewer != Some(seat) {
             return None;
         }
-        ludus_junqi::decide(position, level, budget, rng)
+        ludus_junqi::decide(position, think.level, think.budget, think.rng)
     }
     fn work(level: Level) -> u64 {
         <Junqi as Bot>::default_work(level)
@@ -119,32 +110,28 @@ pub fn choose(
     kind: GameKind,
     position: &serde_json::Value,
     seat: Seat,
-    level: Level,
-    budget: &Budget<'_>,
-    rng: &mut dyn RandomSource,
+    think: Think<'_>,
 ) -> Result<Option<BotChoice>, CatalogError> {
     fn run<G: SeatPosition>(
         position: &serde_json::Value,
         seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
+        think: Think<'_>,
     ) -> Result<Option<BotChoice>, CatalogError> {
         let position = <G::Position as serde::Deserialize>::deserialize(position)
             .map_err(|e| CatalogError::Internal(format!("unreadable seat position: {e}")))?;
         Ok(
-            G::choose_from(&position, seat, level, budget, rng).map(|action| BotChoice {
+            G::choose_from(&position, seat, think).map(|action| BotChoice {
                 action: G::action_to_pb(&action),
                 notation: action.to_string(),
             }),
         )
     }
     match kind {
-        GameKind::Caro => run::<Caro>(position, seat, level, budget, rng),
-        GameKind::Quoridor => run::<Quoridor>(position, seat, level, budget, rng),
-        GameKind::Backgammon => run::<BackgammonSession>(position, seat, level, budget, rng),
-        GameKind::Junqi => run::<Junqi>(position, seat, level, budget, rng),
-        GameKind::Mancala => run::<Mancala>(position, seat, level, budget, rng),
+        GameKind::Caro => run::<Caro>(position, seat, think),
+        GameKind::Quoridor => run::<Quoridor>(position, seat, think),
+        GameKind::Backgammon => run::<BackgammonSession>(position, seat, think),
+        GameKind::Junqi => run::<Junqi>(position, seat, think),
+        GameKind::Mancala => run::<Mancala>(position, seat, think),
     }
 }
 
@@ -308,7 +295,7 @@ mod tests {
     use super::junqi_layouts::{history, layout};
     use super::*;
     use crate::{Hosted, LiveGame};
-    use ludus_rules::{Game, SplitMix64};
+    use ludus_rules::{Budget, Game, SplitMix64};
 
     #[test]
     fn unknown_levels_are_refused_naming_the_levels() {
@@ -346,16 +333,15 @@ mod tests {
             for _ in 0..6 {
                 let Some(seat) = game.to_move() else { break };
                 let position = game.seat_position(seat).unwrap();
-                let choice = choose(
-                    kind,
-                    &position,
-                    seat,
-                    Level::Easy,
-                    &Budget::work(default_work(kind, Level::Easy)),
-                    &mut rng,
-                )
-                .unwrap()
-                .unwrap_or_else(|| panic!("{kind}: a choice for the seat to move"));
+                let budget = Budget::work(default_work(kind, Level::Easy));
+                let think = Think {
+                    level: Level::Easy,
+                    budget: &budget,
+                    rng: &mut rng,
+                };
+                let choice = choose(kind, &position, seat, think)
+                    .unwrap()
+                    .unwrap_or_else(|| panic!("{kind}: a choice for the seat to move"));
                 game.apply(seat, &choice.action, &mut rng)
                     .unwrap_or_else(|e| panic!("{kind}: {} is legal: {e}", choice.notation));
             }
@@ -389,15 +375,12 @@ mod tests {
             });
             let decide = |g: &Junqi| {
                 let position = Hosted::new(g.clone()).seat_position(seat).unwrap();
-                choose(
-                    GameKind::Junqi,
-                    &position,
-                    seat,
+                let think = Think {
                     level,
-                    &budget,
-                    &mut SplitMix64(3),
-                )
-                .unwrap()
+                    budget: &budget,
+                    rng: &mut SplitMix64(3),
+                };
+                choose(GameKind::Junqi, &position, seat, think).unwrap()
             };
             let (ca, cb) = (decide(&a), decide(&b));
             assert!(ca.is_some(), "{level:?}");

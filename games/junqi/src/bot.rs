@@ -26,7 +26,7 @@
 //! the work budget and the random source; `budget.expired()` is polled between actions and
 //! samples, and the best action found so far is returned.
 
-use ludus_rules::{Bot, Budget, Game, GameResult, Level, RandomSource, Seat, Viewer};
+use ludus_rules::{Bot, Budget, Game, GameResult, Level, RandomSource, Seat, Think, Viewer};
 
 use crate::action::Action;
 use crate::board::{POINTS, Point, RAIL, ROAD, points_of};
@@ -122,17 +122,13 @@ const fn distances() -> [[u8; POINTS]; POINTS] {
 
 impl Bot for Junqi {
     /// Builds `seat`'s view and decides from it alone (J22): see [`decide`].
-    fn choose(
-        &self,
-        seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
-    ) -> Option<Action> {
-        if seat > 1 || Game::to_move(self) != Some(seat) {
-            return None;
-        }
-        decide(&self.view(Viewer::Seat(seat)), level, budget, rng)
+    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<Action> {
+        decide(
+            &self.view(Viewer::Seat(seat)),
+            think.level,
+            think.budget,
+            think.rng,
+        )
     }
 
     fn default_work(level: Level) -> u64 {

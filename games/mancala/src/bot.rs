@@ -16,7 +16,7 @@
 //! level, the budget and the random source (ties and Easy's mistakes are drawn from it).
 //! Not modelled in the search: the 400-sow limit (M9, K5), which real games never reach.
 
-use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat};
+use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat, Think};
 
 use crate::board::{self, Board, LastSeed, MAX_PITS, RuleSet};
 use crate::book;
@@ -40,16 +40,8 @@ const HARD_TABLE_BITS: u32 = 20;
 const POLL: u64 = 1024;
 
 impl Bot for Mancala {
-    fn choose(
-        &self,
-        seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
-    ) -> Option<Sow> {
-        if self.to_move()? != seat {
-            return None;
-        }
+    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<Sow> {
+        let Think { level, budget, rng } = think;
         let legal = self.legal_actions(seat);
         let fallback = *legal.first()?;
         let index = match self.rule_set() {

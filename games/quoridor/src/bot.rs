@@ -19,7 +19,7 @@
 //! counted in positions generated or scored, so a choice is deterministic given the random
 //! source and the work budget; `Budget::expired` is polled as the search runs.
 
-use ludus_rules::{Bot, Budget, Game, GameResult, Level, RandomSource, Seat, SplitMix64};
+use ludus_rules::{Bot, Budget, Game, GameResult, Level, RandomSource, Seat, SplitMix64, Think};
 
 use crate::bits::{Bits, STRIDE, idx};
 use crate::game::Quoridor;
@@ -47,16 +47,8 @@ const WORK_NORMAL: u64 = 20_000;
 const WORK_HARD: u64 = 120_000;
 
 impl Bot for Quoridor {
-    fn choose(
-        &self,
-        seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
-    ) -> Option<QuoridorAction> {
-        if self.to_move() != Some(seat) {
-            return None;
-        }
+    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<QuoridorAction> {
+        let Think { level, budget, rng } = think;
         let me = self.side_to_move()?;
         let style = Style::of(level, live_sides(self));
         let mut search = Search::new(me, style, budget);

@@ -380,6 +380,24 @@ impl fmt::Debug for Budget<'_> {
     }
 }
 
+/// What a computer player thinks with for one turn: its level, how much work (and time) it
+/// may spend, and its randomness. The three always travel together from the caller to the
+/// game's bot, so they go as one argument.
+pub struct Think<'a> {
+    pub level: Level,
+    pub budget: &'a Budget<'a>,
+    pub rng: &'a mut dyn RandomSource,
+}
+
+impl fmt::Debug for Think<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Think")
+            .field("level", &self.level)
+            .field("budget", self.budget)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A computer player for a game: pure and deterministic given the random source and a
 /// work-bounded budget.
 ///
@@ -391,13 +409,25 @@ pub trait Bot: Game {
     /// The action `seat` takes now at `level`, or `None` when it is not `seat`'s turn (or the
     /// game is over). The action is always legal for `seat` in this position, whatever the
     /// budget.
+    ///
+    /// The turn check lives here, once, so that every game's [`Bot::decide`] starts from a
+    /// position where `seat` is to move.
     fn choose(
         &self,
         seat: Seat,
         level: Level,
         budget: &Budget<'_>,
         rng: &mut dyn RandomSource,
-    ) -> Option<Self::Action>;
+    ) -> Option<Self::Action> {
+        if self.to_move() != Some(seat) {
+            return None;
+        }
+        self.decide(seat, Think { level, budget, rng })
+    }
+
+    /// The game's own choice for `seat`, which [`Bot::choose`] has checked is to move; `None`
+    /// only when the game has nothing for it to do (e.g. an over phase `to_move` still names).
+    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<Self::Action>;
 
     /// The level's typical work budget for this game, as the services and the arena use it
     /// (Hard moves in about a second on one core, Easy and Normal in under 100 ms).

@@ -68,14 +68,12 @@ impl Think {
             work: bots::default_work(self.kind, self.level),
             out_of_time: &out_of_time,
         };
-        bots::choose(
-            self.kind,
-            &self.position,
-            self.seat,
-            self.level,
-            &budget,
-            &mut Csprng(rand::rng()),
-        )
+        let think = ludus_rules::Think {
+            level: self.level,
+            budget: &budget,
+            rng: &mut Csprng(rand::rng()),
+        };
+        bots::choose(self.kind, &self.position, self.seat, think)
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use ludus_catalog::{GameKind, LiveGame, bots};
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_rules::{Budget, Level, RandomSource, SplitMix64};
+use ludus_rules::{Budget, Level, RandomSource, SplitMix64, Think};
 use ludus_tests::{Ludus, Player, SpareBots, connect_internal, refused, refused_by_rule};
 use tonic::Code;
 
@@ -124,17 +124,15 @@ impl Thinker {
     fn choose(&mut self, seat: usize) -> String {
         let position = self.game.seat_position(seat).expect("position");
         let budget = Budget::work(bots::default_work(self.kind, self.level));
-        bots::choose(
-            self.kind,
-            &position,
-            seat,
-            self.level,
-            &budget,
-            &mut self.rng,
-        )
-        .expect("choose")
-        .expect("a move")
-        .notation
+        let think = Think {
+            level: self.level,
+            budget: &budget,
+            rng: &mut self.rng,
+        };
+        bots::choose(self.kind, &position, seat, think)
+            .expect("choose")
+            .expect("a move")
+            .notation
     }
 }
 

@@ -20,7 +20,7 @@ pub mod cube;
 pub mod eval;
 pub mod rough;
 
-use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat};
+use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat, Think};
 
 use self::cube::{Answer, CubeState, Scoring};
 use self::eval::{Probs, evaluate};
@@ -253,16 +253,8 @@ const EASY_DOUBLE_AT: f64 = 0.72;
 const EASY_TAKE_AT: f64 = 0.25;
 
 impl Bot for Backgammon {
-    fn choose(
-        &self,
-        seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
-    ) -> Option<Action> {
-        if self.to_move() != Some(seat) {
-            return None;
-        }
+    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<Action> {
+        let Think { level, budget, rng } = think;
         let action = match self.phase() {
             Phase::Over => return None,
             Phase::Roll => {
@@ -349,18 +341,10 @@ fn scoring_after_double(game: &Backgammon, seat: Seat) -> Scoring {
 }
 
 impl Bot for BackgammonSession {
-    fn choose(
-        &self,
-        seat: Seat,
-        level: Level,
-        budget: &Budget<'_>,
-        rng: &mut dyn RandomSource,
-    ) -> Option<Action> {
-        // The game being played carries the match score and the Crawford flag (B22).
-        if self.outcome().is_some() {
-            return None;
-        }
-        self.game().choose(seat, level, budget, rng)
+    /// The game being played carries the match score and the Crawford flag (B22); while the
+    /// match goes on, `seat` to move in the session is `seat` to move in that game.
+    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<Action> {
+        self.game().decide(seat, think)
     }
 
     fn default_work(level: Level) -> u64 {
