@@ -1,7 +1,6 @@
 //! Everything game-state can refuse, and the gRPC status each maps to.
 
 use ludus_proto::ids::IdError;
-use ludus_store::StoreError;
 use tonic::Status;
 
 use ludus_catalog::CatalogError;
@@ -58,12 +57,7 @@ impl From<IdError> for ServiceError {
     }
 }
 
-/// Redis down is UNAVAILABLE (retryable); unreadable stored data is INTERNAL.
-impl From<StoreError> for ServiceError {
-    fn from(error: StoreError) -> Self {
-        error.into_service_error(ServiceError::Unavailable, ServiceError::Internal)
-    }
-}
+ludus_store::impl_from_store_error!(ServiceError);
 
 impl From<Status> for ServiceError {
     fn from(status: Status) -> Self {

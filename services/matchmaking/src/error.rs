@@ -2,7 +2,6 @@
 
 use ludus_catalog::CatalogError;
 use ludus_proto::ids::IdError;
-use ludus_store::StoreError;
 use tonic::Status;
 
 /// Why a request failed. Messages are lowercase and name the field.
@@ -40,12 +39,7 @@ impl From<IdError> for ServiceError {
     }
 }
 
-/// Redis down is UNAVAILABLE (retryable); unreadable stored data is INTERNAL.
-impl From<StoreError> for ServiceError {
-    fn from(error: StoreError) -> Self {
-        error.into_service_error(ServiceError::Unavailable, ServiceError::Internal)
-    }
-}
+ludus_store::impl_from_store_error!(ServiceError);
 
 /// Each refusal's message, plus the rich details a client acts on (see
 /// `ludus_proto::error_details`).

@@ -1,7 +1,6 @@
 //! Everything ratings can refuse, and the gRPC status each maps to.
 
 use ludus_proto::ids::IdError;
-use ludus_store::StoreError;
 use tonic::Status;
 
 /// Why a request failed. Messages are lowercase and name the field.
@@ -21,12 +20,7 @@ pub enum ServiceError {
     Internal(String),
 }
 
-/// Redis down is UNAVAILABLE (retryable); unreadable stored data is INTERNAL.
-impl From<StoreError> for ServiceError {
-    fn from(error: StoreError) -> Self {
-        error.into_service_error(ServiceError::Unavailable, ServiceError::Internal)
-    }
-}
+ludus_store::impl_from_store_error!(ServiceError);
 
 impl From<IdError> for ServiceError {
     fn from(error: IdError) -> Self {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use ludus_proto::error_details::{DOMAIN_ROOMS, internal_error, invalid_argument, refusal};
 use ludus_proto::pb::{self, game_state_client::GameStateClient, rooms_server::Rooms};
 use ludus_rules::RandomSource;
-use ludus_store::{Clock, CommitOutcome, RoomStore, StoreError, TimerStore};
+use ludus_store::{Clock, CommitOutcome, RoomStore, TimerStore};
 use ludus_telemetry::Traced;
 use prost::Message;
 use rand::RngExt;
@@ -69,11 +69,7 @@ pub enum ServiceError {
     Upstream(Box<Status>),
 }
 
-impl From<StoreError> for ServiceError {
-    fn from(error: StoreError) -> Self {
-        error.into_service_error(ServiceError::Unavailable, ServiceError::Internal)
-    }
-}
+ludus_store::impl_from_store_error!(ServiceError);
 
 /// The one place a refusal becomes a gRPC status with its `ErrorInfo` (domain `ludus.rooms`;
 /// the catalog's refusals keep theirs).

@@ -111,3 +111,19 @@ pub use queue::{
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use room::{RoomRecord, RoomStore};
 pub use timer::{DueTimer, TIMER_SHARDS, TimerStore};
+
+/// `From<StoreError>` for a service's error enum that has `Unavailable(String)` and
+/// `Internal(String)` variants: Redis down is UNAVAILABLE (retryable), unreadable stored data
+/// is INTERNAL ([`StoreError::into_service_error`]). Every Redis-backed service maps a store
+/// failure this way, so the mapping is written once (a blanket impl is not possible: both
+/// the trait and the target are foreign to this crate).
+#[macro_export]
+macro_rules! impl_from_store_error {
+    ($error:ident) => {
+        impl From<$crate::StoreError> for $error {
+            fn from(error: $crate::StoreError) -> Self {
+                error.into_service_error($error::Unavailable, $error::Internal)
+            }
+        }
+    };
+}
