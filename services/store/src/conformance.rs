@@ -100,6 +100,85 @@ properties!(
     rating_top_order_and_paging,
 );
 
+/// Runs every property on one Redis (a node or a cluster), each on the backend `connect`
+/// gives for its own key prefix (`c0:`, `c1:`, …), and checks that every property ran.
+pub async fn run_all_prefixed<F, Fut>(mut connect: F)
+where
+    F: FnMut(String) -> Fut,
+    Fut: Future<Output = Backend>,
+{
+    let mut next = 0;
+    run_all(|| {
+        let prefix = format!("c{next}:");
+        next += 1;
+        connect(prefix)
+    })
+    .await;
+    assert_eq!(next, NAMES.len());
+}
+
+/// The start of a test that kills a feed's connection: game `g` at seq 1 and a live
+/// subscription to it (with its feed, which must outlive it).
+pub async fn subscribed_game(backend: Backend) -> (GameStore, GameFeed, FeedSubscription) {
+    let games = GameStore::new(backend.clone());
+    let feed = GameFeed::new(backend);
+    games.create("g", b"m", b"s", b"e1").await.expect("create");
+    let sub = feed.subscribe("g").await.expect("subscribe");
+    (games, feed, sub)
+}
+
+/// Kills the pub/sub connections of the Redis node `admin` is connected to; how many.
+pub async fn kill_pubsub_clients(admin: &mut redis::aio::MultiplexedConnection) -> i64 {
+    redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("TYPE")
+        .arg("pubsub")
+        .query_async(admin)
+        .await
+        .expect("client kill")
+}
+
+/// Once its connection is killed, a subscriber first hears that it lagged, so that it reads
+/// the log again.
+pub async fn lag_signalled(sub: &mut FeedSubscription) {
+    assert_eq!(recv(sub).await, Err(FeedError::Lagged(0)));
+}
+
+/// Waits (bounded) until `subscribers`, which counts the subscriptions to game `g`'s live
+/// channel on the server, counts the restored one.
+pub async fn resubscribed(mut subscribers: impl AsyncFnMut() -> i64) {
+    tokio::time::timeout(RECV_BOUND, async {
+        while subscribers().await != 1 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("resubscribed");
+}
+
+/// The end of a test that killed a feed's connection (`sub`, on game `g` created at seq 1,
+/// has seen its `Lagged`, and its subscription is back on the server): the next commit
+/// reaches it, whatever lag signals come first.
+pub async fn commit_reaches_restored_subscription(games: &GameStore, sub: &mut FeedSubscription) {
+    let commit = Commit {
+        expected_seq: 1,
+        action_id: None,
+        state: b"s2",
+        event: b"e2",
+    };
+    games.commit("g", commit).await.expect("commit");
+    loop {
+        match recv(sub).await {
+            Ok(e) => {
+                assert_eq!(e.seq, 2);
+                break;
+            }
+            Err(FeedError::Lagged(_)) => continue,
+            Err(FeedError::Closed) => panic!("feed closed"),
+        }
+    }
+}
+
 fn commit<'a>(expected_seq: u64, action_id: Option<&'a str>, body: &'a [u8]) -> Commit<'a> {
     Commit {
         expected_seq,

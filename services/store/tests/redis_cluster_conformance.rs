@@ -4,13 +4,12 @@
 //! subscribers connected through another, and the timers and tickets spread over the masters.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use ludus_store::testing::{CLUSTER_MASTERS, RedisCluster};
 use ludus_store::{
-    Commit, FeedError, GameFeed, GameStore, QueueStore, TIMER_SHARDS, Ticket, TicketStatus,
-    TimerStore, conformance,
+    Commit, GameFeed, GameStore, QueueStore, TIMER_SHARDS, Ticket, TicketStatus, TimerStore,
+    conformance,
 };
 
 fn cluster() -> RedisCluster {
@@ -25,9 +24,7 @@ fn bounded<F: std::future::Future>(f: F) -> tokio::time::Timeout<F> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_cluster_conformance() {
     let cluster = cluster();
-    let next = AtomicUsize::new(0);
-    conformance::run_all(|| {
-        let prefix = format!("c{}:", next.fetch_add(1, Ordering::Relaxed));
+    conformance::run_all_prefixed(|prefix| {
         let cluster = &cluster;
         async move {
             let backend = cluster
@@ -39,7 +36,6 @@ async fn redis_cluster_conformance() {
         }
     })
     .await;
-    assert_eq!(next.load(Ordering::Relaxed), conformance::NAMES.len());
 }
 
 /// Games whose keys live on every master: each one's subscriber, connected through one node
@@ -103,68 +99,32 @@ async fn live_events_cross_nodes() {
 async fn feed_survives_reconnect_on_a_cluster() {
     let cluster = cluster();
     let backend = cluster.backend("r:").await.expect("connect");
-    let games = GameStore::new(backend.clone());
-    let feed = GameFeed::new(backend);
-    games.create("g", b"m", b"s", b"e1").await.expect("create");
-    let mut sub = feed.subscribe("g").await.expect("subscribe");
+    let (games, _feed, mut sub) = conformance::subscribed_game(backend).await;
     let mut killed = 0;
     for url in cluster.node_urls() {
-        let mut admin = node(&url).await;
-        let n: i64 = redis::cmd("CLIENT")
-            .arg("KILL")
-            .arg("TYPE")
-            .arg("pubsub")
-            .query_async(&mut admin)
-            .await
-            .expect("client kill");
-        killed += n;
+        killed += conformance::kill_pubsub_clients(&mut node(&url).await).await;
     }
     assert!(
         killed >= 1,
         "the feed's pub/sub connection to the game's master"
     );
-    assert_eq!(
-        bounded(sub.recv()).await.expect("lag signal"),
-        Err(FeedError::Lagged(0))
-    );
-    // Wait (bounded) until some node has the sharded subscription back.
-    bounded(async {
-        loop {
-            let mut back = 0;
-            for url in cluster.node_urls() {
-                let (_, n): (String, i64) = redis::cmd("PUBSUB")
-                    .arg("SHARDNUMSUB")
-                    .arg("r:ludus:game:{g}:live")
-                    .query_async(&mut node(&url).await)
-                    .await
-                    .expect("shardnumsub");
-                back += n;
-            }
-            if back == 1 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+    conformance::lag_signalled(&mut sub).await;
+    // Some node has the sharded subscription back.
+    conformance::resubscribed(async || {
+        let mut back = 0;
+        for url in cluster.node_urls() {
+            let (_, n): (String, i64) = redis::cmd("PUBSUB")
+                .arg("SHARDNUMSUB")
+                .arg("r:ludus:game:{g}:live")
+                .query_async(&mut node(&url).await)
+                .await
+                .expect("shardnumsub");
+            back += n;
         }
+        back
     })
-    .await
-    .expect("resubscribed");
-    let commit = Commit {
-        expected_seq: 1,
-        action_id: None,
-        state: b"s2",
-        event: b"e2",
-    };
-    games.commit("g", commit).await.expect("commit");
-    loop {
-        match bounded(sub.recv()).await.expect("event after reconnect") {
-            Ok(e) => {
-                assert_eq!(e.seq, 2);
-                break;
-            }
-            Err(FeedError::Lagged(_)) => continue,
-            Err(FeedError::Closed) => panic!("feed closed"),
-        }
-    }
+    .await;
+    conformance::commit_reaches_restored_subscription(&games, &mut sub).await;
 }
 
 /// Timers and matchmaking tickets spread over the masters: no one node takes every timer and

@@ -1,16 +1,7 @@
 //! The conformance suite on a real Redis: a `redis-server` child on a free port (it must be on
 //! PATH: this test fails rather than skips), each property under its own key prefix.
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
+use ludus_store::conformance;
 use ludus_store::testing::RedisServer;
-/// A bound so a broken feed fails instead of hanging.
-fn bounded<F: std::future::Future>(f: F) -> tokio::time::Timeout<F> {
-    tokio::time::timeout(Duration::from_secs(5), f)
-}
-
-use ludus_store::{Commit, FeedError, GameFeed, GameStore, conformance};
 
 fn server() -> RedisServer {
     RedisServer::start().unwrap_or_else(|e| panic!("{e}"))
@@ -19,14 +10,11 @@ fn server() -> RedisServer {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_conformance() {
     let server = server();
-    let next = AtomicUsize::new(0);
-    conformance::run_all(|| {
-        let prefix = format!("c{}:", next.fetch_add(1, Ordering::Relaxed));
+    conformance::run_all_prefixed(|prefix| {
         let server = &server;
         async move { server.backend(&prefix).await.expect("connect to redis") }
     })
     .await;
-    assert_eq!(next.load(Ordering::Relaxed), conformance::NAMES.len());
 }
 
 /// The feed survives its connection being killed: subscribers see Lagged (so they re-read the
@@ -35,63 +23,29 @@ async fn redis_conformance() {
 async fn feed_survives_reconnect() {
     let server = server();
     let backend = server.backend("r:").await.expect("connect");
-    let games = GameStore::new(backend.clone());
-    let feed = GameFeed::new(backend);
-    games.create("g", b"m", b"s", b"e1").await.expect("create");
-    let mut sub = feed.subscribe("g").await.expect("subscribe");
+    let (games, _feed, mut sub) = conformance::subscribed_game(backend).await;
 
     let client = redis::Client::open(server.url()).expect("client");
     let mut admin = client
         .get_multiplexed_async_connection()
         .await
         .expect("admin connection");
-    let killed: i64 = redis::cmd("CLIENT")
-        .arg("KILL")
-        .arg("TYPE")
-        .arg("pubsub")
-        .query_async(&mut admin)
-        .await
-        .expect("client kill");
+    let killed = conformance::kill_pubsub_clients(&mut admin).await;
     assert_eq!(killed, 1, "the feed's pub/sub connection");
 
-    assert_eq!(
-        bounded(sub.recv()).await.expect("lag signal"),
-        Err(FeedError::Lagged(0))
-    );
-    // Wait (bounded) until the subscription is back on the server.
-    bounded(async {
-        loop {
-            let (_, n): (String, i64) = redis::cmd("PUBSUB")
-                .arg("NUMSUB")
-                .arg("r:ludus:game:{g}:live")
-                .query_async(&mut admin)
-                .await
-                .expect("numsub");
-            if n == 1 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+    conformance::lag_signalled(&mut sub).await;
+    // The subscription is back on the server.
+    conformance::resubscribed(async || {
+        let (_, n): (String, i64) = redis::cmd("PUBSUB")
+            .arg("NUMSUB")
+            .arg("r:ludus:game:{g}:live")
+            .query_async(&mut admin)
+            .await
+            .expect("numsub");
+        n
     })
-    .await
-    .expect("resubscribed");
-    let commit = Commit {
-        expected_seq: 1,
-        action_id: None,
-        state: b"s2",
-        event: b"e2",
-    };
-    games.commit("g", commit).await.expect("commit");
-    loop {
-        match bounded(sub.recv()).await.expect("event after reconnect") {
-            Ok(e) => {
-                assert_eq!(e.seq, 2);
-                break;
-            }
-            Err(FeedError::Lagged(_)) => continue,
-            Err(FeedError::Closed) => panic!("feed closed"),
-        }
-    }
+    .await;
+    conformance::commit_reaches_restored_subscription(&games, &mut sub).await;
 }
 
 /// Matched and cancelled tickets expire on Redis (queued ones never do).
