@@ -9,6 +9,7 @@ use std::io::{BufRead as _, IsTerminal as _};
 use anyhow::Context as _;
 use ludus_proto::pb::{self, gateway_client::GatewayClient};
 
+use super::ServerFlag;
 use super::saved_session::{self, SessionFile};
 use super::session::{self, Session, describe};
 
@@ -22,9 +23,8 @@ const VISITOR: &str = "visitor";
 /// `ludus register`: create an account and stay signed in.
 #[derive(clap::Args, Debug)]
 pub struct RegisterArgs {
-    /// The Gateway address (default: the saved session's, else the local server).
-    #[arg(long, env = "LUDUS_SERVER")]
-    pub server: Option<String>,
+    #[command(flatten)]
+    pub server: ServerFlag,
     /// The username: 3 to 24 of a-z, 0-9 and _.
     pub username: String,
     /// The name shown to others (default: the username).
@@ -35,9 +35,8 @@ pub struct RegisterArgs {
 /// `ludus login`: sign in and save the session for later commands.
 #[derive(clap::Args, Debug)]
 pub struct LoginArgs {
-    /// The Gateway address (default: the saved session's, else the local server).
-    #[arg(long, env = "LUDUS_SERVER")]
-    pub server: Option<String>,
+    #[command(flatten)]
+    pub server: ServerFlag,
     /// The username.
     pub username: String,
 }
@@ -45,9 +44,8 @@ pub struct LoginArgs {
 /// `ludus history`: your finished games, newest first, or one of them in full.
 #[derive(clap::Args, Debug)]
 pub struct HistoryArgs {
-    /// The Gateway address (default: the saved session's, else the local server).
-    #[arg(long, env = "LUDUS_SERVER")]
-    pub server: Option<String>,
+    #[command(flatten)]
+    pub server: ServerFlag,
     /// Another player's games (a player id) instead of your own.
     #[arg(long)]
     pub player: Option<String>,
@@ -65,9 +63,8 @@ pub struct HistoryArgs {
 /// `ludus profile`: a player's name, ratings and results.
 #[derive(clap::Args, Debug)]
 pub struct ProfileArgs {
-    /// The Gateway address (default: the saved session's, else the local server).
-    #[arg(long, env = "LUDUS_SERVER")]
-    pub server: Option<String>,
+    #[command(flatten)]
+    pub server: ServerFlag,
     /// The player id (default: you).
     pub player: Option<String>,
     /// Also show the rating in this pool (e.g. caro/15/blocked-ends); repeatable. Without it,
@@ -101,7 +98,7 @@ pub async fn register(args: RegisterArgs) -> anyhow::Result<()> {
     let display_name = args.display_name.as_deref().unwrap_or(&args.username);
     let account = register_with(
         &file,
-        args.server.as_deref(),
+        args.server.address(),
         &args.username,
         &password,
         display_name,
@@ -122,24 +119,22 @@ pub async fn register_with(
     password: &str,
     display_name: &str,
 ) -> anyhow::Result<pb::Account> {
-    let (server, _) = saved_session::choose_server(server, file.load().ok().flatten());
-    let opened = GatewayClient::new(session::connect(&server).await?)
-        .register(pb::RegisterRequest {
-            username: username.to_owned(),
-            password: password.to_owned(),
-            display_name: display_name.to_owned(),
-        })
-        .await
-        .map_err(|status| anyhow::anyhow!("cannot register: {}", describe(&status)))?
-        .into_inner();
-    replace_saved(file, &server, &opened).await
+    let request = pb::RegisterRequest {
+        username: username.to_owned(),
+        password: password.to_owned(),
+        display_name: display_name.to_owned(),
+    };
+    open_session(file, server, "register", async |mut gateway| {
+        gateway.register(request).await
+    })
+    .await
 }
 
 /// `ludus login`.
 pub async fn login(args: LoginArgs) -> anyhow::Result<()> {
     let password = read_password(&format!("password for {}: ", args.username))?;
     let file = SessionFile::default_location()?;
-    let account = login_with(&file, args.server.as_deref(), &args.username, &password).await?;
+    let account = login_with(&file, args.server.address(), &args.username, &password).await?;
     println!(
         "signed in as {} ({}); the session is saved in {}",
         account.username,
@@ -156,15 +151,32 @@ pub async fn login_with(
     username: &str,
     password: &str,
 ) -> anyhow::Result<pb::Account> {
+    let request = pb::SignInRequest {
+        username: username.to_owned(),
+        password: password.to_owned(),
+    };
+    open_session(file, server, "sign in", async |mut gateway| {
+        gateway.sign_in(request).await
+    })
+    .await
+}
+
+/// Opens a session on `server` (default: the saved session's, else the local server) with
+/// `open` (`what` names it in the error), then saves it in `file` in place of the one saved
+/// before: registering and signing in differ only in their call.
+async fn open_session(
+    file: &SessionFile,
+    server: Option<&str>,
+    what: &str,
+    open: impl AsyncFnOnce(
+        GatewayClient<tonic::transport::Channel>,
+    ) -> Result<tonic::Response<pb::AccountSession>, tonic::Status>,
+) -> anyhow::Result<pb::Account> {
     // A damaged file must not stop anyone from signing in again: it is replaced.
     let (server, _) = saved_session::choose_server(server, file.load().ok().flatten());
-    let opened = GatewayClient::new(session::connect(&server).await?)
-        .sign_in(pb::SignInRequest {
-            username: username.to_owned(),
-            password: password.to_owned(),
-        })
+    let opened = open(GatewayClient::new(session::connect(&server).await?))
         .await
-        .map_err(|status| anyhow::anyhow!("cannot sign in: {}", describe(&status)))?
+        .map_err(|status| anyhow::anyhow!("cannot {what}: {}", describe(&status)))?
         .into_inner();
     replace_saved(file, &server, &opened).await
 }
@@ -214,11 +226,11 @@ async fn signed_in(
 pub async fn history(args: HistoryArgs) -> anyhow::Result<()> {
     let file = SessionFile::default_location()?;
     let text = match &args.game {
-        Some(game_id) => archived_game_text(&file, args.server.as_deref(), game_id).await?,
+        Some(game_id) => archived_game_text(&file, args.server.address(), game_id).await?,
         None => {
             history_text(
                 &file,
-                args.server.as_deref(),
+                args.server.address(),
                 args.player.as_deref(),
                 args.limit,
                 args.page.as_deref(),
@@ -239,6 +251,20 @@ pub async fn history_text(
     limit: u32,
     page: Option<&str>,
 ) -> anyhow::Result<String> {
+    let (_, player_id, page) = player_games(file, server, player, limit, page).await?;
+    Ok(history_table(&page, &player_id))
+}
+
+/// One page of `player`'s finished games (the signed-in player's without `player`), newest
+/// first: what `history` lists and where `profile` finds the pools a player plays in. With
+/// the client, for a further call, and whose games they are.
+async fn player_games(
+    file: &SessionFile,
+    server: Option<&str>,
+    player: Option<&str>,
+    limit: u32,
+    page: Option<&str>,
+) -> anyhow::Result<(session::Client, String, pb::ListPlayerGamesResponse)> {
     let Session {
         mut client,
         player_id: me,
@@ -254,7 +280,7 @@ pub async fn history_text(
         .await
         .map_err(|status| anyhow::anyhow!("cannot list the games: {}", describe(&status)))?
         .into_inner();
-    Ok(history_table(&page, &player_id))
+    Ok((client, player_id, page))
 }
 
 /// The games of a page as a table from `player_id`'s side.
@@ -400,7 +426,7 @@ pub async fn profile(args: ProfileArgs) -> anyhow::Result<()> {
     let file = SessionFile::default_location()?;
     let text = profile_text(
         &file,
-        args.server.as_deref(),
+        args.server.address(),
         args.player.as_deref(),
         &args.ruleset,
     )
@@ -418,21 +444,8 @@ pub async fn profile_text(
     player: Option<&str>,
     rulesets: &[String],
 ) -> anyhow::Result<String> {
-    let Session {
-        mut client,
-        player_id: me,
-        ..
-    } = signed_in(file, server, player.is_some()).await?;
-    let player_id = player.map_or(me, str::to_owned);
-    let recent = client
-        .list_player_games(pb::ListPlayerGamesRequest {
-            player_id: player_id.clone(),
-            limit: POOL_SCAN,
-            page_token: String::new(),
-        })
-        .await
-        .map_err(|status| anyhow::anyhow!("cannot list the games: {}", describe(&status)))?
-        .into_inner();
+    let (mut client, player_id, recent) =
+        player_games(file, server, player, POOL_SCAN, None).await?;
     let profile = client
         .get_profile(pb::GetProfileRequest {
             player_id,

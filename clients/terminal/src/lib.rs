@@ -80,12 +80,27 @@ pub enum RuleSetChoice {
     Congklak,
 }
 
+/// The `--server` flag of every command that talks to a gateway (`ludus room` has its own,
+/// global to its subcommands).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ServerFlag {
+    /// The Gateway address (default: the saved session's, else the local server).
+    #[arg(long = "server", env = "LUDUS_SERVER")]
+    pub address: Option<String>,
+}
+
+impl ServerFlag {
+    /// The address given, if any.
+    pub fn address(&self) -> Option<&str> {
+        self.address.as_deref()
+    }
+}
+
 /// `ludus play`: quick-match a game and play it in the terminal.
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
-    /// The Gateway address (default: the saved session's, else the local server).
-    #[arg(long, env = "LUDUS_SERVER")]
-    pub server: Option<String>,
+    #[command(flatten)]
+    pub server: ServerFlag,
     /// Your display name as a guest (1 to 32 characters); not needed once signed in with
     /// `ludus login`, whose account plays (rated).
     #[arg(long)]
@@ -265,9 +280,8 @@ impl GameChoice {
 /// `ludus watch`: follow a live game as a spectator.
 #[derive(clap::Args, Debug)]
 pub struct WatchArgs {
-    /// The Gateway address (default: the saved session's, else the local server).
-    #[arg(long, env = "LUDUS_SERVER")]
-    pub server: Option<String>,
+    #[command(flatten)]
+    pub server: ServerFlag,
     /// The guest name to watch under when not signed in (or with `--guest`).
     #[arg(long, default_value = "spectator")]
     pub name: String,

@@ -35,7 +35,7 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
         account,
     } = saved_session::sign_in(
         &file,
-        args.server.as_deref(),
+        args.server.address(),
         args.name.as_deref(),
         args.guest,
     )

@@ -16,7 +16,7 @@ const LIST_LIMIT: u32 = 20;
 pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
     let file = SessionFile::default_location()?;
     let Session { mut client, .. } =
-        saved_session::sign_in(&file, args.server.as_deref(), Some(&args.name), args.guest).await?;
+        saved_session::sign_in(&file, args.server.address(), Some(&args.name), args.guest).await?;
     let game_id = match args.game_id {
         Some(game_id) => game_id,
         None => {
