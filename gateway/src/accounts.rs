@@ -23,8 +23,13 @@ fn client_address<T>(request: &Request<T>) -> String {
 }
 
 impl GatewayService {
-    /// Mints an access token for a grant from accounts.
-    fn session(&self, grant: pb::AccountSessionGrant) -> Result<pb::AccountSession, Status> {
+    /// Accounts' grant as the caller's session: the gateway mints the access token, since it
+    /// holds the signing key.
+    fn session(
+        &self,
+        grant: Response<pb::AccountSessionGrant>,
+    ) -> Result<Response<pb::AccountSession>, Status> {
+        let grant = grant.into_inner();
         let account = grant.account.ok_or_else(|| {
             tracing::error!("accounts answered a session grant without an account");
             error_details::internal_error(error_details::DOMAIN_GATEWAY)
@@ -32,13 +37,13 @@ impl GatewayService {
         let (access_token, access_expires_at_unix_ms) = self
             .tokens
             .issue_account(&account.player_id, &account.display_name)?;
-        Ok(pb::AccountSession {
+        Ok(Response::new(pb::AccountSession {
             access_token,
             access_expires_at_unix_ms,
             refresh_token: grant.refresh_token,
             refresh_expires_at_unix_ms: grant.refresh_expires_at_unix_ms,
             account: Some(account),
-        })
+        }))
     }
 
     pub(crate) async fn account_register(
@@ -57,9 +62,8 @@ impl GatewayService {
                 display_name,
                 guest_player_id: String::new(),
             })
-            .await?
-            .into_inner();
-        Ok(Response::new(self.session(grant)?))
+            .await?;
+        self.session(grant)
     }
 
     pub(crate) async fn account_sign_in(
@@ -77,9 +81,8 @@ impl GatewayService {
                 password: request.password,
                 client_address,
             })
-            .await?
-            .into_inner();
-        Ok(Response::new(self.session(grant)?))
+            .await?;
+        self.session(grant)
     }
 
     pub(crate) async fn account_refresh(
@@ -93,9 +96,8 @@ impl GatewayService {
             .refresh(pb::AccountsRefreshRequest {
                 refresh_token: request.into_inner().refresh_token,
             })
-            .await?
-            .into_inner();
-        Ok(Response::new(self.session(grant)?))
+            .await?;
+        self.session(grant)
     }
 
     pub(crate) async fn account_sign_out(
@@ -132,10 +134,9 @@ impl GatewayService {
                 display_name,
                 guest_player_id: caller.player_id,
             })
-            .await?
-            .into_inner();
-        tracing::info!(player_id = ?grant.account.as_ref().map(|a| &a.player_id), "guest upgraded to an account");
-        Ok(Response::new(self.session(grant)?))
+            .await?;
+        tracing::info!(player_id = ?grant.get_ref().account.as_ref().map(|a| &a.player_id), "guest upgraded to an account");
+        self.session(grant)
     }
 
     pub(crate) async fn account_get_profile(
