@@ -27,6 +27,30 @@ fn session(now_ms: i64, ttl_ms: i64) -> (RefreshToken, NewSession) {
     (token, session)
 }
 
+/// Creates the account `player_id`/`username` (password hash "h") signed in at 1_000 for an
+/// hour, as most checks start; the session's refresh token.
+async fn registered(store: &AccountStore, player_id: &str, username: &str) -> RefreshToken {
+    let (token, first) = session(1_000, HOUR_MS);
+    store
+        .create_account(&account(player_id, username), "h", &first)
+        .await
+        .expect("create");
+    token
+}
+
+/// Presents `from` at `now_ms` for `to`, valid for an hour: how every check rotates.
+async fn rotate(
+    store: &AccountStore,
+    from: &RefreshToken,
+    to: &RefreshToken,
+    now_ms: i64,
+) -> Rotation {
+    store
+        .rotate(&from.digest(), &to.digest(), now_ms, now_ms + HOUR_MS)
+        .await
+        .expect("rotate")
+}
+
 /// Runs every check against `store` (a freshly migrated, empty database).
 pub async fn run_all(store: &AccountStore) {
     store.ping().await.expect("ping");
@@ -151,11 +175,7 @@ async fn accounts_are_found_by_username_and_player_id(store: &AccountStore) {
 }
 
 async fn a_taken_username_is_refused_whatever_its_case(store: &AccountStore) {
-    let (_, first) = session(1_000, HOUR_MS);
-    store
-        .create_account(&account("a-conf-bob", "conf_bob"), "h", &first)
-        .await
-        .expect("create");
+    registered(store, "a-conf-bob", "conf_bob").await;
     let (_, second) = session(1_000, HOUR_MS);
     let clash = store
         .create_account(&account("a-conf-bob2", "CONF_BOB"), "h2", &second)
@@ -169,11 +189,7 @@ async fn a_taken_username_is_refused_whatever_its_case(store: &AccountStore) {
 }
 
 async fn a_player_id_gets_one_account(store: &AccountStore) {
-    let (_, first) = session(1_000, HOUR_MS);
-    store
-        .create_account(&account("g-conf-guest", "conf_guest"), "h", &first)
-        .await
-        .expect("create");
+    registered(store, "g-conf-guest", "conf_guest").await;
     let (_, second) = session(1_000, HOUR_MS);
     let clash = store
         .create_account(&account("g-conf-guest", "conf_guest_two"), "h", &second)
@@ -193,21 +209,9 @@ async fn a_player_id_gets_one_account(store: &AccountStore) {
 }
 
 async fn a_refresh_token_rotates_once(store: &AccountStore) {
-    let (first_token, first) = session(1_000, HOUR_MS);
-    store
-        .create_account(&account("a-conf-rot", "conf_rot"), "h", &first)
-        .await
-        .expect("create");
+    let first_token = registered(store, "a-conf-rot", "conf_rot").await;
     let second = RefreshToken::generate();
-    let rotation = store
-        .rotate(
-            &first_token.digest(),
-            &second.digest(),
-            2_000,
-            2_000 + HOUR_MS,
-        )
-        .await
-        .expect("rotate");
+    let rotation = rotate(store, &first_token, &second, 2_000).await;
     assert_eq!(
         rotation,
         Rotation::Rotated {
@@ -215,10 +219,7 @@ async fn a_refresh_token_rotates_once(store: &AccountStore) {
         }
     );
     let third = RefreshToken::generate();
-    let rotation = store
-        .rotate(&second.digest(), &third.digest(), 3_000, 3_000 + HOUR_MS)
-        .await
-        .expect("rotate");
+    let rotation = rotate(store, &second, &third, 3_000).await;
     assert_eq!(
         rotation,
         Rotation::Rotated {
@@ -228,11 +229,7 @@ async fn a_refresh_token_rotates_once(store: &AccountStore) {
 }
 
 async fn reuse_revokes_the_family_and_only_it(store: &AccountStore) {
-    let (stolen, first) = session(1_000, HOUR_MS);
-    store
-        .create_account(&account("a-conf-reuse", "conf_reuse"), "h", &first)
-        .await
-        .expect("create");
+    let stolen = registered(store, "a-conf-reuse", "conf_reuse").await;
     let (other_device, other) = session(1_000, HOUR_MS);
     store
         .open_session("a-conf-reuse", &other)
@@ -240,43 +237,16 @@ async fn reuse_revokes_the_family_and_only_it(store: &AccountStore) {
         .expect("second sign-in");
 
     let next = RefreshToken::generate();
-    store
-        .rotate(&stolen.digest(), &next.digest(), 2_000, 2_000 + HOUR_MS)
-        .await
-        .expect("rotate");
-    let replay = store
-        .rotate(
-            &stolen.digest(),
-            &RefreshToken::generate().digest(),
-            3_000,
-            3_000 + HOUR_MS,
-        )
-        .await
-        .expect("replay");
+    rotate(store, &stolen, &next, 2_000).await;
+    let replay = rotate(store, &stolen, &RefreshToken::generate(), 3_000).await;
     assert_eq!(replay, Rotation::Reused);
-    let after = store
-        .rotate(
-            &next.digest(),
-            &RefreshToken::generate().digest(),
-            4_000,
-            4_000 + HOUR_MS,
-        )
-        .await
-        .expect("rotate");
+    let after = rotate(store, &next, &RefreshToken::generate(), 4_000).await;
     assert_eq!(
         after,
         Rotation::Revoked,
         "the family's newest token died with it"
     );
-    let elsewhere = store
-        .rotate(
-            &other_device.digest(),
-            &RefreshToken::generate().digest(),
-            4_000,
-            4_000 + HOUR_MS,
-        )
-        .await
-        .expect("rotate");
+    let elsewhere = rotate(store, &other_device, &RefreshToken::generate(), 4_000).await;
     assert!(
         matches!(elsewhere, Rotation::Rotated { .. }),
         "another sign-in's family is untouched: {elsewhere:?}"
@@ -301,20 +271,9 @@ async fn unknown_and_expired_tokens_change_nothing(store: &AccountStore) {
         .await
         .expect("create");
     let next = RefreshToken::generate();
-    let expired = store
-        .rotate(&short.digest(), &next.digest(), 2_000, 2_000 + HOUR_MS)
-        .await
-        .expect("rotate");
+    let expired = rotate(store, &short, &next, 2_000).await;
     assert_eq!(expired, Rotation::Expired);
-    let next_is_unknown = store
-        .rotate(
-            &next.digest(),
-            &RefreshToken::generate().digest(),
-            2_000,
-            2_000 + HOUR_MS,
-        )
-        .await
-        .expect("rotate");
+    let next_is_unknown = rotate(store, &next, &RefreshToken::generate(), 2_000).await;
     assert_eq!(
         next_is_unknown,
         Rotation::Unknown,
@@ -323,11 +282,7 @@ async fn unknown_and_expired_tokens_change_nothing(store: &AccountStore) {
 }
 
 async fn sign_out_revokes_the_family(store: &AccountStore) {
-    let (token, first) = session(1_000, HOUR_MS);
-    store
-        .create_account(&account("a-conf-out", "conf_out"), "h", &first)
-        .await
-        .expect("create");
+    let token = registered(store, "a-conf-out", "conf_out").await;
     assert_eq!(
         store
             .revoke_family_of(&token.digest(), 2_000)
@@ -343,15 +298,7 @@ async fn sign_out_revokes_the_family(store: &AccountStore) {
         Some("a-conf-out".into()),
         "signing out twice is harmless"
     );
-    let rotation = store
-        .rotate(
-            &token.digest(),
-            &RefreshToken::generate().digest(),
-            3_000,
-            3_000 + HOUR_MS,
-        )
-        .await
-        .expect("rotate");
+    let rotation = rotate(store, &token, &RefreshToken::generate(), 3_000).await;
     assert_eq!(rotation, Rotation::Revoked);
     assert_eq!(
         store
@@ -363,11 +310,7 @@ async fn sign_out_revokes_the_family(store: &AccountStore) {
 }
 
 async fn display_names_change(store: &AccountStore) {
-    let (_, first) = session(1_000, HOUR_MS);
-    store
-        .create_account(&account("a-conf-name", "conf_name"), "h", &first)
-        .await
-        .expect("create");
+    registered(store, "a-conf-name", "conf_name").await;
     let updated = store
         .set_display_name("a-conf-name", "Renamed ✓")
         .await
@@ -392,11 +335,7 @@ async fn display_names_change(store: &AccountStore) {
 }
 
 async fn concurrent_presentations_rotate_exactly_once(store: &AccountStore) {
-    let (token, first) = session(1_000, HOUR_MS);
-    store
-        .create_account(&account("a-conf-race", "conf_race"), "h", &first)
-        .await
-        .expect("create");
+    let token = registered(store, "a-conf-race", "conf_race").await;
     let presentations = (0..4).map(|i| {
         let store = store.clone();
         let digest = token.digest();
