@@ -96,99 +96,79 @@ trait Offline: Bot {
     }
 }
 
-impl Offline for Caro {
-    const KIND: &'static str = "caro";
+/// An [`Offline`] impl: the page's name for the game, the options its quick matches use,
+/// and the `view` functions that write its action and its view as JSON; the game's own
+/// take-back rule, where it has one, follows.
+macro_rules! offline {
+    ($game:ident, $kind:literal, $options:expr, $action:path, $view:path $(, $($rule:tt)*)?) => {
+        impl Offline for $game {
+            const KIND: &'static str = $kind;
 
-    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
-        Caro::setup(CaroOptions::default(), 2, rng)
-    }
+            fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
+                $game::setup($options, 2, rng)
+            }
 
-    fn action_json(action: &Self::Action) -> Value {
-        view::caro_action(action)
-    }
+            fn action_json(action: &Self::Action) -> Value {
+                $action(action)
+            }
 
-    fn view_json(&self, viewer: Viewer) -> Value {
-        view::caro(&self.view(viewer))
-    }
+            fn view_json(&self, viewer: Viewer) -> Value {
+                $view(&self.view(viewer))
+            }
 
+            $($($rule)*)?
+        }
+    };
+}
+
+offline!(
+    Caro,
+    "caro",
+    CaroOptions::default(),
+    view::caro_action,
+    view::caro,
     /// C17: against Easy and Medium, not Hard.
     fn take_back_allowed(level: Level) -> bool {
         level != Level::Hard
     }
-}
+);
 
-impl Offline for Mancala {
-    const KIND: &'static str = "mancala";
-
-    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
-        let options = MancalaOptions {
-            rule_set: RuleSet::Kalah,
-            first: FirstPlayer::Random,
-        };
-        Mancala::setup(options, 2, rng)
-    }
-
-    fn action_json(action: &Self::Action) -> Value {
-        view::mancala_action(action)
-    }
-
-    fn view_json(&self, viewer: Viewer) -> Value {
-        view::mancala(&self.view(viewer))
-    }
-
+offline!(
+    Mancala,
+    "mancala",
+    MancalaOptions {
+        rule_set: RuleSet::Kalah,
+        first: FirstPlayer::Random,
+    },
+    view::mancala_action,
+    view::mancala,
     /// M11: at every level.
     fn take_back_allowed(_level: Level) -> bool {
         true
     }
-}
+);
 
-impl Offline for Quoridor {
-    const KIND: &'static str = "quoridor";
-
-    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
-        Quoridor::setup(QuoridorOptions::default(), 2, rng)
-    }
-
-    fn action_json(action: &Self::Action) -> Value {
-        view::quoridor_action(action)
-    }
-
-    fn view_json(&self, viewer: Viewer) -> Value {
-        view::quoridor(&self.view(viewer))
-    }
-}
-
-impl Offline for Backgammon {
-    const KIND: &'static str = "backgammon";
-
-    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
-        Backgammon::setup(BackgammonOptions::default(), 2, rng)
-    }
-
-    fn action_json(action: &Self::Action) -> Value {
-        view::backgammon_action(action)
-    }
-
-    fn view_json(&self, viewer: Viewer) -> Value {
-        view::backgammon(&self.view(viewer))
-    }
-}
-
-impl Offline for Junqi {
-    const KIND: &'static str = "junqi";
-
-    fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
-        Junqi::setup(JunqiOptions {}, 2, rng)
-    }
-
-    fn action_json(action: &Self::Action) -> Value {
-        view::junqi_action(action)
-    }
-
-    fn view_json(&self, viewer: Viewer) -> Value {
-        view::junqi(&self.view(viewer))
-    }
-}
+offline!(
+    Quoridor,
+    "quoridor",
+    QuoridorOptions::default(),
+    view::quoridor_action,
+    view::quoridor
+);
+offline!(
+    Backgammon,
+    "backgammon",
+    BackgammonOptions::default(),
+    view::backgammon_action,
+    view::backgammon
+);
+offline!(
+    Junqi,
+    "junqi",
+    JunqiOptions {},
+    view::junqi_action,
+    view::junqi
+);
 
 /// Who sits at the device.
 #[derive(Copy, Clone, Debug, PartialEq)]
