@@ -1089,8 +1089,19 @@ pub fn refused<T: std::fmt::Debug>(result: Result<T, Status>) -> Status {
 /// with `prefix` (the rule id, and as much of the message as the test pins); returns it.
 #[track_caller]
 pub fn refused_by_rule<T: std::fmt::Debug>(result: Result<T, Status>, prefix: &str) -> Status {
+    refused_with(result, tonic::Code::FailedPrecondition, prefix)
+}
+
+/// Checks that `result` is a refusal with `code` whose message starts with `prefix` (the field
+/// or rule it names, and as much of the message as the test pins); returns it.
+#[track_caller]
+pub fn refused_with<T: std::fmt::Debug>(
+    result: Result<T, Status>,
+    code: tonic::Code,
+    prefix: &str,
+) -> Status {
     let status = refused(result);
-    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+    assert_eq!(status.code(), code, "{status:?}");
     assert!(
         status.message().starts_with(prefix),
         "{:?} should start with {prefix:?}",

@@ -10,7 +10,9 @@ use std::{
 use ludus_accounts::limits::SignInLimitsConfig;
 use ludus_proto::error_details::{DOMAIN_ACCOUNTS, StatusExt};
 use ludus_proto::pb::{self, gateway_client::GatewayClient};
-use ludus_tests::{AccountsDatabase, Ludus, account_player, anonymous_from, caro_settings};
+use ludus_tests::{
+    AccountsDatabase, Ludus, account_player, anonymous_from, caro_settings, refused_with,
+};
 use tonic::{Code, metadata::MetadataValue, transport::Channel};
 
 const ME: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));
@@ -161,21 +163,17 @@ async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
         .await
         .unwrap_err();
     assert_eq!(duplicate.code(), Code::AlreadyExists);
-    let weak = gateway
-        .register(register("bob_e2e", "short", "Bob"))
-        .await
-        .unwrap_err();
-    assert_eq!(weak.code(), Code::InvalidArgument);
-    assert!(weak.message().starts_with("password"), "{}", weak.message());
-    let bad_name = gateway
-        .register(register("bob e2e", "long enough", "Bob"))
-        .await
-        .unwrap_err();
-    assert_eq!(bad_name.code(), Code::InvalidArgument);
-    assert!(
-        bad_name.message().starts_with("username"),
-        "{}",
-        bad_name.message()
+    refused_with(
+        gateway.register(register("bob_e2e", "short", "Bob")).await,
+        Code::InvalidArgument,
+        "password",
+    );
+    refused_with(
+        gateway
+            .register(register("bob e2e", "long enough", "Bob"))
+            .await,
+        Code::InvalidArgument,
+        "username",
     );
     let wrong = gateway
         .sign_in(sign_in("ann_e2e", "not the password"))
