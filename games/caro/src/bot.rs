@@ -56,8 +56,7 @@ const SETUP_REPLIES: usize = 4;
 const WON: i32 = 100_000_000;
 
 impl Bot for Caro {
-    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<CaroAction> {
-        let Think { level, budget, rng } = think;
+    fn decide(&self, seat: Seat, Think { level, budget, rng }: Think<'_>) -> Option<CaroAction> {
         let board = Board::of(self);
         let at = match opening(&board, rng) {
             Some(at) => at,

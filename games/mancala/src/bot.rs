@@ -40,8 +40,7 @@ const HARD_TABLE_BITS: u32 = 20;
 const POLL: u64 = 1024;
 
 impl Bot for Mancala {
-    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<Sow> {
-        let Think { level, budget, rng } = think;
+    fn decide(&self, seat: Seat, Think { level, budget, rng }: Think<'_>) -> Option<Sow> {
         let legal = self.legal_actions(seat);
         let fallback = *legal.first()?;
         let index = match self.rule_set() {

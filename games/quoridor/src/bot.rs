@@ -47,8 +47,11 @@ const WORK_NORMAL: u64 = 20_000;
 const WORK_HARD: u64 = 120_000;
 
 impl Bot for Quoridor {
-    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<QuoridorAction> {
-        let Think { level, budget, rng } = think;
+    fn decide(
+        &self,
+        seat: Seat,
+        Think { level, budget, rng }: Think<'_>,
+    ) -> Option<QuoridorAction> {
         let me = self.side_to_move()?;
         let style = Style::of(level, live_sides(self));
         let mut search = Search::new(me, style, budget);

@@ -253,8 +253,7 @@ const EASY_DOUBLE_AT: f64 = 0.72;
 const EASY_TAKE_AT: f64 = 0.25;
 
 impl Bot for Backgammon {
-    fn decide(&self, seat: Seat, think: Think<'_>) -> Option<Action> {
-        let Think { level, budget, rng } = think;
+    fn decide(&self, seat: Seat, Think { level, budget, rng }: Think<'_>) -> Option<Action> {
         let action = match self.phase() {
             Phase::Over => return None,
             Phase::Roll => {
