@@ -3,6 +3,7 @@
 use ludus_catalog::{GameKind, LiveGame, seat_u32};
 use ludus_proto::pb;
 use ludus_rules::Seat;
+use ludus_store::TimerWrites;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +64,9 @@ pub struct Loaded {
     pub started: pb::GameStarted,
     pub record: LiveRecord,
     pub game: Box<dyn LiveGame>,
+    /// The timers the change being made needs armed or deleted: written with its commit
+    /// (`GameStateService::commit`), so a committed turn has its clock in the same step.
+    pub timers: TimerWrites,
 }
 
 impl Loaded {
@@ -83,6 +87,7 @@ impl Loaded {
             started,
             record,
             game,
+            timers: TimerWrites::default(),
         })
     }
 

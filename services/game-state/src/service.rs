@@ -10,19 +10,21 @@
 //! - [`presence`]: disconnections, returns and absence timers.
 //! - [`random`]: the CSPRNG (and the scripted values of test builds).
 //! - [`analysis`]: the Kalah solver behind `AnalyzeMancala`.
+//! - [`live_cache`]: this replica's decoded copies of the games it committed last.
 
 mod analysis;
 mod clock;
 mod computer;
 mod draws;
 mod handlers;
+mod live_cache;
 mod presence;
 mod random;
 
 use ludus_catalog::{outcome_to_pb, seat_u32};
 use ludus_proto::pb::{self, game_state_server::GameState, rooms_client::RoomsClient};
 use ludus_rules::Viewer;
-use ludus_store::{Clock, Commit, CommitOutcome, GameStore, TimerStore};
+use ludus_store::{Clock, Commit, CommitOutcome, GameStore, TimerArm, TimerStore};
 use ludus_telemetry::Traced;
 use prost::Message;
 use tonic::{Request, Response, Status};
@@ -32,6 +34,7 @@ pub use clock::AUTOPLAY_DELAY_MS;
 use clock::turn_timer_key;
 pub use computer::{BOT_ID_PREFIX, CARO_TAKE_BACKS, UndoPoint};
 pub use handlers::FINISHING_COMMIT_PATIENCE_MS;
+pub use live_cache::{DEFAULT_LIVE_CACHE_GAMES, LiveCache};
 
 use crate::error::ServiceError;
 use crate::model::{Loaded, validate_id};
@@ -43,6 +46,30 @@ const SERVER_RETRIES: usize = 5;
 
 /// Most events one ReadEvents call returns.
 pub const MAX_EVENTS_PAGE: u32 = 500;
+
+/// The timer `key` to run `action` at `due_ms` (Unix ms).
+///
+/// Written straight into the `{timers:N}` keys rather than through the timers service's
+/// `Arm`: the same key and the same payload (the encoded `TimerAction`) that `Arm` writes, so
+/// the timers worker fires it unchanged, without a gRPC hop on every move; on one Redis node
+/// inside the move's own commit script. The worker is not woken: it finds the timer within
+/// its poll bound (ARCHITECTURE.md, Timers). Keys are made here from ids of at most 64
+/// characters, well within the 200 `Arm` accepts.
+fn timer_arm(key: &str, action: pb::timer_action::Action, due_ms: i64) -> TimerArm {
+    let payload = pb::TimerAction {
+        action: Some(action),
+        // The firing's trace links back to this one (the move that armed it).
+        traceparent: ludus_telemetry::propagation::current_traceparent(),
+    }
+    .encode_to_vec();
+    TimerArm {
+        key: key.to_owned(),
+        payload,
+        // Deadlines are the service's clock plus a duration, never negative; one that were
+        // would be in the past, which is what due at once means.
+        due_ms: u64::try_from(due_ms).unwrap_or(0),
+    }
+}
 
 /// The game-state service.
 #[derive(Clone, Debug)]
@@ -64,6 +91,8 @@ pub struct GameStateService {
     archiver: Option<crate::archive::Archiver>,
     /// The rooms service, told when a room's game ends; `None` without rooms.
     rooms: Option<RoomsClient<Traced>>,
+    /// Decoded copies of the games this replica committed last (Redis stays the truth).
+    live: std::sync::Arc<LiveCache>,
 }
 
 impl GameStateService {
@@ -82,7 +111,15 @@ impl GameStateService {
             clock: Clock::system(),
             archiver: None,
             rooms: None,
+            live: std::sync::Arc::new(LiveCache::new(DEFAULT_LIVE_CACHE_GAMES)),
         }
+    }
+
+    /// Keeps up to `games` decoded games between moves (see [`live_cache`]); 0 decodes every
+    /// move's game from the store.
+    pub fn live_cache(mut self, games: usize) -> Self {
+        self.live = std::sync::Arc::new(LiveCache::new(games));
+        self
     }
 
     /// Tells `rooms` when a game a room started ends (from the outcome timer, at least once).
@@ -119,30 +156,17 @@ impl GameStateService {
         self
     }
 
-    /// Arms (or re-arms) the timer `key` to run `action` at `due_ms` (Unix ms).
-    ///
-    /// Written straight into the `{timers:N}` keys rather than through the timers service's
-    /// `Arm`: the same key and the same payload (the encoded `TimerAction`) that `Arm` writes,
-    /// with the same script, so the timers worker fires it unchanged, at the cost of one
-    /// Redis script instead of a gRPC hop plus that script on every move. The worker is not
-    /// woken: it finds the timer within its poll bound (ARCHITECTURE.md, Timers). Keys are
-    /// made here from ids of at most 64 characters, well within the 200 `Arm` accepts.
+    /// Arms (or re-arms) the timer `key` to run `action` at `due_ms` (Unix ms), now. For
+    /// timers that go with no commit (absences); a change's own timers go with its commit
+    /// (see [`timer_arm`]).
     async fn arm_timer(
         &self,
         key: &str,
         action: pb::timer_action::Action,
         due_ms: i64,
     ) -> Result<(), ServiceError> {
-        let payload = pb::TimerAction {
-            action: Some(action),
-            // The firing's trace links back to this one (the move that armed it).
-            traceparent: ludus_telemetry::propagation::current_traceparent(),
-        }
-        .encode_to_vec();
-        // Deadlines are the service's clock plus a duration, never negative; one that were
-        // would be in the past, which is what due at once means.
-        let due_ms = u64::try_from(due_ms).unwrap_or(0);
-        self.timers.arm(key, &payload, due_ms).await?;
+        let arm = timer_arm(key, action, due_ms);
+        self.timers.arm(&arm.key, &arm.payload, arm.due_ms).await?;
         Ok(())
     }
 
@@ -209,7 +233,8 @@ impl GameStateService {
     }
 
     /// Commits the change made to `loaded` as event `kind`: state, event and clock in one
-    /// atomic compare-and-set on `loaded.seq`.
+    /// atomic compare-and-set on `loaded.seq` (the timers `loaded.timers` plans go with it,
+    /// see [`GameStore::commit_with_timers`]).
     async fn commit(
         &self,
         mut loaded: Loaded,
@@ -217,14 +242,21 @@ impl GameStateService {
         kind: pb::game_event::Kind,
         previous_turn_seq: u64,
     ) -> Result<Result<pb::GameEvent, CommitOutcome>, ServiceError> {
-        let turn_changed = loaded.record.turn_seq != previous_turn_seq;
-        self.arm_outcome_report(&loaded).await?;
+        if loaded.record.turn_seq != previous_turn_seq {
+            // The old turn's timer would fire into a stale turn_seq and be ignored; deleting
+            // it with the commit only saves that firing.
+            loaded
+                .timers
+                .cancel
+                .push(turn_timer_key(&loaded.game_id, previous_turn_seq));
+        }
+        self.plan_outcome_report(&mut loaded);
         let seq = loaded.seq + 1;
         let event = self.event(&loaded, seq, kind);
         let state = loaded.save()?;
         let outcome = self
             .store
-            .commit(
+            .commit_with_timers(
                 &loaded.game_id,
                 Commit {
                     expected_seq: loaded.seq,
@@ -232,16 +264,12 @@ impl GameStateService {
                     state: &state,
                     event: &event.encode_to_vec(),
                 },
+                &loaded.timers,
             )
             .await?;
         match outcome {
-            CommitOutcome::Committed { .. } => {
+            CommitOutcome::Committed { seq } => {
                 crate::metrics::committed(loaded.record.kind, &event);
-                if turn_changed {
-                    // The old turn's timer would fire into a stale turn_seq and be ignored;
-                    // cancelling it only saves that firing.
-                    self.cancel_timer_later(turn_timer_key(&loaded.game_id, previous_turn_seq));
-                }
                 if loaded.game.outcome().is_some() {
                     let now = u64::try_from(self.now_ms()).unwrap_or(0);
                     self.store
@@ -251,6 +279,9 @@ impl GameStateService {
                         .seat_players(&loaded.game_id, &loaded.player_ids(), false)
                         .await?;
                 }
+                // The next move of this game on this replica starts from here.
+                loaded.seq = seq;
+                self.live.put(loaded);
                 Ok(Ok(event))
             }
             other => Ok(Err(other)),
@@ -326,7 +357,7 @@ impl GameStateService {
                     | pb::game_event::Kind::ActionApplied(_)
             ) || loaded.game.outcome().is_some();
             if moved {
-                self.start_turn_clock(&mut loaded).await?;
+                self.start_turn_clock(&mut loaded);
             }
             match self.commit(loaded, None, kind, previous_turn).await? {
                 Ok(event) => return Ok(Some(event)),

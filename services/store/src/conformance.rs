@@ -16,9 +16,9 @@ use futures::future::join_all;
 
 use crate::{
     Backend, Commit, CommitOutcome, EnqueueOutcome, FEED_CAPACITY, FeedError, FeedSubscription,
-    GameFeed, GameStore, HeldStream, QueueStore, RatingEntry, RatingStore, RatingUpdate,
-    RecordOutcome, RoomRecord, RoomStore, StoredEvent, StreamLeases, TableClaim, Ticket,
-    TicketStatus, TimerStore,
+    GameFeed, GameRead, GameRecord, GameStore, HeldStream, QueueStore, RatingEntry, RatingStore,
+    RatingUpdate, RecordOutcome, RoomRecord, RoomStore, StoredEvent, StreamLeases, TableClaim,
+    Ticket, TicketStatus, TimerArm, TimerStore, TimerWrites,
 };
 
 /// A bound on waiting for a live event, so a broken feed fails instead of hanging.
@@ -66,6 +66,7 @@ properties!(
     game_commit_compare_and_set,
     game_duplicate_action_returns_original_seq,
     game_concurrent_commits_one_wins,
+    game_commit_writes_its_timers,
     game_events_after_order_and_limit,
     game_live_set,
     game_presence_counts,
@@ -186,6 +187,68 @@ fn commit<'a>(expected_seq: u64, action_id: Option<&'a str>, body: &'a [u8]) -> 
         state: body,
         event: body,
     }
+}
+
+/// A commit's timer writes: when it lands, its timers are armed (payload and due time as
+/// given) and the stale ones deleted; a commit that does not land changes no game state. (On
+/// one node and in memory the timers are part of the commit; on a cluster they are armed just
+/// before it and the stale ones deleted just after, in the background.)
+pub async fn game_commit_writes_its_timers(backend: Backend) {
+    let games = GameStore::new(backend.clone());
+    let timers = TimerStore::new(backend);
+    assert!(games.create("g", b"m", b"s1", b"e1").await.expect("create"));
+    timers.arm("turn/g/1", b"old", 5_000).await.expect("arm");
+    let writes = TimerWrites {
+        arm: vec![
+            TimerArm {
+                key: "turn/g/2".into(),
+                payload: b"expire 2".to_vec(),
+                due_ms: 9_000,
+            },
+            TimerArm {
+                key: "outcome/g".into(),
+                payload: b"report".to_vec(),
+                due_ms: 1_000,
+            },
+        ],
+        cancel: vec!["turn/g/1".into()],
+    };
+    let outcome = games
+        .commit_with_timers("g", commit(1, Some("a"), b"s2"), &writes)
+        .await
+        .expect("commit");
+    assert_eq!(outcome, CommitOutcome::Committed { seq: 2 });
+    assert_eq!(
+        timers.get("turn/g/2").await.expect("get"),
+        Some((9_000, b"expire 2".to_vec()))
+    );
+    assert_eq!(
+        timers.get("outcome/g").await.expect("get"),
+        Some((1_000, b"report".to_vec()))
+    );
+    // The stale timer's deletion may be a background write (cluster): wait for it, bounded.
+    let deadline = tokio::time::Instant::now() + RECV_BOUND;
+    while timers.get("turn/g/1").await.expect("get").is_some() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the stale timer was not deleted"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // A stale commit is refused whole: the game stays at seq 2 with its state.
+    let stale = games
+        .commit_with_timers("g", commit(1, Some("b"), b"s3"), &writes)
+        .await
+        .expect("commit");
+    assert_eq!(stale, CommitOutcome::StaleSeq { current: 2 });
+    let record = games.load("g").await.expect("load").expect("game");
+    assert_eq!((record.seq, record.state.as_slice()), (2, &b"s2"[..]));
+    // Without timer writes the commit is the plain one.
+    let plain = games
+        .commit_with_timers("g", commit(2, None, b"s3"), &TimerWrites::default())
+        .await
+        .expect("commit");
+    assert_eq!(plain, CommitOutcome::Committed { seq: 3 });
 }
 
 async fn recv(sub: &mut FeedSubscription) -> Result<StoredEvent, FeedError> {
@@ -319,15 +382,36 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     assert_eq!(games.action_seq("g", "b").await.expect("lookup"), Some(3));
     assert_eq!(games.action_seq("g", "zzz").await.expect("lookup"), None);
     assert_eq!(games.action_seq("nope", "a").await.expect("lookup"), None);
-    let (record, seq) = games.load_for_action("g", "b").await.expect("load");
-    assert_eq!(record.map(|r| (r.seq, r.state)), Some((4, b"4".to_vec())));
+    let (read, seq) = games.read_for_action("g", "b", None).await.expect("read");
+    let GameRead::Record(record) = read else {
+        panic!("no record read: {read:?}")
+    };
+    assert_eq!(
+        (record.seq, record.state, record.meta),
+        (4, b"4".to_vec(), b"m".to_vec())
+    );
     assert_eq!(seq, Some(3));
-    let (record, seq) = games.load_for_action("g", "zzz").await.expect("load");
-    assert!(record.is_some());
+    let (read, seq) = games.read_for_action("g", "zzz", None).await.expect("read");
+    assert!(matches!(read, GameRead::Record(_)));
     assert_eq!(seq, None);
-    let (record, seq) = games.load_for_action("nope", "a").await.expect("load");
-    assert!(record.is_none());
+    // A caller holding the game at its seq is told so, without the state; one holding an
+    // older copy gets the state.
+    let (read, seq) = games
+        .read_for_action("g", "b", Some(4))
+        .await
+        .expect("read");
+    assert_eq!((read, seq), (GameRead::Unchanged { seq: 4 }, Some(3)));
+    let (read, seq) = games
+        .read_for_action("g", "zzz", Some(3))
+        .await
+        .expect("read");
+    assert!(matches!(read, GameRead::Record(GameRecord { seq: 4, .. })));
     assert_eq!(seq, None);
+    let (read, seq) = games
+        .read_for_action("nope", "a", Some(4))
+        .await
+        .expect("read");
+    assert_eq!((read, seq), (GameRead::Missing, None));
     // Action ids are per game.
     games.create("h", b"m", b"s", b"e1").await.expect("create");
     assert_eq!(

@@ -9,7 +9,11 @@ use std::time::Duration;
 use redis::{Script, ScriptInvocation};
 use tracing::Instrument;
 
-use crate::backend::{Backend, Keys, Kind, MemoryState, StoreError, lock, parse_u64, publish_span};
+use crate::backend::{
+    Backend, Keys, Kind, MemoryState, Publish, RedisBackend, StoreError, lock, parse_u64,
+    publish_span,
+};
+use crate::timer::{TimerStore, TimerWrites, timer_shard};
 
 /// One event of a game's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +33,20 @@ pub struct GameRecord {
     pub state: Vec<u8>,
     /// The metadata given at creation.
     pub meta: Vec<u8>,
+}
+
+/// What [`GameStore::read_for_action`] read of a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameRead {
+    /// No such game.
+    Missing,
+    /// The game is still at the seq the caller said it holds: state and meta were not sent.
+    Unchanged {
+        /// That seq.
+        seq: u64,
+    },
+    /// The game as stored.
+    Record(GameRecord),
 }
 
 /// What [`GameStore::commit`] did.
@@ -195,10 +213,13 @@ return 1
     )
 });
 
-/// KEYS: state, events, actions. ARGV: expected seq, has action ('1'/'0'), action id, state,
-/// event, live channel, publishing command (as [`CREATE`]'s). Returns {0} not found, {1, current} stale, {2, seq} duplicate,
-/// {3, seq} committed. The duplicate check comes first so a retried action gets its original
-/// answer even after later moves.
+/// KEYS: state, events, actions, then a (due, payload) pair of timer-shard keys per timer
+/// write. ARGV: expected seq, has action ('1'/'0'), action id, state, event, live channel,
+/// publishing command (as [`CREATE`]'s), the number of timers to arm, then key, due, payload
+/// of each timer to arm, then the key of each timer to cancel. Returns {0} not found,
+/// {1, current} stale, {2, seq} duplicate, {3, seq} committed. The duplicate check comes first
+/// so a retried action gets its original answer even after later moves. The timer writes
+/// happen only with the commit (they are [`crate::TimerStore::arm`]'s and `cancel`'s).
 static COMMIT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -215,7 +236,34 @@ redis.call('HSET', KEYS[1], 'seq', new, 'state', ARGV[4])
 redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[5])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[3], ARGV[3], new) end
 redis.call(ARGV[7], ARGV[6], new .. ':' .. ARGV[5])
+local k, a = 4, 9
+for _ = 1, tonumber(ARGV[8] or '0') do
+  redis.call('ZADD', KEYS[k], ARGV[a + 1], ARGV[a])
+  redis.call('HSET', KEYS[k + 1], ARGV[a], ARGV[a + 2])
+  k, a = k + 2, a + 3
+end
+while a <= #ARGV do
+  redis.call('ZREM', KEYS[k], ARGV[a])
+  redis.call('HDEL', KEYS[k + 1], ARGV[a])
+  k, a = k + 2, a + 1
+end
 return {3, new}
+",
+    )
+});
+
+/// KEYS: state, actions. ARGV: action id, the seq the caller holds ('' for none). Returns {}
+/// for no game, else {seq, the action's seq or nil}, followed by state and meta unless the
+/// game is at the held seq.
+static READ_FOR_ACTION: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local seq = redis.call('HGET', KEYS[1], 'seq')
+if not seq then return {} end
+local done = redis.call('HGET', KEYS[2], ARGV[1]) or false
+if seq == ARGV[2] then return {seq, done} end
+local fields = redis.call('HMGET', KEYS[1], 'state', 'meta')
+return {seq, done, fields[1], fields[2]}
 ",
     )
 });
@@ -341,37 +389,67 @@ impl GameStore {
         }
     }
 
-    /// [`GameStore::load`] and [`GameStore::action_seq`] in one round trip: the path of a
-    /// player's action needs both, and a round trip saved there is saved on every move.
-    pub async fn load_for_action(
+    /// What the path of a player's action reads, in one round trip: the game (see
+    /// [`GameRead`]) and the seq `action_id` produced if it was committed before (as
+    /// [`GameStore::action_seq`]). With `held_seq`, the seq of a copy of the game the caller
+    /// holds, the state and meta are not sent while the game is still at that seq.
+    pub async fn read_for_action(
         &self,
         game_id: &str,
         action_id: &str,
-    ) -> Result<(Option<GameRecord>, Option<u64>), StoreError> {
+        held_seq: Option<u64>,
+    ) -> Result<(GameRead, Option<u64>), StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
-                let (fields, seq): ([Option<Vec<u8>>; 3], Option<u64>) = redis::pipe()
-                    .cmd("HMGET")
-                    .arg(r.keys.log_state(self.log, game_id))
-                    .arg("seq")
-                    .arg("state")
-                    .arg("meta")
-                    .cmd("HGET")
-                    .arg(r.keys.log_actions(self.log, game_id))
+                let reply: Vec<Option<Vec<u8>>> = READ_FOR_ACTION
+                    .key(r.keys.log_state(self.log, game_id))
+                    .key(r.keys.log_actions(self.log, game_id))
                     .arg(action_id)
-                    .query_async(&mut r.conn.clone())
-                    // Two commands in one round trip (the conventions' batch name).
-                    .instrument(r.command("BATCH HMGET HGET"))
+                    .arg(held_seq.map(|seq| seq.to_string()).unwrap_or_default())
+                    .invoke_async(&mut r.conn.clone())
+                    .instrument(r.script("EVALSHA read", "read"))
                     .await?;
-                Ok((record_from_fields(game_id, fields)?, seq))
+                let mut fields = reply.into_iter();
+                let Some(Some(seq)) = fields.next() else {
+                    return Ok((GameRead::Missing, None));
+                };
+                let done = fields
+                    .next()
+                    .flatten()
+                    .map(|done| parse_u64("action seq", &done))
+                    .transpose()?;
+                let seq = parse_u64("game seq", &seq)?;
+                let read = match (fields.next(), fields.next()) {
+                    (None, None) => GameRead::Unchanged { seq },
+                    (state, meta) => record_from_fields(
+                        game_id,
+                        [
+                            Some(seq.to_string().into_bytes()),
+                            state.flatten(),
+                            meta.flatten(),
+                        ],
+                    )?
+                    .map_or(GameRead::Missing, GameRead::Record),
+                };
+                Ok((read, done))
             }
             Kind::Memory(m) => {
                 let games = lock(self.log.memory(m));
-                let seq = games
-                    .games
-                    .get(game_id)
-                    .and_then(|g| g.actions.get(action_id).copied());
-                Ok((memory_record(&games, game_id), seq))
+                let Some(game) = games.games.get(game_id) else {
+                    return Ok((GameRead::Missing, None));
+                };
+                let done = game.actions.get(action_id).copied();
+                let seq = game.events.len() as u64;
+                let read = if held_seq == Some(seq) {
+                    GameRead::Unchanged { seq }
+                } else {
+                    GameRead::Record(GameRecord {
+                        seq,
+                        state: game.state.clone(),
+                        meta: game.meta.clone(),
+                    })
+                };
+                Ok((read, done))
             }
         }
     }
@@ -385,40 +463,49 @@ impl GameStore {
         game_id: &str,
         commit: Commit<'_>,
     ) -> Result<CommitOutcome, StoreError> {
+        self.commit_with_timers(game_id, commit, &TimerWrites::default())
+            .await
+    }
+
+    /// [`GameStore::commit`], and the change's timer writes in the timers' keys of the same
+    /// backend (what a [`TimerStore`] over it reads and fires).
+    ///
+    /// On one Redis node and in memory they are part of the commit: the timers are armed and
+    /// the stale ones deleted if and only if the commit lands, in the same script (one round
+    /// trip for the move, its clock and the previous clock's removal). On a Redis Cluster the
+    /// timer shards live in other slots than the game, which one script cannot touch, so the
+    /// timers are armed before the commit (a timer for a change that did not land fires into
+    /// a stale turn and changes nothing; a landed change always has its timers) and the stale
+    /// ones deleted in the background after it.
+    pub async fn commit_with_timers(
+        &self,
+        game_id: &str,
+        commit: Commit<'_>,
+        timers: &TimerWrites,
+    ) -> Result<CommitOutcome, StoreError> {
         match &self.backend.kind {
+            Kind::Redis(r) if matches!(r.publish, Publish::Classic) => {
+                self.commit_redis(r, game_id, commit, timers).await
+            }
             Kind::Redis(r) => {
-                let k = &r.keys;
-                // The script also publishes the event: its producer span is the commit's child.
-                let span = r.script("EVALSHA commit", "commit");
-                let publish = publish_span(&span, self.log.channel_template());
-                let reply: Vec<i64> = COMMIT
-                    .key(k.log_state(self.log, game_id))
-                    .key(k.log_events(self.log, game_id))
-                    .key(k.log_actions(self.log, game_id))
-                    .arg(commit.expected_seq)
-                    .arg(if commit.action_id.is_some() { "1" } else { "0" })
-                    .arg(commit.action_id.unwrap_or(""))
-                    .arg(commit.state)
-                    .arg(commit.event)
-                    .arg(k.log_live(self.log, game_id))
-                    .arg(r.publish.command())
-                    .invoke_async(&mut r.conn.clone())
-                    .instrument(publish)
-                    .instrument(span)
-                    .await?;
-                let seq = |i: usize| {
-                    reply
-                        .get(i)
-                        .and_then(|&s| u64::try_from(s).ok())
-                        .ok_or_else(|| StoreError::Corrupt("bad commit script reply".into()))
-                };
-                match reply.first() {
-                    Some(0) => Ok(CommitOutcome::NotFound),
-                    Some(1) => Ok(CommitOutcome::StaleSeq { current: seq(1)? }),
-                    Some(2) => Ok(CommitOutcome::DuplicateAction { seq: seq(1)? }),
-                    Some(3) => Ok(CommitOutcome::Committed { seq: seq(1)? }),
-                    _ => Err(StoreError::Corrupt("bad commit script reply".into())),
+                let timer_store = TimerStore::new(self.backend.clone());
+                for arm in &timers.arm {
+                    timer_store.arm(&arm.key, &arm.payload, arm.due_ms).await?;
                 }
+                let outcome = self
+                    .commit_redis(r, game_id, commit, &TimerWrites::default())
+                    .await?;
+                if matches!(outcome, CommitOutcome::Committed { .. }) && !timers.cancel.is_empty() {
+                    let stale = timers.cancel.clone();
+                    tokio::spawn(async move {
+                        for key in stale {
+                            if let Err(error) = timer_store.cancel(&key).await {
+                                tracing::debug!(%error, %key, "could not delete a stale timer; it fires and changes nothing");
+                            }
+                        }
+                    });
+                }
+                Ok(outcome)
             }
             Kind::Memory(m) => {
                 let mut games = lock(self.log.memory(m));
@@ -438,6 +525,8 @@ impl GameStore {
                 if let Some(a) = commit.action_id {
                     game.actions.insert(a.to_owned(), seq);
                 }
+                // Under the games lock, as the script does it inside the commit.
+                lock(&m.timers).write(timers);
                 m.hub.publish(
                     &self.log.hub_key(game_id),
                     StoredEvent {
@@ -447,6 +536,68 @@ impl GameStore {
                 );
                 Ok(CommitOutcome::Committed { seq })
             }
+        }
+    }
+
+    /// The commit script on Redis, with `timers` written inside it (one node only: on a
+    /// cluster the caller passes none).
+    async fn commit_redis(
+        &self,
+        r: &RedisBackend,
+        game_id: &str,
+        commit: Commit<'_>,
+        timers: &TimerWrites,
+    ) -> Result<CommitOutcome, StoreError> {
+        let k = &r.keys;
+        // The script also publishes the event: its producer span is the commit's child.
+        let span = r.script("EVALSHA commit", "commit");
+        let publish = publish_span(&span, self.log.channel_template());
+        let mut invocation = COMMIT.prepare_invoke();
+        invocation
+            .key(k.log_state(self.log, game_id))
+            .key(k.log_events(self.log, game_id))
+            .key(k.log_actions(self.log, game_id))
+            .arg(commit.expected_seq)
+            .arg(if commit.action_id.is_some() { "1" } else { "0" })
+            .arg(commit.action_id.unwrap_or(""))
+            .arg(commit.state)
+            .arg(commit.event)
+            .arg(k.log_live(self.log, game_id))
+            .arg(r.publish.command())
+            .arg(timers.arm.len());
+        for arm in &timers.arm {
+            let shard = timer_shard(&arm.key);
+            invocation
+                .key(k.timers_due(shard))
+                .key(k.timers_payload(shard))
+                .arg(&arm.key)
+                .arg(arm.due_ms)
+                .arg(&arm.payload);
+        }
+        for key in &timers.cancel {
+            let shard = timer_shard(key);
+            invocation
+                .key(k.timers_due(shard))
+                .key(k.timers_payload(shard))
+                .arg(key);
+        }
+        let reply: Vec<i64> = invocation
+            .invoke_async(&mut r.conn.clone())
+            .instrument(publish)
+            .instrument(span)
+            .await?;
+        let seq = |i: usize| {
+            reply
+                .get(i)
+                .and_then(|&s| u64::try_from(s).ok())
+                .ok_or_else(|| StoreError::Corrupt("bad commit script reply".into()))
+        };
+        match reply.first() {
+            Some(0) => Ok(CommitOutcome::NotFound),
+            Some(1) => Ok(CommitOutcome::StaleSeq { current: seq(1)? }),
+            Some(2) => Ok(CommitOutcome::DuplicateAction { seq: seq(1)? }),
+            Some(3) => Ok(CommitOutcome::Committed { seq: seq(1)? }),
+            _ => Err(StoreError::Corrupt("bad commit script reply".into())),
         }
     }
 

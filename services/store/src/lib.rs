@@ -102,7 +102,7 @@ pub use backend::{Backend, CLUSTER_SCHEME, StoreError};
 pub use clock::{Clock, ManualClock};
 pub use feed::{Delivery, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use flags::RedisFlags;
-pub use game::{Commit, CommitOutcome, GameRecord, GameStore, StoredEvent};
+pub use game::{Commit, CommitOutcome, GameRead, GameRecord, GameStore, StoredEvent};
 pub use lease::{HeldStream, StreamLeases};
 pub use queue::{
     EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, SettledSubscription, TableClaim, Ticket,
@@ -110,7 +110,7 @@ pub use queue::{
 };
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use room::{RoomRecord, RoomStore};
-pub use timer::{DueTimer, TIMER_SHARDS, TimerStore};
+pub use timer::{DueTimer, TIMER_SHARDS, TimerArm, TimerStore, TimerWrites};
 
 /// `From<StoreError>` for a service's error enum that has `Unavailable(String)` and
 /// `Internal(String)` variants: Redis down is UNAVAILABLE (retryable), unreadable stored data

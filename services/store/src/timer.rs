@@ -49,6 +49,37 @@ pub struct DueTimer {
     pub claim_ms: u64,
 }
 
+/// A timer to arm: what [`TimerStore::arm`] takes, as a value that can go with a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimerArm {
+    /// The timer's key.
+    pub key: String,
+    /// What its firing carries.
+    pub payload: Vec<u8>,
+    /// When it is due (Unix ms).
+    pub due_ms: u64,
+}
+
+/// Timer writes that belong to one change of a game: the timers its new position needs
+/// (the next turn's clock, a computer's turn, the outcome report) and the timers it makes
+/// stale (the previous turn's). [`crate::GameStore::commit_with_timers`] writes them with the
+/// commit: inside the commit script on one Redis node, around it on a cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TimerWrites {
+    /// Armed (or re-armed) with the commit.
+    pub arm: Vec<TimerArm>,
+    /// Deleted once the commit is in; deleting them only saves a firing that would change
+    /// nothing.
+    pub cancel: Vec<String>,
+}
+
+impl TimerWrites {
+    /// No timer to write.
+    pub fn is_empty(&self) -> bool {
+        self.arm.is_empty() && self.cancel.is_empty()
+    }
+}
+
 /// Durable deadlines. See the crate docs for the Redis keys.
 #[derive(Debug, Clone)]
 pub struct TimerStore {
@@ -68,6 +99,16 @@ impl TimersMem {
             self.order.remove(&(old, key.to_owned()));
         }
         self.order.insert((score, key.to_owned()));
+    }
+
+    /// Writes `writes` (what a commit's timers do on the memory backend, under its lock).
+    pub(crate) fn write(&mut self, writes: &TimerWrites) {
+        for arm in &writes.arm {
+            self.set(&arm.key, arm.due_ms, arm.payload.clone());
+        }
+        for key in &writes.cancel {
+            self.remove(key);
+        }
     }
 
     fn remove(&mut self, key: &str) -> bool {
@@ -177,6 +218,18 @@ impl TimerStore {
                     .await?;
             }
             Kind::Memory(m) => lock(&m.timers).set(key, due_ms, payload.to_vec()),
+        }
+        Ok(())
+    }
+
+    /// Arms and deletes `writes` now, one script each: the timers of a change written without
+    /// [`crate::GameStore::commit_with_timers`] (a game's first turn, armed before its create).
+    pub async fn write(&self, writes: &TimerWrites) -> Result<(), StoreError> {
+        for arm in &writes.arm {
+            self.arm(&arm.key, &arm.payload, arm.due_ms).await?;
+        }
+        for key in &writes.cancel {
+            self.cancel(key).await?;
         }
         Ok(())
     }

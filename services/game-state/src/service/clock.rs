@@ -4,8 +4,8 @@
 use ludus_catalog::seat_u32;
 use ludus_proto::pb;
 
-use super::GameStateService;
 use super::random::{csprng, random_for};
+use super::{GameStateService, timer_arm};
 use crate::error::ServiceError;
 use crate::model::Loaded;
 
@@ -30,15 +30,16 @@ impl GameStateService {
         i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX)
     }
 
-    /// Starts the next turn's clock when the game goes on and is timed. Arms its timer
-    /// before anything is committed, so a committed turn always has a timer; a timer for a
-    /// turn that never got committed fires into a stale turn_seq and is ignored. When the
-    /// seat to move is on autoplay (Junqi J19) the timer is due after [`AUTOPLAY_DELAY_MS`]
-    /// and its expiry plays for the seat.
-    pub(super) async fn start_turn_clock(&self, loaded: &mut Loaded) -> Result<(), ServiceError> {
+    /// Starts the next turn's clock when the game goes on and is timed: plans its timer in
+    /// `loaded.timers`, written with the commit, so a committed turn always has a timer; on a
+    /// Redis Cluster it is armed just before the commit, and a timer for a turn that never
+    /// got committed fires into a stale turn_seq and is ignored. When the seat to move is on
+    /// autoplay (Junqi J19) the timer is due after [`AUTOPLAY_DELAY_MS`] and its expiry plays
+    /// for the seat.
+    pub(super) fn start_turn_clock(&self, loaded: &mut Loaded) {
         loaded.record.turn_seq += 1;
         // A computer seat's turn goes to the bots service, timed or not.
-        self.arm_bot_turn(loaded).await?;
+        self.plan_bot_turn(loaded);
         let autoplay = loaded.game.outcome().is_none() && loaded.game.autoplay_due();
         let turn_time = if autoplay {
             AUTOPLAY_DELAY_MS
@@ -47,33 +48,32 @@ impl GameStateService {
         };
         if loaded.game.outcome().is_some() || turn_time == 0 {
             loaded.record.deadline_ms = 0;
-            return Ok(());
+            return;
         }
         let due = self
             .now_ms()
             .saturating_add(i64::try_from(turn_time).unwrap_or(i64::MAX));
         loaded.record.deadline_ms = due;
-        self.arm_timer(
+        let arm = timer_arm(
             &turn_timer_key(&loaded.game_id, loaded.record.turn_seq),
             pb::timer_action::Action::ExpireTurn(pb::ExpireTurnRequest {
                 game_id: loaded.game_id.clone(),
                 turn_seq: loaded.record.turn_seq,
             }),
             due,
-        )
-        .await?;
-        Ok(())
+        );
+        loaded.timers.arm.push(arm);
     }
 
-    /// When a change finishes the game, the outcome report is armed as a timer due at once,
-    /// before the commit: ratings hear of every finished game at least once. It names the
-    /// seq the commit writes, since it may fire before that commit lands (see
-    /// `report_outcome`).
-    pub(super) async fn arm_outcome_report(&self, loaded: &Loaded) -> Result<(), ServiceError> {
+    /// When a change finishes the game, the outcome report is a timer due at once, written
+    /// with the commit: ratings hear of every finished game at least once. It names the seq
+    /// the commit writes, since on a Redis Cluster it is armed before the commit and may fire
+    /// before that commit lands (see `report_outcome`).
+    pub(super) fn plan_outcome_report(&self, loaded: &mut Loaded) {
         if loaded.game.outcome().is_none() {
-            return Ok(());
+            return;
         }
-        self.arm_timer(
+        let arm = timer_arm(
             &outcome_timer_key(&loaded.game_id),
             pb::timer_action::Action::ReportOutcome(pb::ReportOutcomeRequest {
                 game_id: loaded.game_id.clone(),
@@ -81,9 +81,8 @@ impl GameStateService {
                 armed_unix_ms: self.now_ms(),
             }),
             self.now_ms(),
-        )
-        .await?;
-        Ok(())
+        );
+        loaded.timers.arm.push(arm);
     }
 
     pub async fn expire_turn(

@@ -3,16 +3,17 @@
 //!
 //! A computer seat is marked at create (`PlayerRef.computer_level`) and kept in the stored
 //! `GameStarted` (`SeatInfo.computer_level`). Whenever a commit starts a turn of such a seat
-//! (at create too), `start_turn_clock` arms `bot/<game>/<turn_seq>`, due at once, before the
-//! commit, like the turn timers: the timers worker calls `Bots.TakeTurn` at least once and on
-//! any replica, and a timer whose commit never landed names a stale turn and does nothing.
+//! (at create too), `start_turn_clock` plans `bot/<game>/<turn_seq>`, due at once, written
+//! with the commit like the turn timers: the timers worker calls `Bots.TakeTurn` at least once
+//! and on any replica, and a timer whose commit never landed (armed before it, on a Redis
+//! Cluster) names a stale turn and does nothing.
 
 use ludus_catalog::{GameKind, seat_u32};
 use ludus_proto::pb;
 use ludus_rules::{Level, Seat};
 use serde::{Deserialize, Serialize};
 
-use super::GameStateService;
+use super::{GameStateService, timer_arm};
 use crate::error::ServiceError;
 use crate::model::{Loaded, validate_id};
 
@@ -123,27 +124,27 @@ impl Loaded {
 }
 
 impl GameStateService {
-    /// Arms the bot timer when the turn just started (`loaded.record.turn_seq`) is a computer
-    /// seat's. Called by `start_turn_clock`, before the commit.
-    pub(super) async fn arm_bot_turn(&self, loaded: &Loaded) -> Result<(), ServiceError> {
+    /// Plans the bot timer (written with the commit) when the turn just started
+    /// (`loaded.record.turn_seq`) is a computer seat's. Called by `start_turn_clock`.
+    pub(super) fn plan_bot_turn(&self, loaded: &mut Loaded) {
         if loaded.game.outcome().is_some() {
-            return Ok(());
+            return;
         }
         let Some(seat) = loaded.game.to_move() else {
-            return Ok(());
+            return;
         };
         if loaded.computer_level(seat).is_none() {
-            return Ok(());
+            return;
         }
-        self.arm_timer(
+        let arm = timer_arm(
             &bot_timer_key(&loaded.game_id, loaded.record.turn_seq),
             pb::timer_action::Action::TakeBotTurn(pb::TakeBotTurnRequest {
                 game_id: loaded.game_id.clone(),
                 turn_seq: loaded.record.turn_seq,
             }),
             self.now_ms(),
-        )
-        .await
+        );
+        loaded.timers.arm.push(arm);
     }
 
     pub async fn get_bot_turn(

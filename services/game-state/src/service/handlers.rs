@@ -3,7 +3,7 @@
 
 use ludus_catalog::seat_u32;
 use ludus_proto::pb;
-use ludus_store::CommitOutcome;
+use ludus_store::{CommitOutcome, GameRead, TimerWrites};
 use prost::Message;
 
 use super::random::random_for;
@@ -123,8 +123,12 @@ impl GameStateService {
                 undo: Vec::new(),
             },
             game,
+            timers: TimerWrites::default(),
         };
-        self.start_turn_clock(&mut loaded).await?;
+        self.start_turn_clock(&mut loaded);
+        // The create script writes no timers: the first turn's are armed first (a timer of a
+        // game that was not created fires into nothing).
+        self.timers.write(&loaded.timers).await?;
         let event = self.event(&loaded, 1, pb::game_event::Kind::Started(started.clone()));
         let state = loaded.save()?;
         let created = self
@@ -176,14 +180,38 @@ impl GameStateService {
         // game: O reusing X's `m1` is a new action of O's, not a retry of X's. `:` is not an id
         // character, so the key cannot collide.
         let action_key = format!("{}:{}", request.player_id, request.action_id);
-        // One round trip reads the game and whether this action id was seen.
-        let (record, seen) = self
+        // One round trip reads whether this action id was seen and the game, unless the copy
+        // this replica holds is still current (see `live_cache`).
+        let (read, seen) = self
             .store
-            .load_for_action(&request.game_id, &action_key)
+            .read_for_action(
+                &request.game_id,
+                &action_key,
+                self.live.held_seq(&request.game_id),
+            )
             .await?;
-        let record =
-            record.ok_or_else(|| ServiceError::NotFound(format!("no game {}", request.game_id)))?;
-        let mut loaded = Loaded::decode(&request.game_id, record.seq, &record.meta, &record.state)?;
+        let held = match read {
+            GameRead::Unchanged { seq } => self.live.take(&request.game_id, seq),
+            GameRead::Record(_) | GameRead::Missing => {
+                self.live.forget(&request.game_id);
+                None
+            }
+        };
+        let mut loaded = match (held, read) {
+            (Some(loaded), _) => loaded,
+            (None, GameRead::Record(record)) => {
+                Loaded::decode(&request.game_id, record.seq, &record.meta, &record.state)?
+            }
+            // Taken by a concurrent action on this replica between the read and now: read it
+            // whole.
+            (None, GameRead::Unchanged { .. }) => self.load(&request.game_id).await?,
+            (None, GameRead::Missing) => {
+                return Err(ServiceError::NotFound(format!(
+                    "no game {}",
+                    request.game_id
+                )));
+            }
+        };
         let seat = loaded.require_seat(&request.player_id)?;
 
         // A retried action gets its first result, whatever happened since.
@@ -210,7 +238,7 @@ impl GameStateService {
         // A player who acts is back, stream or not (C13): their grace timer becomes stale.
         loaded.record.away.retain(|away| away.seat != seat);
         let previous_turn = loaded.record.turn_seq;
-        self.start_turn_clock(&mut loaded).await?;
+        self.start_turn_clock(&mut loaded);
         let kind = pb::game_event::Kind::ActionApplied(pb::ActionApplied {
             seat: seat_u32(seat),
             action: Some(applied.action),

@@ -1,0 +1,94 @@
+//! The live-game cache: this replica's decoded copy of the games it committed last.
+//!
+//! Redis stays the truth. A move reads the game with [`ludus_store::GameStore::read_for_action`]
+//! naming the seq of the copy held here; while the game is still at that seq the store sends
+//! no state and the copy is used, which spares the state's transfer and its decoding (JSON
+//! state, encoded meta, the rules' own state) on every move of a game played through one
+//! replica. Any other seq (another replica, a timer or a presence change committed since) and
+//! the copy is dropped and the game decoded from what the store sent. The commit's
+//! compare-and-set still decides every write, so a copy can make nothing stale land.
+//!
+//! A copy is taken out while a change is being made and put back only by a commit that
+//! landed, with the seq it wrote: two concurrent actions on one game cannot share a copy, and
+//! a refused or failed change leaves none behind. Finished games are not kept. The cache is
+//! bounded; when full, an arbitrary copy makes room (it is read from the store on its game's
+//! next move).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use crate::model::Loaded;
+
+/// How many games one replica keeps decoded by default: a Caro copy is about 3 KiB.
+pub const DEFAULT_LIVE_CACHE_GAMES: usize = 4_096;
+
+/// Decoded games by id, each at the seq of the commit that put it here.
+#[derive(Debug)]
+pub struct LiveCache {
+    games: Mutex<HashMap<String, Loaded>>,
+    capacity: usize,
+}
+
+impl LiveCache {
+    /// A cache of at most `capacity` games (0 keeps none).
+    pub fn new(capacity: usize) -> Self {
+        LiveCache {
+            games: Mutex::new(HashMap::new()),
+            capacity,
+        }
+    }
+
+    fn games(&self) -> std::sync::MutexGuard<'_, HashMap<String, Loaded>> {
+        // A panic under this lock leaves a map of whole entries: nothing to repair.
+        self.games.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The seq of the copy held of `game_id`, if any.
+    pub fn held_seq(&self, game_id: &str) -> Option<u64> {
+        self.games().get(game_id).map(|loaded| loaded.seq)
+    }
+
+    /// Takes the copy of `game_id` out if it is at `seq`; a copy at another seq is stale and
+    /// dropped.
+    pub fn take(&self, game_id: &str, seq: u64) -> Option<Loaded> {
+        self.games()
+            .remove(game_id)
+            .filter(|loaded| loaded.seq == seq)
+    }
+
+    /// Keeps `loaded`, the game as a commit that landed left it (`loaded.seq` is that
+    /// commit's seq). A finished game is dropped instead: it takes no more moves.
+    pub fn put(&self, mut loaded: Loaded) {
+        if self.capacity == 0 {
+            return;
+        }
+        let mut games = self.games();
+        if loaded.game.outcome().is_some() {
+            games.remove(&loaded.game_id);
+            return;
+        }
+        loaded.timers = Default::default();
+        if games.len() >= self.capacity
+            && !games.contains_key(&loaded.game_id)
+            && let Some(evicted) = games.keys().next().cloned()
+        {
+            games.remove(&evicted);
+        }
+        games.insert(loaded.game_id.clone(), loaded);
+    }
+
+    /// Forgets `game_id` (its copy may be stale).
+    pub fn forget(&self, game_id: &str) {
+        self.games().remove(game_id);
+    }
+
+    /// How many games are held.
+    pub fn len(&self) -> usize {
+        self.games().len()
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
