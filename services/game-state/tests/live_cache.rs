@@ -77,6 +77,18 @@ async fn two_replicas_never_answer_from_a_stale_copy(backend: Backend) {
     // A refusal keeps no copy: the next move on B is read whole and lands.
     assert_eq!(seq_of(&play(&b, "o", 4, "o2", "J8").await.expect("o2")), 5);
     assert_eq!(stones(&a).await, 4);
+    // B's copy is current (seq 5): an illegal move judged on it is refused by the rule, and
+    // so is one the other player sends out of turn; then the right move lands.
+    let taken = status(play(&b, "x", 5, "x-bad", "H8").await);
+    assert_eq!(taken.code(), Code::FailedPrecondition, "{taken:?}");
+    assert!(taken.message().starts_with("C3"), "{taken:?}");
+    let out_of_turn = status(play(&b, "o", 5, "o-bad", "A1").await);
+    assert_eq!(
+        out_of_turn.code(),
+        Code::FailedPrecondition,
+        "{out_of_turn:?}"
+    );
+    assert_eq!(stones(&b).await, 4);
 
     // A retried action on the other replica gets its original answer.
     let retried = play(&a, "o", 4, "o2", "J8").await.expect("retry");
@@ -94,6 +106,10 @@ async fn two_replicas_never_answer_from_a_stale_copy(backend: Backend) {
     // yet the move A is sent is refused as the game being over.
     assert_eq!(seq_of(&play(&a, "x", 7, "x4", "L8").await.expect("x4")), 8);
     b.resign(player("g", "o")).await.expect("resign");
+    // A's copy is at 8, where this client still is: the store's answer is ABORTED (the game
+    // moved to 9), not a move on A's copy.
+    let behind = status(play(&a, "x", 8, "x5", "M8").await);
+    assert_eq!(behind.code(), Code::Aborted, "{behind:?}");
     let over = status(play(&a, "x", 9, "x5", "M8").await);
     assert_eq!(over.code(), Code::FailedPrecondition, "{over:?}");
     assert_eq!(stones(&b).await, 7);

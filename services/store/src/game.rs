@@ -467,6 +467,15 @@ impl GameStore {
             .await
     }
 
+    /// Whether [`GameStore::commit_with_timers`] writes the timers only if the commit lands
+    /// (one Redis node, memory); false on a Redis Cluster, where they are armed before it.
+    pub fn writes_timers_in_commit(&self) -> bool {
+        match &self.backend.kind {
+            Kind::Redis(r) => matches!(r.publish, Publish::Classic),
+            Kind::Memory(_) => true,
+        }
+    }
+
     /// [`GameStore::commit`], and the change's timer writes in the timers' keys of the same
     /// backend (what a [`TimerStore`] over it reads and fires).
     ///
@@ -484,7 +493,7 @@ impl GameStore {
         timers: &TimerWrites,
     ) -> Result<CommitOutcome, StoreError> {
         match &self.backend.kind {
-            Kind::Redis(r) if matches!(r.publish, Publish::Classic) => {
+            Kind::Redis(r) if self.writes_timers_in_commit() => {
                 self.commit_redis(r, game_id, commit, timers).await
             }
             Kind::Redis(r) => {

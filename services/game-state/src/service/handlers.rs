@@ -180,6 +180,23 @@ impl GameStateService {
         // game: O reusing X's `m1` is a new action of O's, not a retry of X's. `:` is not an id
         // character, so the key cannot collide.
         let action_key = format!("{}:{}", request.player_id, request.action_id);
+        // The fast path: this replica holds the game at the seq the client expects, and the
+        // store writes a commit's timers only with the commit. The action is judged on the
+        // copy and the commit's compare-and-set decides (a retried action id is found by the
+        // commit script first, as the read below finds it): one Redis script for the move. A
+        // refusal judged on the copy is judged again below on the store's game, which the
+        // copy may be behind.
+        if self.store.writes_timers_in_commit()
+            && let Some(mut loaded) = self.live.take(&request.game_id, request.expected_seq)
+            && let Ok(seat) = loaded.require_seat(&request.player_id)
+            && let Ok((kind, previous_turn)) =
+                self.prepare_action(&mut loaded, seat, action, &request.game_id)
+        {
+            return self
+                .commit_action(loaded, &action_key, kind, previous_turn, &request)
+                .await;
+        }
+
         // One round trip reads whether this action id was seen and the game, unless the copy
         // this replica holds is still current (see `live_cache`).
         let (read, seen) = self
@@ -228,26 +245,53 @@ impl GameStateService {
                 current: loaded.seq,
             });
         }
-        loaded.require_active()?;
+        let (kind, previous_turn) =
+            self.prepare_action(&mut loaded, seat, action, &request.game_id)?;
+        self.commit_action(loaded, &action_key, kind, previous_turn, &request)
+            .await
+    }
 
+    /// Applies `seat`'s `action` to `loaded` (no I/O): the game must be active and the rules
+    /// must accept it; the next turn's clock is started. Returns the event's kind and the
+    /// turn before it. A refusal leaves `loaded` to be dropped.
+    fn prepare_action(
+        &self,
+        loaded: &mut Loaded,
+        seat: usize,
+        action: &pb::Action,
+        game_id: &str,
+    ) -> Result<(pb::game_event::Kind, u64), ServiceError> {
+        loaded.require_active()?;
         loaded.remember_for_take_back(seat)?;
-        let applied = loaded
-            .game
-            .apply(seat, action, &mut random_for(&request.game_id))?;
+        let applied = loaded.game.apply(seat, action, &mut random_for(game_id))?;
         loaded.record.draw_offer = None;
         // A player who acts is back, stream or not (C13): their grace timer becomes stale.
         loaded.record.away.retain(|away| away.seat != seat);
         let previous_turn = loaded.record.turn_seq;
-        self.start_turn_clock(&mut loaded);
+        self.start_turn_clock(loaded);
         let kind = pb::game_event::Kind::ActionApplied(pb::ActionApplied {
             seat: seat_u32(seat),
             action: Some(applied.action),
             notation: applied.notation,
             automatic: false,
         });
+        Ok((kind, previous_turn))
+    }
+
+    /// Commits a player's action prepared on `loaded`, and answers the request with what the
+    /// store decided: the new event, the original event of a retried action id, or ABORTED
+    /// with the game's seq.
+    async fn commit_action(
+        &self,
+        loaded: Loaded,
+        action_key: &str,
+        kind: pb::game_event::Kind,
+        previous_turn: u64,
+        request: &pb::ApplyActionRequest,
+    ) -> Result<pb::ApplyActionResponse, ServiceError> {
         let game_id = loaded.game_id.clone();
         match self
-            .commit(loaded, Some(&action_key), kind, previous_turn)
+            .commit(loaded, Some(action_key), kind, previous_turn)
             .await?
         {
             Ok(event) => Ok(pb::ApplyActionResponse {

@@ -1,12 +1,17 @@
 //! The live-game cache: this replica's decoded copy of the games it committed last.
 //!
-//! Redis stays the truth. A move reads the game with [`ludus_store::GameStore::read_for_action`]
-//! naming the seq of the copy held here; while the game is still at that seq the store sends
-//! no state and the copy is used, which spares the state's transfer and its decoding (JSON
-//! state, encoded meta, the rules' own state) on every move of a game played through one
-//! replica. Any other seq (another replica, a timer or a presence change committed since) and
-//! the copy is dropped and the game decoded from what the store sent. The commit's
-//! compare-and-set still decides every write, so a copy can make nothing stale land.
+//! Redis stays the truth; a copy only spares reading and decoding (JSON state, encoded meta,
+//! the rules' own state) the game on every move of a game played through one replica.
+//! - When the client's `expected_seq` is the copy's seq and the store writes timers only with
+//!   a commit (one Redis node, memory), the action is judged on the copy and committed with
+//!   no read at all: the commit script checks the action id first and then compares and
+//!   sets the seq, so a copy the store has moved past (another replica, a timer or a presence
+//!   change committed since) only gets the ABORTED the client would have got anyway, and
+//!   writes nothing. A refusal judged on the copy is judged again on the store's game.
+//! - Otherwise the move reads the game with [`ludus_store::GameStore::read_for_action`],
+//!   naming the copy's seq: while the game is still there the store sends no state and the
+//!   copy is used; any other seq and the copy is dropped and the game decoded from what the
+//!   store sent.
 //!
 //! A copy is taken out while a change is being made and put back only by a commit that
 //! landed, with the seq it wrote: two concurrent actions on one game cannot share a copy, and
@@ -48,12 +53,15 @@ impl LiveCache {
         self.games().get(game_id).map(|loaded| loaded.seq)
     }
 
-    /// Takes the copy of `game_id` out if it is at `seq`; a copy at another seq is stale and
-    /// dropped.
+    /// Takes the copy of `game_id` out if it is at `seq`; a copy at another seq stays (the
+    /// store's read says whether it is still current).
     pub fn take(&self, game_id: &str, seq: u64) -> Option<Loaded> {
-        self.games()
-            .remove(game_id)
-            .filter(|loaded| loaded.seq == seq)
+        let mut games = self.games();
+        if games.get(game_id).is_some_and(|loaded| loaded.seq == seq) {
+            games.remove(game_id)
+        } else {
+            None
+        }
     }
 
     /// Keeps `loaded`, the game as a commit that landed left it (`loaded.seq` is that
