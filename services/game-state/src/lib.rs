@@ -58,6 +58,9 @@ pub struct Config {
     pub finished_game_retention: Duration,
     /// The clock of deadlines and event times ([`Clock::system`]; tests pass a manual one).
     pub clock: Clock,
+    /// How many decoded games the replica keeps between moves (the live-game cache,
+    /// [`service::DEFAULT_LIVE_CACHE_GAMES`]; 0 turns it off).
+    pub live_cache_games: usize,
 }
 
 /// Finished games stay readable for a week: long enough for late spectators, replays and
@@ -66,16 +69,6 @@ pub const DEFAULT_FINISHED_GAME_RETENTION: Duration = Duration::from_secs(7 * 24
 
 /// C13: a disconnected player has one minute to come back.
 pub const DEFAULT_ABSENCE_GRACE: Duration = Duration::from_secs(60);
-
-/// How many decoded games a replica keeps between moves: `LUDUS_LIVE_CACHE_GAMES` when set
-/// to a number (0 turns the cache off, e.g. to measure it), else
-/// [`service::DEFAULT_LIVE_CACHE_GAMES`].
-fn live_cache_games() -> usize {
-    std::env::var("LUDUS_LIVE_CACHE_GAMES")
-        .ok()
-        .and_then(|games| games.trim().parse().ok())
-        .unwrap_or(service::DEFAULT_LIVE_CACHE_GAMES)
-}
 
 /// Serves game-state on `listener` until `shutdown` completes.
 pub async fn run(
@@ -93,7 +86,7 @@ pub async fn run(
         u64::try_from(config.absence_grace.as_millis()).unwrap_or(u64::MAX),
     )
     .finished_game_retention(config.finished_game_retention)
-    .live_cache(live_cache_games())
+    .live_cache(config.live_cache_games)
     .clock(config.clock)
     .archive(archive::Archiver::new(accounts));
     let service = match &config.rooms_url {

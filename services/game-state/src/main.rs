@@ -40,6 +40,14 @@ struct Args {
         default_value_t = 168
     )]
     finished_game_retention_hours: u64,
+    /// How many games this replica keeps decoded between moves (the live-game cache: about
+    /// 3 KiB each; Redis stays the truth). 0 turns it off.
+    #[arg(
+        long,
+        env = "LUDUS_LIVE_CACHE_GAMES",
+        default_value_t = ludus_game_state::service::DEFAULT_LIVE_CACHE_GAMES
+    )]
+    live_cache_games: usize,
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
@@ -60,6 +68,7 @@ async fn main() -> anyhow::Result<()> {
             args.finished_game_retention_hours.saturating_mul(3600),
         ),
         clock: ludus_store::Clock::system(),
+        live_cache_games: args.live_cache_games,
     };
     let listener = ludus_telemetry::listen("game-state", &args.listen).await?;
     ludus_game_state::run(config, listener, ludus_telemetry::shutdown_signal()).await

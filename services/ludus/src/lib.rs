@@ -152,6 +152,7 @@ impl System {
             absence_grace,
             finished_game_retention,
             clock: clock.clone(),
+            live_cache_games: ludus_game_state::service::DEFAULT_LIVE_CACHE_GAMES,
         };
         let run =
             ludus_game_state::run(config, game_state_listener, stop.clone().cancelled_owned());

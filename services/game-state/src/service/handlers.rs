@@ -66,12 +66,7 @@ impl GameStateService {
             // finishes those steps, both idempotent: else the game was missing from every
             // player's ListMyGames for good (issue 16's 10,000-ticket scenario).
             if loaded.game.outcome().is_none() {
-                self.store
-                    .mark_live(&game_id, u64::try_from(self.now_ms()).unwrap_or(0))
-                    .await?;
-                self.store
-                    .seat_players(&game_id, &loaded.player_ids(), true)
-                    .await?;
+                self.list_live(&loaded).await?;
             }
             return Ok(pb::CreateGameResponse {
                 game: Some(self.snapshot(&loaded, "")),
@@ -151,18 +146,25 @@ impl GameStateService {
             }))
             .await;
         }
-        self.store
-            .mark_live(&game_id, u64::try_from(self.now_ms()).unwrap_or(0))
-            .await?;
-        self.store
-            .seat_players(&game_id, &loaded.player_ids(), true)
-            .await?;
+        self.list_live(&loaded).await?;
         loaded.seq = 1;
         tracing::info!(game_id = %game_id, ruleset = %loaded.game.ruleset(), "game created");
         Ok(pb::CreateGameResponse {
             game: Some(self.snapshot(&loaded, "")),
             created: true,
         })
+    }
+
+    /// Lists a new game among the live ones and indexes it under each of its players (both
+    /// idempotent).
+    async fn list_live(&self, loaded: &Loaded) -> Result<(), ServiceError> {
+        self.store
+            .mark_live(&loaded.game_id, u64::try_from(self.now_ms()).unwrap_or(0))
+            .await?;
+        self.store
+            .seat_players(&loaded.game_id, &loaded.player_ids(), true)
+            .await?;
+        Ok(())
     }
 
     pub async fn apply_action(
