@@ -28,6 +28,7 @@ use ludus_store::{Clock, Commit, CommitOutcome, GameStore, TimerArm, TimerStore}
 use ludus_telemetry::Traced;
 use prost::Message;
 use tonic::{Request, Response, Status};
+use tracing::Instrument;
 
 pub use analysis::{DEFAULT_ANALYSIS_MS, MAX_ANALYSIS_MS, MAX_CONCURRENT_ANALYSES};
 pub use clock::AUTOPLAY_DELAY_MS;
@@ -389,7 +390,18 @@ impl GameState for GameStateService {
         &self,
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
-        reply(GameStateService::create_game(self, request.into_inner()).await)
+        // Runs to its end on its own task even if the caller goes away mid-call (tonic drops
+        // a handler whose client vanished): a matchmaking replica killed while its CreateGame
+        // was in flight left a created game unlisted and out of its players' ListMyGames,
+        // with nobody to retry (found by the 10,000-ticket scenario).
+        let service = self.clone();
+        let request = request.into_inner();
+        let created = tokio::spawn(
+            async move { GameStateService::create_game(&service, request).await }.in_current_span(),
+        )
+        .await
+        .map_err(|e| ServiceError::Internal(format!("the create task failed: {e}")));
+        reply(created.and_then(|created| created))
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

@@ -399,6 +399,11 @@ impl GameStateService {
                 .await?
         };
         self.tell_room(game_id, &loaded.started, &outcome).await?;
+        // The finishing move did this too, unless its handler was dropped after the commit
+        // (a caller gone): the players' index keeps only unfinished games (idempotent).
+        self.store
+            .seat_players(game_id, &loaded.player_ids(), false)
+            .await?;
         if self.archiver.is_some() {
             // Archived and rated: the live keys may now go after the normal retention.
             let now = u64::try_from(self.now_ms()).unwrap_or(0);
