@@ -5,6 +5,10 @@ use std::time::Duration;
 
 use clap::Parser;
 
+/// mimalloc (see `ludus_telemetry::Allocator`).
+#[global_allocator]
+static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+
 /// The Ludus public gateway.
 #[derive(Debug, Parser)]
 #[command(version, about)]

@@ -6,6 +6,10 @@ use clap::Parser;
 use ludus_accounts::AccountStore;
 use tokio::net::TcpListener;
 
+/// mimalloc (see `ludus_telemetry::Allocator`).
+#[global_allocator]
+static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+
 /// The Ludus accounts service.
 #[derive(Debug, Parser)]
 #[command(version, about)]

@@ -13,6 +13,10 @@ mod web;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc (see `ludus_telemetry::Allocator`).
+#[global_allocator]
+static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "ludus",

@@ -10,6 +10,10 @@ use ludus_matchmaking::{
     DEFAULT_MANCALA_TURN_MS, DEFAULT_QUORIDOR_TURN_MS, RatingWindow,
 };
 
+/// mimalloc (see `ludus_telemetry::Allocator`).
+#[global_allocator]
+static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+
 /// The Ludus matchmaking service.
 #[derive(Debug, Parser)]
 #[command(version, about)]

@@ -4,6 +4,10 @@
 
 use clap::Parser;
 
+/// mimalloc (see `ludus_telemetry::Allocator`).
+#[global_allocator]
+static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+
 /// The Ludus rooms service.
 #[derive(Debug, Parser)]
 #[command(version, about)]

@@ -27,6 +27,10 @@ pub mod service_auth;
 pub mod testing;
 
 pub use init::{TRACE_ONLY_TARGET, TelemetryFlags, TelemetryGuard, init, init_system};
+/// The allocator every Ludus binary declares (`#[global_allocator]`): mimalloc's per-thread
+/// free lists instead of glibc's arenas for the many small, short-lived allocations of each
+/// gRPC message (measured in BENCHMARKS.md, "the allocator").
+pub use mimalloc::MiMalloc as Allocator;
 pub use propagation::{TraceContext, Traced, traced_channel};
 pub use server::{
     GrpcService, ServingGuard, listen, serve, serve_while_ready, serve_with, shutdown_signal,

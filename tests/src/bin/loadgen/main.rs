@@ -28,6 +28,10 @@ mod system;
 use clap::{Parser, Subcommand};
 use ludus_tests::measure;
 
+/// mimalloc (see `ludus_telemetry::Allocator`).
+#[global_allocator]
+static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+
 #[derive(Debug, Parser)]
 #[command(name = "loadgen", about = "Ludus benchmarks on loopback")]
 struct Cli {
