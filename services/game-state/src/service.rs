@@ -242,6 +242,7 @@ impl GameStateService {
         action_id: Option<&str>,
         kind: pb::game_event::Kind,
         previous_turn_seq: u64,
+        expected_version: Option<&str>,
     ) -> Result<Result<pb::GameEvent, CommitOutcome>, ServiceError> {
         if loaded.record.turn_seq != previous_turn_seq {
             // The old turn's timer would fire into a stale turn_seq and be ignored; deleting
@@ -255,6 +256,7 @@ impl GameStateService {
         let seq = loaded.seq + 1;
         let event = self.event(&loaded, seq, kind);
         let state = loaded.save()?;
+        let version = random::version_token();
         let outcome = self
             .store
             .commit_with_timers(
@@ -264,6 +266,8 @@ impl GameStateService {
                     action_id,
                     state: &state,
                     event: &event.encode_to_vec(),
+                    version: Some(&version),
+                    expected_version,
                 },
                 &loaded.timers,
             )
@@ -282,7 +286,7 @@ impl GameStateService {
                 }
                 // The next move of this game on this replica starts from here.
                 loaded.seq = seq;
-                self.live.put(loaded);
+                self.live.put(loaded, version);
                 Ok(Ok(event))
             }
             other => Ok(Err(other)),
@@ -360,7 +364,7 @@ impl GameStateService {
             if moved {
                 self.start_turn_clock(&mut loaded);
             }
-            match self.commit(loaded, None, kind, previous_turn).await? {
+            match self.commit(loaded, None, kind, previous_turn, None).await? {
                 Ok(event) => return Ok(Some(event)),
                 Err(CommitOutcome::StaleSeq { .. }) => continue,
                 Err(CommitOutcome::NotFound) => {

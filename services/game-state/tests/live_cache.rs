@@ -120,6 +120,78 @@ async fn on_memory_two_replicas_never_answer_from_a_stale_copy() {
     two_replicas_never_answer_from_a_stale_copy(Backend::memory()).await;
 }
 
+/// A Redis that lost its last writes (a failover to a lagging replica, a restart without
+/// fsync) and then took other moves reaches the same seq again with another game. A replica's
+/// copy from before the loss has that seq but not that version: neither the read nor the
+/// commit may take it for the game.
+#[tokio::test]
+async fn on_redis_a_copy_from_before_lost_writes_is_not_the_game_at_its_seq() {
+    let redis = RedisServer::start().expect("redis-server");
+    let prefix = "lost-writes:";
+    let backend = redis.backend(prefix).await.expect("backend");
+    let client = redis::Client::open(redis.url()).expect("client");
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connection");
+    let keys = ["state", "events", "actions"].map(|k| format!("{prefix}ludus:game:{{g}}:{k}"));
+    let a = service_on(backend.clone());
+    let b = service_on(backend);
+    create_game(&a, "g", caro(), ["x", "o"]).await;
+    assert_eq!(seq_of(&play(&a, "x", 1, "x1", "H8").await.expect("x1")), 2);
+    // What Redis will come back with: the game at seq 2.
+    let mut saved = Vec::new();
+    for key in &keys {
+        let dump: Vec<u8> = redis::cmd("DUMP")
+            .arg(key)
+            .query_async(&mut conn)
+            .await
+            .expect("dump");
+        saved.push(dump);
+    }
+    // Through A: seq 3 and 4 (A keeps the game at 4: H8, H9, I8).
+    assert_eq!(seq_of(&play(&a, "o", 2, "o1", "H9").await.expect("o1")), 3);
+    assert_eq!(seq_of(&play(&a, "x", 3, "x2", "I8").await.expect("x2")), 4);
+    // The writes after seq 2 are lost...
+    for (key, dump) in keys.iter().zip(&saved) {
+        let () = redis::cmd("RESTORE")
+            .arg(key)
+            .arg(0)
+            .arg(dump)
+            .arg("REPLACE")
+            .query_async(&mut conn)
+            .await
+            .expect("restore");
+    }
+    // ...and B takes the game to seq 4 again by other moves: H8, J9, J8.
+    assert_eq!(
+        seq_of(&play(&b, "o", 2, "o1b", "J9").await.expect("o1b")),
+        3
+    );
+    assert_eq!(
+        seq_of(&play(&b, "x", 3, "x2b", "J8").await.expect("x2b")),
+        4
+    );
+    // A's copy says I8 is taken and J8 free; the game says the opposite. O at I8 lands (on
+    // the game), O at J8 is refused (C3).
+    let taken = status(play(&a, "o", 4, "o2", "J8").await);
+    assert_eq!(taken.code(), Code::FailedPrecondition, "{taken:?}");
+    assert!(taken.message().starts_with("C3"), "{taken:?}");
+    assert_eq!(seq_of(&play(&a, "o", 4, "o2", "I8").await.expect("o2")), 5);
+    let snapshot = b
+        .get_snapshot(pb::GetSnapshotRequest {
+            game_id: "g".to_owned(),
+            viewer_player_id: String::new(),
+        })
+        .await
+        .expect("snapshot");
+    let Some(pb::game_view::View::Caro(caro)) = snapshot.view.and_then(|view| view.view) else {
+        panic!("not a Caro view");
+    };
+    let cells: Vec<String> = caro.moves.iter().map(|cell| cell.name.clone()).collect();
+    assert_eq!(cells, ["H8", "J9", "J8", "I8"]);
+}
+
 #[tokio::test]
 async fn on_redis_two_replicas_never_answer_from_a_stale_copy() {
     let redis = RedisServer::start().expect("redis-server");

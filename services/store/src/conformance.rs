@@ -16,9 +16,9 @@ use futures::future::join_all;
 
 use crate::{
     Backend, Commit, CommitOutcome, EnqueueOutcome, FEED_CAPACITY, FeedError, FeedSubscription,
-    GameFeed, GameRead, GameRecord, GameStore, HeldStream, QueueStore, RatingEntry, RatingStore,
-    RatingUpdate, RecordOutcome, RoomRecord, RoomStore, StoredEvent, StreamLeases, TableClaim,
-    Ticket, TicketStatus, TimerArm, TimerStore, TimerWrites,
+    GameFeed, GameRead, GameStore, HeldStream, QueueStore, RatingEntry, RatingStore, RatingUpdate,
+    RecordOutcome, RoomRecord, RoomStore, StoredEvent, StreamLeases, TableClaim, Ticket,
+    TicketStatus, TimerArm, TimerStore, TimerWrites,
 };
 
 /// A bound on waiting for a live event, so a broken feed fails instead of hanging.
@@ -67,6 +67,7 @@ properties!(
     game_duplicate_action_returns_original_seq,
     game_concurrent_commits_one_wins,
     game_commit_writes_its_timers,
+    game_versions_name_one_state,
     game_events_after_order_and_limit,
     game_live_set,
     game_presence_counts,
@@ -166,6 +167,8 @@ pub async fn commit_reaches_restored_subscription(games: &GameStore, sub: &mut F
         action_id: None,
         state: b"s2",
         event: b"e2",
+        version: None,
+        expected_version: None,
     };
     games.commit("g", commit).await.expect("commit");
     loop {
@@ -186,6 +189,8 @@ fn commit<'a>(expected_seq: u64, action_id: Option<&'a str>, body: &'a [u8]) -> 
         action_id,
         state: body,
         event: body,
+        version: None,
+        expected_version: None,
     }
 }
 
@@ -249,6 +254,76 @@ pub async fn game_commit_writes_its_timers(backend: Backend) {
         .await
         .expect("commit");
     assert_eq!(plain, CommitOutcome::Committed { seq: 3 });
+}
+
+/// A commit's version names the state it wrote: a read holding the game's seq and version is
+/// told the game is unchanged (no state sent), any other seq or version gets the state and its
+/// version; a commit expecting another version is refused as stale and writes nothing; a
+/// commit writing no version leaves none.
+pub async fn game_versions_name_one_state(backend: Backend) {
+    let games = GameStore::new(backend);
+    assert!(games.create("g", b"m", b"s1", b"e1").await.expect("create"));
+    let versioned = |expected_seq, state: &'static [u8], version, expected_version| Commit {
+        expected_seq,
+        action_id: None,
+        state,
+        event: state,
+        version,
+        expected_version,
+    };
+    let first = games
+        .commit("g", versioned(1, b"s2", Some("v2"), None))
+        .await
+        .expect("commit");
+    assert_eq!(first, CommitOutcome::Committed { seq: 2 });
+    let (read, _) = games
+        .read_for_action("g", "a", Some((2, "v2")))
+        .await
+        .expect("read");
+    assert_eq!(read, GameRead::Unchanged { seq: 2 });
+    for held in [(2, "v1"), (1, "v2")] {
+        let (read, _) = games
+            .read_for_action("g", "a", Some(held))
+            .await
+            .expect("read");
+        let GameRead::Record { record, version } = read else {
+            panic!("{held:?} is not the game's copy: {read:?}")
+        };
+        assert_eq!((record.seq, &record.state[..]), (2, &b"s2"[..]));
+        assert_eq!(version.as_deref(), Some("v2"));
+    }
+    // The right seq with another version is stale: nothing is written.
+    let stale = games
+        .commit("g", versioned(2, b"s3", Some("v3"), Some("v1")))
+        .await
+        .expect("commit");
+    assert_eq!(stale, CommitOutcome::StaleSeq { current: 2 });
+    let record = games.load("g").await.expect("load").expect("game");
+    assert_eq!((record.seq, &record.state[..]), (2, &b"s2"[..]));
+    let landed = games
+        .commit("g", versioned(2, b"s3", Some("v3"), Some("v2")))
+        .await
+        .expect("commit");
+    assert_eq!(landed, CommitOutcome::Committed { seq: 3 });
+    // A commit without a version leaves none: no copy's version matches any more.
+    let plain = games
+        .commit("g", versioned(3, b"s4", None, None))
+        .await
+        .expect("commit");
+    assert_eq!(plain, CommitOutcome::Committed { seq: 4 });
+    let (read, _) = games
+        .read_for_action("g", "a", Some((4, "v3")))
+        .await
+        .expect("read");
+    assert!(
+        matches!(read, GameRead::Record { version: None, .. }),
+        "{read:?}"
+    );
+    let refused = games
+        .commit("g", versioned(4, b"s5", Some("v5"), Some("v3")))
+        .await
+        .expect("commit");
+    assert_eq!(refused, CommitOutcome::StaleSeq { current: 4 });
 }
 
 async fn recv(sub: &mut FeedSubscription) -> Result<StoredEvent, FeedError> {
@@ -383,32 +458,19 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     assert_eq!(games.action_seq("g", "zzz").await.expect("lookup"), None);
     assert_eq!(games.action_seq("nope", "a").await.expect("lookup"), None);
     let (read, seq) = games.read_for_action("g", "b", None).await.expect("read");
-    let GameRead::Record(record) = read else {
+    let GameRead::Record { record, version } = read else {
         panic!("no record read: {read:?}")
     };
     assert_eq!(
-        (record.seq, record.state, record.meta),
-        (4, b"4".to_vec(), b"m".to_vec())
+        (record.seq, record.state, record.meta, version),
+        (4, b"4".to_vec(), b"m".to_vec(), None)
     );
     assert_eq!(seq, Some(3));
     let (read, seq) = games.read_for_action("g", "zzz", None).await.expect("read");
-    assert!(matches!(read, GameRead::Record(_)));
-    assert_eq!(seq, None);
-    // A caller holding the game at its seq is told so, without the state; one holding an
-    // older copy gets the state.
-    let (read, seq) = games
-        .read_for_action("g", "b", Some(4))
-        .await
-        .expect("read");
-    assert_eq!((read, seq), (GameRead::Unchanged { seq: 4 }, Some(3)));
-    let (read, seq) = games
-        .read_for_action("g", "zzz", Some(3))
-        .await
-        .expect("read");
-    assert!(matches!(read, GameRead::Record(GameRecord { seq: 4, .. })));
+    assert!(matches!(read, GameRead::Record { .. }));
     assert_eq!(seq, None);
     let (read, seq) = games
-        .read_for_action("nope", "a", Some(4))
+        .read_for_action("nope", "a", Some((4, "v")))
         .await
         .expect("read");
     assert_eq!((read, seq), (GameRead::Missing, None));

@@ -40,13 +40,19 @@ pub struct GameRecord {
 pub enum GameRead {
     /// No such game.
     Missing,
-    /// The game is still at the seq the caller said it holds: state and meta were not sent.
+    /// The game is still the copy the caller said it holds (its seq and version): state and
+    /// meta were not sent.
     Unchanged {
         /// That seq.
         seq: u64,
     },
     /// The game as stored.
-    Record(GameRecord),
+    Record {
+        /// Its seq, state and meta.
+        record: GameRecord,
+        /// The version its last commit wrote ([`Commit::version`]).
+        version: Option<String>,
+    },
 }
 
 /// What [`GameStore::commit`] did.
@@ -82,6 +88,15 @@ pub struct Commit<'a> {
     pub state: &'a [u8],
     /// The event appended as seq `expected_seq + 1`.
     pub event: &'a [u8],
+    /// The version the commit writes: a fresh token no earlier commit of the game wrote (a
+    /// caller that keeps a copy of the game names the copy by it). `None` writes none, which
+    /// also invalidates every copy.
+    pub version: Option<&'a str>,
+    /// The commit applies only if the game's stored version is this one as well as its seq
+    /// being `expected_seq`: seq alone names one state only while history never rewinds,
+    /// and a Redis that lost its last writes (a failover, a restart without fsync) can reach
+    /// the same seq again by other moves.
+    pub expected_version: Option<&'a str>,
 }
 
 /// Each game's state and event log. See the crate docs for the Redis keys.
@@ -179,6 +194,8 @@ struct GameMem {
     /// Set once the game is finished: when it may be forgotten (Unix ms).
     expires_ms: Option<u64>,
     state: Vec<u8>,
+    /// The last commit's [`Commit::version`].
+    version: Option<String>,
     meta: Vec<u8>,
     /// `events[i]` has seq `i + 1`, so the seq is `events.len()`.
     events: Vec<Vec<u8>>,
@@ -215,8 +232,9 @@ return 1
 
 /// KEYS: state, events, actions, then a (due, payload) pair of timer-shard keys per timer
 /// write. ARGV: expected seq, has action ('1'/'0'), action id, state, event, live channel,
-/// publishing command (as [`CREATE`]'s), the number of timers to arm, then key, due, payload
-/// of each timer to arm, then the key of each timer to cancel. Returns {0} not found,
+/// publishing command (as [`CREATE`]'s), expected version ('' for any), new version ('' for
+/// none), the number of timers to arm, then key, due, payload of each timer to arm, then the
+/// key of each timer to cancel. A version other than the expected one answers as a stale seq. Returns {0} not found,
 /// {1, current} stale, {2, seq} duplicate, {3, seq} committed. The duplicate check comes first
 /// so a retried action gets its original answer even after later moves. The timer writes
 /// happen only with the commit (they are [`crate::TimerStore::arm`]'s and `cancel`'s).
@@ -231,13 +249,19 @@ if ARGV[2] == '1' then
 end
 seq = tonumber(seq)
 if seq ~= tonumber(ARGV[1]) then return {1, seq} end
+if ARGV[8] ~= '' and redis.call('HGET', KEYS[1], 'ver') ~= ARGV[8] then return {1, seq} end
 local new = seq + 1
 redis.call('HSET', KEYS[1], 'seq', new, 'state', ARGV[4])
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[1], 'ver', ARGV[9])
+else
+  redis.call('HDEL', KEYS[1], 'ver')
+end
 redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[5])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[3], ARGV[3], new) end
 redis.call(ARGV[7], ARGV[6], new .. ':' .. ARGV[5])
-local k, a = 4, 9
-for _ = 1, tonumber(ARGV[8] or '0') do
+local k, a = 4, 11
+for _ = 1, tonumber(ARGV[10]) do
   redis.call('ZADD', KEYS[k], ARGV[a + 1], ARGV[a])
   redis.call('HSET', KEYS[k + 1], ARGV[a], ARGV[a + 2])
   k, a = k + 2, a + 3
@@ -252,18 +276,19 @@ return {3, new}
     )
 });
 
-/// KEYS: state, actions. ARGV: action id, the seq the caller holds ('' for none). Returns {}
-/// for no game, else {seq, the action's seq or nil}, followed by state and meta unless the
-/// game is at the held seq.
+/// KEYS: state, actions. ARGV: action id, the seq and version of the copy the caller holds
+/// ('' for none). Returns {} for no game, else {seq, the action's seq or nil}, followed by
+/// state, meta and version unless the game is at the held seq and version.
 static READ_FOR_ACTION: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 local seq = redis.call('HGET', KEYS[1], 'seq')
 if not seq then return {} end
 local done = redis.call('HGET', KEYS[2], ARGV[1]) or false
-if seq == ARGV[2] then return {seq, done} end
+local ver = redis.call('HGET', KEYS[1], 'ver') or false
+if seq == ARGV[2] and ver == ARGV[3] then return {seq, done} end
 local fields = redis.call('HMGET', KEYS[1], 'state', 'meta')
-return {seq, done, fields[1], fields[2]}
+return {seq, done, fields[1], fields[2], ver}
 ",
     )
 });
@@ -352,6 +377,7 @@ impl GameStore {
                     game_id.to_owned(),
                     GameMem {
                         expires_ms: None,
+                        version: None,
                         state: state.to_vec(),
                         meta: meta.to_vec(),
                         events: vec![first_event.to_vec()],
@@ -391,13 +417,13 @@ impl GameStore {
 
     /// What the path of a player's action reads, in one round trip: the game (see
     /// [`GameRead`]) and the seq `action_id` produced if it was committed before (as
-    /// [`GameStore::action_seq`]). With `held_seq`, the seq of a copy of the game the caller
-    /// holds, the state and meta are not sent while the game is still at that seq.
+    /// [`GameStore::action_seq`]). With `held`, the seq and version of a copy of the game the
+    /// caller holds, the state and meta are not sent while the game is still that copy.
     pub async fn read_for_action(
         &self,
         game_id: &str,
         action_id: &str,
-        held_seq: Option<u64>,
+        held: Option<(u64, &str)>,
     ) -> Result<(GameRead, Option<u64>), StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) => {
@@ -405,7 +431,8 @@ impl GameStore {
                     .key(r.keys.log_state(self.log, game_id))
                     .key(r.keys.log_actions(self.log, game_id))
                     .arg(action_id)
-                    .arg(held_seq.map(|seq| seq.to_string()).unwrap_or_default())
+                    .arg(held.map(|(seq, _)| seq.to_string()).unwrap_or_default())
+                    .arg(held.map_or("", |(_, version)| version))
                     .invoke_async(&mut r.conn.clone())
                     .instrument(r.script("EVALSHA read", "read"))
                     .await?;
@@ -419,17 +446,26 @@ impl GameStore {
                     .map(|done| parse_u64("action seq", &done))
                     .transpose()?;
                 let seq = parse_u64("game seq", &seq)?;
-                let read = match (fields.next(), fields.next()) {
-                    (None, None) => GameRead::Unchanged { seq },
-                    (state, meta) => record_from_fields(
-                        game_id,
-                        [
-                            Some(seq.to_string().into_bytes()),
-                            state.flatten(),
-                            meta.flatten(),
-                        ],
-                    )?
-                    .map_or(GameRead::Missing, GameRead::Record),
+                let read = match (fields.next(), fields.next(), fields.next()) {
+                    (None, None, None) => GameRead::Unchanged { seq },
+                    (state, meta, version) => {
+                        let version = version
+                            .flatten()
+                            .map(String::from_utf8)
+                            .transpose()
+                            .map_err(|_| StoreError::Corrupt("game version is not text".into()))?;
+                        record_from_fields(
+                            game_id,
+                            [
+                                Some(seq.to_string().into_bytes()),
+                                state.flatten(),
+                                meta.flatten(),
+                            ],
+                        )?
+                        .map_or(GameRead::Missing, |record| {
+                            GameRead::Record { record, version }
+                        })
+                    }
                 };
                 Ok((read, done))
             }
@@ -440,14 +476,20 @@ impl GameStore {
                 };
                 let done = game.actions.get(action_id).copied();
                 let seq = game.events.len() as u64;
-                let read = if held_seq == Some(seq) {
-                    GameRead::Unchanged { seq }
-                } else {
-                    GameRead::Record(GameRecord {
-                        seq,
-                        state: game.state.clone(),
-                        meta: game.meta.clone(),
-                    })
+                let read = match held {
+                    Some((held_seq, version))
+                        if held_seq == seq && game.version.as_deref() == Some(version) =>
+                    {
+                        GameRead::Unchanged { seq }
+                    }
+                    _ => GameRead::Record {
+                        record: GameRecord {
+                            seq,
+                            state: game.state.clone(),
+                            meta: game.meta.clone(),
+                        },
+                        version: game.version.clone(),
+                    },
                 };
                 Ok((read, done))
             }
@@ -525,11 +567,16 @@ impl GameStore {
                     return Ok(CommitOutcome::DuplicateAction { seq });
                 }
                 let current = game.events.len() as u64;
-                if current != commit.expected_seq {
+                if current != commit.expected_seq
+                    || commit
+                        .expected_version
+                        .is_some_and(|expected| game.version.as_deref() != Some(expected))
+                {
                     return Ok(CommitOutcome::StaleSeq { current });
                 }
                 let seq = current + 1;
                 game.state = commit.state.to_vec();
+                game.version = commit.version.map(str::to_owned);
                 game.events.push(commit.event.to_vec());
                 if let Some(a) = commit.action_id {
                     game.actions.insert(a.to_owned(), seq);
@@ -573,6 +620,8 @@ impl GameStore {
             .arg(commit.event)
             .arg(k.log_live(self.log, game_id))
             .arg(r.publish.command())
+            .arg(commit.expected_version.unwrap_or(""))
+            .arg(commit.version.unwrap_or(""))
             .arg(timers.arm.len());
         for arm in &timers.arm {
             let shard = timer_shard(&arm.key);

@@ -46,7 +46,7 @@
 //!
 //! | key | type | holds |
 //! |---|---|---|
-//! | `ludus:game:{ID}:state` | hash | `seq`, `state`, `meta` of one game |
+//! | `ludus:game:{ID}:state` | hash | `seq`, `state`, `meta` of one game, and `ver`, the version its last commit wrote ([`Commit::version`]) |
 //! | `ludus:game:{ID}:events` | stream | event `seq` at stream id `<seq>-0`, field `e` |
 //! | `ludus:game:{ID}:actions` | hash | `player_id:action_id` -> the `seq` it committed (ids are per player) |
 //! | `ludus:game:{ID}:presence` | hash | seat -> open event streams of that seat's player (C13) |

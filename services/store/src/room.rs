@@ -77,6 +77,8 @@ impl RoomStore {
             action_id: None,
             state,
             event,
+            version: None,
+            expected_version: None,
         };
         self.log.commit(code, commit).await
     }

@@ -74,6 +74,8 @@ async fn live_events_cross_nodes() {
             action_id: None,
             state: b"s2",
             event: id.as_bytes(),
+            version: None,
+            expected_version: None,
         };
         games.commit(id, commit).await.expect("commit");
     }

@@ -184,46 +184,61 @@ impl GameStateService {
         let action_key = format!("{}:{}", request.player_id, request.action_id);
         // The fast path: this replica holds the game at the seq the client expects, and the
         // store writes a commit's timers only with the commit. The action is judged on the
-        // copy and the commit's compare-and-set decides (a retried action id is found by the
-        // commit script first, as the read below finds it): one Redis script for the move. A
-        // refusal judged on the copy is judged again below on the store's game, which the
-        // copy may be behind.
+        // copy and the commit's compare-and-set on seq and version decides (a retried action
+        // id is found by the commit script first, as the read below finds it): one Redis
+        // script for the move. A refusal judged on the copy, or a commit that finds the game
+        // moved past the copy (it wrote nothing), is judged again below on the store's game.
         if self.store.writes_timers_in_commit()
-            && let Some(mut loaded) = self.live.take(&request.game_id, request.expected_seq)
-            && let Ok(seat) = loaded.require_seat(&request.player_id)
-            && let Ok((kind, previous_turn)) =
-                self.prepare_action(&mut loaded, seat, action, &request.game_id)
+            && let Some(copy) = self.live.take(&request.game_id, request.expected_seq)
         {
-            return self
-                .commit_action(loaded, &action_key, kind, previous_turn, &request)
-                .await;
+            let mut loaded = copy.loaded;
+            if let Ok(seat) = loaded.require_seat(&request.player_id)
+                && let Ok((kind, previous_turn)) =
+                    self.prepare_action(&mut loaded, seat, action, &request.game_id)
+            {
+                let answer = self
+                    .commit_action(
+                        loaded,
+                        &action_key,
+                        (kind, previous_turn),
+                        Some(&copy.version),
+                        &request,
+                    )
+                    .await;
+                if !matches!(answer, Err(ServiceError::StaleSeq { .. })) {
+                    return answer;
+                }
+            }
         }
 
         // One round trip reads whether this action id was seen and the game, unless the copy
         // this replica holds is still current (see `live_cache`).
+        let held = self.live.held(&request.game_id);
         let (read, seen) = self
             .store
             .read_for_action(
                 &request.game_id,
                 &action_key,
-                self.live.held_seq(&request.game_id),
+                held.as_ref().map(|(seq, version)| (*seq, version.as_str())),
             )
             .await?;
-        let held = match read {
+        let copy = match read {
             GameRead::Unchanged { seq } => self.live.take(&request.game_id, seq),
-            GameRead::Record(_) | GameRead::Missing => {
+            GameRead::Record { .. } | GameRead::Missing => {
                 self.live.forget(&request.game_id);
                 None
             }
         };
-        let mut loaded = match (held, read) {
-            (Some(loaded), _) => loaded,
-            (None, GameRead::Record(record)) => {
-                Loaded::decode(&request.game_id, record.seq, &record.meta, &record.state)?
-            }
+        // The game, and the version the commit must still find (none: compare the seq only).
+        let (mut loaded, version) = match (copy, read) {
+            (Some(copy), _) => (copy.loaded, Some(copy.version)),
+            (None, GameRead::Record { record, version }) => (
+                Loaded::decode(&request.game_id, record.seq, &record.meta, &record.state)?,
+                version,
+            ),
             // Taken by a concurrent action on this replica between the read and now: read it
             // whole.
-            (None, GameRead::Unchanged { .. }) => self.load(&request.game_id).await?,
+            (None, GameRead::Unchanged { .. }) => (self.load(&request.game_id).await?, None),
             (None, GameRead::Missing) => {
                 return Err(ServiceError::NotFound(format!(
                     "no game {}",
@@ -247,9 +262,8 @@ impl GameStateService {
                 current: loaded.seq,
             });
         }
-        let (kind, previous_turn) =
-            self.prepare_action(&mut loaded, seat, action, &request.game_id)?;
-        self.commit_action(loaded, &action_key, kind, previous_turn, &request)
+        let prepared = self.prepare_action(&mut loaded, seat, action, &request.game_id)?;
+        self.commit_action(loaded, &action_key, prepared, version.as_deref(), &request)
             .await
     }
 
@@ -280,20 +294,21 @@ impl GameStateService {
         Ok((kind, previous_turn))
     }
 
-    /// Commits a player's action prepared on `loaded`, and answers the request with what the
-    /// store decided: the new event, the original event of a retried action id, or ABORTED
-    /// with the game's seq.
+    /// Commits a player's action prepared on `loaded` (the event's kind and the turn before
+    /// it), on the game's seq and, when known, the version `loaded` was read at; answers the
+    /// request with what the store decided: the new event, the original event of a retried
+    /// action id, or ABORTED with the game's seq.
     async fn commit_action(
         &self,
         loaded: Loaded,
         action_key: &str,
-        kind: pb::game_event::Kind,
-        previous_turn: u64,
+        (kind, previous_turn): (pb::game_event::Kind, u64),
+        version: Option<&str>,
         request: &pb::ApplyActionRequest,
     ) -> Result<pb::ApplyActionResponse, ServiceError> {
         let game_id = loaded.game_id.clone();
         match self
-            .commit(loaded, Some(action_key), kind, previous_turn)
+            .commit(loaded, Some(action_key), kind, previous_turn, version)
             .await?
         {
             Ok(event) => Ok(pb::ApplyActionResponse {

@@ -19,6 +19,12 @@ pub(super) fn csprng() -> Csprng {
     Csprng(rand::rng())
 }
 
+/// A fresh version token for a commit (`ludus_store::Commit::version`): 128 random bits, so no
+/// two commits of a game ever write the same one.
+pub(super) fn version_token() -> String {
+    format!("{:032x}", rand::rng().random::<u128>())
+}
+
 /// Randomness for one change to `game_id`: the CSPRNG. A test build (`test-seams`) first
 /// uses values a test scripted for that game (`test_seams::script_random`).
 pub(super) struct GameRandom<'a> {
