@@ -348,11 +348,13 @@ async fn one_move_is_one_trace_from_the_gateway_to_redis_and_its_fan_out_links_t
             && chain.last() == Some(&"ludus-gateway grpc".to_owned()),
         "commit under game-state's server span under the gateway: {chain:?}\n{drawn}"
     );
-    // The load before it: one round trip, a Redis span too.
+    // The read before it (the game's first move: no cached copy): one round trip, the read
+    // script, a Redis span too.
     assert!(
-        trace
-            .iter()
-            .any(|s| s.span.name.starts_with("BATCH HMGET") && s.service == "ludus-game-state"),
+        trace.iter().any(|s| {
+            attribute(&s.span.attributes, "db.stored_procedure.name").as_deref() == Some("read")
+                && s.service == "ludus-game-state"
+        }),
         "{drawn}"
     );
     // The event's traceparent names a span of the move's trace, in game-state.
