@@ -400,12 +400,15 @@ impl GameState for GameStateService {
         // with nobody to retry (found by the 10,000-ticket scenario).
         let service = self.clone();
         let request = request.into_inner();
-        let created = tokio::spawn(
+        let task = tokio::spawn(
             async move { GameStateService::create_game(&service, request).await }.in_current_span(),
-        )
-        .await
-        .map_err(|e| ServiceError::Internal(format!("the create task failed: {e}")));
-        reply(created.and_then(|created| created))
+        );
+        reply(match task.await {
+            Ok(created) => created,
+            Err(e) => Err(ServiceError::Internal(format!(
+                "the create task failed: {e}"
+            ))),
+        })
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

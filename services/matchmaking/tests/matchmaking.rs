@@ -259,15 +259,7 @@ async fn enqueue(
     player: &str,
     settings: pb::GameSettings,
 ) -> Result<pb::EnqueueResponse, Status> {
-    c.enqueue(pb::EnqueueRequest {
-        player_id: player.into(),
-        display_name: player.to_uppercase(),
-        settings: Some(settings),
-        casual: false,
-        request_id: String::new(),
-    })
-    .await
-    .map(Response::into_inner)
+    enqueue_request(c, player, settings, "").await
 }
 
 /// Every update of a ticket's watch until the stream ends.

@@ -263,18 +263,19 @@ pub async fn game_commit_writes_its_timers(backend: Backend) {
 pub async fn game_versions_name_one_state(backend: Backend) {
     let games = GameStore::new(backend);
     assert!(games.create("g", b"m", b"s1", b"e1").await.expect("create"));
-    let versioned = |expected_seq, state: &'static [u8], version, expected_version| Commit {
-        expected_seq,
-        action_id: None,
-        state,
-        event: state,
-        version,
-        expected_version,
+    // Commits `state` on game `g` if it is at `expected_seq` (and `expected_version`).
+    let commit = async |expected_seq, state: &'static [u8], version, expected_version| {
+        let versioned = Commit {
+            expected_seq,
+            action_id: None,
+            state,
+            event: state,
+            version,
+            expected_version,
+        };
+        games.commit("g", versioned).await.expect("commit")
     };
-    let first = games
-        .commit("g", versioned(1, b"s2", Some("v2"), None))
-        .await
-        .expect("commit");
+    let first = commit(1, b"s2", Some("v2"), None).await;
     assert_eq!(first, CommitOutcome::Committed { seq: 2 });
     let (read, _) = games
         .read_for_action("g", "a", Some((2, "v2")))
@@ -293,23 +294,14 @@ pub async fn game_versions_name_one_state(backend: Backend) {
         assert_eq!(version.as_deref(), Some("v2"));
     }
     // The right seq with another version is stale: nothing is written.
-    let stale = games
-        .commit("g", versioned(2, b"s3", Some("v3"), Some("v1")))
-        .await
-        .expect("commit");
+    let stale = commit(2, b"s3", Some("v3"), Some("v1")).await;
     assert_eq!(stale, CommitOutcome::StaleSeq { current: 2 });
     let record = games.load("g").await.expect("load").expect("game");
     assert_eq!((record.seq, &record.state[..]), (2, &b"s2"[..]));
-    let landed = games
-        .commit("g", versioned(2, b"s3", Some("v3"), Some("v2")))
-        .await
-        .expect("commit");
+    let landed = commit(2, b"s3", Some("v3"), Some("v2")).await;
     assert_eq!(landed, CommitOutcome::Committed { seq: 3 });
     // A commit without a version leaves none: no copy's version matches any more.
-    let plain = games
-        .commit("g", versioned(3, b"s4", None, None))
-        .await
-        .expect("commit");
+    let plain = commit(3, b"s4", None, None).await;
     assert_eq!(plain, CommitOutcome::Committed { seq: 4 });
     let (read, _) = games
         .read_for_action("g", "a", Some((4, "v3")))
@@ -319,10 +311,7 @@ pub async fn game_versions_name_one_state(backend: Backend) {
         matches!(read, GameRead::Record { version: None, .. }),
         "{read:?}"
     );
-    let refused = games
-        .commit("g", versioned(4, b"s5", Some("v5"), Some("v3")))
-        .await
-        .expect("commit");
+    let refused = commit(4, b"s5", Some("v5"), Some("v3")).await;
     assert_eq!(refused, CommitOutcome::StaleSeq { current: 4 });
 }
 

@@ -234,8 +234,8 @@ return 1
 /// write. ARGV: expected seq, has action ('1'/'0'), action id, state, event, live channel,
 /// publishing command (as [`CREATE`]'s), expected version ('' for any), new version ('' for
 /// none), the number of timers to arm, then key, due, payload of each timer to arm, then the
-/// key of each timer to cancel. A version other than the expected one answers as a stale seq. Returns {0} not found,
-/// {1, current} stale, {2, seq} duplicate, {3, seq} committed. The duplicate check comes first
+/// key of each timer to cancel. Returns {0} not found, {1, current} stale (a version other
+/// than the expected one answers so too), {2, seq} duplicate, {3, seq} committed. The duplicate check comes first
 /// so a retried action gets its original answer even after later moves. The timer writes
 /// happen only with the commit (they are [`crate::TimerStore::arm`]'s and `cancel`'s).
 static COMMIT: LazyLock<Script> = LazyLock::new(|| {
@@ -483,11 +483,7 @@ impl GameStore {
                         GameRead::Unchanged { seq }
                     }
                     _ => GameRead::Record {
-                        record: GameRecord {
-                            seq,
-                            state: game.state.clone(),
-                            meta: game.meta.clone(),
-                        },
+                        record: game.record(),
                         version: game.version.clone(),
                     },
                 };
@@ -540,19 +536,15 @@ impl GameStore {
             }
             Kind::Redis(r) => {
                 let timer_store = TimerStore::new(self.backend.clone());
-                for arm in &timers.arm {
-                    timer_store.arm(&arm.key, &arm.payload, arm.due_ms).await?;
-                }
+                timer_store.arm_all(&timers.arm).await?;
                 let outcome = self
                     .commit_redis(r, game_id, commit, &TimerWrites::default())
                     .await?;
                 if matches!(outcome, CommitOutcome::Committed { .. }) && !timers.cancel.is_empty() {
                     let stale = timers.cancel.clone();
                     tokio::spawn(async move {
-                        for key in stale {
-                            if let Err(error) = timer_store.cancel(&key).await {
-                                tracing::debug!(%error, %key, "could not delete a stale timer; it fires and changes nothing");
-                            }
+                        if let Err(error) = timer_store.cancel_all(&stale).await {
+                            tracing::debug!(%error, "could not delete a stale timer; it fires and changes nothing");
                         }
                     });
                 }
@@ -1044,9 +1036,16 @@ fn record_from_fields(
 }
 
 fn memory_record(games: &GamesMem, game_id: &str) -> Option<GameRecord> {
-    games.games.get(game_id).map(|g| GameRecord {
-        seq: g.events.len() as u64,
-        state: g.state.clone(),
-        meta: g.meta.clone(),
-    })
+    games.games.get(game_id).map(GameMem::record)
+}
+
+impl GameMem {
+    /// Its seq, state and meta, as [`GameStore::load`] answers them.
+    fn record(&self) -> GameRecord {
+        GameRecord {
+            seq: self.events.len() as u64,
+            state: self.state.clone(),
+            meta: self.meta.clone(),
+        }
+    }
 }

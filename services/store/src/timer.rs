@@ -225,10 +225,21 @@ impl TimerStore {
     /// Arms and deletes `writes` now, one script each: the timers of a change written without
     /// [`crate::GameStore::commit_with_timers`] (a game's first turn, armed before its create).
     pub async fn write(&self, writes: &TimerWrites) -> Result<(), StoreError> {
-        for arm in &writes.arm {
+        self.arm_all(&writes.arm).await?;
+        self.cancel_all(&writes.cancel).await
+    }
+
+    /// Arms each of `arms`, one script each.
+    pub(crate) async fn arm_all(&self, arms: &[TimerArm]) -> Result<(), StoreError> {
+        for arm in arms {
             self.arm(&arm.key, &arm.payload, arm.due_ms).await?;
         }
-        for key in &writes.cancel {
+        Ok(())
+    }
+
+    /// Deletes each of `keys`, one script each.
+    pub(crate) async fn cancel_all(&self, keys: &[String]) -> Result<(), StoreError> {
+        for key in keys {
             self.cancel(key).await?;
         }
         Ok(())
