@@ -194,11 +194,7 @@ fn an_expired_budget_still_yields_a_legal_action() {
         ],
         &[(1, 2), (3, 2), (6, 3), (7, 2), (12, 2), (15, 2), (19, 2)],
     );
-    let stop = || true;
-    let budget = Budget {
-        work: Backgammon::default_work(Level::Hard),
-        out_of_time: &stop,
-    };
+    let budget = Budget::time_up(Backgammon::default_work(Level::Hard));
     for (g, seat) in [
         (at(money(), b, 0, Some([2, 2])), 0),
         (at(money(), Board::START, 0, None), 0),

@@ -35,11 +35,7 @@ fn main() {
         let mut game_cpu = 0.0f64;
         while let Some(seat) = game.to_move() {
             let lvl = if seat == a_seat { a } else { b };
-            let stop = || false;
-            let budget = Budget {
-                work: Caro::default_work(lvl),
-                out_of_time: &stop,
-            };
+            let budget = Budget::work(Caro::default_work(lvl));
             let started = Instant::now();
             let cpu_before = cpu_seconds();
             let action = game.choose(seat, lvl, &budget, &mut minds).expect("a move");

@@ -5,21 +5,13 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ludus_junqi::{Junqi, JunqiOptions};
-use ludus_rules::{Game, RandomSource, SplitMix64};
+use ludus_rules::{Game, SplitMix64, random_actions};
 
 /// A random playout from `seed`, stopped after `plies` actions (or at the end).
 fn playout(seed: u64, plies: u32) -> Junqi {
     let mut rng = SplitMix64(seed);
-    let mut g = Junqi::setup(JunqiOptions::default(), 2, &mut rng).expect("two seats");
-    while let Some(seat) = g.to_move() {
-        if g.ply() >= plies {
-            break;
-        }
-        let actions = g.legal_actions(seat);
-        let a = actions[rng.below(actions.len() as u32) as usize];
-        g = g.apply(seat, &a, &mut rng).expect("legal");
-    }
-    g
+    let g = Junqi::setup(JunqiOptions::default(), 2, &mut rng).expect("two seats");
+    random_actions(g, plies, &mut rng).expect("legal")
 }
 
 /// A midgame: colours settled, most pieces flipped, moves with railway paths available.

@@ -844,7 +844,7 @@ impl Game for Junqi {
     }
 
     /// Decided here: draws by agreement are allowed (the page is silent; J17 shows draws are part
-    /// of the game). The outcome names rule J18, ending the game by the players' own choice.
+    /// of the game). The outcome names LJ1, our own rule for it (ARCHITECTURE.md "Flip Junqi").
     fn agree_draw(mut self) -> Result<Junqi, (Junqi, JunqiError)> {
         if self.outcome.is_some() {
             return Err((self, JunqiError::GameOver));

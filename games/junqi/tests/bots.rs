@@ -7,7 +7,9 @@ mod common;
 
 use common::{history, layout, p, play, red_to_move};
 use ludus_junqi::{Action, Junqi, JunqiOptions};
-use ludus_rules::{Bot, Budget, Game, GameResult, Level, RandomSource, SplitMix64, Viewer};
+use ludus_rules::{
+    Bot, Budget, Game, GameResult, Level, RandomSource, SplitMix64, Viewer, random_actions,
+};
 use proptest::prelude::*;
 
 /// A small budget, so the debug-build tests stay quick; the arena runs the real ones.
@@ -29,16 +31,8 @@ fn legal(g: &Junqi, seat: usize, a: Action) -> bool {
 /// A random playout of `plies` actions from `seed`.
 fn playout(seed: u64, plies: u32) -> Junqi {
     let mut rng = SplitMix64(seed);
-    let mut g = Junqi::setup(JunqiOptions::default(), 2, &mut rng).unwrap();
-    while let Some(seat) = g.to_move() {
-        if g.ply() >= plies {
-            break;
-        }
-        let actions = g.legal_actions(seat);
-        let a = actions[rng.below(actions.len() as u32) as usize];
-        g = g.apply(seat, &a, &mut rng).unwrap();
-    }
-    g
+    let g = Junqi::setup(JunqiOptions::default(), 2, &mut rng).unwrap();
+    random_actions(g, plies, &mut rng).unwrap()
 }
 
 /// A position with colours settled and some pieces still face down.
@@ -109,11 +103,7 @@ fn no_choice_out_of_turn_or_after_the_end() {
 
 #[test]
 fn an_expired_budget_still_yields_a_legal_action() {
-    let stop = || true;
-    let budget = Budget {
-        work: u64::MAX,
-        out_of_time: &stop,
-    };
+    let budget = Budget::time_up(u64::MAX);
     for g in [midgame(), playout(3, 0), playout(5, 120)] {
         let Some(seat) = g.to_move() else { continue };
         for level in Level::ALL {

@@ -56,11 +56,7 @@ proptest! {
 /// sets, from the start and from the middle of a game.
 #[test]
 fn m11_an_expired_budget_still_gives_a_legal_sow() {
-    let stop = || true;
-    let budget = Budget {
-        work: u64::MAX,
-        out_of_time: &stop,
-    };
+    let budget = Budget::time_up(u64::MAX);
     for rule_set in [RuleSet::Kalah, RuleSet::Congklak] {
         for game in [new_game(rule_set), random_game(rule_set, 5, 9)] {
             let seat = game.to_move().unwrap();

@@ -93,7 +93,6 @@ fn no_action_off_turn_or_after_the_end() {
 
 #[test]
 fn no_time_at_all_still_gives_a_legal_action() {
-    let stop = || true;
     for seats in [2, 4, 8] {
         let g = Quoridor::setup(
             QuoridorOptions {
@@ -106,10 +105,7 @@ fn no_time_at_all_still_gives_a_legal_action() {
         .expect("valid options");
         for level in Level::ALL {
             for work in [0, u64::MAX] {
-                let budget = Budget {
-                    work,
-                    out_of_time: &stop,
-                };
+                let budget = Budget::time_up(work);
                 let a = g.choose(0, level, &budget, &mut SplitMix64(9));
                 let a = a.expect("an answer");
                 assert!(g.legal_actions(0).contains(&a), "{level}: {a}");

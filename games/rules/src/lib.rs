@@ -293,6 +293,28 @@ pub trait Game:
     fn ply(&self) -> u32;
 }
 
+/// Plays up to `actions` legal actions chosen uniformly by `rng` (fewer once the game ends):
+/// the random positions of tests, benchmarks and examples. Each choice draws one number from
+/// `rng`, and the game then applies it with the same `rng`, so a seed always gives the same
+/// position. A refusal of one of the game's own legal actions is a bug in the game; it comes
+/// back with the position that refused.
+pub fn random_actions<G: Game>(
+    mut game: G,
+    actions: u32,
+    rng: &mut dyn RandomSource,
+) -> Result<G, (G, G::Error)> {
+    for _ in 0..actions {
+        let Some(seat) = game.to_move() else { break };
+        let legal = game.legal_actions(seat);
+        if legal.is_empty() {
+            break;
+        }
+        let index = rng.below(legal.len() as u32) as usize;
+        game = game.apply(seat, &legal[index], rng)?;
+    }
+    Ok(game)
+}
+
 /// How strong a computer player is. The seeds name three levels per game (Caro C17
 /// Easy/Medium/Hard, Mancala M11 Easy/Normal/Hard, Flip Junqi J20 Beginner/Normal/Expert);
 /// they are the same three steps, so one enum serves every game and [`Level::parse`] accepts
@@ -357,12 +379,25 @@ fn never_out_of_time() -> bool {
     false
 }
 
+fn already_out_of_time() -> bool {
+    true
+}
+
 impl Budget<'static> {
     /// A budget bounded by work alone: the same inputs always give the same choice.
     pub fn work(work: u64) -> Budget<'static> {
         Budget {
             work,
             out_of_time: &never_out_of_time,
+        }
+    }
+
+    /// A budget whose time is already up (a turn clock about to fall): the bot must still
+    /// answer at once with a legal action, whatever `work` would have allowed.
+    pub fn time_up(work: u64) -> Budget<'static> {
+        Budget {
+            work,
+            out_of_time: &already_out_of_time,
         }
     }
 }
@@ -460,11 +495,6 @@ mod bot_tests {
     fn a_work_budget_never_expires() {
         let budget = Budget::work(10);
         assert!(!budget.expired());
-        let stop = || true;
-        let timed = Budget {
-            work: 10,
-            out_of_time: &stop,
-        };
-        assert!(timed.expired());
+        assert!(Budget::time_up(10).expired());
     }
 }

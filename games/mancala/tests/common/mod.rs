@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use ludus_mancala::{FirstPlayer, Mancala, MancalaOptions, RuleSet};
-use ludus_rules::{Game, RandomSource, SplitMix64};
+use ludus_rules::{Game, SplitMix64, random_actions};
 
 /// A game from the start, seat 0 sowing first.
 pub fn new_game(rule_set: RuleSet) -> Mancala {
@@ -19,17 +19,7 @@ pub fn new_game(rule_set: RuleSet) -> Mancala {
 
 /// A random game from the start, stopped after `sows` sows (or at its end).
 pub fn random_game(rule_set: RuleSet, seed: u64, sows: u32) -> Mancala {
-    let mut rng = SplitMix64(seed);
-    let mut game = new_game(rule_set);
-    while let Some(seat) = game.to_move() {
-        if game.sows() >= sows {
-            break;
-        }
-        let legal = game.legal_actions(seat);
-        let sow = legal[rng.below(legal.len() as u32) as usize];
-        game = game.apply(seat, &sow, &mut rng).unwrap();
-    }
-    game
+    random_actions(new_game(rule_set), sows, &mut SplitMix64(seed)).unwrap()
 }
 
 /// Seat 0's final margin by plain minimax over [`Mancala::apply`] (Kalah M4–M8 or Congklak
