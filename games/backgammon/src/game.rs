@@ -103,11 +103,18 @@ impl Backgammon {
         if board.winner().is_some() {
             return Err(SetupError::new("B13", "one side has already borne off"));
         }
-        Ok(Backgammon {
+        let phase = dice.map_or(Phase::Roll, |dice| Phase::Play { dice });
+        Ok(Backgammon::fresh(options, board, turn, phase))
+    }
+
+    /// `turn` to act in `phase`, cube in the middle at 1, and no history: the one list of what
+    /// a game set up from a position starts with (no timeouts, no plies, no outcome).
+    fn fresh(options: BackgammonOptions, board: Board, turn: Seat, phase: Phase) -> Backgammon {
+        Backgammon {
             options,
             board,
             turn,
-            phase: dice.map_or(Phase::Roll, |dice| Phase::Play { dice }),
+            phase,
             cube_log: 0,
             cube_owner: None,
             cube_turned: false,
@@ -118,7 +125,7 @@ impl Backgammon {
             end: None,
             end_key: None,
             last_play: None,
-        })
+        }
     }
 
     /// The same game with the cube at `2^cube_log` owned by `owner` (`None`: the middle), for
@@ -196,20 +203,11 @@ impl Backgammon {
     ) -> Result<Backgammon, BackgammonError> {
         let g = crate::gnubg::import(position_id, match_id, &options)?;
         Ok(Backgammon {
-            options: g.options,
-            board: g.board,
-            turn: g.on_roll,
-            phase: g.phase,
             cube_log: g.cube_log,
             cube_owner: g.cube_owner,
             cube_turned: g.cube_owner.is_some(),
             automatic_doubles: g.automatic_doubles,
-            timeouts: [0; 2],
-            ply: 0,
-            outcome: None,
-            end: None,
-            end_key: None,
-            last_play: None,
+            ..Backgammon::fresh(g.options, g.board, g.on_roll, g.phase)
         })
     }
 

@@ -187,18 +187,16 @@ where
 
     // Reflection advertises what this server serves, not every service in the descriptors: the
     // public gateway must not list the internal services it does not route (issue 16).
-    let reflection_v1 = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(ludus_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .with_service_name(S::NAME)
-        .with_service_name(HEALTH_SERVICE)
-        .build_v1()?;
-    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(ludus_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .with_service_name(S::NAME)
-        .with_service_name(HEALTH_SERVICE)
-        .build_v1alpha()?;
+    // The same listing under both reflection versions: clients differ in which one they ask.
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(ludus_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .with_service_name(S::NAME)
+            .with_service_name(HEALTH_SERVICE)
+    };
+    let reflection_v1 = reflection().build_v1()?;
+    let reflection_v1alpha = reflection().build_v1alpha()?;
 
     // Made here, after `init` installed the meter provider (see `crate::metrics`).
     let rpc_metrics = RpcMetricsLayer::new(
