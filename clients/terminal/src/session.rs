@@ -9,6 +9,7 @@ use std::{
 
 use anyhow::Context as _;
 use ludus_proto::pb::{self, gateway_client::GatewayClient};
+use tokio::task::JoinHandle;
 use tonic::{
     Code, Request, Status,
     metadata::{AsciiMetadataValue, MetadataValue},
@@ -147,7 +148,7 @@ pub fn now_ms() -> i64 {
 /// One kind of resumable event stream: a game's (`Subscribe`) or a room's (`SubscribeRoom`).
 /// Both send the events with seq greater than `after_seq`, and every event carries its seq;
 /// remembering the last one is all a resume needs.
-pub trait Feed: Send {
+pub trait Feed: Send + Sync + 'static {
     /// The event.
     type Item: Send + 'static;
     /// What is followed, for messages: `game 01HZ…`, `room K7M 4QP`.
@@ -238,12 +239,26 @@ impl Feed for RoomFeed {
 #[derive(Debug)]
 pub struct Resumable<F: Feed> {
     client: Client,
-    feed: F,
+    feed: Arc<F>,
     last_seq: u64,
     stream: Option<tonic::Streaming<F::Item>>,
+    /// The stream being opened, on a task of its own. Callers wait on [`Resumable::next`] in a
+    /// `select!` beside the keyboard: had the open run inside `next`, a line typed while it
+    /// was under way would cancel the `Subscribe` halfway, and the server would see a seated
+    /// player's stream open and close at once: "disconnected", then "is back", in the game's
+    /// log for the opponent to read (C13), and the prompt drawn twice after the resume.
+    opening: Option<JoinHandle<anyhow::Result<tonic::Streaming<F::Item>>>>,
     finished: bool,
     /// Drops since the last event: a stream that keeps dropping is given up on.
     drops: u32,
+}
+
+impl<F: Feed> Drop for Resumable<F> {
+    fn drop(&mut self) {
+        if let Some(opening) = &self.opening {
+            opening.abort();
+        }
+    }
 }
 
 /// A game's events.
@@ -272,39 +287,59 @@ impl<F: Feed> Resumable<F> {
     pub fn of(client: Client, feed: F, after_seq: u64) -> Self {
         Self {
             client,
-            feed,
+            feed: Arc::new(feed),
             last_seq: after_seq,
             stream: None,
+            opening: None,
             finished: false,
             drops: 0,
         }
     }
 
-    /// Opens (or reopens) the stream from the last seq seen, retrying a few times with backoff
-    /// while the server is unavailable.
+    /// Opens (or reopens) the stream from the last seq seen, on a task of its own (see
+    /// `opening`); a `next` cancelled meanwhile finds the same task still under way.
     async fn open(&mut self) -> anyhow::Result<()> {
+        let opening = self.opening.get_or_insert_with(|| {
+            tokio::spawn(Self::opened(
+                self.client.clone(),
+                self.feed.clone(),
+                self.last_seq,
+            ))
+        });
+        let opened = opening.await;
+        self.opening = None;
+        let stream = opened.context("the task opening the event stream failed")??;
+        self.stream = Some(stream);
+        Ok(())
+    }
+
+    /// The stream of `feed` after `after_seq`, retrying a few times with backoff while the
+    /// server is unavailable. Events the caller has seen since (from a call's response) come
+    /// again on it and are skipped by `next`.
+    async fn opened(
+        mut client: Client,
+        feed: Arc<F>,
+        after_seq: u64,
+    ) -> anyhow::Result<tonic::Streaming<F::Item>> {
         let mut pause = RESUME_BACKOFF;
         let mut attempt = 0;
         loop {
-            match self.feed.open(&mut self.client, self.last_seq).await {
-                Ok(stream) => {
-                    self.stream = Some(stream);
-                    return Ok(());
-                }
+            match feed.open(&mut client, after_seq).await {
+                Ok(stream) => return Ok(stream),
                 Err(status) if retryable(&status) && attempt < RESUME_ATTEMPTS => {
                     attempt += 1;
                     tokio::time::sleep(pause).await;
                     pause = pause.saturating_mul(2);
                 }
                 Err(status) => {
-                    anyhow::bail!("cannot follow {}: {}", self.feed.name(), describe(&status))
+                    anyhow::bail!("cannot follow {}: {}", feed.name(), describe(&status))
                 }
             }
         }
     }
 
-    /// The next event, or `End` once the game is over. Cancel-safe between events: the only
-    /// state kept across awaits is the stream itself.
+    /// The next event, or `End` once the game is over. Cancel-safe: the state kept across
+    /// awaits is the stream, and the task opening it, which a cancelled call leaves running.
     pub async fn next(&mut self) -> anyhow::Result<Next<F::Item>> {
         loop {
             if self.finished {
@@ -375,4 +410,92 @@ fn retryable(status: &Status) -> bool {
 /// The event finished the game.
 pub fn is_final(event: &pb::GameEvent) -> bool {
     event.status == pb::GameStatus::Finished as i32 || event.outcome.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+
+    use tokio::sync::Notify;
+
+    use super::*;
+
+    /// How a [`GatedFeed`]'s opens went.
+    #[derive(Debug, Default)]
+    struct Gate {
+        /// Lets the held open finish.
+        release: Notify,
+        /// Opens begun (one `Subscribe` each).
+        begun: AtomicU32,
+        /// Opens dropped before they finished (a `Subscribe` cut halfway).
+        abandoned: AtomicU32,
+    }
+
+    /// A game feed whose open waits at the gate, then is refused.
+    #[derive(Debug)]
+    struct GatedFeed(Arc<Gate>);
+
+    /// Counts an open dropped while still armed.
+    struct Unfinished<'a>(&'a AtomicU32, bool);
+
+    impl Drop for Unfinished<'_> {
+        fn drop(&mut self) {
+            if self.1 {
+                self.0.fetch_add(1, SeqCst);
+            }
+        }
+    }
+
+    impl Feed for GatedFeed {
+        type Item = pb::GameEvent;
+
+        fn name(&self) -> String {
+            "game gated".to_owned()
+        }
+
+        fn seq(item: &pb::GameEvent) -> u64 {
+            item.seq
+        }
+
+        fn is_final(_: &pb::GameEvent) -> bool {
+            false
+        }
+
+        async fn open(
+            &self,
+            _: &mut Client,
+            _: u64,
+        ) -> Result<tonic::Streaming<pb::GameEvent>, Status> {
+            self.0.begun.fetch_add(1, SeqCst);
+            let mut unfinished = Unfinished(&self.0.abandoned, true);
+            self.0.release.notified().await;
+            unfinished.1 = false;
+            Err(Status::not_found("no such game"))
+        }
+    }
+
+    /// The game loop waits on `next` in a `select!` beside the keyboard, so a typed line
+    /// cancels it. While the stream is opening that must not cut the `Subscribe`: the server
+    /// would log the seated player as gone and back (C13) for the opponent to read.
+    #[tokio::test]
+    async fn a_next_cancelled_while_the_stream_opens_leaves_the_open_running() -> anyhow::Result<()>
+    {
+        let gate = Arc::new(Gate::default());
+        let channel = Endpoint::from_static("http://127.0.0.1:9").connect_lazy();
+        let token = Arc::new(RwLock::new(bearer_header("token")?));
+        let mut events = Resumable::of(client(channel, token), GatedFeed(gate.clone()), 0);
+        for _ in 0..3 {
+            let waited = tokio::time::timeout(Duration::from_millis(20), events.next()).await;
+            assert!(waited.is_err(), "the open is held at the gate");
+        }
+        gate.release.notify_one();
+        let refused = events.next().await.expect_err("the feed refuses");
+        assert!(
+            format!("{refused:#}").contains("no such game"),
+            "{refused:#}"
+        );
+        assert_eq!(gate.begun.load(SeqCst), 1, "one Subscribe for four calls");
+        assert_eq!(gate.abandoned.load(SeqCst), 0, "no Subscribe cut halfway");
+        Ok(())
+    }
 }
