@@ -47,32 +47,42 @@ async fn an_undecodable_body_is_invalid_argument_not_internal() {
     ludus.shutdown().await;
 }
 
+/// The services reflection lists on `channel`, sorted, asked in protocol version `$version`
+/// (`v1` or `v1alpha`: the two modules have the same shapes under different names).
+macro_rules! listed_services {
+    ($version:ident, $channel:expr) => {{
+        use tonic_reflection::pb::$version::ServerReflectionRequest;
+        use tonic_reflection::pb::$version::server_reflection_client::ServerReflectionClient;
+        use tonic_reflection::pb::$version::server_reflection_request::MessageRequest;
+        use tonic_reflection::pb::$version::server_reflection_response::MessageResponse;
+
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut answers = ServerReflectionClient::new($channel)
+            .server_reflection_info(tokio_stream::iter([request]))
+            .await
+            .expect("reflection answers")
+            .into_inner();
+        let answer = answers.message().await.expect("an answer").expect("one");
+        let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
+            panic!("expected a service list: {answer:?}");
+        };
+        let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+        names.sort();
+        names
+    }};
+}
+
 #[tokio::test]
 async fn reflection_on_the_public_port_lists_only_what_the_gateway_serves() {
-    use tonic_reflection::pb::v1::ServerReflectionRequest;
-    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
-    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
-    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
-
     let ludus = Ludus::start().await;
-    let mut reflection = ServerReflectionClient::new(ludus.channel().await);
-    let request = ServerReflectionRequest {
-        host: String::new(),
-        message_request: Some(MessageRequest::ListServices(String::new())),
-    };
-    let mut answers = reflection
-        .server_reflection_info(tokio_stream::iter([request]))
-        .await
-        .expect("reflection answers")
-        .into_inner();
-    let answer = answers.message().await.expect("an answer").expect("one");
-    let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
-        panic!("expected a service list: {answer:?}");
-    };
-    let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-    names.sort();
-    // Issue 16: GameState, Matchmaking, Ratings and Timers used to be listed too.
-    assert_eq!(names, ["grpc.health.v1.Health", "ludus.v1.Gateway"]);
+    // Issue 16: GameState, Matchmaking, Ratings and Timers used to be listed too. Both
+    // protocol versions are served (clients differ in which one they ask), with one listing.
+    let served = ["grpc.health.v1.Health", "ludus.v1.Gateway"];
+    assert_eq!(listed_services!(v1, ludus.channel().await), served);
+    assert_eq!(listed_services!(v1alpha, ludus.channel().await), served);
     ludus.shutdown().await;
 }
 
