@@ -29,5 +29,15 @@ pub mod pb {
 
 mod redacted;
 
+impl pb::Action {
+    /// An action in the game's standard notation (`H8`, `e3h`, `24/18 13/11`), which every
+    /// game reads; the structured form is the other choice.
+    pub fn notation(text: impl Into<String>) -> pb::Action {
+        pb::Action {
+            action: Some(pb::action::Action::Notation(text.into())),
+        }
+    }
+}
+
 /// The encoded `FileDescriptorSet` of every Ludus proto file, for tonic-reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("ludus_descriptor");

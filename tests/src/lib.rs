@@ -881,9 +881,7 @@ impl Player {
                 game_id: game_id.to_owned(),
                 expected_seq,
                 action_id: action_id.to_owned(),
-                action: Some(pb::Action {
-                    action: Some(pb::action::Action::Notation(notation.to_owned())),
-                }),
+                action: Some(pb::Action::notation(notation)),
             })
             .await
             .map(tonic::Response::into_inner)

@@ -436,9 +436,7 @@ impl Game {
                         "{}-{}-{}",
                         self.action_prefix, self.table.seq, self.attempts
                     ),
-                    action: Some(pb::Action {
-                        action: Some(pb::action::Action::Notation(cell)),
-                    }),
+                    action: Some(pb::Action::notation(cell)),
                 };
                 self.client
                     .submit_action(request)

@@ -66,12 +66,6 @@ fn games() -> Vec<(&'static str, pb::GameSettings, usize)> {
     ]
 }
 
-fn notation(text: &str) -> pb::Action {
-    pb::Action {
-        action: Some(pb::action::Action::Notation(text.to_owned())),
-    }
-}
-
 /// Plays up to `plies` random listed actions; returns the game and the actions played.
 fn playout(
     settings: &pb::GameSettings,
@@ -92,7 +86,7 @@ fn playout(
         let pick = &legal[rng.below(u32::try_from(legal.len()).unwrap_or(u32::MAX)) as usize];
         // Alternate the two ways a client may send it back.
         let action = if ply % 2 == 0 {
-            notation(&pick.notation)
+            pb::Action::notation(pick.notation.as_str())
         } else {
             pick.action.clone().expect("a structured action")
         };
@@ -136,7 +130,7 @@ proptest! {
             let (mut game, _) = playout(&settings, seats, seed, plies);
             let before = (game.view(Viewer::Spectator), game.to_move(), game.outcome());
             let mut rng = SplitMix64(seed ^ 1);
-            if let Err(error) = game.apply(seat, &notation(&text), &mut rng) {
+            if let Err(error) = game.apply(seat, &pb::Action::notation(text.as_str()), &mut rng) {
                 let status = tonic::Status::from(error);
                 prop_assert!(
                     matches!(status.code(), Code::InvalidArgument | Code::FailedPrecondition),

@@ -28,9 +28,7 @@ async fn play(
             player_id: by.to_owned(),
             expected_seq,
             action_id: action_id.to_owned(),
-            action: Some(pb::Action {
-                action: Some(pb::action::Action::Notation(cell.to_owned())),
-            }),
+            action: Some(pb::Action::notation(cell)),
         })
         .await
 }

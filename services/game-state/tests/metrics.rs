@@ -26,9 +26,7 @@ async fn play(
             player_id: player.to_owned(),
             expected_seq: seq,
             action_id: action_id.to_owned(),
-            action: Some(pb::Action {
-                action: Some(pb::action::Action::Notation(notation.to_owned())),
-            }),
+            action: Some(pb::Action::notation(notation)),
         })
         .await
 }

@@ -52,9 +52,7 @@ async fn turn_and_outcome_timers_are_written_to_the_timer_store() {
             player_id: "x".to_owned(),
             expected_seq: 1,
             action_id: "a1".to_owned(),
-            action: Some(pb::Action {
-                action: Some(pb::action::Action::Notation("H8".to_owned())),
-            }),
+            action: Some(pb::Action::notation("H8")),
         })
         .await
         .expect("move");

@@ -856,9 +856,7 @@ async fn play_attacks(rng: &mut Gen, target: &mut Target, stranger: &str, tally:
             // Garbage notation at the right seq.
             2 | 3 => {
                 let text = rng.pick(&garbage).clone();
-                let action = pb::Action {
-                    action: Some(pb::action::Action::Notation(text)),
-                };
+                let action = pb::Action::notation(text);
                 (
                     mover,
                     seq,
@@ -967,11 +965,9 @@ async fn finished_attacks(rng: &mut Gen, finished: &(String, [Player; 2]), tally
                 game_id: game_id.clone(),
                 expected_seq: *rng.pick(&[0, 1, 2, 3, u64::MAX]),
                 action_id: format!("late-{i}"),
-                action: Some(pb::Action {
-                    action: Some(pb::action::Action::Notation(
-                        rng.pick(&["H8", "A1", "O15", "G7"]).to_string(),
-                    )),
-                }),
+                action: Some(pb::Action::notation(
+                    rng.pick(&["H8", "A1", "O15", "G7"]).to_string(),
+                )),
             })
             .await;
         match answer {

@@ -245,9 +245,7 @@ impl WebPlayer {
                 game_id: game_id.to_owned(),
                 expected_seq: seq,
                 action_id: format!("web-{}", self.actions),
-                action: Some(pb::Action {
-                    action: Some(pb::action::Action::Notation(notation.to_owned())),
-                }),
+                action: Some(pb::Action::notation(notation)),
             },
         )
         .await

@@ -41,9 +41,7 @@ async fn play(client: &mut ludus_terminal::Client, game_id: &str, cell: &str) {
             game_id: game_id.into(),
             expected_seq: seq,
             action_id: format!("terminal-{cell}"),
-            action: Some(pb::Action {
-                action: Some(pb::action::Action::Notation(cell.into())),
-            }),
+            action: Some(pb::Action::notation(cell)),
         })
         .await
         .expect("the move is accepted");

@@ -301,9 +301,7 @@ async fn play_table(mut table: Table, deadline: Instant, pace: Option<&Pace>) ->
             game_id: table.game_id.clone(),
             expected_seq: table.seq0 + i as u64,
             action_id: format!("{}-{i}", table.game_id),
-            action: Some(pb::Action {
-                action: Some(pb::action::Action::Notation((*cell).to_owned())),
-            }),
+            action: Some(pb::Action::notation(*cell)),
         };
         let sent = Instant::now();
         table.track.sent(i, sent);

@@ -215,9 +215,7 @@ pub async fn run(args: StreamsArgs) -> anyhow::Result<()> {
                 game_id: game.game_id.clone(),
                 expected_seq: game.seq0 + i as u64,
                 action_id: format!("{}-{i}", game.game_id),
-                action: Some(pb::Action {
-                    action: Some(pb::action::Action::Notation((*cell).to_owned())),
-                }),
+                action: Some(pb::Action::notation(*cell)),
             });
             let (submitted, waited) =
                 tokio::join!(submit, tokio::time::timeout(Duration::from_secs(30), wait));
