@@ -32,6 +32,8 @@ pub const DOMAIN_GATEWAY: &str = "ludus.gateway";
 pub const DOMAIN_ACCOUNTS: &str = "ludus.accounts";
 /// Refusals of the rooms service (codes, seats, host rights, chat).
 pub const DOMAIN_ROOMS: &str = "ludus.rooms";
+/// Calls between Ludus services whose connection broke (`ludus_telemetry::upstream`).
+pub const DOMAIN_TRANSPORT: &str = "ludus.transport";
 
 /// `ErrorInfo.metadata` key: the game's current seq (ABORTED `STALE_SEQ`).
 pub const META_CURRENT_SEQ: &str = "current_seq";
@@ -43,6 +45,11 @@ pub const META_RULE: &str = "rule";
 pub const META_AFTER_SEQ: &str = "after_seq";
 /// `ErrorInfo.metadata` key: the field of an INVALID_ARGUMENT (also in `BadRequest`).
 pub const META_FIELD: &str = "field";
+/// The internal method a broken call was for (`/ludus.v1.GameState/GetSnapshot`).
+pub const META_UPSTREAM: &str = "upstream";
+/// `true` when a call that broke may still have been applied upstream: read before retrying
+/// a write that is not idempotent.
+pub const META_MAYBE_APPLIED: &str = "maybe_applied";
 
 /// The stable reasons where no rule id applies. Adding one is a contract change: list it in
 /// ARCHITECTURE.md and gateway.proto.
@@ -88,6 +95,10 @@ pub mod reason {
     pub const NOT_OFFERED: &str = "NOT_OFFERED";
     /// UNAVAILABLE: a dependency is down or the server is stopping; retry.
     pub const UNAVAILABLE: &str = "UNAVAILABLE";
+    /// UNAVAILABLE: the connection to an internal service broke and stayed broken through
+    /// the retries its method allows; retry (metadata `maybe_applied` says whether to read
+    /// first).
+    pub const UPSTREAM_UNAVAILABLE: &str = "UPSTREAM_UNAVAILABLE";
     /// INTERNAL: a bug or corrupt data (details are logged, not returned).
     pub const INTERNAL: &str = "INTERNAL";
     /// UNAUTHENTICATED: no `authorization: Bearer <token>` header, or not in that form.

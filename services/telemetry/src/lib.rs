@@ -11,6 +11,8 @@
 //!   into outgoing metadata, and the server `trace_fn` that continues it, so one move is one
 //!   trace from the gateway to Redis.
 //! - [`routing`]: one `service.name` per service inside the all-in-one process.
+//! - [`upstream`]: the policy of every call to another Ludus service: a broken transport is
+//!   retried where the method's idempotency allows, and answered UNAVAILABLE, never UNKNOWN.
 //! - [`service_auth`]: the service credential every internal call carries and every internal
 //!   server checks.
 //! - [`server`]: a tonic server builder with tracing, gRPC health and reflection (v1 and
@@ -25,6 +27,7 @@ pub mod server;
 pub mod service_auth;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod upstream;
 
 pub use init::{TRACE_ONLY_TARGET, TelemetryFlags, TelemetryGuard, init, init_system};
 /// The allocator every Ludus binary declares (`#[global_allocator]`): mimalloc's per-thread

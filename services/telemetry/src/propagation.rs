@@ -12,11 +12,12 @@ use tonic::{
     Request, Status,
     metadata::{MetadataKey, MetadataMap, MetadataValue},
     service::interceptor::InterceptedService,
-    transport::{Channel, Endpoint},
+    transport::Endpoint,
 };
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::routing::ServiceOf;
+use crate::upstream::Upstream;
 
 /// A client interceptor: puts the current span's trace context into the request metadata, and
 /// this process's service credential ([`crate::service_auth`]) when it has one.
@@ -36,8 +37,10 @@ impl tonic::service::Interceptor for TraceContext {
     }
 }
 
-/// A channel whose calls carry the caller's trace context.
-pub type Traced = InterceptedService<Channel, TraceContext>;
+/// A channel to another Ludus service whose calls carry the caller's trace context, under the
+/// upstream-call policy ([`crate::upstream`]: a broken transport is retried where the method
+/// allows, and is UNAVAILABLE, never UNKNOWN or INTERNAL).
+pub type Traced = InterceptedService<Upstream, TraceContext>;
 
 /// Connects lazily to `uri` (the first call dials; a dependency that is down surfaces as
 /// UNAVAILABLE on that call, not as a startup failure) with trace propagation.
@@ -45,8 +48,15 @@ pub fn traced_channel(uri: &str) -> Result<Traced, tonic::transport::Error> {
     let channel = Endpoint::from_shared(uri.to_owned())?
         .connect_timeout(std::time::Duration::from_secs(5))
         .tcp_nodelay(true)
+        // Error messages can name what a client sent; an answer's headers up to the size
+        // servers accept are read, not refused with a protocol error that takes the whole
+        // connection (and every call on it) down.
+        .http2_max_header_list_size(crate::server::MAX_HEADER_LIST_BYTES)
         .connect_lazy();
-    Ok(InterceptedService::new(channel, TraceContext))
+    Ok(InterceptedService::new(
+        Upstream::new(channel),
+        TraceContext,
+    ))
 }
 
 struct MetadataInjector<'a>(&'a mut MetadataMap);

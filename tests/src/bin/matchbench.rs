@@ -22,7 +22,6 @@ use ludus_store::{Backend, testing::RedisServer};
 use ludus_tests::measure::{self, Latencies};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tonic::transport::Endpoint;
 
 struct Args {
     tickets: usize,
@@ -212,19 +211,11 @@ async fn main() -> anyhow::Result<()> {
     }
     let mut clients = Vec::new();
     for addr in &replicas {
-        let channel = Endpoint::from_shared(format!("http://{addr}"))?
-            .tcp_nodelay(true)
-            .connect()
-            .await?;
         // Internal servers refuse calls without a service credential: this process holds the
-        // one `ludus::System::start` installed, and `TraceContext` attaches it, as the services'
-        // own channels do.
-        clients.push(MatchmakingClient::new(
-            tonic::service::interceptor::InterceptedService::new(
-                channel,
-                ludus_telemetry::TraceContext,
-            ),
-        ));
+        // one `ludus::System::start` installed, and the services' own channel attaches it.
+        clients.push(MatchmakingClient::new(ludus_telemetry::traced_channel(
+            &format!("http://{addr}"),
+        )?));
     }
     println!(
         "matchbench: {} tickets per round, {} rounds, {} matchmaking replicas, one redis-server",
