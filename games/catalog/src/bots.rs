@@ -98,7 +98,8 @@ pub const LEVEL_NAMES: &str =
 pub fn parse_level(field: &str, name: &str) -> Result<Level, CatalogError> {
     Level::parse(name).ok_or_else(|| {
         CatalogError::InvalidArgument(format!(
-            "{field}: unknown level {name:?}: expected {LEVEL_NAMES}"
+            "{field}: unknown level {}: expected {LEVEL_NAMES}",
+            ludus_proto::ids::excerpt(name)
         ))
     })
 }
