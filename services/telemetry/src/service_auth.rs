@@ -16,7 +16,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -162,6 +163,61 @@ fn verify(credential: Option<&str>) -> Result<(), Status> {
     Ok(())
 }
 
+/// Refusals counted ([`REFUSED_METRIC`]) and logged at most one line a second: anybody who
+/// reaches an internal port can send refused calls as fast as the port answers them, and one
+/// line each filled a pod's log at about 1 MB/s.
+fn note_refusal(path: &str, message: &str) {
+    static REFUSED: LazyLock<opentelemetry::metrics::Counter<u64>> = LazyLock::new(|| {
+        crate::metrics::meter()
+            .u64_counter(REFUSED_METRIC)
+            .with_description("internal calls refused for a missing or invalid service credential")
+            .build()
+    });
+    static LOG: RefusalLog = RefusalLog::new();
+    REFUSED.add(1, &[]);
+    if let Some(suppressed) = LOG.admit(now_s()) {
+        // The path comes from the caller: a bounded slice of it.
+        let path: String = path.chars().take(120).collect();
+        tracing::warn!(path, message, suppressed, "internal call refused");
+    }
+}
+
+/// The counter of refused internal calls.
+pub const REFUSED_METRIC: &str = "ludus.service_auth.refused";
+
+/// One log line per second of refusals; the line says how many went unlogged before it.
+#[derive(Debug)]
+struct RefusalLog {
+    /// The Unix second of the last line written.
+    last_s: AtomicU64,
+    /// Refusals not logged since that line.
+    suppressed: AtomicU64,
+}
+
+impl RefusalLog {
+    const fn new() -> Self {
+        RefusalLog {
+            last_s: AtomicU64::new(0),
+            suppressed: AtomicU64::new(0),
+        }
+    }
+
+    /// `Some(refusals not logged since the last line)` when this refusal gets a line.
+    fn admit(&self, now_s: u64) -> Option<u64> {
+        let last = self.last_s.load(Ordering::Relaxed);
+        if now_s > last
+            && self
+                .last_s
+                .compare_exchange(last, now_s, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            return Some(self.suppressed.swap(0, Ordering::Relaxed));
+        }
+        self.suppressed.fetch_add(1, Ordering::Relaxed);
+        None
+    }
+}
+
 /// Refuses `ludus.v1` calls without a valid service credential (see the module docs); health
 /// and reflection pass. Does nothing in a process with no secret installed.
 #[derive(Clone, Copy, Debug)]
@@ -215,11 +271,7 @@ where
                 .get(HEADER)
                 .and_then(|value| value.to_str().ok());
             if let Err(status) = verify(credential) {
-                tracing::warn!(
-                    path = request.uri().path(),
-                    message = status.message(),
-                    "internal call refused"
-                );
+                note_refusal(request.uri().path(), status.message());
                 return Box::pin(std::future::ready(Ok(status.into_http())));
             }
         }
@@ -230,6 +282,23 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_are_logged_once_a_second_with_the_count_left_out() {
+        let log = RefusalLog::new();
+        assert_eq!(log.admit(100), Some(0));
+        for _ in 0..2_000 {
+            assert_eq!(log.admit(100), None, "the same second");
+        }
+        assert_eq!(log.admit(101), Some(2_000), "the next line counts them");
+        assert_eq!(log.admit(101), None);
+        assert_eq!(
+            log.admit(99),
+            None,
+            "a clock stepping back writes no extra line"
+        );
+        assert_eq!(log.admit(102), Some(2));
+    }
 
     #[test]
     fn a_credential_verifies_and_forgeries_do_not() {
