@@ -30,7 +30,7 @@ use std::{
     fmt,
     fs::File,
     io::{Read as _, Write as _},
-    net::{Ipv4Addr, SocketAddr, TcpListener as StdListener, TcpStream as StdStream},
+    net::{Ipv4Addr, SocketAddr, TcpStream as StdStream},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     sync::{
@@ -226,7 +226,7 @@ impl Cluster {
         for role in Role::ALL {
             let n = cluster.spec.replicas.get(&role).copied().unwrap_or(0);
             for index in 0..n {
-                let port = free_port();
+                let port = crate::free_port();
                 let args = cluster.args(role, port);
                 let log = cluster.dir.path().join(format!("{role}-{index}.log"));
                 cluster.balancer(role).add(port);
@@ -543,13 +543,6 @@ pub async fn serving(addr: SocketAddr, service: &str) -> bool {
         .is_ok_and(|r| r.into_inner().status == ServingStatus::Serving as i32)
 }
 
-fn free_port() -> u16 {
-    StdListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
 /// A redis-server with an append-only file in the cluster's directory.
 struct AofRedis {
     dir: PathBuf,
@@ -564,7 +557,7 @@ impl AofRedis {
         std::fs::create_dir_all(&dir).expect("redis dir");
         let mut redis = AofRedis {
             dir,
-            port: free_port(),
+            port: crate::free_port(),
             appendfsync,
             child: None,
         };

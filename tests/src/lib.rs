@@ -45,9 +45,20 @@ use tonic::{
     transport::{Channel, Endpoint},
 };
 
-/// How long a test waits for something that should happen promptly before failing. A bound
-/// on a hang, never a performance assertion.
+/// How long a test waits for something that should happen promptly on an idle machine before
+/// failing. A bound on a hang, never a performance assertion; tests wait [`patience`].
 pub const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A port for a server a test starts: free now and outside the kernel's ephemeral range
+/// ([`ludus_store::testing::free_port`]).
+pub fn free_port() -> u16 {
+    ludus_store::testing::free_port().expect("a free port")
+}
+
+/// [`PATIENCE`] stretched by how busy the machine is ([`ludus_store::testing::patience`]).
+pub fn patience() -> Duration {
+    ludus_store::testing::patience(PATIENCE)
+}
 
 /// The one web-page origin the test system's gateway lets call it with grpc-web (CORS).
 pub const WEB_ORIGIN: &str = "http://ludus-web.test:8080";

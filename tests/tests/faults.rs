@@ -14,10 +14,10 @@ use std::{
 use futures::future::join_all;
 use ludus_proto::pb;
 use ludus_tests::{
-    PATIENCE, Player, caro_settings,
+    Player, caro_settings,
     cluster::{Cluster, ClusterSpec, Role},
     load::{Acked, caro_variants, moves_in, o_cells, retryable, x_cells},
-    sign_in,
+    patience, sign_in,
 };
 use tokio::sync::{Mutex, MutexGuard};
 use tokio_stream::StreamExt;
@@ -25,6 +25,11 @@ use tonic::Code;
 
 /// Bounds every wait of these tests: a hang fails, it does not stall CI.
 const SCENARIO_PATIENCE: Duration = Duration::from_secs(60);
+
+/// [`SCENARIO_PATIENCE`] stretched by how busy the machine is.
+fn scenario_patience() -> Duration {
+    ludus_store::testing::patience(SCENARIO_PATIENCE)
+}
 
 /// One cluster at a time: each is a dozen processes, and the machine has two cores.
 async fn one_cluster_at_a_time() -> MutexGuard<'static, ()> {
@@ -91,7 +96,7 @@ async fn follow(
     let mut seen = Vec::new();
     let mut last = 0;
     let mut resubscribed = 0;
-    let deadline = tokio::time::Instant::now() + SCENARIO_PATIENCE;
+    let deadline = tokio::time::Instant::now() + scenario_patience();
     while tokio::time::Instant::now() < deadline {
         let request = pb::SubscribeRequest {
             game_id: game_id.clone(),
@@ -191,7 +196,7 @@ static RETRIES: AtomicUsize = AtomicUsize::new(0);
 /// Calls `attempt` until it returns something, every 50 ms, for at most
 /// [`SCENARIO_PATIENCE`].
 async fn retry<T>(what: &str, mut attempt: impl AsyncFnMut() -> Option<T>) -> T {
-    let deadline = tokio::time::Instant::now() + SCENARIO_PATIENCE;
+    let deadline = tokio::time::Instant::now() + scenario_patience();
     loop {
         if let Some(done) = attempt().await {
             return done;
@@ -199,7 +204,8 @@ async fn retry<T>(what: &str, mut attempt: impl AsyncFnMut() -> Option<T>) -> T 
         RETRIES.fetch_add(1, Ordering::Relaxed);
         assert!(
             tokio::time::Instant::now() < deadline,
-            "{what}: still failing after {SCENARIO_PATIENCE:?}"
+            "{what}: still failing after {:?}",
+            scenario_patience()
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -231,7 +237,7 @@ async fn log_of(player: &mut Player, game_id: &str) -> Vec<pb::GameEvent> {
         };
         let mut stream = player.client.subscribe(request).await.ok()?.into_inner();
         let mut events = Vec::new();
-        while let Some(event) = tokio::time::timeout(PATIENCE, stream.next()).await.ok()? {
+        while let Some(event) = tokio::time::timeout(patience(), stream.next()).await.ok()? {
             let event = event.ok()?;
             let finished = event.status == pb::GameStatus::Finished as i32;
             events.push(event);
@@ -344,7 +350,7 @@ async fn when_acked(count: &AtomicUsize, acked: usize) {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
-    tokio::time::timeout(SCENARIO_PATIENCE, wait)
+    tokio::time::timeout(scenario_patience(), wait)
         .await
         .expect("the load makes progress");
 }
@@ -427,7 +433,7 @@ async fn a_game_state_replica_killed_mid_load_loses_and_duplicates_nothing() {
 
 /// The first update of a FindMatch stream: the ticket, queued.
 async fn queued(updates: &mut tonic::Streaming<pb::FindMatchUpdate>) -> String {
-    let update = tokio::time::timeout(PATIENCE, updates.next())
+    let update = tokio::time::timeout(patience(), updates.next())
         .await
         .expect("the ticket's first update in time")
         .expect("the stream is open")
@@ -455,7 +461,7 @@ async fn outcome(
         }
         panic!("the match stream ended without a match or an error");
     };
-    tokio::time::timeout(SCENARIO_PATIENCE, read)
+    tokio::time::timeout(scenario_patience(), read)
         .await
         .expect("matched in time")
 }
@@ -765,7 +771,7 @@ async fn a_crashed_player_s_waiting_ticket_lapses_and_is_not_matched() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     };
-    tokio::time::timeout(PATIENCE, dropped)
+    tokio::time::timeout(patience(), dropped)
         .await
         .expect("A's ticket is dropped once nobody renews its lease");
     let (mut b, mut c) = (
@@ -815,6 +821,11 @@ const SCALE_CALLS: usize = 200;
 /// Bounds the whole queue-and-match phase, and each guest's own wait from their first call
 /// (a loaded 2-core machine creates a few dozen games a second in debug builds).
 const SCALE_PATIENCE: Duration = Duration::from_secs(300);
+
+/// [`SCALE_PATIENCE`] stretched by how busy the machine is.
+fn scale_patience() -> Duration {
+    ludus_store::testing::patience(SCALE_PATIENCE)
+}
 /// How long after leaving a leaver may still be seated: their stream's end has to reach the
 /// gateway and its cancel the store, and a cancel sent to a replica that was just killed is
 /// sent again for up to the gateway's 5 s of re-watching. Past this, a ticket whose FindMatch
@@ -953,7 +964,7 @@ async fn seek(mut guest: Guest, settings: pb::GameSettings, progress: &Progress)
         }
         let permit = progress.opening.acquire().await.expect("semaphore");
         let deadline =
-            *patience_ends.get_or_insert_with(|| tokio::time::Instant::now() + SCALE_PATIENCE);
+            *patience_ends.get_or_insert_with(|| tokio::time::Instant::now() + scale_patience());
         let opened = tokio::time::timeout_at(deadline, guest.client.find_match(request.clone()))
             .await
             .unwrap_or_else(|_| Err(tonic::Status::deadline_exceeded("FindMatch did not answer")));
@@ -1030,7 +1041,7 @@ async fn answered<T>(
     what: &str,
     mut call: impl AsyncFnMut() -> Result<tonic::Response<T>, tonic::Status>,
 ) -> T {
-    let deadline = tokio::time::Instant::now() + SCENARIO_PATIENCE;
+    let deadline = tokio::time::Instant::now() + scenario_patience();
     loop {
         match call().await {
             Ok(response) => return response.into_inner(),
@@ -1190,7 +1201,7 @@ async fn ten_thousand_tickets_on_three_matchmaking_replicas_one_killed_seat_ever
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
-    tokio::time::timeout(SCALE_PATIENCE, wait_open)
+    tokio::time::timeout(scale_patience(), wait_open)
         .await
         .expect("40 % of the FindMatch streams open");
     let victim = cluster.busiest(Role::Matchmaking);
@@ -1244,11 +1255,12 @@ async fn ten_thousand_tickets_on_three_matchmaking_replicas_one_killed_seat_ever
             }
         }
     };
-    tokio::time::timeout(SCALE_PATIENCE, draining)
+    tokio::time::timeout(scale_patience(), draining)
         .await
         .unwrap_or_else(|_| {
             panic!(
-                "guests still waiting after {SCALE_PATIENCE:?}: {:?} per queue",
+                "guests still waiting after {:?}: {:?} per queue",
+                scale_patience(),
                 progress.waiting
             )
         });
@@ -1410,7 +1422,7 @@ async fn ten_thousand_tickets_on_three_matchmaking_replicas_one_killed_seat_ever
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     };
-    tokio::time::timeout(PATIENCE, emptied)
+    tokio::time::timeout(patience(), emptied)
         .await
         .expect("no ticket is left queued");
     assert!(

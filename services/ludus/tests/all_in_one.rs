@@ -2,13 +2,12 @@
 //! play-to-win scenario through its gateway.
 
 use std::{
-    net::TcpListener,
     process::{Child, Command, Stdio},
     time::Duration,
 };
 
 use ludus_proto::pb;
-use ludus_tests::{PATIENCE, caro_settings, sign_in};
+use ludus_tests::{caro_settings, patience, sign_in};
 
 /// Kills the server when the test ends, pass or fail.
 struct Server(Child);
@@ -21,10 +20,7 @@ impl Drop for Server {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
+    ludus_tests::free_port()
 }
 
 #[tokio::test]
@@ -49,7 +45,7 @@ async fn the_all_in_one_binary_with_the_memory_store_plays_a_game_to_a_win() {
             .expect("start ludus"),
     );
     // Wait until the gateway answers.
-    tokio::time::timeout(PATIENCE, async {
+    tokio::time::timeout(patience(), async {
         while tokio::net::TcpStream::connect(addr).await.is_err() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

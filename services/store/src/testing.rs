@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 
 use crate::backend::{Backend, StoreError};
 
-/// How long a started server has to answer PING.
-const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a started server has to answer PING (or a cluster to settle): generous, since a
+/// loaded machine starts processes slowly, and a start that works returns at once.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// Attempts with a fresh port, in case another process grabbed the chosen one.
 const START_ATTEMPTS: usize = 3;
 
@@ -146,6 +147,19 @@ impl RedisCluster {
     /// until every node reports `cluster_state:ok`. Blocks for as long as that takes (a
     /// second or two).
     pub fn start() -> Result<Self, RedisServerError> {
+        let mut last = String::new();
+        for _ in 0..START_ATTEMPTS {
+            match Self::start_once() {
+                Ok(cluster) => return Ok(cluster),
+                Err(RedisServerError::Start(e)) => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(RedisServerError::Start(last))
+    }
+
+    /// One try at [`RedisCluster::start`] on ports picked now.
+    fn start_once() -> Result<Self, RedisServerError> {
         let start = |e: std::io::Error| RedisServerError::Start(e.to_string());
         static STARTED: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
@@ -258,7 +272,63 @@ fn cluster_args(dir: &Path, port: u16, bus: u16) -> Vec<String> {
     ]
 }
 
-fn free_port() -> std::io::Result<u16> {
+/// The most a test's patience is stretched on a loaded machine ([`patience`]).
+const MAX_PATIENCE_FACTOR: f64 = 8.0;
+
+/// `base`, the time a test gives something that should happen promptly on an idle machine,
+/// stretched by how busy this machine is now: the one-minute load average per core, when above
+/// one (two CPU hogs beside a 2-core run make it about 2), times `LUDUS_TEST_PATIENCE` when
+/// set (a factor, e.g. `3`), at most [`MAX_PATIENCE_FACTOR`] in all. Tests assert correctness,
+/// never speed: a bound is only there to turn a hang into a failure, and a busy machine must
+/// not turn a slow success into one.
+pub fn patience(base: Duration) -> Duration {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    let busy = (load / cores as f64).max(1.0);
+    let asked = std::env::var("LUDUS_TEST_PATIENCE")
+        .ok()
+        .and_then(|factor| factor.parse::<f64>().ok())
+        .filter(|factor| factor.is_finite() && *factor >= 1.0)
+        .unwrap_or(1.0);
+    base.mul_f64((busy * asked).min(MAX_PATIENCE_FACTOR))
+}
+
+/// The lowest port [`free_port`] picks: above the well-known and common service ports.
+const LOWEST_TEST_PORT: u16 = 10_000;
+
+/// A port for a test server to listen on: free now, and below the kernel's ephemeral range
+/// (`net.ipv4.ip_local_port_range`). A port the kernel hands out for `:0` is in that range, so
+/// on a busy machine any outgoing connection of another test (a client dialing a server) could
+/// take it between this pick and the server's bind: a cluster node then exited with "port
+/// taken". Below the range only another server's pick can collide, so callers still retry a
+/// start that finds the port taken.
+pub fn free_port() -> std::io::Result<u16> {
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32_768);
+    if let Some(span) = ephemeral_low
+        .checked_sub(LOWEST_TEST_PORT)
+        .filter(|s| *s > 1_000)
+    {
+        // Spread over the span by a per-process, per-call hash: processes starting together
+        // do not walk the same sequence.
+        static PICKS: AtomicUsize = AtomicUsize::new(0);
+        for _ in 0..100 {
+            let mut hasher = std::hash::BuildHasher::build_hasher(
+                &std::collections::hash_map::RandomState::new(),
+            );
+            std::hash::Hasher::write_usize(&mut hasher, PICKS.fetch_add(1, Ordering::Relaxed));
+            let offset = std::hash::Hasher::finish(&hasher) % u64::from(span);
+            let port = LOWEST_TEST_PORT + u16::try_from(offset).unwrap_or(0);
+            if TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok() {
+                return Ok(port);
+            }
+        }
+    }
     Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
         .local_addr()?
         .port())

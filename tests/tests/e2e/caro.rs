@@ -6,8 +6,8 @@ use std::time::Duration;
 use ludus_proto::error_details::{ErrorInfo, StatusExt};
 use ludus_proto::pb;
 use ludus_tests::{
-    Ludus, PATIENCE, Player, caro_settings, events_until_finished, finished_by_timeout, next_event,
-    next_of, quick_match_pair, refused_by_rule, refused_with,
+    Ludus, Player, caro_settings, events_until_finished, finished_by_timeout, next_event, next_of,
+    patience, quick_match_pair, refused_by_rule, refused_with,
 };
 use tonic::{Code, Streaming};
 
@@ -124,7 +124,7 @@ async fn a_spectator_from_the_start_receives_every_event_in_order() {
     );
     // The stream ends after the final event.
     assert!(
-        tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut stream))
+        tokio::time::timeout(patience(), tokio_stream::StreamExt::next(&mut stream))
             .await
             .expect("stream closes")
             .is_none()
@@ -338,7 +338,7 @@ async fn resuming_a_finished_game_ends_at_once_and_resuming_past_its_end_is_out_
 
     // Issue 16: a stream resumed after the last event used to wait forever.
     let mut caught_up = x.subscribe(&game, last).await;
-    let end = tokio::time::timeout(PATIENCE, caught_up.message())
+    let end = tokio::time::timeout(patience(), caught_up.message())
         .await
         .expect("the stream of a finished game ends");
     assert!(
@@ -548,7 +548,7 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
         turn_time_ms: 0,
     };
     let mut big_updates = big.ticket_updates(nineteen).await;
-    let first = tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut big_updates))
+    let first = tokio::time::timeout(patience(), tokio_stream::StreamExt::next(&mut big_updates))
         .await
         .expect("update")
         .expect("open")
@@ -562,11 +562,14 @@ async fn c16_quick_match_pairs_only_equal_options_and_a_player_holds_one_ticket(
     assert_eq!(twice.code(), Code::AlreadyExists);
     // A 15x15 player is not paired with the 19x19 one.
     let mut small_updates = small.ticket_updates(caro_settings()).await;
-    let queued = tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut small_updates))
-        .await
-        .expect("update")
-        .expect("open")
-        .expect("ok");
+    let queued = tokio::time::timeout(
+        patience(),
+        tokio_stream::StreamExt::next(&mut small_updates),
+    )
+    .await
+    .expect("update")
+    .expect("open")
+    .expect("ok");
     assert_eq!(queued.state, pb::TicketState::Queued as i32);
     tokio::time::sleep(Duration::from_millis(400)).await;
     let cancelled = small
@@ -809,7 +812,7 @@ async fn a_player_holds_at_most_sixteen_open_streams() {
     );
     // Closing one frees its place (once the gateway has seen it close).
     streams.pop();
-    let reopened = tokio::time::timeout(PATIENCE, async {
+    let reopened = tokio::time::timeout(patience(), async {
         loop {
             let attempt = carol
                 .client

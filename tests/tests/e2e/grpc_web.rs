@@ -10,7 +10,7 @@ use http::{HeaderMap, Method, Request, StatusCode, Version, header};
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, WEB_ORIGIN, caro_settings};
+use ludus_tests::{Ludus, WEB_ORIGIN, caro_settings, patience};
 use prost::Message;
 use tokio::net::TcpStream;
 
@@ -98,7 +98,7 @@ async fn call(
         "HTTP/1.1, as browsers without TLS"
     );
     let (parts, body) = response.into_parts();
-    let body = tokio::time::timeout(PATIENCE, body.collect())
+    let body = tokio::time::timeout(patience(), body.collect())
         .await
         .expect("the body ends in time")
         .expect("a body")
@@ -347,7 +347,7 @@ async fn a_browser_quick_matches_plays_and_watches_over_grpc_web_beside_a_native
         }
     }
 
-    let watched = tokio::time::timeout(PATIENCE, watch)
+    let watched = tokio::time::timeout(patience(), watch)
         .await
         .expect("the watch stream ends with the game")
         .expect("watch task");
@@ -411,7 +411,7 @@ async fn send_http1(
         .await
         .expect("HTTP/1.1 handshake");
     tokio::spawn(connection);
-    tokio::time::timeout(PATIENCE, sender.send_request(request))
+    tokio::time::timeout(patience(), sender.send_request(request))
         .await
         .expect("answered in time")
         .expect("an HTTP answer")

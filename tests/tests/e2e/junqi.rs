@@ -13,7 +13,7 @@ use ludus_junqi::{Action, Colour, Junqi, JunqiOptions, JunqiSetup, Point};
 use ludus_proto::pb;
 use ludus_rules::{Game, SplitMix64, Viewer};
 use ludus_tests::{
-    Ludus, PATIENCE, Player, events_until_finished, next_event, quick_match_pair, refused,
+    Ludus, Player, events_until_finished, next_event, patience, quick_match_pair, refused,
     refused_by_rule, refused_with,
 };
 use prost::Message;
@@ -546,7 +546,7 @@ async fn j19_a_timeout_plays_for_the_player_and_autoplay_goes_on_until_they_act(
     }
 
     // The sleeper acts again before the server does: autoplay is off.
-    let acted = tokio::time::timeout(PATIENCE, async {
+    let acted = tokio::time::timeout(patience(), async {
         loop {
             let options = awake.game("autoplay").await.legal_actions;
             awake

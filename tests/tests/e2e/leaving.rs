@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use ludus_proto::pb;
 use ludus_rules::{RandomSource, SplitMix64};
-use ludus_tests::{Ludus, PATIENCE};
+use ludus_tests::{Ludus, patience};
 
 /// A four-player Quoridor queue: one leaver at a time never fills a table, so a ticket that
 /// stays behind is a ticket nobody cancelled, not one that was matched.
@@ -27,9 +27,9 @@ async fn a_player_who_leaves_find_match_at_any_moment_leaves_no_ticket_behind() 
         let mut leaver = ludus.player(&format!("leaver{i}")).await;
         // Gone after 0-3 ms: before the call arrives, while Enqueue or WatchTicket is in
         // flight, or once the stream is open.
-        let patience = Duration::from_micros(u64::from(jitter.below(3_000)));
+        let stayed = Duration::from_micros(u64::from(jitter.below(3_000)));
         let _ = tokio::time::timeout(
-            patience,
+            stayed,
             leaver.client.find_match(pb::FindMatchRequest {
                 settings: Some(four_player_quoridor()),
                 ranking: pb::MatchRanking::Default as i32,
@@ -41,10 +41,10 @@ async fn a_player_who_leaves_find_match_at_any_moment_leaves_no_ticket_behind() 
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
         };
-        tokio::time::timeout(PATIENCE, gone)
+        tokio::time::timeout(patience(), gone)
             .await
             .unwrap_or_else(|_| {
-                panic!("leaver {i} (left after {patience:?}) still has a queued ticket")
+                panic!("leaver {i} (left after {stayed:?}) still has a queued ticket")
             });
     }
     ludus.shutdown().await;
@@ -95,7 +95,7 @@ async fn first_update(player: &mut ludus_tests::Player) -> pb::FindMatchUpdate {
         .queue(ludus_tests::caro_settings(), pb::MatchRanking::Default)
         .await
         .expect("find match");
-    tokio::time::timeout(PATIENCE, tokio_stream::StreamExt::next(&mut updates))
+    tokio::time::timeout(patience(), tokio_stream::StreamExt::next(&mut updates))
         .await
         .expect("an update in time")
         .expect("the stream is open")

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use ludus_proto::error_details::StatusExt;
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, Player, next_of, refused, refused_by_rule, refused_with};
+use ludus_tests::{Ludus, Player, next_of, patience, refused, refused_by_rule, refused_with};
 use tokio_stream::StreamExt;
 use tonic::{Code, Streaming};
 
@@ -103,7 +103,7 @@ async fn subscribe_room(
 }
 
 async fn next_room_event(stream: &mut Streaming<pb::RoomEvent>) -> pb::RoomEvent {
-    tokio::time::timeout(PATIENCE, stream.next())
+    tokio::time::timeout(patience(), stream.next())
         .await
         .expect("a room event in time")
         .expect("stream open")
@@ -1000,7 +1000,7 @@ async fn q29_a_countdown_armed_by_a_replica_killed_mid_countdown_still_fires_onc
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
     };
-    tokio::time::timeout(PATIENCE, gone)
+    tokio::time::timeout(patience(), gone)
         .await
         .expect("replica A is gone");
 
@@ -1063,7 +1063,7 @@ async fn lease_renewed(ludus: &Ludus, code: &str, player: &str, after_ms: u64) {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
     };
-    tokio::time::timeout(PATIENCE, renewed)
+    tokio::time::timeout(patience(), renewed)
         .await
         .expect("the room stream renews its member's lease");
 }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use ludus_proto::pb;
-use ludus_tests::{Ludus, PATIENCE, caro_settings, quick_match_pair};
+use ludus_tests::{Ludus, caro_settings, patience, quick_match_pair};
 use tonic::Code;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -31,7 +31,7 @@ async fn game_state_health(ludus: &Ludus) -> ServingStatus {
 }
 
 async fn health_becomes(ludus: &Ludus, wanted: ServingStatus) {
-    tokio::time::timeout(PATIENCE, async {
+    tokio::time::timeout(patience(), async {
         while game_state_health(ludus).await != wanted {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

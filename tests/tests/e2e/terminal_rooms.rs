@@ -15,7 +15,7 @@ use ludus_terminal::{
     room::{self, RoomArgs},
     saved_session::SessionFile,
 };
-use ludus_tests::{Ludus, PATIENCE};
+use ludus_tests::{Ludus, patience};
 use tokio::{
     net::{TcpListener, TcpStream},
     sync::{mpsc, watch},
@@ -57,7 +57,7 @@ impl Transcript {
     /// Waits until `needle` is shown after what was already read, and returns the text up to
     /// it (the next wait starts after it).
     async fn expect(&mut self, needle: &str) -> String {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
+        let deadline = tokio::time::Instant::now() + patience();
         loop {
             if let Some(at) = self.text[self.read..].find(needle) {
                 let end = self.read + at + needle.len();
@@ -110,7 +110,7 @@ impl Terminal {
 
     /// What the command returned.
     async fn ended(self) -> anyhow::Result<()> {
-        tokio::time::timeout(PATIENCE, self.command)
+        tokio::time::timeout(patience(), self.command)
             .await
             .expect("the command ends")
             .expect("the command did not panic")
