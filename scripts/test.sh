@@ -51,16 +51,22 @@ fi
 cargo build --locked --target wasm32-unknown-unknown -p ludus-rules -p ludus-caro \
   -p ludus-quoridor -p ludus-backgammon -p ludus-mancala -p ludus-junqi
 
-# The kill scenarios (tests/tests/faults.rs) run the real per-service binaries as separate
-# processes; `cargo test` builds no other package's binaries, and a test must not run cargo
-# (the build lock is held), so they are built here first.
-echo "== cargo build --workspace --bins (for the multi-process tests)"
-cargo build --workspace --bins --locked
+# Everything the tests run is built in one invocation: the per-service binaries that the kill
+# scenarios (tests/tests/faults.rs) start as separate processes (`cargo test` builds no other
+# package's binaries, and a test must not run cargo: the build lock is held) together with
+# the test targets. Built together, the binaries get the same features as the tests (the
+# store's and telemetry's `testing`, enabled by dev-dependencies), so `cargo test` below and
+# the browser test reuse them instead of compiling every service a second time.
+echo "== cargo build --workspace --bins --tests"
+cargo build --workspace --bins --tests --locked
 
-echo "== cargo test"
+# Every test binary runs even when one fails (`--no-fail-fast`): a failure in one scenario must
+# not hide the state of the rest. The failures are listed at the end and fail the run then.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --locked 2>&1 | tee "$log"
+failed=0
+echo "== cargo test"
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" || failed=1
 
 # The end-to-end suite again, with every system on a local three-master Redis Cluster
 # (`LUDUS_TEST_REDIS=cluster`: each test starts three `redis-server --cluster-enabled yes` and
@@ -68,11 +74,9 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 # two tests that are about one node: the outage of the one Redis (store_outage) and the
 # bad-input campaign, which compares the games' keys read from one node.
 echo "== cargo test (end to end again, on a Redis Cluster)"
-LUDUS_TEST_REDIS=cluster cargo test -p ludus-tests --test e2e --locked -- \
-  --skip store_outage:: --skip campaign:: 2>&1 | tee -a "$log"
+LUDUS_TEST_REDIS=cluster cargo test -p ludus-tests --test e2e --locked --no-fail-fast -- \
+  --skip store_outage:: --skip campaign:: 2>&1 | tee -a "$log" || failed=1
 du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk '{ print "build directory after the run: " $1 }' || true
-# One closing line for the whole workspace (cargo prints one summary per test binary).
-awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "total: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
 
 # The web client in a real browser (clients/web/test/browser.mjs): Debian's Chromium, the
 # client's packages from the committed lockfile (npm ci, only when they changed), a build (with
@@ -97,10 +101,13 @@ if ! command -v npm >/dev/null 2>&1; then
   apt_install nodejs npm
 fi
 node --version
-cargo build -p ludus --locked
+# target/debug/ludus was built above with the tests (same features): not built again here.
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+# Its own errexit: a subshell on the left of `||` would ignore it.
+set +e
 (
+  set -e
   cd clients/web
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
@@ -114,3 +121,17 @@ case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
   npm run build --silent
   LUDUS_BIN="$target_dir/debug/ludus" node test/browser.mjs
 )
+browser=$?
+set -e
+if [ "$browser" -ne 0 ]; then failed=1; echo "FAILED: the web client in headless Chromium"; fi
+
+# One closing line for the whole run (cargo prints one summary per test binary), and the
+# failing tests by name.
+awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "total: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
+if [ "$failed" -ne 0 ]; then
+  echo "== failing tests"
+  grep -E '^test .* \.\.\. FAILED$|^error: test failed|^error: [0-9]+ targets failed' "$log" | sort -u || true
+  echo "FAILED"
+  exit 1
+fi
+echo "all checks and tests passed"
