@@ -168,6 +168,8 @@ pub struct Cluster {
     redis: AofRedis,
     replicas: BTreeMap<Role, Vec<Replica>>,
     balancers: BTreeMap<Role, Balancer>,
+    /// Between game-state and Redis: the fault proxy of [`Cluster::fault_redis`].
+    redis_proxy: Balancer,
     spec: ClusterSpec,
 }
 
@@ -215,12 +217,15 @@ impl Cluster {
         for role in Role::ALL {
             balancers.insert(role, Balancer::start().await);
         }
+        let redis_proxy = Balancer::start().await;
+        redis_proxy.add(redis.port);
         let mut cluster = Cluster {
             dir,
             bins,
             redis,
             replicas: BTreeMap::new(),
             balancers,
+            redis_proxy,
             spec,
         };
         for role in Role::ALL {
@@ -283,7 +288,9 @@ impl Cluster {
                 flag("rooms-url", url(Role::Rooms));
             }
         }
-        if role != Role::Accounts {
+        if role == Role::GameState {
+            flag("redis-url", format!("redis://{}/", self.redis_proxy.addr));
+        } else if role != Role::Accounts {
             flag("redis-url", self.redis.url());
         }
         args.extend(self.spec.flags.get(&role).into_iter().flatten().cloned());
@@ -363,6 +370,18 @@ impl Cluster {
         child.kill().expect("SIGKILL");
         child.wait().expect("reap the killed process");
         self.balancer(role).cut(port);
+    }
+
+    /// Strikes every connection open now from `role`'s callers to its replicas with `fault`
+    /// (the balancer is the fault proxy); returns how many connections it reached.
+    pub fn fault(&self, role: Role, fault: Fault) -> usize {
+        self.balancer(role).fault(fault)
+    }
+
+    /// Strikes every connection open now from game-state to Redis with `fault` (game-state's
+    /// Redis connections go through a proxy of their own); returns how many it reached.
+    pub fn fault_redis(&self, fault: Fault) -> usize {
+        self.redis_proxy.fault(fault)
     }
 
     /// Starts `role` #`index` again on its port and waits until it is healthy.
@@ -483,6 +502,7 @@ impl Drop for Cluster {
         for balancer in self.balancers.values() {
             balancer.stop.cancel();
         }
+        self.redis_proxy.stop.cancel();
         if std::env::var_os("LUDUS_KEEP_CLUSTER_LOGS").is_some() {
             let kept = self.dir.path().to_owned();
             eprintln!("cluster logs kept in {}", kept.display());
@@ -628,11 +648,28 @@ fn redis_ping(port: u16) -> bool {
 }
 
 /// An L4 balancer in front of a role's replicas, as kube-proxy is in front of a Service's
-/// pods: each new connection goes to the next replica that accepts it.
+/// pods: each new connection goes to the next replica that accepts it. It is also the fault
+/// proxy of the fault scenarios ([`Cluster::fault`]): it can reset, stall or half-close the
+/// connections it carries, as a broken network or a starved node does.
 struct Balancer {
     addr: SocketAddr,
     backends: Arc<Mutex<Vec<Backend>>>,
     stop: CancellationToken,
+    /// Faults for every connection open now.
+    faults: tokio::sync::broadcast::Sender<Fault>,
+}
+
+/// What the network does to the connections a [`Balancer`] carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Both sides get a TCP RST: every call in flight on the connection breaks.
+    Reset,
+    /// Nothing flows either way for this long (a partition, a starved node), then the bytes
+    /// held back go on.
+    Stall(Duration),
+    /// The caller gets a FIN (its reads end) while what it sends still goes through; the rest
+    /// of the connection closes a second later.
+    HalfClose,
 }
 
 /// A replica behind a [`Balancer`].
@@ -647,13 +684,14 @@ struct Backend {
 
 impl Balancer {
     async fn start() -> Balancer {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, crate::free_port()))
             .await
             .expect("bind a balancer");
         let addr = listener.local_addr().expect("balancer address");
         let backends: Arc<Mutex<Vec<Backend>>> = Arc::default();
         let stop = CancellationToken::new();
-        let (accepting, stopped) = (backends.clone(), stop.clone());
+        let (faults, _) = tokio::sync::broadcast::channel(16);
+        let (accepting, stopped, faulting) = (backends.clone(), stop.clone(), faults.clone());
         tokio::spawn(async move {
             let mut next = 0usize;
             loop {
@@ -667,6 +705,7 @@ impl Balancer {
                 let candidates = accepting.lock().expect("backends").clone();
                 next = next.wrapping_add(1);
                 let stopped = stopped.clone();
+                let faults = faulting.subscribe();
                 tokio::spawn(async move {
                     let _ = inbound.set_nodelay(true);
                     for i in 0..candidates.len() {
@@ -680,12 +719,11 @@ impl Balancer {
                             continue;
                         };
                         let _ = outbound.set_nodelay(true);
-                        let (mut inbound, mut outbound) = (inbound, outbound);
                         backend.open.fetch_add(1, Ordering::Relaxed);
                         tokio::select! {
                             () = backend.cut.cancelled() => {}
                             () = stopped.cancelled() => {}
-                            _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                            () = carry(inbound, outbound, faults) => {}
                         }
                         backend.open.fetch_sub(1, Ordering::Relaxed);
                         return;
@@ -698,6 +736,7 @@ impl Balancer {
             addr,
             backends,
             stop,
+            faults,
         }
     }
 
@@ -727,5 +766,69 @@ impl Balancer {
             .filter(|b| b.port == port)
             .map(|b| b.open.load(Ordering::Relaxed))
             .sum()
+    }
+
+    /// Strikes every connection open now with `fault`; returns how many it reached.
+    fn fault(&self, fault: Fault) -> usize {
+        self.faults.send(fault).unwrap_or(0)
+    }
+}
+
+/// Carries bytes both ways between `inbound` and `outbound` until either side closes, doing
+/// what `faults` says on the way.
+async fn carry(
+    inbound: TcpStream,
+    outbound: TcpStream,
+    mut faults: tokio::sync::broadcast::Receiver<Fault>,
+) {
+    // Second handles on both sockets (dup'd descriptors) to reset or half-close them while
+    // the copies hold the streams.
+    let handles = |stream: TcpStream| -> std::io::Result<(TcpStream, StdStream)> {
+        let std = stream.into_std()?;
+        let control = std.try_clone()?;
+        Ok((TcpStream::from_std(std)?, control))
+    };
+    let (Ok((inbound, inbound_control)), Ok((outbound, outbound_control))) =
+        (handles(inbound), handles(outbound))
+    else {
+        return;
+    };
+    let (mut inbound_read, mut inbound_write) = inbound.into_split();
+    let (mut outbound_read, mut outbound_write) = outbound.into_split();
+    let up = async {
+        let _ = tokio::io::copy(&mut inbound_read, &mut outbound_write).await;
+        let _ = tokio::io::AsyncWriteExt::shutdown(&mut outbound_write).await;
+    };
+    let down = async {
+        let _ = tokio::io::copy(&mut outbound_read, &mut inbound_write).await;
+        let _ = tokio::io::AsyncWriteExt::shutdown(&mut inbound_write).await;
+    };
+    let both = async { tokio::join!(up, down) };
+    tokio::pin!(both);
+    loop {
+        tokio::select! {
+            _ = &mut both => return,
+            fault = faults.recv() => match fault {
+                // Not polling the copies holds every byte back.
+                Ok(Fault::Stall(period)) => tokio::time::sleep(period).await,
+                Ok(Fault::Reset) => {
+                    for control in [&inbound_control, &outbound_control] {
+                        let _ = socket2::SockRef::from(control).set_linger(Some(Duration::ZERO));
+                        let _ = control.shutdown(std::net::Shutdown::Both);
+                    }
+                    return;
+                }
+                Ok(Fault::HalfClose) => {
+                    let _ = inbound_control.shutdown(std::net::Shutdown::Write);
+                    let _ = tokio::time::timeout(Duration::from_secs(1), &mut both).await;
+                    return;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                    both.await;
+                    return;
+                }
+            },
+        }
     }
 }

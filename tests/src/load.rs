@@ -48,17 +48,19 @@ pub fn caro_variants() -> Vec<pb::GameSettings> {
     variants
 }
 
-/// What a client retries: the service it reached is down or restarting (UNAVAILABLE), or its
-/// connection broke mid-call (UNKNOWN from h2, CANCELLED), or a deadline passed.
+/// What a client retries: UNAVAILABLE from the server (the contract's one code to retry), or
+/// a failure of the client's own connection, when no answer came at all (the gateway it
+/// reached died, its connection broke mid-call, its deadline passed). A status the server
+/// sent has no source error; one the client's transport made up has one. UNKNOWN, INTERNAL
+/// or CANCELLED *from the server* is never retryable: the gateway must not answer them for a
+/// broken transport of its own (ARCHITECTURE.md, "Error codes").
 pub fn retryable(status: &tonic::Status) -> bool {
-    matches!(
-        status.code(),
-        Code::Unavailable
-            | Code::Unknown
-            | Code::Cancelled
-            | Code::DeadlineExceeded
-            | Code::Internal
-    )
+    let local = std::error::Error::source(status).is_some();
+    match status.code() {
+        Code::Unavailable => true,
+        Code::Unknown | Code::Cancelled | Code::DeadlineExceeded | Code::Internal => local,
+        _ => false,
+    }
 }
 
 /// A move in a game's log, or one the server acknowledged: the seq of its event, the seat

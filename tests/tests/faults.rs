@@ -15,7 +15,7 @@ use futures::future::join_all;
 use ludus_proto::pb;
 use ludus_tests::{
     Player, caro_settings,
-    cluster::{Cluster, ClusterSpec, Role},
+    cluster::{Cluster, ClusterSpec, Fault, Role},
     load::{Acked, caro_variants, moves_in, o_cells, retryable, x_cells},
     patience, sign_in,
 };
@@ -429,6 +429,42 @@ async fn a_game_state_replica_killed_mid_load_loses_and_duplicates_nothing() {
     })
     .await;
     eprintln!("game-state kill: {run}");
+}
+
+/// The network between the gateways and game-state, and between game-state and Redis, resets,
+/// stalls and half-closes connections while games are played (the harness's balancers are
+/// the fault proxies): every call a client makes is answered OK or with a code the contract
+/// says to retry (UNAVAILABLE from the gateway, never UNKNOWN or INTERNAL: `retryable` in
+/// `play`), and every acknowledged move is in its game's log exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_network_that_resets_stalls_and_half_closes_loses_and_duplicates_nothing() {
+    const GAMES: usize = 6;
+    const MOVES: usize = 40;
+    const STRIKES: usize = 8;
+    let _alone = one_cluster_at_a_time().await;
+    let mut cluster = Cluster::start(ClusterSpec::default()).await;
+    let run = faulted_load(&mut cluster, GAMES, MOVES, 0, async |cluster, acked| {
+        let faults = [
+            Fault::Reset,
+            Fault::Stall(Duration::from_secs(2)),
+            Fault::HalfClose,
+            Fault::Stall(Duration::from_secs(5)),
+        ];
+        let mut struck = Vec::new();
+        for (n, fault) in faults.iter().cycle().take(STRIKES).enumerate() {
+            when_acked(acked, GAMES * MOVES * (n + 1) / (STRIKES + 2)).await;
+            // Alternately the gateways' connections to game-state and game-state's to Redis.
+            let reached = if n % 2 == 0 {
+                cluster.fault(Role::GameState, *fault)
+            } else {
+                cluster.fault_redis(*fault)
+            };
+            struck.push((n % 2 == 0, *fault, reached));
+        }
+        eprintln!("faults struck (to game-state?, fault, connections): {struck:?}");
+    })
+    .await;
+    eprintln!("fault proxy: {run}");
 }
 
 /// The first update of a FindMatch stream: the ticket, queued.
