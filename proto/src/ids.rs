@@ -84,21 +84,6 @@ impl From<IdError> for tonic::Status {
     }
 }
 
-/// The most characters of a client's input a refusal quotes back ([`excerpt`]).
-pub const MAX_EXCERPT_CHARS: usize = 32;
-
-/// `input` quoted for a refusal's message, cut to [`MAX_EXCERPT_CHARS`] characters (with its
-/// length when cut): an answer never carries more than a bounded slice of what a client sent
-/// (a 60 KB value echoed whole made a reply whose headers broke the connection it rode on).
-pub fn excerpt(input: &str) -> String {
-    let chars = input.chars().count();
-    if chars <= MAX_EXCERPT_CHARS {
-        return format!("{input:?}");
-    }
-    let head: String = input.chars().take(MAX_EXCERPT_CHARS).collect();
-    format!("{head:?}… ({chars} characters)")
-}
-
 /// Checks an id a caller sends (player, game, ticket, action): 1 to [`MAX_ID_LEN`] of
 /// `[A-Za-z0-9_-]`, so it is safe inside a store key and a log line.
 pub fn validate_id(field: &str, id: &str) -> Result<(), IdError> {
@@ -232,15 +217,6 @@ pub fn is_refused_in_name(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_excerpt_quotes_short_input_whole_and_cuts_long_input() {
-        assert_eq!(excerpt("hardest"), "\"hardest\"");
-        let long = "é".repeat(65_000);
-        let shown = excerpt(&long);
-        assert!(shown.len() < 100, "{shown}");
-        assert!(shown.ends_with("(65000 characters)"), "{shown}");
-    }
 
     #[test]
     fn ids_are_short_and_key_safe() {

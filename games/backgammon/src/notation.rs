@@ -34,7 +34,8 @@ pub fn parse_action(text: &str, double_pending: bool) -> Result<Action, Backgamm
             "backgammon" | "3" | "b" => ResignLevel::Backgammon,
             other => {
                 return Err(bad(format!(
-                    "resign what? single, gammon or backgammon, not {other:?}"
+                    "resign what? single, gammon or backgammon, not {}",
+                    ludus_rules::excerpt(other)
                 )));
             }
         }),
@@ -108,7 +109,13 @@ fn point(text: &str, token: &str, first: bool) -> Result<(u8, bool), BackgammonE
             .parse::<u8>()
             .ok()
             .filter(|&p| p <= BAR)
-            .ok_or_else(|| bad(format!("{token}: {text:?} is not a point (1-24, bar, off)")))?,
+            .ok_or_else(|| {
+                bad(format!(
+                    "{}: {} is not a point (1-24, bar, off)",
+                    ludus_rules::excerpt(token),
+                    ludus_rules::excerpt(text)
+                ))
+            })?,
     };
     Ok((p, hit))
 }

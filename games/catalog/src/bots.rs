@@ -99,7 +99,7 @@ pub fn parse_level(field: &str, name: &str) -> Result<Level, CatalogError> {
     Level::parse(name).ok_or_else(|| {
         CatalogError::InvalidArgument(format!(
             "{field}: unknown level {}: expected {LEVEL_NAMES}",
-            ludus_proto::ids::excerpt(name)
+            ludus_rules::excerpt(name)
         ))
     })
 }

@@ -293,6 +293,21 @@ pub trait Game:
     fn ply(&self) -> u32;
 }
 
+/// The most characters of a player's input a refusal quotes back ([`excerpt`]).
+pub const MAX_EXCERPT_CHARS: usize = 32;
+
+/// `input` quoted for a refusal's message, cut to [`MAX_EXCERPT_CHARS`] characters (with its
+/// length when cut): an answer never carries more than a bounded slice of what a client sent
+/// (a 60 KB value echoed whole made reply headers that broke the connection they rode on).
+pub fn excerpt(input: &str) -> String {
+    let chars = input.chars().count();
+    if chars <= MAX_EXCERPT_CHARS {
+        return format!("{input:?}");
+    }
+    let head: String = input.chars().take(MAX_EXCERPT_CHARS).collect();
+    format!("{head:?}… ({chars} characters)")
+}
+
 /// Plays up to `actions` legal actions chosen uniformly by `rng` (fewer once the game ends):
 /// the random positions of tests, benchmarks and examples. Each choice draws one number from
 /// `rng`, and the game then applies it with the same `rng`, so a seed always gives the same
@@ -496,5 +511,19 @@ mod bot_tests {
         let budget = Budget::work(10);
         assert!(!budget.expired());
         assert!(Budget::time_up(10).expired());
+    }
+}
+
+#[cfg(test)]
+mod excerpt_tests {
+    use super::*;
+
+    #[test]
+    fn an_excerpt_quotes_short_input_whole_and_cuts_long_input() {
+        assert_eq!(excerpt("hardest"), "\"hardest\"");
+        let long = "é".repeat(65_000);
+        let shown = excerpt(&long);
+        assert!(shown.len() < 100, "{shown}");
+        assert!(shown.ends_with("(65000 characters)"), "{shown}");
     }
 }
