@@ -23,6 +23,7 @@
 //! BENCHMARKS.md).
 
 use std::{
+    collections::HashSet,
     sync::{
         Arc, Mutex, PoisonError,
         atomic::{AtomicBool, Ordering},
@@ -34,7 +35,7 @@ use ludus_proto::pb;
 use ludus_store::{Backend, GameStore, ReplicaWait, testing::RedisCluster};
 use ludus_tests::{
     Ludus, PATIENCE, Player, caro_settings,
-    load::{o_cells, x_cells},
+    load::{moves_in, o_cells, x_cells},
 };
 use prost::Message;
 use tonic::Code;
@@ -327,8 +328,32 @@ async fn failover(wait: Option<ReplicaWait>) -> Report {
     );
     assert!(went_on, "every game goes on after the failover");
 
-    // Every acknowledged move, looked up in its game's log.
+    // Every game's log is whole: seqs 1, 2, ... with no gap, every event after the first a
+    // move, no cell played twice (a move applied twice would be).
     let store = GameStore::new(Backend::redis(&cluster.url()).await.expect("connect"));
+    for id in &ids {
+        let log = store
+            .events_after(id, 0, 1_000)
+            .await
+            .expect("read the log");
+        let seqs: Vec<u64> = log.iter().map(|e| e.seq).collect();
+        let expected: Vec<u64> = (1..=log.len() as u64).collect();
+        assert_eq!(seqs, expected, "game {id}'s log has gaps");
+        let events: Vec<pb::GameEvent> = log
+            .iter()
+            .map(|e| pb::GameEvent::decode(e.payload.as_slice()).expect("an event"))
+            .collect();
+        let moves = moves_in(&events);
+        assert_eq!(
+            moves.len(),
+            log.len() - 1,
+            "game {id}: events that are not moves"
+        );
+        let cells: HashSet<&str> = moves.iter().map(|m| m.cell.as_str()).collect();
+        assert_eq!(cells.len(), moves.len(), "game {id}: a cell played twice");
+    }
+
+    // Every acknowledged move, looked up in its game's log.
     let mut lost = Vec::new();
     for ack in &tally.acks {
         let id = &ids[ack.game];
