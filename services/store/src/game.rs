@@ -686,7 +686,8 @@ impl GameStore {
             Some(3) => CommitOutcome::Committed { seq: seq(1)? },
             _ => return Err(StoreError::Corrupt("bad commit script reply".into())),
         };
-        // A refusal wrote nothing and acknowledges no move: only a move's answer waits.
+        // A refusal wrote nothing and acknowledges no move: it stands whatever the count. A
+        // move (or a retried one) is answered only with enough replicas.
         if let (Some(waiter), Some(acked)) = (&self.backend.replica_wait, acked)
             && let CommitOutcome::Committed { seq } | CommitOutcome::DuplicateAction { seq } =
                 outcome

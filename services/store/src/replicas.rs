@@ -22,7 +22,9 @@
 //! `WAIT` blocks the connection it runs on until it answers, so every command queued behind
 //! it would wait too: waited commits use a pool of their own connections
 //! ([`WAIT_CONNECTIONS`], round robin), never the shared command connection that reads and
-//! other writes use.
+//! other writes use. A refusal (a stale seq) goes through the same pipeline; it wrote nothing,
+//! so its `WAIT` only covers the connection's earlier commits and returns at once unless a
+//! replica lags, and its answer stands whatever the count.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
