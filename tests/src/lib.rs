@@ -264,6 +264,12 @@ impl Ludus {
         Ludus::start_on_redis(setup).await
     }
 
+    /// The system on `backend`, a store the test set up itself (e.g. on a Redis Cluster with
+    /// replicas it kills nodes of, waiting for replicas or not) and keeps running.
+    pub async fn start_on_backend(backend: Backend) -> Ludus {
+        Ludus::start_on(backend, None, Setup::new()).await
+    }
+
     /// The system on the in-memory store.
     pub async fn start_in_memory() -> Ludus {
         Ludus::start_on(Backend::memory(), None, Setup::new()).await
@@ -477,7 +483,7 @@ impl Ludus {
 
     /// Whether this system runs on Redis.
     pub fn on_redis(&self) -> bool {
-        self.redis.is_some()
+        self.backend.is_redis()
     }
 
     /// A raw gateway channel (no token).

@@ -55,6 +55,8 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
+    replica_wait: ludus_store::ReplicaWaitFlags,
+    #[command(flatten)]
     service: ludus_telemetry::service_auth::ServiceFlags,
 }
 
@@ -63,7 +65,7 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = args.service.start("game-state")?;
     let config = ludus_game_state::Config {
-        backend: args.redis.connect().await?,
+        backend: args.replica_wait.apply(args.redis.connect().await?).await?,
         ratings_url: args.ratings_url,
         accounts_url: args.accounts_url,
         rooms_url: Some(args.rooms_url),

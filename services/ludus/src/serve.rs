@@ -60,6 +60,8 @@ pub struct ServeArgs {
     #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
     pub sign_in_burst: u32,
     #[command(flatten)]
+    pub replica_wait: ludus_store::ReplicaWaitFlags,
+    #[command(flatten)]
     pub telemetry: ludus_telemetry::TelemetryFlags,
 }
 
@@ -68,7 +70,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // Each service's spans under its own name (`ludus-game-state`, …).
     let _telemetry = ludus_telemetry::init_system("ludus", ludus::SERVICES, &args.telemetry)?;
     let backend = match &args.redis_url {
-        Some(url) => Backend::redis(url).await?,
+        Some(url) => args.replica_wait.apply(Backend::redis(url).await?).await?,
+        None if args.replica_wait.wait().is_some() => {
+            anyhow::bail!(
+                "--redis-wait-replicas needs --redis-url: the in-memory store has no replicas"
+            )
+        }
         None => Backend::memory(),
     };
     let secret = match &args.token_secret {

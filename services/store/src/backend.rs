@@ -61,6 +61,9 @@ impl From<redis::RedisError> for StoreError {
 #[derive(Clone)]
 pub struct Backend {
     pub(crate) kind: Kind,
+    /// Set by [`Backend::waiting_for_replicas`]: commits are acknowledged only once this many
+    /// replicas have them (see the `replicas` module).
+    pub(crate) replica_wait: Option<Arc<crate::replicas::ReplicaWaiter>>,
 }
 
 #[derive(Clone)]
@@ -86,6 +89,7 @@ impl Backend {
     pub fn memory() -> Self {
         Backend {
             kind: Kind::Memory(Arc::new(MemoryState::default())),
+            replica_wait: None,
         }
     }
 
@@ -145,6 +149,7 @@ impl Backend {
         };
         Ok(Backend {
             kind: Kind::Redis(Arc::new(backend)),
+            replica_wait: None,
         })
     }
 
@@ -295,7 +300,7 @@ pub(crate) fn publish_span(
 /// that timed out had still been applied. In the 10,000-ticket scenario on a loaded 2-core
 /// machine it turned latency into errors and retries (an Enqueue that failed but queued its
 /// ticket, CreateGame sent five times, ticket leases not renewed), each adding load.
-fn command_connection() -> ConnectionManagerConfig {
+pub(crate) fn command_connection() -> ConnectionManagerConfig {
     ConnectionManagerConfig::new()
         .set_number_of_retries(1)
         .set_connection_timeout(Some(Duration::from_secs(1)))

@@ -359,6 +359,12 @@ pub(crate) struct RedisFeed {
 }
 
 impl RedisFeed {
+    /// Where this feed connects: also where more command connections are opened
+    /// ([`crate::Backend::waiting_for_replicas`]).
+    pub(crate) fn client(&self) -> &FeedClient {
+        &self.client
+    }
+
     pub(crate) fn new(client: FeedClient) -> Self {
         RedisFeed {
             client,

@@ -233,11 +233,14 @@ return 1
 /// KEYS: state, events, actions, then a (due, payload) pair of timer-shard keys per timer
 /// write. ARGV: expected seq, has action ('1'/'0'), action id, state, event, live channel,
 /// publishing command (as [`CREATE`]'s), expected version ('' for any), new version ('' for
-/// none), the number of timers to arm, then key, due, payload of each timer to arm, then the
-/// key of each timer to cancel. Returns {0} not found, {1, current} stale (a version other
-/// than the expected one answers so too), {2, seq} duplicate, {3, seq} committed. The duplicate check comes first
-/// so a retried action gets its original answer even after later moves. The timer writes
-/// happen only with the commit (they are [`crate::TimerStore::arm`]'s and `cancel`'s).
+/// none), the number of timers to arm, whether a duplicate writes its mark again ('1'/'0'),
+/// then key, due, payload of each timer to arm, then the key of each timer to cancel. Returns
+/// {0} not found, {1, current} stale (a version other than the expected one answers so too),
+/// {2, seq} duplicate, {3, seq} committed. The duplicate check comes first so a retried action
+/// gets its original answer even after later moves; with a replica wait the duplicate writes
+/// its mark again, unchanged, so the `WAIT` after the script covers a write that follows the
+/// original commit (see the `replicas` module). The timer writes happen only with the commit
+/// (they are [`crate::TimerStore::arm`]'s and `cancel`'s).
 static COMMIT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -245,7 +248,10 @@ local seq = redis.call('HGET', KEYS[1], 'seq')
 if not seq then return {0} end
 if ARGV[2] == '1' then
   local done = redis.call('HGET', KEYS[3], ARGV[3])
-  if done then return {2, tonumber(done)} end
+  if done then
+    if ARGV[11] == '1' then redis.call('HSET', KEYS[3], ARGV[3], done) end
+    return {2, tonumber(done)}
+  end
 end
 seq = tonumber(seq)
 if seq ~= tonumber(ARGV[1]) then return {1, seq} end
@@ -260,7 +266,7 @@ end
 redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[5])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[3], ARGV[3], new) end
 redis.call(ARGV[7], ARGV[6], new .. ':' .. ARGV[5])
-local k, a = 4, 11
+local k, a = 4, 12
 for _ = 1, tonumber(ARGV[10]) do
   redis.call('ZADD', KEYS[k], ARGV[a + 1], ARGV[a])
   redis.call('HSET', KEYS[k + 1], ARGV[a], ARGV[a + 2])
@@ -272,6 +278,18 @@ while a <= #ARGV do
   k, a = k + 2, a + 1
 end
 return {3, new}
+",
+    )
+});
+
+/// KEYS: actions. ARGV: action id. Writes the action's mark again, unchanged, and returns the
+/// seq it holds (nil when there is none): what [`GameStore::confirm_action`] waits for.
+static REMARK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local done = redis.call('HGET', KEYS[1], ARGV[1])
+if done then redis.call('HSET', KEYS[1], ARGV[1], done) end
+return done
 ",
     )
 });
@@ -614,7 +632,12 @@ impl GameStore {
             .arg(r.publish.command())
             .arg(commit.expected_version.unwrap_or(""))
             .arg(commit.version.unwrap_or(""))
-            .arg(timers.arm.len());
+            .arg(timers.arm.len())
+            .arg(if self.backend.replica_wait.is_some() {
+                "1"
+            } else {
+                "0"
+            });
         for arm in &timers.arm {
             let shard = timer_shard(&arm.key);
             invocation
@@ -631,24 +654,87 @@ impl GameStore {
                 .key(k.timers_payload(shard))
                 .arg(key);
         }
-        let reply: Vec<i64> = invocation
-            .invoke_async(&mut r.conn.clone())
-            .instrument(publish)
-            .instrument(span)
-            .await?;
+        // With a replica wait, `WAIT` follows the script on the same connection.
+        let (reply, acked): (Vec<i64>, Option<u32>) = match &self.backend.replica_wait {
+            Some(waiter) => {
+                let (reply, acked) = waiter
+                    .invoke(&invocation)
+                    .instrument(publish)
+                    .instrument(span)
+                    .await?;
+                (reply, Some(acked))
+            }
+            None => (
+                invocation
+                    .invoke_async(&mut r.conn.clone())
+                    .instrument(publish)
+                    .instrument(span)
+                    .await?,
+                None,
+            ),
+        };
         let seq = |i: usize| {
             reply
                 .get(i)
                 .and_then(|&s| u64::try_from(s).ok())
                 .ok_or_else(|| StoreError::Corrupt("bad commit script reply".into()))
         };
-        match reply.first() {
-            Some(0) => Ok(CommitOutcome::NotFound),
-            Some(1) => Ok(CommitOutcome::StaleSeq { current: seq(1)? }),
-            Some(2) => Ok(CommitOutcome::DuplicateAction { seq: seq(1)? }),
-            Some(3) => Ok(CommitOutcome::Committed { seq: seq(1)? }),
-            _ => Err(StoreError::Corrupt("bad commit script reply".into())),
+        let outcome = match reply.first() {
+            Some(0) => CommitOutcome::NotFound,
+            Some(1) => CommitOutcome::StaleSeq { current: seq(1)? },
+            Some(2) => CommitOutcome::DuplicateAction { seq: seq(1)? },
+            Some(3) => CommitOutcome::Committed { seq: seq(1)? },
+            _ => return Err(StoreError::Corrupt("bad commit script reply".into())),
+        };
+        // A refusal wrote nothing and acknowledges no move: it stands whatever the count. A
+        // move (or a retried one) is answered only with enough replicas.
+        if let (Some(waiter), Some(acked)) = (&self.backend.replica_wait, acked)
+            && let CommitOutcome::Committed { seq } | CommitOutcome::DuplicateAction { seq } =
+                outcome
+        {
+            waiter.check(
+                acked,
+                &format!("event {seq} of {} {game_id}", self.log.word()),
+            )?;
         }
+        Ok(outcome)
+    }
+
+    /// The seq `action_id` committed as, `seq` by the caller's earlier read, answered only
+    /// once the replicas of a replica wait have that commit (see the `replicas` module): its
+    /// mark is written again, unchanged, and waited for. Without a replica wait, `seq` at
+    /// once. A mark gone since the read (a failover lost the commit) is UNAVAILABLE: the
+    /// caller's retry applies the action afresh.
+    pub async fn confirm_action(
+        &self,
+        game_id: &str,
+        action_id: &str,
+        seq: u64,
+    ) -> Result<u64, StoreError> {
+        let (Kind::Redis(r), Some(waiter)) = (&self.backend.kind, &self.backend.replica_wait)
+        else {
+            return Ok(seq);
+        };
+        let mut invocation = REMARK.prepare_invoke();
+        invocation
+            .key(r.keys.log_actions(self.log, game_id))
+            .arg(action_id);
+        let (done, acked): (Option<u64>, u32) = waiter
+            .invoke(&invocation)
+            .instrument(r.script("EVALSHA remark", "remark"))
+            .await?;
+        let Some(done) = done else {
+            return Err(StoreError::Unavailable(format!(
+                "action {action_id} of {} {game_id} is no longer recorded (a failover lost \
+                 it); retry it",
+                self.log.word()
+            )));
+        };
+        waiter.check(
+            acked,
+            &format!("event {done} of {} {game_id}", self.log.word()),
+        )?;
+        Ok(done)
     }
 
     /// Events with seq > `after_seq`, in order, at most `limit`. Empty for an unknown game.

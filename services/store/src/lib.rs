@@ -16,7 +16,9 @@
 //! - `backend`: [`Backend`], key naming, error mapping.
 //! - `game`: [`GameStore`], the per-game state, event log and idempotency table.
 //! - `feed`: [`GameFeed`], live events over pub/sub, one subscription per game per process.
-//! - `flags`: [`RedisFlags`], the Redis flag every service binary flattens into its own.
+//! - `flags`: [`RedisFlags`], the Redis flag every service binary flattens into its own, and
+//!   [`ReplicaWaitFlags`], the replica wait game-state and the all-in-one take.
+//! - `replicas`: [`ReplicaWait`], commits acknowledged only once replicas have them (`WAIT`).
 //! - `timer`: [`TimerStore`], claimable deadlines.
 //! - `queue`: [`QueueStore`], matchmaking tickets.
 //! - `rating`: [`RatingStore`], ratings, leaderboards and the per-game idempotency marker.
@@ -93,6 +95,7 @@ mod game;
 mod lease;
 mod queue;
 mod rating;
+mod replicas;
 mod room;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -101,7 +104,7 @@ mod timer;
 pub use backend::{Backend, CLUSTER_SCHEME, StoreError};
 pub use clock::{Clock, ManualClock};
 pub use feed::{Delivery, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
-pub use flags::RedisFlags;
+pub use flags::{RedisFlags, ReplicaWaitFlags};
 pub use game::{Commit, CommitOutcome, GameRead, GameRecord, GameStore, StoredEvent};
 pub use lease::{HeldStream, StreamLeases};
 pub use queue::{
@@ -109,6 +112,7 @@ pub use queue::{
     TicketStatus,
 };
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
+pub use replicas::{ReplicaWait, WAIT_CONNECTIONS};
 pub use room::{RoomRecord, RoomStore};
 pub use timer::{DueTimer, TIMER_SHARDS, TimerArm, TimerStore, TimerWrites};
 

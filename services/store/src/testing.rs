@@ -132,24 +132,68 @@ impl Drop for RedisServer {
 /// How many masters a [`RedisCluster`] has: the fewest `redis-cli --cluster create` accepts.
 pub const CLUSTER_MASTERS: usize = 3;
 
-/// A local Redis Cluster of [`CLUSTER_MASTERS`] masters (no replicas), each a `redis-server
+/// A local Redis Cluster of [`CLUSTER_MASTERS`] masters, with no replicas ([`RedisCluster::start`])
+/// or one per master ([`RedisCluster::start_with_replicas`]), each node a `redis-server
 /// --cluster-enabled yes` child on free ports with its cluster config in a temp directory,
 /// joined by `redis-cli --cluster create`. Killed (and its directory removed) on drop.
+///
+/// A test can SIGKILL a node ([`RedisCluster::kill`]), start it again on its port and config
+/// ([`RedisCluster::restart`]: it rejoins, as a replica once its slots have moved), pause one
+/// (SIGSTOP, [`RedisCluster::pause`]) and ask who is master now ([`RedisCluster::nodes_seen_by`]).
 #[derive(Debug)]
 pub struct RedisCluster {
     /// Dropped before `dir` is removed.
-    nodes: Vec<RedisServer>,
+    nodes: Vec<ClusterNode>,
     dir: PathBuf,
+    node_timeout: Duration,
+}
+
+/// One node: its ports, kept across restarts, and its process while it runs.
+#[derive(Debug)]
+struct ClusterNode {
+    port: u16,
+    bus: u16,
+    server: Option<RedisServer>,
+}
+
+/// What `CLUSTER NODES` says of one node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeInfo {
+    /// The index of the node in this cluster ([`RedisCluster::port`]).
+    pub index: usize,
+    /// A master (flagged `master`; one that serves slots has `slot_ranges` > 0) rather than
+    /// a replica.
+    pub master: bool,
+    /// Flagged as failed (`fail`) by the node asked.
+    pub failed: bool,
+    /// For a replica, the index of its master.
+    pub replica_of: Option<usize>,
+    /// How many slot ranges it serves.
+    pub slot_ranges: usize,
 }
 
 impl RedisCluster {
-    /// Starts the masters, joins them into one cluster with every slot assigned, and waits
-    /// until every node reports `cluster_state:ok`. Blocks for as long as that takes (a
-    /// second or two).
+    /// Starts the masters (no replicas), joins them into one cluster with every slot
+    /// assigned, and waits until every node reports `cluster_state:ok`. Blocks for as long as
+    /// that takes (a second or two).
     pub fn start() -> Result<Self, RedisServerError> {
+        Self::start_shaped(0, Duration::from_secs(5))
+    }
+
+    /// Starts [`CLUSTER_MASTERS`] masters with one replica each (`--cluster-replicas 1`) and
+    /// `node_timeout` as every node's `cluster-node-timeout` (how long a master must be
+    /// unreachable before its replica takes over), and waits until the cluster is ok and
+    /// every replica is in sync with its master.
+    pub fn start_with_replicas(node_timeout: Duration) -> Result<Self, RedisServerError> {
+        Self::start_shaped(1, node_timeout)
+    }
+
+    /// Starts a cluster of that shape, again on fresh ports when an attempt fails (a port
+    /// chosen free may be taken by another test's server before ours binds it).
+    fn start_shaped(replicas: usize, node_timeout: Duration) -> Result<Self, RedisServerError> {
         let mut last = String::new();
         for _ in 0..START_ATTEMPTS {
-            match Self::start_once() {
+            match Self::try_start_shaped(replicas, node_timeout) {
                 Ok(cluster) => return Ok(cluster),
                 Err(RedisServerError::Start(e)) => last = e,
                 Err(e) => return Err(e),
@@ -158,8 +202,7 @@ impl RedisCluster {
         Err(RedisServerError::Start(last))
     }
 
-    /// One try at [`RedisCluster::start`] on ports picked now.
-    fn start_once() -> Result<Self, RedisServerError> {
+    fn try_start_shaped(replicas: usize, node_timeout: Duration) -> Result<Self, RedisServerError> {
         let start = |e: std::io::Error| RedisServerError::Start(e.to_string());
         static STARTED: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
@@ -168,29 +211,35 @@ impl RedisCluster {
             STARTED.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&dir).map_err(start)?;
+        let count = CLUSTER_MASTERS * (1 + replicas);
         // Every node's cluster bus gets a port of its own: the default (port + 10000) may be
         // taken or past 65535.
         let mut ports = BTreeSet::new();
-        while ports.len() < 2 * CLUSTER_MASTERS {
+        while ports.len() < 2 * count {
             ports.insert(free_port().map_err(start)?);
         }
         let ports: Vec<u16> = ports.into_iter().collect();
         let mut cluster = RedisCluster {
             nodes: Vec::new(),
             dir,
+            node_timeout,
         };
         for pair in ports.chunks(2) {
             let [port, bus] = pair else { continue };
-            let node = RedisServer::spawn(*port, &cluster_args(&cluster.dir, *port, *bus))?;
-            cluster.nodes.push(node);
+            cluster.nodes.push(ClusterNode {
+                port: *port,
+                bus: *bus,
+                server: None,
+            });
+            cluster.restart(cluster.nodes.len() - 1)?;
         }
         let mut create = Command::new("redis-cli");
         create.arg("--cluster").arg("create");
         for node in &cluster.nodes {
-            create.arg(format!("127.0.0.1:{}", node.port()));
+            create.arg(format!("127.0.0.1:{}", node.port));
         }
         let output = create
-            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
             .stdin(Stdio::null())
             .output()
             .map_err(|e| match e.kind() {
@@ -203,22 +252,34 @@ impl RedisCluster {
                 String::from_utf8_lossy(&output.stdout)
             )));
         }
-        let deadline = Instant::now() + START_TIMEOUT;
-        for node in &cluster.nodes {
+        // Gossip and the replicas' first sync take a few seconds on a busy machine.
+        let deadline = Instant::now() + 3 * START_TIMEOUT;
+        let known = format!("cluster_known_nodes:{count}");
+        for i in 0..count {
             loop {
-                let info = Command::new("redis-cli")
-                    .args(["-p", &node.port().to_string(), "cluster", "info"])
-                    .stdin(Stdio::null())
-                    .output()
-                    .map_err(start)?;
-                let info = String::from_utf8_lossy(&info.stdout);
-                if info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3") {
+                let info = cluster.cli(i, &["cluster", "info"]).map_err(start)?;
+                let replication = cluster.cli(i, &["info", "replication"]).map_err(start)?;
+                // A replica counts once its first sync is done, and the cluster once this
+                // node sees every replica as one (the news spreads by gossip).
+                let synced = replication.contains("role:master")
+                    || replication.contains("master_link_status:up");
+                let replicas_seen = cluster
+                    .nodes_seen_by(i)
+                    .map_err(start)?
+                    .iter()
+                    .filter(|n| n.replica_of.is_some())
+                    .count();
+                if info.contains("cluster_state:ok")
+                    && info.contains(&known)
+                    && synced
+                    && replicas_seen == CLUSTER_MASTERS * replicas
+                {
                     break;
                 }
                 if Instant::now() > deadline {
                     return Err(RedisServerError::Start(format!(
-                        "node {} is not ok: {info}",
-                        node.port()
+                        "node {} is not ok: {info}{replication}",
+                        cluster.nodes[i].port
                     )));
                 }
                 std::thread::sleep(Duration::from_millis(50));
@@ -227,24 +288,116 @@ impl RedisCluster {
         Ok(cluster)
     }
 
-    /// `redis+cluster://127.0.0.1:<port>,...`: every master.
+    /// `redis+cluster://127.0.0.1:<port>,...`: every node (any of them lets a client find
+    /// the rest, so a client started after a node died still connects).
     pub fn url(&self) -> String {
         let nodes: Vec<String> = self
             .nodes
             .iter()
-            .map(|n| format!("127.0.0.1:{}", n.port()))
+            .map(|n| format!("127.0.0.1:{}", n.port))
             .collect();
         format!("{}{}", crate::backend::CLUSTER_SCHEME, nodes.join(","))
     }
 
-    /// `redis://127.0.0.1:<port>/` of each master, to look at one node alone.
+    /// `redis://127.0.0.1:<port>/` of each node (masters first as started), to look at one
+    /// node alone.
     pub fn node_urls(&self) -> Vec<String> {
-        self.nodes.iter().map(RedisServer::url).collect()
+        self.nodes
+            .iter()
+            .map(|n| format!("redis://127.0.0.1:{}/", n.port))
+            .collect()
     }
 
     /// A backend on this cluster whose keys all start with `prefix`.
     pub async fn backend(&self, prefix: &str) -> Result<Backend, StoreError> {
         Backend::redis_with_prefix(&self.url(), prefix).await
+    }
+
+    /// The port of node `index`.
+    pub fn port(&self, index: usize) -> u16 {
+        self.nodes[index].port
+    }
+
+    /// The process id of node `index`, while it runs.
+    pub fn pid(&self, index: usize) -> Option<u32> {
+        self.nodes[index].server.as_ref().map(|s| s.child.id())
+    }
+
+    /// `redis-cli -p <port of node index> args...`: its standard output.
+    pub fn cli(&self, index: usize, args: &[&str]) -> std::io::Result<String> {
+        let output = Command::new("redis-cli")
+            .args(["-p", &self.nodes[index].port.to_string()])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()?;
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Kills node `index` with SIGKILL: no goodbye to its peers or clients, as when its
+    /// machine dies.
+    pub fn kill(&mut self, index: usize) {
+        self.nodes[index].server = None;
+    }
+
+    /// Starts node `index` (again) on its ports and cluster config, and waits until it
+    /// answers PING. A killed master whose slots were taken over comes back as a replica of
+    /// the new master.
+    pub fn restart(&mut self, index: usize) -> Result<(), RedisServerError> {
+        let node = &self.nodes[index];
+        let args = cluster_args(&self.dir, node.port, node.bus, self.node_timeout);
+        let server = RedisServer::spawn(node.port, &args)?;
+        self.nodes[index].server = Some(server);
+        Ok(())
+    }
+
+    /// Sends SIGSTOP (`pause`: true) or SIGCONT to node `index`: a stopped node reads and
+    /// answers nothing (its kernel still queues what peers send it).
+    pub fn pause(&self, index: usize, pause: bool) -> std::io::Result<()> {
+        let Some(pid) = self.pid(index) else {
+            return Err(std::io::Error::other("the node is not running"));
+        };
+        let status = Command::new("kill")
+            .arg(if pause { "-STOP" } else { "-CONT" })
+            .arg(pid.to_string())
+            .status()?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(std::io::Error::other(format!("kill exited with {status}")))
+        }
+    }
+
+    /// What node `asked` says of every node (`CLUSTER NODES`), by index.
+    pub fn nodes_seen_by(&self, asked: usize) -> std::io::Result<Vec<NodeInfo>> {
+        let text = self.cli(asked, &["cluster", "nodes"])?;
+        let lines: Vec<Vec<&str>> = text
+            .lines()
+            .map(|line| line.split_whitespace().collect())
+            .filter(|fields: &Vec<&str>| fields.len() >= 8)
+            .collect();
+        let index_of_port = |addr: &str| {
+            let port = addr.split(['@', ',']).next()?.rsplit(':').next()?;
+            let port: u16 = port.parse().ok()?;
+            self.nodes.iter().position(|n| n.port == port)
+        };
+        let index_of_id = |id: &str| {
+            lines
+                .iter()
+                .find(|fields| fields[0] == id)
+                .and_then(|fields| index_of_port(fields[1]))
+        };
+        Ok(lines
+            .iter()
+            .filter_map(|fields| {
+                Some(NodeInfo {
+                    index: index_of_port(fields[1])?,
+                    master: fields[2].contains("master"),
+                    failed: fields[2].split(',').any(|flag| flag == "fail"),
+                    replica_of: index_of_id(fields[3]),
+                    slot_ranges: fields.len() - 8,
+                })
+            })
+            .collect())
     }
 }
 
@@ -256,8 +409,8 @@ impl Drop for RedisCluster {
 }
 
 /// The arguments that make a node of a cluster: its config file in `dir` (written by the node
-/// itself), its bus port, and a short node timeout so a test cluster settles fast.
-fn cluster_args(dir: &Path, port: u16, bus: u16) -> Vec<String> {
+/// itself), its bus port, and its node timeout (short, so a test cluster settles fast).
+fn cluster_args(dir: &Path, port: u16, bus: u16, node_timeout: Duration) -> Vec<String> {
     vec![
         "--cluster-enabled".into(),
         "yes".into(),
@@ -266,7 +419,11 @@ fn cluster_args(dir: &Path, port: u16, bus: u16) -> Vec<String> {
         "--cluster-port".into(),
         bus.to_string(),
         "--cluster-node-timeout".into(),
-        "5000".into(),
+        node_timeout.as_millis().to_string(),
+        // A replica's full sync (at creation, or a killed master back as a replica) starts
+        // at once rather than after the default 5 s of waiting for more replicas.
+        "--repl-diskless-sync-delay".into(),
+        "0".into(),
         "--dir".into(),
         dir.display().to_string(),
     ]

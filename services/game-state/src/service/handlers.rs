@@ -248,8 +248,14 @@ impl GameStateService {
         };
         let seat = loaded.require_seat(&request.player_id)?;
 
-        // A retried action gets its first result, whatever happened since.
+        // A retried action gets its first result, whatever happened since: with a replica
+        // wait, once a replica has it (the first answer may have been UNAVAILABLE for want of
+        // one; see `ludus_store::ReplicaWait`).
         if let Some(seq) = seen {
+            let seq = self
+                .store
+                .confirm_action(&request.game_id, &action_key, seq)
+                .await?;
             return Ok(pb::ApplyActionResponse {
                 event: Some(self.original_event(&request.game_id, seq).await?),
                 duplicate: true,

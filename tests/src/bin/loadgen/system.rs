@@ -64,6 +64,14 @@ pub struct SystemArgs {
     /// Client connections to the gateway, shared round-robin by every simulated client.
     #[arg(long, default_value_t = 16)]
     pub connections: usize,
+    /// An already running Redis (or Redis Cluster, `redis+cluster://...`) for the in-process
+    /// system instead of a fresh redis-server (its CPU is then not measured), e.g. a cluster
+    /// with replicas to measure `--redis-wait-replicas`.
+    #[arg(long, conflicts_with = "memory")]
+    pub redis_url: Option<String>,
+    /// The in-process system's replica wait (as game-state's flags).
+    #[command(flatten)]
+    pub replica_wait: ludus_store::ReplicaWaitFlags,
 }
 
 /// A `redis-server` child process on a free loopback port, killed on drop.
@@ -225,7 +233,7 @@ impl System {
             });
         }
         match args.system {
-            Where::InProcess => System::start_in_process(args.memory).await,
+            Where::InProcess => System::start_in_process(args).await,
             Where::Processes => {
                 anyhow::ensure!(!args.memory, "--memory runs in-process only");
                 let bin_dir = match &args.bin_dir {
@@ -237,12 +245,25 @@ impl System {
         }
     }
 
-    async fn start_in_process(memory: bool) -> anyhow::Result<System> {
-        let (backend, redis) = if memory {
-            (Backend::memory(), None)
-        } else {
-            let redis = Redis::start()?;
-            (Backend::redis(&redis.url()).await?, Some(redis))
+    async fn start_in_process(args: &SystemArgs) -> anyhow::Result<System> {
+        let (backend, redis) = match (&args.redis_url, args.memory) {
+            (_, true) => (Backend::memory(), None),
+            (Some(url), false) => (Backend::redis(url).await?, None),
+            (None, false) => {
+                let redis = Redis::start()?;
+                (Backend::redis(&redis.url()).await?, Some(redis))
+            }
+        };
+        let backend = args.replica_wait.apply(backend).await?;
+        let store = match (&args.redis_url, args.replica_wait.wait()) {
+            (Some(url), Some(wait)) => format!(
+                "redis at {url}, moves wait for {} replica(s) up to {} ms",
+                wait.replicas,
+                wait.timeout.as_millis()
+            ),
+            (Some(url), None) => format!("redis at {url}"),
+            _ if redis.is_some() => "redis".to_owned(),
+            _ => "memory".to_owned(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let stop = CancellationToken::new();
@@ -281,10 +302,7 @@ impl System {
             measured,
             gateway_pid: None,
             _children: Children::default(),
-            description: format!(
-                "all-in-one in this process, {} store",
-                if redis.is_some() { "redis" } else { "memory" }
-            ),
+            description: format!("all-in-one in this process, {store} store"),
             _redis: redis,
             _accounts_db: Some(accounts_db),
             stop,
