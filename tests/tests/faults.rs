@@ -865,8 +865,13 @@ struct Guest {
 /// How one guest's FindMatch ended.
 #[derive(Debug)]
 enum Told {
-    /// The stream announced this game and seat.
-    Matched { game_id: String, seat: u32 },
+    /// The stream announced this game and seat, this long after the guest's first
+    /// FindMatch call (its time to match, retries included).
+    Matched {
+        game_id: String,
+        seat: u32,
+        waited: Duration,
+    },
     /// The guest dropped their stream at this Unix ms, not told of a match before.
     Left { at_ms: i64 },
     /// An answer the contract does not say to retry (the scenario fails on it).
@@ -942,6 +947,7 @@ async fn seek(mut guest: Guest, settings: pb::GameSettings, progress: &Progress)
     let stays = guest.leave.is_none();
     // Set at the first call: waiting for a turn to open the stream is the test's queue.
     let mut patience_ends = None;
+    let mut asked_at = None;
     loop {
         if let Some(Leave::Opening(after)) = guest.leave {
             let permit = progress.opening.acquire().await.expect("semaphore");
@@ -952,8 +958,8 @@ async fn seek(mut guest: Guest, settings: pb::GameSettings, progress: &Progress)
             return (guest, Told::Left { at_ms });
         }
         let permit = progress.opening.acquire().await.expect("semaphore");
-        let deadline =
-            *patience_ends.get_or_insert_with(|| tokio::time::Instant::now() + SCALE_PATIENCE);
+        let asked = *asked_at.get_or_insert_with(tokio::time::Instant::now);
+        let deadline = *patience_ends.get_or_insert(asked + SCALE_PATIENCE);
         let opened = tokio::time::timeout_at(deadline, guest.client.find_match(request.clone()))
             .await
             .unwrap_or_else(|_| Err(tonic::Status::deadline_exceeded("FindMatch did not answer")));
@@ -1012,7 +1018,8 @@ async fn seek(mut guest: Guest, settings: pb::GameSettings, progress: &Progress)
                         progress.waits(guest.queue, -1);
                     }
                     let (game_id, seat) = (update.game_id, update.seat);
-                    return (guest, Told::Matched { game_id, seat });
+                    let waited = asked.elapsed();
+                    return (guest, Told::Matched { game_id, seat, waited });
                 }
                 _ => {
                     let status = tonic::Status::unknown(format!("unexpected update {update:?}"));
@@ -1066,6 +1073,12 @@ async fn tickets_queued(queues: &ludus_store::QueueStore) -> usize {
             .len();
     }
     queued
+}
+
+/// The `p`th percentile of `sorted` (nearest rank); zero when it is empty.
+fn percentile(sorted: &[Duration], p: usize) -> Duration {
+    let rank = (sorted.len() * p).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied().unwrap_or_default()
 }
 
 /// Who sits where across the scale-out scenario's games, as the games say.
@@ -1286,7 +1299,7 @@ async fn ten_thousand_tickets_on_three_matchmaking_replicas_one_killed_seat_ever
     let mut left_at = std::collections::HashMap::new();
     for (i, (guest, told)) in outcomes.iter().enumerate() {
         match told {
-            Told::Matched { game_id, seat } => {
+            Told::Matched { game_id, seat, .. } => {
                 told_seats
                     .entry(game_id.clone())
                     .or_default()
@@ -1419,13 +1432,24 @@ async fn ten_thousand_tickets_on_three_matchmaking_replicas_one_killed_seat_ever
         cluster.dead_processes()
     );
     let games: usize = per_queue.iter().map(|(games, _)| games).sum();
+    // Time to match, first FindMatch call to the MATCHED update, of every guest told a game.
+    let mut waits: Vec<Duration> = outcomes
+        .iter()
+        .filter_map(|(_, told)| match told {
+            Told::Matched { waited, .. } => Some(*waited),
+            _ => None,
+        })
+        .collect();
+    waits.sort_unstable();
+    let (p50, p99) = (percentile(&waits, 50), percentile(&waits, 99));
     let after_leaving = leavers_seated.iter().filter(|&&lag| lag > 0).count();
     eprintln!(
         "scale-out: {} guests ({SCALE_PLAYERS} + {late} late), {leavers} leavers \
          ({} seated: {after_leaving} claimed after leaving, latest {latest} ms after), \
          {stayed} told a game, {games} games, 0 in two games, 0 lost; matchmaking #{victim} \
          killed {killed_after:?} into the run; retried {:?}; sign-in {signed_in:?}, \
-         queue+match {matched_in:?}, checks {:?}, total {:?}",
+         queue+match {matched_in:?}, time to match p50 {p50:?} p99 {p99:?}, checks {:?}, \
+         total {:?}",
         outcomes.len(),
         leavers_seated.len(),
         progress.retried.lock().expect("retry counts"),
