@@ -339,6 +339,10 @@ impl Gateway for GatewayService {
                 settings: Some(settings),
                 casual,
                 request_id: ulid::Ulid::generate().to_string(),
+                // Only present players are seated: this task holds the ticket's watch for
+                // exactly as long as the client's stream, and matchmaking seats the player
+                // only through an open watch (ARCHITECTURE.md, Matchmaking).
+                confirm_presence: true,
             };
             let enqueued = past_broken_transport(|| {
                 let (mut matchmaking, enqueue) = (matchmaking.clone(), enqueue.clone());
@@ -435,6 +439,9 @@ impl Gateway for GatewayService {
                     break;
                 }
             }
+            // The watch goes first: matchmaking seats a player only through an open watch, so
+            // a table proposed while the cancel below is on its way is not confirmed.
+            drop(updates);
             // The client left (or the server stops) before a match: the ticket goes too.
             if !settled {
                 cancel(matchmaking).await;
