@@ -373,6 +373,11 @@ impl Gateway for GatewayService {
                 ticket_id: ticket.ticket_id.clone(),
                 player_id: caller.player_id.clone(),
             };
+            // The client left while we queued: no watch, so nothing confirms their seat.
+            if started_tx.is_closed() {
+                cancel(matchmaking).await;
+                return;
+            }
             // Past a broken connection too: the ticket is queued, and lives in Redis.
             let watched = rewatch(&mut matchmaking, &watch).await;
             let mut updates = match watched {
@@ -383,8 +388,10 @@ impl Gateway for GatewayService {
                     return;
                 }
             };
-            // Nobody is waiting for the answer: the client left while we queued.
+            // Nobody is waiting for the answer: the client left while we queued. The watch
+            // goes before the cancel (see below).
             if started_tx.send(Ok(())).is_err() {
+                drop(updates);
                 cancel(matchmaking).await;
                 return;
             }
