@@ -339,6 +339,10 @@ impl Gateway for GatewayService {
                 settings: Some(settings),
                 casual,
                 request_id: ulid::Ulid::generate().to_string(),
+                // Only present players are seated: this task holds the ticket's watch for
+                // exactly as long as the client's stream, and matchmaking seats the player
+                // only through an open watch (ARCHITECTURE.md, Matchmaking).
+                confirm_presence: true,
             };
             let enqueued = past_broken_transport(|| {
                 let (mut matchmaking, enqueue) = (matchmaking.clone(), enqueue.clone());
@@ -369,6 +373,11 @@ impl Gateway for GatewayService {
                 ticket_id: ticket.ticket_id.clone(),
                 player_id: caller.player_id.clone(),
             };
+            // The client left while we queued: no watch, so nothing confirms their seat.
+            if started_tx.is_closed() {
+                cancel(matchmaking).await;
+                return;
+            }
             // Past a broken connection too: the ticket is queued, and lives in Redis.
             let watched = rewatch(&mut matchmaking, &watch).await;
             let mut updates = match watched {
@@ -379,8 +388,10 @@ impl Gateway for GatewayService {
                     return;
                 }
             };
-            // Nobody is waiting for the answer: the client left while we queued.
+            // Nobody is waiting for the answer: the client left while we queued. The watch
+            // goes before the cancel (see below).
             if started_tx.send(Ok(())).is_err() {
+                drop(updates);
                 cancel(matchmaking).await;
                 return;
             }
@@ -435,6 +446,9 @@ impl Gateway for GatewayService {
                     break;
                 }
             }
+            // The watch goes first: matchmaking seats a player only through an open watch, so
+            // a table proposed while the cancel below is on its way is not confirmed.
+            drop(updates);
             // The client left (or the server stops) before a match: the ticket goes too.
             if !settled {
                 cancel(matchmaking).await;

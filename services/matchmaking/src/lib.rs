@@ -94,6 +94,8 @@ pub struct Config {
     pub clock: Clock,
     /// How long a waiting ticket stays matchable unless its watch renews it (issue 16).
     pub ticket_lease: Duration,
+    /// How long a proposed table waits for every seat's confirmation.
+    pub confirm_window: Duration,
 }
 
 impl Config {
@@ -112,6 +114,7 @@ impl Config {
             rating_window: RatingWindow::DEFAULT,
             clock: Clock::system(),
             ticket_lease: matcher::DEFAULT_TICKET_LEASE,
+            confirm_window: matcher::DEFAULT_CONFIRM_WINDOW,
         }
     }
 
@@ -151,7 +154,8 @@ pub async fn run(
     )
     .rating_window(config.rating_window)
     .clock(config.clock)
-    .ticket_lease(config.ticket_lease);
+    .ticket_lease(config.ticket_lease)
+    .confirm_window(config.confirm_window);
     let queues_for_counts = queues.clone();
     // Subscribed before serving, so no watch can miss a notice published after its read.
     let settled = queues.subscribe_settled().await?;

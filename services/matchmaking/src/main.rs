@@ -67,6 +67,11 @@ struct Args {
     /// it (every third of this): a ticket nobody waits on any more is dropped, not matched.
     #[arg(long, env = "LUDUS_TICKET_LEASE_SECONDS", default_value_t = ludus_matchmaking::matcher::DEFAULT_TICKET_LEASE.as_secs())]
     ticket_lease_seconds: u64,
+    /// Milliseconds a proposed table waits for every seat's confirmation (each player's
+    /// gateway confirms that their FindMatch stream is still open) before its tickets go
+    /// back to the queue.
+    #[arg(long, env = "LUDUS_CONFIRM_WINDOW_MS", default_value_t = u64::try_from(ludus_matchmaking::matcher::DEFAULT_CONFIRM_WINDOW.as_millis()).unwrap_or(u64::MAX))]
+    confirm_window_ms: u64,
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
@@ -94,6 +99,7 @@ async fn main() -> anyhow::Result<()> {
         },
         clock: ludus_store::Clock::system(),
         ticket_lease: Duration::from_secs(args.ticket_lease_seconds.max(1)),
+        confirm_window: Duration::from_millis(args.confirm_window_ms.max(1)),
     };
     let listener = ludus_telemetry::listen("matchmaking", &args.listen).await?;
     ludus_matchmaking::run(config, listener, ludus_telemetry::shutdown_signal()).await

@@ -11,6 +11,17 @@
 //! [`MAX_TABLES_CREATING`]) while the next round goes on; the created tables' tickets are
 //! published as one settled notice, which wakes their watches on every replica. Seats are
 //! drawn before the claim, because the claim records each ticket's seat as its position.
+//!
+//! The confirm step: a claimed table is a *proposal* (the store's `propose_tables`) until
+//! every seat is confirmed by a watch of its ticket whose stream is still open, the stream
+//! the gateway holds for exactly as long as that player's FindMatch stream
+//! ([`Matcher::confirm`]); the confirmation that completes it matches the table and creates
+//! its game, as a round does for a table claimed outright (tickets queued without
+//! `confirm_presence` count as confirmed from the start). A player who left is cancelled by
+//! their gateway, which takes the proposal down: the others go back to the front. A
+//! proposal still short of confirmations after [`DEFAULT_CONFIRM_WINDOW`] (a gateway died, a
+//! confirmation was lost with a replica) is taken down by the queue's next round, every
+//! ticket requeued at its place; one nobody waits on is then dropped when its lease lapses.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +29,9 @@ use std::time::Duration;
 use futures::future::join_all;
 use ludus_catalog::QuickMatchClocks;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_store::{Clock, QueueStore, TableClaim, Ticket, TicketStatus};
+use ludus_store::{
+    Clock, Confirmation, QueueStore, TableClaim, TableOutcome, TableProposal, Ticket, TicketStatus,
+};
 use ludus_telemetry::Traced;
 use rand::RngExt;
 use tokio::sync::{Notify, Semaphore};
@@ -68,7 +81,16 @@ pub struct Matcher {
     clock: Clock,
     /// How long a ticket stays matchable after its last renewal by a watch (issue 16).
     ticket_lease: Duration,
+    /// How long a proposed table waits for its confirmations.
+    confirm_window: Duration,
 }
+
+/// How long a proposed table waits for every seat's confirmation before its tickets go back
+/// to the queue (`--confirm-window-ms`). A confirmation takes one round trip from the
+/// gateway, milliseconds; the window covers a gateway re-watching a ticket after a
+/// matchmaking replica died (it tries again every 100 ms), and bounds what a player whose
+/// gateway died costs the others at the table.
+pub const DEFAULT_CONFIRM_WINDOW: Duration = Duration::from_secs(3);
 
 /// How long a waiting ticket stays matchable unless a watch renews it (`--ticket-lease-seconds`):
 /// longer than the gateway's re-watch patience after a replica's death (5 s), so a dead
@@ -104,7 +126,56 @@ impl Matcher {
             creating: Arc::new(Semaphore::new(MAX_TABLES_CREATING)),
             clock: Clock::system(),
             ticket_lease: DEFAULT_TICKET_LEASE,
+            confirm_window: DEFAULT_CONFIRM_WINDOW,
         }
+    }
+
+    /// How long a proposed table waits for its confirmations.
+    pub fn confirm_window(mut self, window: Duration) -> Self {
+        self.confirm_window = window.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Confirms the seat of `proposed` (a ticket as proposed into a table; its player is
+    /// there: a watch of it has its stream open). The confirmation that completes the table
+    /// creates its game in the background, as a round does. What became of the ticket is
+    /// returned as it stands.
+    pub async fn confirm(&self, proposed: &Ticket) -> Result<Ticket, ServiceError> {
+        let TicketStatus::Proposed {
+            game_id,
+            seat,
+            table,
+            ..
+        } = &proposed.status
+        else {
+            return Ok(proposed.clone());
+        };
+        let confirmation = self
+            .queues
+            .confirm_read(proposed, game_id, system_now_ms())
+            .await?;
+        let status = match confirmation {
+            Confirmation::Waiting => TicketStatus::Proposed {
+                game_id: game_id.clone(),
+                seat: *seat,
+                table: table.clone(),
+                confirmed: true,
+            },
+            Confirmation::Complete { tickets } => {
+                tracing::info!(queue = %proposed.queue, game_id, "proposed table confirmed");
+                self.create_games(vec![(game_id.clone(), tickets)]).await;
+                TicketStatus::Matched {
+                    game_id: game_id.clone(),
+                    seat: *seat,
+                    table: table.clone(),
+                }
+            }
+            Confirmation::NotProposed(now) => return Ok(now.unwrap_or_else(|| proposed.clone())),
+        };
+        Ok(Ticket {
+            status,
+            ..proposed.clone()
+        })
     }
 
     /// How long a ticket stays matchable unless its watch renews it.
@@ -226,6 +297,15 @@ impl Matcher {
         {
             return Ok(());
         }
+        // Proposals nobody completed in time go back first, so their tickets sit again now.
+        let requeued = self.queues.expire_proposals(queue, system_now_ms()).await?;
+        if !requeued.is_empty() {
+            tracing::info!(
+                queue,
+                tickets = requeued.len(),
+                "proposals not confirmed in time: tickets back in the queue"
+            );
+        }
         for _ in 0..MAX_ROUNDS_PER_QUEUE {
             let read = self.queues.queued(queue, MATCH_BATCH).await?;
             let full_batch = read.len() == MATCH_BATCH;
@@ -258,22 +338,42 @@ impl Matcher {
             if tables.is_empty() {
                 break;
             }
-            let claims: Vec<TableClaim> = tables
+            let proposals = tables
                 .iter()
-                .map(|seated| TableClaim {
-                    game_id: Ulid::generate().to_string(),
-                    ticket_ids: seated.iter().map(|t| t.ticket_id.clone()).collect(),
+                .map(|seated| {
+                    let confirmed = seated
+                        .iter()
+                        .map(|t| Ok(!TicketPayload::from_bytes(&t.payload)?.confirm))
+                        .collect::<Result<Vec<bool>, ServiceError>>()?;
+                    let claim = TableClaim {
+                        game_id: Ulid::generate().to_string(),
+                        ticket_ids: seated.iter().map(|t| t.ticket_id.clone()).collect(),
+                    };
+                    Ok(TableProposal { claim, confirmed })
                 })
-                .collect();
-            let taken = self.queues.take_tables(queue, &claims).await?;
-            let lost_race = taken.contains(&false);
-            let won: Vec<(String, Vec<Ticket>)> = claims
+                .collect::<Result<Vec<_>, ServiceError>>()?;
+            let deadline = system_now_ms()
+                .saturating_add(u64::try_from(self.confirm_window.as_millis()).unwrap_or(u64::MAX));
+            let outcomes = self
+                .queues
+                .propose_tables(queue, &proposals, deadline)
+                .await?;
+            let lost_race = outcomes.contains(&TableOutcome::Lost);
+            let proposed = outcomes
+                .iter()
+                .filter(|o| **o == TableOutcome::Proposed)
+                .count();
+            // Tables whose every seat counted as confirmed are games now; proposed ones
+            // become games when their last confirmation lands (`confirm`).
+            let won: Vec<(String, Vec<Ticket>)> = proposals
                 .into_iter()
                 .zip(tables)
-                .zip(taken)
-                .filter_map(|((claim, seated), taken)| taken.then_some((claim.game_id, seated)))
+                .zip(outcomes)
+                .filter_map(|((proposal, seated), outcome)| {
+                    (outcome == TableOutcome::Matched).then_some((proposal.claim.game_id, seated))
+                })
                 .collect();
-            tracing::info!(queue, tables = won.len(), "tickets matched");
+            tracing::info!(queue, tables = won.len(), proposed, "tickets matched");
             self.create_games(won).await;
             // A short read means the queue is drained down to what cannot sit yet; a lost
             // race (a cancel, or a replica past a lapsed lease) means re-reading.

@@ -69,6 +69,10 @@ pub struct TicketPayload {
     /// when ratings could not be asked (the ticket then pairs with anyone, see `pairing`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<i32>,
+    /// The player is seated only through an open watch of the ticket
+    /// (`EnqueueRequest.confirm_presence`); otherwise it counts as confirmed from the start.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub confirm: bool,
 }
 
 impl TicketPayload {
@@ -78,7 +82,14 @@ impl TicketPayload {
             display_name: display_name.to_owned(),
             settings: quick.settings.encode_to_vec(),
             rating,
+            confirm: false,
         }
+    }
+
+    /// The same payload, its presence confirmed by the caller when proposed (or not).
+    pub fn confirmed_by_caller(mut self, confirm: bool) -> Self {
+        self.confirm = confirm;
+        self
     }
 
     /// JSON bytes for the store.
@@ -102,7 +113,10 @@ impl TicketPayload {
 /// A ticket as its owner sees it at `now_ms`.
 pub fn ticket_update(ticket: &Ticket, now_ms: u64) -> pb::TicketUpdate {
     let (state, game_id, seat) = match &ticket.status {
-        TicketStatus::Queued => (pb::TicketState::Queued, String::new(), 0),
+        // A proposal is not a game yet: its owner still waits.
+        TicketStatus::Queued | TicketStatus::Proposed { .. } => {
+            (pb::TicketState::Queued, String::new(), 0)
+        }
         TicketStatus::Matched { game_id, seat, .. } => {
             (pb::TicketState::Matched, game_id.clone(), *seat)
         }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use ludus_store::{FeedError, QueueStore, SettledSubscription};
+use ludus_store::{FeedError, QueueStore, SettledSubscription, TicketNotice, TicketProposal};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -45,6 +45,8 @@ struct Waiter {
     notify: Notify,
     /// A notice named this ticket: if it is matched, its game exists.
     game_created: AtomicBool,
+    /// The latest proposal a notice named for this ticket, not yet taken.
+    proposed_into: Mutex<Option<TicketProposal>>,
 }
 
 /// One watch's place in [`TicketNotices`]; dropping it unregisters the watch.
@@ -66,6 +68,16 @@ impl Registration {
     /// Whether a notice named this ticket: a matched ticket's game then exists.
     pub fn game_created(&self) -> bool {
         self.waiter.game_created.load(Ordering::Acquire)
+    }
+
+    /// The proposal a notice named for this ticket since the last call, if any: a hint,
+    /// which a confirmation checks against the store.
+    pub fn take_proposal(&self) -> Option<TicketProposal> {
+        self.waiter
+            .proposed_into
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 }
 
@@ -112,11 +124,21 @@ impl TicketNotices {
         self.lock().values().map(Vec::len).sum()
     }
 
-    fn wake(&self, ticket_ids: &[String]) {
+    fn wake(&self, notice: &TicketNotice) {
         let watches = self.lock();
-        for id in ticket_ids {
+        for id in &notice.settled {
             for (_, waiter) in watches.get(id).into_iter().flatten() {
                 waiter.game_created.store(true, Ordering::Release);
+                waiter.notify.notify_one();
+            }
+        }
+        // Proposed or back in the queue: nothing said about a game.
+        for change in &notice.changed {
+            for (_, waiter) in watches.get(&change.ticket_id).into_iter().flatten() {
+                *waiter
+                    .proposed_into
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = change.proposed_into.clone();
                 waiter.notify.notify_one();
             }
         }
@@ -142,7 +164,7 @@ impl TicketNotices {
                 notice = subscription.recv() => notice,
             };
             match notice {
-                Ok(ids) => self.wake(&ids),
+                Ok(notice) => self.wake(&notice),
                 Err(FeedError::Lagged(_)) => self.wake_all(),
                 Err(FeedError::Closed) => {
                     self.wake_all();
@@ -171,17 +193,42 @@ impl TicketNotices {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ludus_store::TicketChange;
 
     #[tokio::test]
     async fn a_notice_before_the_wait_is_kept_and_marks_the_game_created() {
         let notices = TicketNotices::default();
         let watch = notices.register("t1");
         let other = notices.register("t2");
-        notices.wake(&["t1".to_owned()]);
+        notices.wake(&TicketNotice {
+            settled: vec!["t1".to_owned()],
+            changed: Vec::new(),
+        });
         // The permit is stored: this completes at once.
         watch.notified().await;
         assert!(watch.game_created());
         assert!(!other.game_created());
+    }
+
+    #[tokio::test]
+    async fn a_change_wakes_its_watch_without_claiming_a_game() {
+        let notices = TicketNotices::default();
+        let watch = notices.register("t1");
+        notices.wake(&TicketNotice {
+            settled: Vec::new(),
+            changed: vec![TicketChange {
+                ticket_id: "t1".to_owned(),
+                proposed_into: Some(TicketProposal {
+                    game_id: "g".to_owned(),
+                    seat: 1,
+                    table: vec!["t0".to_owned(), "t1".to_owned()],
+                }),
+            }],
+        });
+        watch.notified().await;
+        assert!(!watch.game_created());
+        assert_eq!(watch.take_proposal().map(|p| p.seat), Some(1));
+        assert_eq!(watch.take_proposal(), None, "taken once");
     }
 
     #[tokio::test]

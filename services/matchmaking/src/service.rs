@@ -129,7 +129,9 @@ impl MatchmakingService {
             ticket_id: ticket_id(&quick.queue, ulid)?,
             queue: quick.queue.clone(),
             player_id: request.player_id.clone(),
-            payload: TicketPayload::new(&request.display_name, &quick, rating).to_bytes()?,
+            payload: TicketPayload::new(&request.display_name, &quick, rating)
+                .confirmed_by_caller(request.confirm_presence)
+                .to_bytes()?,
             created_ms: self.matcher.now_ms(),
             status: TicketStatus::Queued,
         };
@@ -219,8 +221,16 @@ impl MatchmakingService {
     }
 }
 
+/// Whether a ticket's owner has something new to hear in `after`: its announced state, game
+/// or seat changed (a proposal is not news: its owner hears QUEUED until MATCHED).
+fn news(before: &Ticket, after: &Ticket) -> bool {
+    let (was, is) = (ticket_update(before, 0), ticket_update(after, 0));
+    (was.state, was.game_id, was.seat) != (is.state, is.game_id, is.seat)
+}
+
+/// Matched or cancelled: nothing more will happen to the ticket.
 fn settled(status: &TicketStatus) -> bool {
-    !matches!(status, TicketStatus::Queued)
+    !status.is_live()
 }
 
 /// How long a watch that finds its ticket matched, but the game not there yet, waits for the
@@ -262,6 +272,31 @@ async fn game_ready(matcher: &Matcher, ticket: &Ticket, registration: &Registrat
     }
 }
 
+/// Confirms the seat of `ticket` if it is proposed and waits for its confirmation, while the
+/// watch's stream `tx` is open: the caller that asked for confirmation (`confirm_presence`)
+/// holds that stream for exactly as long as its player waits, so an open stream is the
+/// player's presence (ARCHITECTURE.md, Matchmaking). A failure is logged: an unconfirmed
+/// proposal goes back to the queue when its window ends.
+async fn confirm_present(
+    matcher: &Matcher,
+    ticket: &Ticket,
+    tx: &mpsc::Sender<Result<pb::TicketUpdate, Status>>,
+) {
+    if !matches!(
+        ticket.status,
+        TicketStatus::Proposed {
+            confirmed: false,
+            ..
+        }
+    ) || tx.is_closed()
+    {
+        return;
+    }
+    if let Err(error) = matcher.confirm(ticket).await {
+        tracing::warn!(%error, ticket_id = %ticket.ticket_id, "could not confirm a proposed seat");
+    }
+}
+
 /// Follows one ticket: re-reads it when a notice wakes it (or every [`WATCH_FALLBACK_POLL`])
 /// and sends each change until it settles, the client leaves or the server stops.
 /// `announced` is the state the client already has.
@@ -276,11 +311,12 @@ async fn watch(
 ) {
     // While this watch lives the ticket's lease is renewed: somebody waits on it (issue 16).
     let mut renewed = tokio::time::Instant::now();
-    if ticket.status == TicketStatus::Queued {
+    if ticket.status.is_live() {
         matcher.keep_alive(&ticket).await;
     }
+    confirm_present(&matcher, &ticket, &tx).await;
     while !(announced && settled(&ticket.status)) {
-        if ticket.status == TicketStatus::Queued && renewed.elapsed() >= matcher.ticket_renewal() {
+        if ticket.status.is_live() && renewed.elapsed() >= matcher.ticket_renewal() {
             renewed = tokio::time::Instant::now();
             matcher.keep_alive(&ticket).await;
         }
@@ -294,6 +330,13 @@ async fn watch(
             }
             () = registration.notified() => {}
             () = tokio::time::sleep(WATCH_FALLBACK_POLL) => {}
+        }
+        // Told its proposal: this open watch is the player's presence, confirmed at once
+        // without a read (the store checks the proposal; a stale one changes nothing). The
+        // owner hears MATCHED once the completed table's game exists (its notice wakes this).
+        if let Some(proposal) = registration.take_proposal() {
+            confirm_present(&matcher, &proposal.of(&ticket), &tx).await;
+            continue;
         }
         let next = match queues.ticket(&ticket.queue, &ticket.ticket_id).await {
             Ok(Some(next)) => next,
@@ -311,7 +354,9 @@ async fn watch(
                 return;
             }
         };
-        if next.status != ticket.status || !announced {
+        // A proposal the notice did not name (missed, or before this watch began).
+        confirm_present(&matcher, &next, &tx).await;
+        if news(&ticket, &next) || !announced {
             if !game_ready(&matcher, &next, &registration).await {
                 ticket = next;
                 announced = false;

@@ -212,16 +212,23 @@ async fn world_with(
     caro_turn_ms: Option<u64>,
     match_interval: Duration,
 ) -> World {
+    world_configured(backends, |config| {
+        if let Some(ms) = caro_turn_ms {
+            config.caro_turn_ms = ms;
+        }
+        config.match_interval = match_interval;
+    })
+    .await
+}
+
+async fn world_configured(backends: Vec<Backend>, configure: impl Fn(&mut Config)) -> World {
     let fake = FakeGameState::default();
     let (url, fake_stop) = serve_fake(fake.clone()).await;
     let mut clients = Vec::new();
     let mut stops = vec![fake_stop];
     for backend in backends {
         let mut config = Config::new(backend, url.clone());
-        if let Some(ms) = caro_turn_ms {
-            config.caro_turn_ms = ms;
-        }
-        config.match_interval = match_interval;
+        configure(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("address");
         let (stop, stopped) = oneshot::channel::<()>();
@@ -506,6 +513,7 @@ async fn tickets(backend: Backend) {
                 settings: Some(caro(15, false, false)),
                 casual: false,
                 request_id: String::new(),
+                confirm_presence: false,
             },
             Code::InvalidArgument,
             "player_id",
@@ -517,6 +525,7 @@ async fn tickets(backend: Backend) {
                 settings: Some(caro(15, false, false)),
                 casual: false,
                 request_id: String::new(),
+                confirm_presence: false,
             },
             Code::InvalidArgument,
             "display_name",
@@ -528,6 +537,7 @@ async fn tickets(backend: Backend) {
                 settings: None,
                 casual: false,
                 request_id: String::new(),
+                confirm_presence: false,
             },
             Code::InvalidArgument,
             "settings",
@@ -539,6 +549,7 @@ async fn tickets(backend: Backend) {
                 settings: Some(caro(17, false, false)),
                 casual: false,
                 request_id: String::new(),
+                confirm_presence: false,
             },
             Code::InvalidArgument,
             "settings.caro.board_size",
@@ -556,6 +567,7 @@ async fn tickets(backend: Backend) {
                 }),
                 casual: false,
                 request_id: String::new(),
+                confirm_presence: false,
             },
             Code::InvalidArgument,
             "settings.quoridor.mode: quick match seats free-for-all tables (Q22)",
@@ -581,6 +593,7 @@ async fn enqueue_request(
         settings: Some(settings),
         casual: false,
         request_id: request_id.into(),
+        confirm_presence: false,
     })
     .await
     .map(Response::into_inner)
@@ -795,6 +808,151 @@ fn redis() -> RedisServer {
     RedisServer::start().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Enqueue as the gateway sends it (`confirm_presence`: seated only through an open watch).
+async fn enqueue_present(c: &mut MatchmakingClient<Channel>, player: &str) -> pb::EnqueueResponse {
+    c.enqueue(pb::EnqueueRequest {
+        player_id: player.into(),
+        display_name: player.to_uppercase(),
+        settings: Some(caro(15, false, false)),
+        casual: false,
+        request_id: String::new(),
+        confirm_presence: true,
+    })
+    .await
+    .expect("enqueue")
+    .into_inner()
+}
+
+/// The last update of `player`'s watch of `ticket`, read until it ends.
+async fn watched_end(
+    c: &MatchmakingClient<Channel>,
+    ticket: &pb::EnqueueResponse,
+    player: &str,
+) -> pb::TicketUpdate {
+    let updates = watch_to_end(&mut c.clone(), &ticket.ticket_id, player).await;
+    updates.last().cloned().expect("an update")
+}
+
+/// Waits (bounded) until `ticket` stands as `wanted` says in the store.
+async fn ticket_becomes(
+    queues: &ludus_store::QueueStore,
+    ticket: &pb::EnqueueResponse,
+    wanted: impl Fn(&ludus_store::TicketStatus) -> bool,
+) {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let now = queues
+                .ticket(&ticket.queue, &ticket.ticket_id)
+                .await
+                .expect("read")
+                .expect("exists");
+            if wanted(&now.status) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the ticket changes in time");
+}
+
+fn players_of(game: &pb::CreateGameRequest) -> HashSet<&str> {
+    game.players.iter().map(|p| p.player_id.as_str()).collect()
+}
+
+/// The confirm step (tickets queued with `confirm_presence`, as the gateway queues them): a
+/// table becomes a game only once a watch with its stream open confirmed every seat; a player
+/// nobody watches (their gateway died) is never seated, the proposal expires and the other
+/// goes back to the queue; a player who cancels a proposal is dropped and the other goes back
+/// to the front with their waiting time.
+async fn confirmed_presence(backend: Backend) {
+    let queues = ludus_store::QueueStore::new(backend.clone());
+    let w = world_configured(vec![backend], |config| {
+        config.match_interval = Duration::from_millis(20);
+        config.confirm_window = Duration::from_millis(500);
+        config.ticket_lease = Duration::from_secs(1);
+    })
+    .await;
+    let c = w.client();
+    let mut e = w.client();
+
+    // Both watched: matched as before, the confirmations automatic.
+    let ann = enqueue_present(&mut e, "ann").await;
+    let bob = enqueue_present(&mut e, "bob").await;
+    let (ann_end, bob_end) =
+        tokio::join!(watched_end(&c, &ann, "ann"), watched_end(&c, &bob, "bob"));
+    assert_eq!(state(&ann_end), pb::TicketState::Matched);
+    assert_eq!(ann_end.game_id, bob_end.game_id);
+    let games = created(&w.fake, 1).await;
+    assert_eq!(players_of(&games[0]), HashSet::from(["ann", "bob"]));
+    assert!(
+        queues
+            .confirmed_at(&ann.queue, &ann.ticket_id)
+            .await
+            .expect("read")
+            .is_some(),
+        "ann's seat was confirmed by her watch"
+    );
+
+    // Dora is never watched: her seat is never confirmed, her proposals expire, and once her
+    // lease lapses she is dropped; Carl, watched all along, sits with Eve.
+    let carl = enqueue_present(&mut e, "carl").await;
+    let dora = enqueue_present(&mut e, "dora").await;
+    let carl_waits = tokio::spawn({
+        let (c, carl) = (c.clone(), carl.clone());
+        async move { watched_end(&c, &carl, "carl").await }
+    });
+    ticket_becomes(&queues, &dora, |s| {
+        matches!(s, ludus_store::TicketStatus::Proposed { .. })
+    })
+    .await;
+    ticket_becomes(&queues, &dora, |s| {
+        *s == ludus_store::TicketStatus::Cancelled
+    })
+    .await;
+    let eve = enqueue_present(&mut e, "eve").await;
+    let eve_end = watched_end(&c, &eve, "eve").await;
+    let carl_end = carl_waits.await.expect("carl's watch");
+    assert_eq!(state(&carl_end), pb::TicketState::Matched);
+    assert_eq!(carl_end.game_id, eve_end.game_id);
+    assert!(
+        carl_end.waited_ms > eve_end.waited_ms,
+        "carl's wait counts from his first queueing: {carl_end:?} {eve_end:?}"
+    );
+    let games = created(&w.fake, 2).await;
+    assert_eq!(games.len(), 2, "no game ever seated dora");
+    assert_eq!(players_of(&games[1]), HashSet::from(["carl", "eve"]));
+
+    // Gus, unwatched, is proposed with Fay, then cancels: Fay goes back to the front of the
+    // queue, confirmation forgotten, and sits with Hal.
+    let fay = enqueue_present(&mut e, "fay").await;
+    let gus = enqueue_present(&mut e, "gus").await;
+    let fay_waits = tokio::spawn({
+        let (c, fay) = (c.clone(), fay.clone());
+        async move { watched_end(&c, &fay, "fay").await }
+    });
+    ticket_becomes(&queues, &gus, |s| {
+        matches!(s, ludus_store::TicketStatus::Proposed { .. })
+    })
+    .await;
+    let gone = e
+        .cancel_ticket(pb::CancelTicketRequest {
+            ticket_id: gus.ticket_id.clone(),
+            player_id: "gus".into(),
+        })
+        .await
+        .expect("cancel")
+        .into_inner();
+    assert_eq!(state(&gone), pb::TicketState::Cancelled);
+    let hal = enqueue_present(&mut e, "hal").await;
+    let hal_end = watched_end(&c, &hal, "hal").await;
+    let fay_end = fay_waits.await.expect("fay's watch");
+    assert_eq!(fay_end.game_id, hal_end.game_id);
+    let games = created(&w.fake, 3).await;
+    assert_eq!(games.len(), 3);
+    assert_eq!(players_of(&games[2]), HashSet::from(["fay", "hal"]));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_backend() {
     bounded(pair(Backend::memory(), None)).await.expect("pair");
@@ -812,6 +970,9 @@ async fn memory_backend() {
     bounded(orphaned_match(Backend::memory()))
         .await
         .expect("orphaned match");
+    bounded(confirmed_presence(Backend::memory()))
+        .await
+        .expect("confirmed presence");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -843,4 +1004,7 @@ async fn redis_backend() {
     bounded(orphaned_match(backend("x:").await))
         .await
         .expect("orphaned match");
+    bounded(confirmed_presence(backend("c:").await))
+        .await
+        .expect("confirmed presence");
 }

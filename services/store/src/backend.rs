@@ -487,6 +487,14 @@ impl Keys {
     pub(crate) fn mm_ticket(&self, queue: &str, id: &str) -> String {
         format!("{}ludus:{{mm:{queue}}}:ticket:{id}", self.prefix)
     }
+    /// The queue's pending proposals: game id -> deadline (Unix ms).
+    pub(crate) fn mm_proposals(&self, queue: &str) -> String {
+        format!("{}ludus:{{mm:{queue}}}:proposals", self.prefix)
+    }
+    /// The queue's pending proposals' tables: game id -> ticket ids joined by commas.
+    pub(crate) fn mm_proposal_tables(&self, queue: &str) -> String {
+        format!("{}ludus:{{mm:{queue}}}:proposal-tables", self.prefix)
+    }
     pub(crate) fn mm_lease(&self, queue: &str) -> String {
         format!("{}ludus:{{mm:{queue}}}:lease", self.prefix)
     }

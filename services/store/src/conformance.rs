@@ -15,9 +15,10 @@ use std::time::Duration;
 use futures::future::join_all;
 
 use crate::{
-    Backend, Commit, CommitOutcome, EnqueueOutcome, FEED_CAPACITY, FeedError, FeedSubscription,
-    GameFeed, GameRead, GameStore, HeldStream, QueueStore, RatingEntry, RatingStore, RatingUpdate,
-    RecordOutcome, RoomRecord, RoomStore, StoredEvent, StreamLeases, TableClaim, Ticket,
+    Backend, Commit, CommitOutcome, Confirmation, EnqueueOutcome, FEED_CAPACITY, FeedError,
+    FeedSubscription, GameFeed, GameRead, GameStore, HeldStream, QueueStore, RatingEntry,
+    RatingStore, RatingUpdate, RecordOutcome, RoomRecord, RoomStore, StoredEvent, StreamLeases,
+    TableClaim, TableOutcome, TableProposal, Ticket, TicketChange, TicketNotice, TicketProposal,
     TicketStatus, TimerArm, TimerStore, TimerWrites,
 };
 
@@ -95,6 +96,10 @@ properties!(
     queue_lease_is_exclusive_until_it_lapses,
     queue_settled_notices_reach_subscribers,
     queue_cancel,
+    queue_proposal_matches_once_every_seat_confirmed,
+    queue_cancelled_proposal_sends_the_others_to_the_front,
+    queue_expired_proposal_requeues_every_ticket,
+    queue_concurrent_confirms_and_cancels_seat_nobody_twice,
     rating_record_and_get,
     rating_record_twice_is_already_recorded,
     rating_version_conflict,
@@ -1496,18 +1501,455 @@ pub async fn queue_settled_notices_reach_subscribers(backend: Backend) {
     let mut second = q.subscribe_settled().await.expect("subscribe");
     q.publish_settled(&ids(&["a", "b"])).await.expect("publish");
     q.publish_settled(&[]).await.expect("nothing to publish");
-    q.publish_settled(&ids(&["c"])).await.expect("publish");
+    q.publish_changed(&[]).await.expect("nothing to publish");
+    let changes = [
+        TicketChange {
+            ticket_id: "c".into(),
+            proposed_into: None,
+        },
+        TicketChange {
+            ticket_id: "d".into(),
+            proposed_into: Some(TicketProposal {
+                game_id: "g1".into(),
+                seat: 1,
+                table: ids(&["x", "d"]),
+            }),
+        },
+    ];
+    q.publish_changed(&changes).await.expect("publish");
     for sub in [&mut first, &mut second] {
         let got = tokio::time::timeout(RECV_BOUND, sub.recv())
             .await
             .expect("in time")
             .expect("notice");
-        assert_eq!(got, ids(&["a", "b"]));
+        assert_eq!(got, settled(&["a", "b"]));
         let got = tokio::time::timeout(RECV_BOUND, sub.recv())
             .await
             .expect("in time")
             .expect("notice");
-        assert_eq!(got, ids(&["c"]));
+        assert_eq!(got.changed, changes);
+        assert!(got.settled.is_empty());
+    }
+}
+
+fn settled(list: &[&str]) -> TicketNotice {
+    TicketNotice {
+        settled: ids(list),
+        changed: Vec::new(),
+    }
+}
+
+/// A notice that `list` went back to the queue, or was proposed into `game` (seat by
+/// position), as [`QueueStore::publish_changed`] tells it.
+fn changed(list: &[&str], game: Option<&str>) -> TicketNotice {
+    TicketNotice {
+        settled: Vec::new(),
+        changed: (0u32..)
+            .zip(list)
+            .map(|(seat, id)| TicketChange {
+                ticket_id: (*id).to_owned(),
+                proposed_into: game.map(|g| TicketProposal {
+                    game_id: g.to_owned(),
+                    seat,
+                    table: ids(list),
+                }),
+            })
+            .collect(),
+    }
+}
+
+fn proposal(game: &str, list: &[&str], confirmed: &[bool]) -> TableProposal {
+    TableProposal {
+        claim: claim(game, list),
+        confirmed: confirmed.to_vec(),
+    }
+}
+
+/// The table's ticket ids of a confirmation that completed it, `None` for any other.
+fn completed(confirmation: Confirmation) -> Option<Vec<String>> {
+    match confirmation {
+        Confirmation::Complete { tickets } => {
+            assert!(
+                tickets
+                    .iter()
+                    .all(|t| matches!(t.status, TicketStatus::Matched { .. })),
+                "{tickets:?}"
+            );
+            Some(tickets.into_iter().map(|t| t.ticket_id).collect())
+        }
+        _ => None,
+    }
+}
+
+/// A deadline no test reaches.
+const FAR_MS: u64 = u64::MAX / 2;
+
+async fn status_of(q: &QueueStore, id: &str) -> TicketStatus {
+    q.ticket("qu", id)
+        .await
+        .expect("read")
+        .expect("exists")
+        .status
+}
+
+async fn queued_ids(q: &QueueStore) -> Vec<String> {
+    q.queued("qu", 100)
+        .await
+        .expect("queued")
+        .into_iter()
+        .map(|t| t.ticket_id)
+        .collect()
+}
+
+/// A proposed table leaves the queue and stays each player's live ticket; it is matched, all
+/// at once, by the confirmation that completes it (a seat confirmed from the start needs
+/// none); a confirmation for another game or from another player changes nothing; a table
+/// whose every seat counts as confirmed is matched at once.
+pub async fn queue_proposal_matches_once_every_seat_confirmed(backend: Backend) {
+    let q = QueueStore::new(backend);
+    for (i, id) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+        q.enqueue(&ticket("qu", id, &format!("p{id}"), i as u64))
+            .await
+            .expect("enqueue");
+    }
+    let outcomes = q
+        .propose_tables(
+            "qu",
+            &[
+                proposal("g1", &["b", "a"], &[false, true]),
+                proposal("g2", &["a", "c"], &[false, false]),
+                proposal("g3", &["e", "d"], &[true, true]),
+                proposal("g4", &["c"], &[]),
+            ],
+            FAR_MS,
+        )
+        .await
+        .expect("propose");
+    assert_eq!(
+        outcomes,
+        [
+            TableOutcome::Proposed,
+            TableOutcome::Lost,
+            TableOutcome::Matched,
+            TableOutcome::Lost
+        ]
+    );
+    assert_eq!(
+        status_of(&q, "b").await,
+        TicketStatus::Proposed {
+            game_id: "g1".into(),
+            seat: 0,
+            table: ids(&["b", "a"]),
+            confirmed: false,
+        }
+    );
+    assert!(matches!(
+        status_of(&q, "a").await,
+        TicketStatus::Proposed {
+            confirmed: true,
+            seat: 1,
+            ..
+        }
+    ));
+    assert!(matches!(
+        status_of(&q, "e").await,
+        TicketStatus::Matched { .. }
+    ));
+    assert_eq!(queued_ids(&q).await, ids(&["c"]));
+    // Proposed is live: one ticket per player still holds.
+    assert_eq!(
+        q.live_ticket("pb").await.expect("live"),
+        Some(("qu".into(), "b".into()))
+    );
+    assert_eq!(
+        q.enqueue(&ticket("other", "b2", "pb", 9))
+            .await
+            .expect("enqueue"),
+        EnqueueOutcome::AlreadyQueued {
+            ticket_id: "b".into()
+        }
+    );
+    assert!(q.keep_alive("qu", "b", 1).await.expect("keep alive"));
+    let wrong_game = q.confirm("qu", "b", "pb", "g9", 7).await.expect("confirm");
+    assert!(matches!(
+        wrong_game,
+        Confirmation::NotProposed(Some(Ticket {
+            status: TicketStatus::Proposed {
+                confirmed: false,
+                ..
+            },
+            ..
+        }))
+    ));
+    assert_eq!(
+        q.confirm("qu", "b", "intruder", "g1", 7)
+            .await
+            .expect("confirm"),
+        Confirmation::NotProposed(None)
+    );
+    assert_eq!(
+        completed(q.confirm("qu", "b", "pb", "g1", 7).await.expect("confirm")),
+        Some(ids(&["b", "a"]))
+    );
+    for (id, seat) in [("b", 0), ("a", 1)] {
+        assert_eq!(
+            status_of(&q, id).await,
+            TicketStatus::Matched {
+                game_id: "g1".into(),
+                seat,
+                table: ids(&["b", "a"]),
+            }
+        );
+    }
+    assert_eq!(q.live_ticket("pb").await.expect("live"), None);
+    assert_eq!(q.confirmed_at("qu", "b").await.expect("read"), Some(7));
+    assert_eq!(
+        q.confirmed_at("qu", "a").await.expect("read"),
+        None,
+        "confirmed from the start: no time"
+    );
+    assert!(matches!(
+        q.confirm("qu", "b", "pb", "g1", 8)
+            .await
+            .expect("confirm again"),
+        Confirmation::NotProposed(Some(Ticket {
+            status: TicketStatus::Matched { .. },
+            ..
+        }))
+    ));
+    // A two-seat table confirmed one seat at a time.
+    assert_eq!(
+        q.enqueue(&ticket("qu", "f", "pf", 10))
+            .await
+            .expect("enqueue"),
+        EnqueueOutcome::Queued
+    );
+    let outcomes = q
+        .propose_tables(
+            "qu",
+            &[proposal("g5", &["c", "f"], &[false, false])],
+            FAR_MS,
+        )
+        .await
+        .expect("propose");
+    assert_eq!(outcomes, [TableOutcome::Proposed]);
+    assert_eq!(
+        q.queues().await.expect("queues"),
+        ["qu"],
+        "a pending proposal keeps its queue listed"
+    );
+    assert_eq!(
+        q.confirm("qu", "f", "pf", "g5", 7).await.expect("confirm"),
+        Confirmation::Waiting
+    );
+    assert_eq!(
+        q.confirm("qu", "f", "pf", "g5", 7)
+            .await
+            .expect("confirm twice"),
+        Confirmation::Waiting
+    );
+    assert!(matches!(
+        status_of(&q, "c").await,
+        TicketStatus::Proposed {
+            confirmed: false,
+            ..
+        }
+    ));
+    assert_eq!(
+        completed(q.confirm("qu", "c", "pc", "g5", 7).await.expect("confirm")),
+        Some(ids(&["c", "f"]))
+    );
+    assert!(q.queues().await.expect("queues").is_empty());
+}
+
+/// Cancelling a proposed ticket (its player left) takes the proposal down: that ticket is
+/// cancelled, every other goes back to queued at its own place (the front, waiting time
+/// kept), confirmations forgotten, and their watches are told.
+pub async fn queue_cancelled_proposal_sends_the_others_to_the_front(backend: Backend) {
+    let q = QueueStore::new(backend);
+    let mut notices = q.subscribe_settled().await.expect("subscribe");
+    for (i, id) in ["a", "b", "c", "d"].iter().enumerate() {
+        q.enqueue(&ticket("qu", id, &format!("p{id}"), i as u64 + 1))
+            .await
+            .expect("enqueue");
+    }
+    let outcomes = q
+        .propose_tables(
+            "qu",
+            &[proposal("g1", &["c", "a"], &[false, false])],
+            FAR_MS,
+        )
+        .await
+        .expect("propose");
+    assert_eq!(outcomes, [TableOutcome::Proposed]);
+    let told = tokio::time::timeout(RECV_BOUND, notices.recv())
+        .await
+        .expect("in time")
+        .expect("notice");
+    assert_eq!(told, changed(&["c", "a"], Some("g1")));
+    assert_eq!(
+        q.confirm("qu", "a", "pa", "g1", 7).await.expect("confirm"),
+        Confirmation::Waiting
+    );
+    assert_eq!(q.cancel("c", "qu", "intruder").await.expect("cancel"), None);
+    let c = q.cancel("c", "qu", "pc").await.expect("cancel").expect("c");
+    assert_eq!(c.status, TicketStatus::Cancelled);
+    assert_eq!(q.live_ticket("pc").await.expect("live"), None);
+    assert_eq!(status_of(&q, "a").await, TicketStatus::Queued);
+    assert_eq!(
+        q.confirmed_at("qu", "a").await.expect("read"),
+        None,
+        "a confirmation goes with its proposal"
+    );
+    assert_eq!(queued_ids(&q).await, ids(&["a", "b", "d"]));
+    assert_eq!(
+        q.live_ticket("pa").await.expect("live"),
+        Some(("qu".into(), "a".into()))
+    );
+    let told = tokio::time::timeout(RECV_BOUND, notices.recv())
+        .await
+        .expect("in time")
+        .expect("notice");
+    assert_eq!(told, changed(&["a"], None));
+    assert!(matches!(
+        q.confirm("qu", "a", "pa", "g1", 7).await.expect("confirm"),
+        Confirmation::NotProposed(Some(Ticket {
+            status: TicketStatus::Queued,
+            ..
+        }))
+    ));
+    // The confirmation did not carry over: a new proposal asks again.
+    let outcomes = q
+        .propose_tables(
+            "qu",
+            &[proposal("g2", &["a", "b"], &[false, false])],
+            FAR_MS,
+        )
+        .await
+        .expect("propose");
+    assert_eq!(outcomes, [TableOutcome::Proposed]);
+    assert_eq!(
+        q.confirm("qu", "b", "pb", "g2", 7).await.expect("confirm"),
+        Confirmation::Waiting
+    );
+    // A cancel that comes after the table completed shows the match.
+    assert_eq!(
+        completed(q.confirm("qu", "a", "pa", "g2", 7).await.expect("confirm")),
+        Some(ids(&["a", "b"]))
+    );
+    let a = q.cancel("a", "qu", "pa").await.expect("cancel").expect("a");
+    assert!(matches!(a.status, TicketStatus::Matched { .. }));
+    assert_eq!(queued_ids(&q).await, ids(&["d"]));
+}
+
+/// A proposal past its deadline is taken down with every ticket back at its place; one not
+/// yet due stays.
+pub async fn queue_expired_proposal_requeues_every_ticket(backend: Backend) {
+    let q = QueueStore::new(backend);
+    for (i, id) in ["a", "b", "c", "d"].iter().enumerate() {
+        q.enqueue(&ticket("qu", id, &format!("p{id}"), i as u64 + 1))
+            .await
+            .expect("enqueue");
+    }
+    let outcomes = q
+        .propose_tables(
+            "qu",
+            &[
+                proposal("g1", &["b", "a"], &[false, true]),
+                proposal("g2", &["d", "c"], &[false, false]),
+            ],
+            1_000,
+        )
+        .await
+        .expect("propose");
+    assert_eq!(outcomes, [TableOutcome::Proposed, TableOutcome::Proposed]);
+    assert!(queued_ids(&q).await.is_empty());
+    assert_eq!(q.queues().await.expect("queues"), ["qu"]);
+    assert!(
+        q.expire_proposals("qu", 999)
+            .await
+            .expect("expire")
+            .is_empty()
+    );
+    assert_eq!(
+        q.confirm("qu", "d", "pd", "g2", 7).await.expect("confirm"),
+        Confirmation::Waiting
+    );
+    let mut requeued = q.expire_proposals("qu", 1_001).await.expect("expire");
+    requeued.sort();
+    assert_eq!(requeued, ids(&["a", "b", "c", "d"]));
+    assert_eq!(queued_ids(&q).await, ids(&["a", "b", "c", "d"]));
+    assert!(
+        q.expire_proposals("qu", 2_000)
+            .await
+            .expect("expire")
+            .is_empty()
+    );
+    assert!(matches!(
+        q.confirm("qu", "b", "pb", "g1", 7).await.expect("confirm"),
+        Confirmation::NotProposed(Some(Ticket {
+            status: TicketStatus::Queued,
+            ..
+        }))
+    ));
+    assert!(q.take("qu", &ids(&["a", "b"]), "g3").await.expect("take"));
+    assert!(q.take("qu", &ids(&["c", "d"]), "g4").await.expect("take"));
+    assert!(q.queues().await.expect("queues").is_empty());
+}
+
+/// Confirmations of every seat racing a cancel of one seat, table by table: each table ends
+/// either matched whole (the cancel shows the match) or with that seat cancelled and the
+/// other queued, never a ticket matched alone or in two games.
+pub async fn queue_concurrent_confirms_and_cancels_seat_nobody_twice(backend: Backend) {
+    let q = QueueStore::new(backend);
+    let tables = 8usize;
+    for i in 0..2 * tables {
+        q.enqueue(&ticket("qu", &format!("t{i}"), &format!("p{i}"), i as u64))
+            .await
+            .expect("enqueue");
+    }
+    let proposals: Vec<TableProposal> = (0..tables)
+        .map(|t| TableProposal {
+            claim: TableClaim {
+                game_id: format!("g{t}"),
+                ticket_ids: vec![format!("t{}", 2 * t), format!("t{}", 2 * t + 1)],
+            },
+            confirmed: vec![false, false],
+        })
+        .collect();
+    let outcomes = q
+        .propose_tables("qu", &proposals, FAR_MS)
+        .await
+        .expect("propose");
+    assert!(outcomes.iter().all(|o| *o == TableOutcome::Proposed));
+    join_all((0..tables).map(|t| {
+        let q = q.clone();
+        async move {
+            let (first, second) = (format!("t{}", 2 * t), format!("t{}", 2 * t + 1));
+            let game = format!("g{t}");
+            let (p0, p1) = (format!("p{}", 2 * t), format!("p{}", 2 * t + 1));
+            let (a, b, c) = tokio::join!(
+                q.confirm("qu", &first, &p0, &game, 7),
+                q.confirm("qu", &second, &p1, &game, 7),
+                q.cancel(&second, "qu", &p1),
+            );
+            a.expect("confirm");
+            b.expect("confirm");
+            c.expect("cancel");
+        }
+    }))
+    .await;
+    for t in 0..tables {
+        let first = status_of(&q, &format!("t{}", 2 * t)).await;
+        let second = status_of(&q, &format!("t{}", 2 * t + 1)).await;
+        match (&first, &second) {
+            (
+                TicketStatus::Matched { game_id: g1, .. },
+                TicketStatus::Matched { game_id: g2, .. },
+            ) => assert!(g1 == g2 && *g1 == format!("g{t}")),
+            (TicketStatus::Queued, TicketStatus::Cancelled) => {}
+            other => panic!("table {t}: {other:?}"),
+        }
     }
 }
 

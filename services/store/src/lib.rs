@@ -108,8 +108,9 @@ pub use flags::{RedisFlags, ReplicaWaitFlags};
 pub use game::{Commit, CommitOutcome, GameRead, GameRecord, GameStore, StoredEvent};
 pub use lease::{HeldStream, StreamLeases};
 pub use queue::{
-    EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore, SettledSubscription, TableClaim, Ticket,
-    TicketStatus,
+    CHANGED_MARK, Confirmation, EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore,
+    SettledSubscription, TableClaim, TableOutcome, TableProposal, Ticket, TicketChange,
+    TicketNotice, TicketProposal, TicketStatus,
 };
 pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use replicas::{ReplicaWait, WAIT_CONNECTIONS};

@@ -115,6 +115,8 @@ async fn one_ticket(
             // The rated queue, as an account's quick match (M12).
             casual: false,
             request_id: String::new(),
+            // The matcher's own latency: seated at once, no confirmation round trip.
+            confirm_presence: false,
         })
         .await
         .context("enqueue")?
