@@ -15,7 +15,7 @@ use std::{
     time::Duration,
 };
 
-use ludus_tests::{Ludus, caro_settings, next_event};
+use ludus_tests::{Ludus, caro_settings, next_event, patience};
 use opentelemetry_proto::tonic::{
     collector::{
         metrics::v1::{
@@ -193,15 +193,19 @@ fn ancestors<'a>(spans: &'a [Received], span: &'a Received) -> Vec<&'a Received>
     chain
 }
 
-/// Flushes the exporters until `done` holds for what arrived, for at most 20 s: spans end
-/// (and reach the batch processors) a little after the responses that the test awaited.
+/// Flushes the exporters until `done` holds for what arrived, for at most the test's
+/// [`patience`] (20 s on an idle machine): spans end (and reach the batch processors) a little
+/// after the responses that the test awaited, and the timer a move armed fires when the timers
+/// worker gets the CPU.
 async fn wait_for(
     guard: &ludus_telemetry::TelemetryGuard,
     receiver: &Receiver,
     what: &str,
     done: impl Fn(&Collected) -> bool,
 ) {
-    for _ in 0..100 {
+    let patience = patience();
+    let deadline = tokio::time::Instant::now() + patience;
+    while tokio::time::Instant::now() < deadline {
         // Flushing blocks until the batch processors' threads exported over the runtime.
         tokio::task::block_in_place(|| guard.flush());
         if done(&receiver.lock()) {
@@ -209,7 +213,7 @@ async fn wait_for(
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    panic!("{what}: not exported within 20 s");
+    panic!("{what}: not exported within {patience:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -17,24 +17,30 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Code, Request, Response, Status};
 
 /// How long a rotated connection's calls get to finish (the internal servers give 10 s).
-const GRACE: Duration = Duration::from_millis(20);
-/// Longer than [`GRACE`].
-const SLOW_CALL: Duration = Duration::from_millis(40);
+const GRACE: Duration = Duration::from_millis(50);
+/// How long a connection lives (the internal servers: 5 minutes).
+const AGE: Duration = Duration::from_millis(100);
+/// Longer than [`AGE`] + [`GRACE`]: a call this slow outlives its connection.
+const SLOW_CALL: Duration = Duration::from_millis(200);
 
-/// Counts the timers it arms.
+/// Counts the timers it arms; the first Arm of a key starting `slow-` takes [`SLOW_CALL`]
+/// (a call that outlives its connection), a second try of it is quick.
 #[derive(Default)]
 struct CountingTimers {
     armed: Arc<AtomicUsize>,
+    seen: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 #[tonic::async_trait]
 impl Timers for CountingTimers {
     async fn arm(
         &self,
-        _: Request<pb::ArmTimerRequest>,
+        request: Request<pb::ArmTimerRequest>,
     ) -> Result<Response<pb::ArmTimerResponse>, Status> {
-        // Every eighth call is slow: it is still in flight when its connection's grace ends.
-        if self.armed.fetch_add(1, Ordering::Relaxed).is_multiple_of(8) {
+        let key = request.into_inner().key;
+        self.armed.fetch_add(1, Ordering::Relaxed);
+        let first = self.seen.lock().expect("keys").insert(key.clone());
+        if first && key.starts_with("slow-") {
             tokio::time::sleep(SLOW_CALL).await;
         }
         Ok(Response::new(pb::ArmTimerResponse {}))
@@ -48,16 +54,16 @@ impl Timers for CountingTimers {
     }
 }
 
-/// A Timers server that asks every client connection to go away after `age` (the internal
+/// A Timers server that asks every client connection to go away after [`AGE`] (the internal
 /// servers' `max_connection_age`, shortened so that rotations meet live calls all the time).
-async fn rotating_server(age: Duration) -> (String, Arc<AtomicUsize>, CancellationToken) {
+async fn rotating_server() -> (String, Arc<AtomicUsize>, CancellationToken) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
     let timers = CountingTimers::default();
     let armed = timers.armed.clone();
     let stop = CancellationToken::new();
     let serving = tonic::transport::Server::builder()
-        .max_connection_age(age)
+        .max_connection_age(AGE)
         .max_connection_age_grace(GRACE)
         .add_service(TimersServer::new(timers))
         .serve_with_incoming_shutdown(
@@ -68,9 +74,14 @@ async fn rotating_server(age: Duration) -> (String, Arc<AtomicUsize>, Cancellati
     (format!("http://{address}"), armed, stop)
 }
 
-/// `callers` tasks each making `calls` Arm calls one after another; the codes of those that
-/// failed.
-async fn arm_concurrently<T>(client: TimersClient<T>, callers: usize, calls: usize) -> Vec<Status>
+/// `callers` tasks each making `calls` Arm calls one after another (every eighth one slow,
+/// `run` telling their keys apart); the calls that failed.
+async fn arm_concurrently<T>(
+    client: TimersClient<T>,
+    run: &str,
+    callers: usize,
+    calls: usize,
+) -> Vec<Status>
 where
     T: tonic::client::GrpcService<tonic::body::Body> + Clone + Send + 'static,
     T::Future: Send,
@@ -79,12 +90,19 @@ where
     T::Error: Into<tonic::codegen::StdError>,
 {
     let tasks: Vec<_> = (0..callers)
-        .map(|_| {
+        .map(|caller| {
             let mut client = client.clone();
+            let run = run.to_owned();
             tokio::spawn(async move {
                 let mut failed = Vec::new();
-                for _ in 0..calls {
-                    if let Err(status) = client.arm(pb::ArmTimerRequest::default()).await {
+                for call in 0..calls {
+                    let speed = if call % 8 == 0 { "slow" } else { "quick" };
+                    let key = format!("{speed}-{run}-{caller}-{call}");
+                    let request = pb::ArmTimerRequest {
+                        key,
+                        ..Default::default()
+                    };
+                    if let Err(status) = client.arm(request).await {
                         failed.push(status);
                     }
                 }
@@ -100,11 +118,11 @@ where
 }
 
 const CALLERS: usize = 8;
-const CALLS: usize = 200;
+const CALLS: usize = 40;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_racing_the_server_s_connection_rotation_all_answer() {
-    let (url, armed, stop) = rotating_server(Duration::from_millis(30)).await;
+    let (url, armed, stop) = rotating_server().await;
 
     // The plain channel first, to show what the policy is for: a call still in flight when
     // its rotated connection's grace ends gets UNKNOWN "transport error" (or CANCELLED), what
@@ -112,7 +130,7 @@ async fn calls_racing_the_server_s_connection_rotation_all_answer() {
     let plain = tonic::transport::Endpoint::from_shared(url.clone())
         .expect("uri")
         .connect_lazy();
-    let plain_failures = arm_concurrently(TimersClient::new(plain), CALLERS, CALLS).await;
+    let plain_failures = arm_concurrently(TimersClient::new(plain), "plain", CALLERS, CALLS).await;
     let plain_codes: Vec<Code> = plain_failures.iter().map(Status::code).collect();
     eprintln!(
         "plain channel: {} of {} calls failed: {plain_codes:?}",
@@ -126,7 +144,7 @@ async fn calls_racing_the_server_s_connection_rotation_all_answer() {
 
     let before = armed.load(Ordering::Relaxed);
     let channel = ludus_telemetry::traced_channel(&url).expect("channel");
-    let failed = arm_concurrently(TimersClient::new(channel), CALLERS, CALLS).await;
+    let failed = arm_concurrently(TimersClient::new(channel), "policy", CALLERS, CALLS).await;
     assert!(
         failed.is_empty(),
         "every call answers through connection rotations: {failed:?}"

@@ -536,13 +536,16 @@ where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    for _ in 0..240 {
+    // Three times the test's patience (a minute on an idle machine).
+    let patience = 3 * ludus_tests::patience();
+    let deadline = tokio::time::Instant::now() + patience;
+    while tokio::time::Instant::now() < deadline {
         if let Some(found) = check().await {
             return found;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    panic!("{what}: not within a minute");
+    panic!("{what}: not within {patience:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

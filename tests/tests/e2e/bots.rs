@@ -12,7 +12,7 @@ use std::time::Duration;
 use ludus_catalog::{GameKind, LiveGame, bots};
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
 use ludus_rules::{Budget, Level, RandomSource, SplitMix64, Think};
-use ludus_tests::{Ludus, Player, SpareBots, connect_internal, refused, refused_by_rule};
+use ludus_tests::{Ludus, Player, SpareBots, connect_internal, patience, refused, refused_by_rule};
 use tonic::Code;
 
 fn settings(kind: GameKind) -> pb::GameSettings {
@@ -64,7 +64,9 @@ async fn log_after(ludus: &Ludus, game_id: &str, after_seq: u64) -> pb::ReadEven
 /// counts are separate reads: a computer turn armed and claimed between them (one computer
 /// replying after another) can slip through, so this looks at the game itself.
 async fn computer_replies(ludus: &Ludus, human: &mut Player, game_id: &str) -> pb::GameSnapshot {
-    for _ in 0..100 {
+    // A level thinks for up to a second of its own budget; a busy machine stretches that.
+    let deadline = tokio::time::Instant::now() + patience();
+    while tokio::time::Instant::now() < deadline {
         ludus.advance(Duration::ZERO).await;
         let game = human.game(game_id).await;
         if my_turn(&game) || finished(&game) {
@@ -72,7 +74,7 @@ async fn computer_replies(ludus: &Ludus, human: &mut Player, game_id: &str) -> p
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    panic!("the computer did not reply");
+    panic!("the computer did not reply within {:?}", patience());
 }
 
 fn finished(game: &pb::GameSnapshot) -> bool {
@@ -390,6 +392,12 @@ async fn refusals_name_the_levels_and_the_rules() {
         "{}",
         unknown.message()
     );
+    // A level as long as a request may be: its refusal quotes a bounded slice of it (whole,
+    // it made 57 KB of reply headers).
+    let huge =
+        refused(play_computer(&mut ana, settings(GameKind::Caro), &"x".repeat(60_000)).await);
+    assert_eq!(huge.code(), Code::InvalidArgument, "{huge:?}");
+    assert!(huge.message().len() < 300, "{} bytes", huge.message().len());
     // Between people: no take-backs (C17).
     let people = ludus
         .create_game("", settings(GameKind::Caro), &[&ana, &bo])

@@ -411,6 +411,31 @@ async fn room_refusals_name_the_problem() {
         "{}",
         level.message()
     );
+    // A level as long as a request may be (60 KB): refused with a bounded quote of it. Echoed
+    // whole, it made reply headers that broke the gateway's connection to rooms (INTERNAL for
+    // everyone's calls on it).
+    let huge = refused(
+        host.client
+            .add_computer_player(add_computer(&"x".repeat(60_000)))
+            .await,
+    );
+    assert_eq!(huge.code(), Code::InvalidArgument, "{huge:?}");
+    assert!(huge.message().len() < 300, "{} bytes", huge.message().len());
+    assert!(
+        huge.message().contains("60000 characters"),
+        "{}",
+        huge.message()
+    );
+    let after = refused(
+        host.client
+            .add_computer_player(add_computer("grandmaster"))
+            .await,
+    );
+    assert_eq!(
+        after.code(),
+        Code::InvalidArgument,
+        "the connection to rooms still serves: {after:?}"
+    );
     let not_host = refused(guest.client.add_computer_player(add_computer("easy")).await);
     assert_eq!(not_host.code(), Code::PermissionDenied, "{not_host:?}");
     // Codes cannot be enumerated: joins by code are limited per player.
