@@ -165,6 +165,8 @@ struct Setup {
     sign_in_limits: SignInLimitsConfig,
     finished_game_retention: Duration,
     bots: ludus::BotsSettings,
+    /// The gateway's certificate, for a system whose gateway serves TLS.
+    gateway_tls: Option<ludus_telemetry::ServerTls>,
 }
 
 impl Setup {
@@ -184,6 +186,7 @@ impl Setup {
                 think: Duration::from_millis(200),
                 other_replicas: Vec::new(),
             },
+            gateway_tls: None,
         }
     }
 }
@@ -253,6 +256,16 @@ impl Ludus {
         Ludus::start_on_redis(setup).await
     }
 
+    /// The system on a fresh redis-server with a gateway serving TLS with `tls` (gRPC and
+    /// grpc-web on its one port).
+    pub async fn start_with_gateway_tls(tls: ludus_telemetry::ServerTls) -> Ludus {
+        Ludus::start_on_redis(Setup {
+            gateway_tls: Some(tls),
+            ..Setup::new()
+        })
+        .await
+    }
+
     /// The system on the in-memory store.
     pub async fn start_in_memory() -> Ludus {
         Ludus::start_on(Backend::memory(), None, Setup::new()).await
@@ -309,6 +322,7 @@ impl Ludus {
             sign_in_limits,
             finished_game_retention,
             bots,
+            gateway_tls,
         } = setup;
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let mut accounts = ludus_accounts::Config::new(
@@ -340,6 +354,7 @@ impl Ludus {
                 accounts,
                 finished_game_retention,
                 bots,
+                gateway_tls,
             },
             stop.clone(),
         )

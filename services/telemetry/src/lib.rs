@@ -13,6 +13,8 @@
 //! - [`routing`]: one `service.name` per service inside the all-in-one process.
 //! - [`service_auth`]: the service credential every internal call carries and every internal
 //!   server checks.
+//! - [`tls`]: TLS for servers (a certificate reloaded from its files) and for internal
+//!   clients dialing `https://` (a CA file).
 //! - [`server`]: a tonic server builder with tracing, gRPC health and reflection (v1 and
 //!   v1alpha, for grpcurl), and the shutdown sequence (NOT_SERVING, then drain).
 #![forbid(unsafe_code)]
@@ -25,6 +27,7 @@ pub mod server;
 pub mod service_auth;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tls;
 
 pub use init::{TRACE_ONLY_TARGET, TelemetryFlags, TelemetryGuard, init, init_system};
 /// The allocator every Ludus binary declares (`#[global_allocator]`): mimalloc's per-thread
@@ -35,3 +38,4 @@ pub use propagation::{TraceContext, Traced, traced_channel};
 pub use server::{
     GrpcService, ServingGuard, listen, serve, serve_while_ready, serve_with, shutdown_signal,
 };
+pub use tls::ServerTls;

@@ -12,7 +12,7 @@ use tonic::{
     Request, Status,
     metadata::{MetadataKey, MetadataMap, MetadataValue},
     service::interceptor::InterceptedService,
-    transport::{Channel, Endpoint},
+    transport::Channel,
 };
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
@@ -40,9 +40,10 @@ impl tonic::service::Interceptor for TraceContext {
 pub type Traced = InterceptedService<Channel, TraceContext>;
 
 /// Connects lazily to `uri` (the first call dials; a dependency that is down surfaces as
-/// UNAVAILABLE on that call, not as a startup failure) with trace propagation.
+/// UNAVAILABLE on that call, not as a startup failure) with trace propagation; `https://`
+/// URIs over TLS ([`crate::tls::endpoint`]).
 pub fn traced_channel(uri: &str) -> Result<Traced, tonic::transport::Error> {
-    let channel = Endpoint::from_shared(uri.to_owned())?
+    let channel = crate::tls::endpoint(uri)?
         .connect_timeout(std::time::Duration::from_secs(5))
         .tcp_nodelay(true)
         .connect_lazy();

@@ -266,6 +266,7 @@ impl System {
             accounts,
             finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
             bots: Default::default(),
+            gateway_tls: None,
         };
         let system = ludus::System::start(config, stop.clone()).await?;
         let mut measured = vec![(
