@@ -580,6 +580,12 @@ pub async fn try_sign_in(gateway: SocketAddr, name: &str) -> Result<Player, Stat
         .map_err(|e| Status::invalid_argument(e.to_string()))?
         .connect_timeout(Duration::from_secs(1))
         .connect_lazy();
+    sign_in_over(channel, name).await
+}
+
+/// Signs a guest in over `channel` (any transport: a TLS channel, say) and returns their
+/// client on it.
+pub async fn sign_in_over(channel: Channel, name: &str) -> Result<Player, Status> {
     let session = GatewayClient::new(channel.clone())
         .sign_in_guest(pb::SignInGuestRequest {
             display_name: name.to_owned(),
