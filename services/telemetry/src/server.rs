@@ -249,7 +249,7 @@ where
         .accept_http1(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_max_header_list_size(MAX_HEADER_LIST_BYTES)
-        .add_service(health_service)
+        .add_service(health_service.clone())
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(service);
@@ -265,6 +265,25 @@ where
         start_draining.cancel();
     });
 
+    // The plain health port for probes that speak no TLS (`--health-listen`).
+    let _health_port = match crate::tls::health_listen() {
+        Some(address) => {
+            let listener = listen("health", address).await?;
+            let health_only = tonic::transport::Server::builder()
+                .add_service(health_service.clone())
+                .serve_with_incoming_shutdown(
+                    accept_with_nodelay(listener),
+                    draining.clone().cancelled_owned(),
+                );
+            let serving = tokio::spawn(async move {
+                if let Err(error) = health_only.await {
+                    tracing::warn!(%error, "the health port stopped");
+                }
+            });
+            Some(AbortOnDrop(serving))
+        }
+        None => None,
+    };
     let (incoming, _stop_accepting) = match tls {
         Some(tls) => {
             let (incoming, accepting) = accept_tls(listener, tls.clone());

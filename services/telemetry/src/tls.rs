@@ -47,6 +47,11 @@ pub struct TlsFlags {
     /// `https://` URL (a private CA); without it such URLs trust the public web PKI.
     #[arg(long, env = "LUDUS_TLS_CA")]
     pub tls_ca: Option<PathBuf>,
+    /// Also serve the gRPC health service alone, plain h2c, on this address (e.g.
+    /// `0.0.0.0:50060`): Kubernetes' `grpc` probes speak no TLS, so a TLS server needs a
+    /// plain port for them. Nothing but health is served there.
+    #[arg(long, env = "LUDUS_HEALTH_LISTEN")]
+    pub health_listen: Option<String>,
 }
 
 impl TlsFlags {
@@ -74,11 +79,23 @@ impl TlsFlags {
                 "this process already has a server certificate"
             );
         }
+        if let Some(address) = &self.health_listen {
+            anyhow::ensure!(
+                HEALTH_LISTEN.set(address.clone()).is_ok(),
+                "this process already has a health port"
+            );
+        }
         Ok(())
     }
 }
 
 static PROCESS_SERVER: OnceLock<ServerTls> = OnceLock::new();
+static HEALTH_LISTEN: OnceLock<String> = OnceLock::new();
+
+/// Where this process also serves health alone in plain h2c (`--health-listen`), if anywhere.
+pub fn health_listen() -> Option<&'static str> {
+    HEALTH_LISTEN.get().map(String::as_str)
+}
 static CLIENT_CA: OnceLock<Vec<u8>> = OnceLock::new();
 
 /// The server certificate installed for this process ([`TlsFlags::install`]), if any.

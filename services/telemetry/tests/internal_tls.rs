@@ -14,7 +14,10 @@ use ludus_store::testing::TestCa;
 use ludus_telemetry::tls::{ServerTls, TlsFlags};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tonic::{Request, Response, Status};
+use tonic::{Request, Response, Status, transport::Endpoint};
+use tonic_health::pb::{
+    HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
+};
 
 /// Answers every turn with an empty action.
 struct IdleBots;
@@ -33,10 +36,15 @@ impl Bots for IdleBots {
 async fn internal_servers_serve_tls_and_internal_clients_dial_https_with_the_ca_file() {
     let ca = TestCa::new();
     let files = ca.server_files().expect("certificate files");
+    let health_port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        probe.local_addr().expect("address").port()
+    };
     TlsFlags {
         tls_cert: Some(files.cert.clone()),
         tls_key: Some(files.key.clone()),
         tls_ca: Some(files.ca.clone()),
+        health_listen: Some(format!("127.0.0.1:{health_port}")),
     }
     .install()
     .expect("install the process's TLS");
@@ -64,6 +72,29 @@ async fn internal_servers_serve_tls_and_internal_clients_dial_https_with_the_ca_
         .take_turn(pb::TakeBotTurnRequest::default())
         .await
         .expect_err("h2c is not served on a TLS port");
+
+    // The probes' plain port: health, in h2c, and nothing else.
+    let probe = Endpoint::from_shared(format!("http://127.0.0.1:{health_port}"))
+        .expect("uri")
+        .connect_lazy();
+    let answer = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match HealthClient::new(probe.clone())
+                .check(HealthCheckRequest::default())
+                .await
+            {
+                Ok(answer) => return answer.into_inner(),
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+    })
+    .await
+    .expect("the health port answers");
+    assert_eq!(answer.status(), ServingStatus::Serving);
+    BotsClient::new(probe)
+        .take_turn(pb::TakeBotTurnRequest::default())
+        .await
+        .expect_err("only health is served on the plain port");
 
     // One CA per process, as one internal secret: another one is an error, the same one not.
     let stranger = TestCa::new();
