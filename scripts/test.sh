@@ -60,6 +60,27 @@ cargo build --locked --target wasm32-unknown-unknown -p ludus-rules -p ludus-car
 echo "== cargo build --workspace --bins --tests"
 cargo build --workspace --bins --tests --locked
 
+# --- Python grpcio client of the TLS gateway (tests/tests/e2e/tls.rs, tests/python) ---
+# grpcio and grpcio-tools (pinned) in a virtual environment under the build directory (the
+# user site when this Python has no venv module), installed only when missing; the test finds
+# them through LUDUS_PYTHON. Without python3 at all that one test says it skipped.
+py_env="${CARGO_TARGET_DIR:-target}/python-grpc"
+case "$py_env" in /*) ;; *) py_env="$PWD/$py_env" ;; esac
+py_pins="grpcio==1.85.1 grpcio-tools==1.85.1"
+if [ -x "$py_env/bin/python3" ] || { command -v python3 >/dev/null && python3 -m venv "$py_env" 2>/dev/null; }; then
+  export LUDUS_PYTHON="$py_env/bin/python3"
+elif command -v python3 >/dev/null; then
+  export LUDUS_PYTHON=python3
+fi
+if [ -n "${LUDUS_PYTHON:-}" ] && ! "$LUDUS_PYTHON" -c 'import grpc, grpc_tools' >/dev/null 2>&1; then
+  echo "== installing $py_pins for $LUDUS_PYTHON"
+  user=""
+  if [ "$LUDUS_PYTHON" = python3 ]; then user="--user"; fi
+  # shellcheck disable=SC2086
+  "$LUDUS_PYTHON" -m pip install --quiet --disable-pip-version-check $user $py_pins
+fi
+# --- end of the Python block ---
+
 # Every test binary runs even when one fails (`--no-fail-fast`): a failure in one scenario must
 # not hide the state of the rest. The failures are listed at the end and fail the run then.
 log=$(mktemp)

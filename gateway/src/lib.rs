@@ -74,6 +74,10 @@ pub struct Config {
     pub presence_lease: Duration,
     /// What "now" is for the room streams' presence heartbeat; tests pass a manual clock.
     pub clock: ludus_store::Clock,
+    /// The public certificate: with it the port serves TLS only (gRPC and grpc-web), reloaded
+    /// as its files change; without it, plain h2c (TLS ends in front of the gateway then, see
+    /// deploy/README.md).
+    pub tls: Option<ludus_telemetry::ServerTls>,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -88,6 +92,7 @@ pub async fn run(
         .iter()
         .map(|origin| web::parse_origin(origin))
         .collect::<Result<Vec<_>, _>>()?;
+    let config_tls = config.tls.clone();
     let stopping = CancellationToken::new();
     // Stops the idle-limit sweeper (and ends open streams) even if this future is dropped
     // instead of completing, or setup below fails after the sweeper started.
@@ -139,5 +144,5 @@ pub async fn run(
         stopping.cancel();
     };
     // No connection rotation: mobile clients hold event streams for whole games.
-    ludus_telemetry::serve_with(server, None, listener, shutdown).await
+    ludus_telemetry::serve_with(server, None, config_tls, listener, shutdown).await
 }

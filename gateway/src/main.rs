@@ -96,6 +96,8 @@ async fn main() -> anyhow::Result<()> {
         per_player: ludus_gateway::limits::PlayerLimit::default(),
         presence_lease: Duration::from_secs(args.presence_lease_seconds.max(1)),
         clock: ludus_store::Clock::system(),
+        // `--tls-cert` / `--tls-key` (installed by `start` above).
+        tls: ludus_telemetry::tls::process_server(),
     };
     let listener = ludus_telemetry::listen("gateway", &args.listen).await?;
     ludus_gateway::run(config, listener, ludus_telemetry::shutdown_signal()).await

@@ -176,6 +176,8 @@ struct Setup {
     sign_in_limits: SignInLimitsConfig,
     finished_game_retention: Duration,
     bots: ludus::BotsSettings,
+    /// The gateway's certificate, for a system whose gateway serves TLS.
+    gateway_tls: Option<ludus_telemetry::ServerTls>,
 }
 
 impl Setup {
@@ -195,6 +197,7 @@ impl Setup {
                 think: Duration::from_millis(200),
                 other_replicas: Vec::new(),
             },
+            gateway_tls: None,
         }
     }
 }
@@ -270,6 +273,16 @@ impl Ludus {
         Ludus::start_on(backend, None, Setup::new()).await
     }
 
+    /// The system on a fresh redis-server with a gateway serving TLS with `tls` (gRPC and
+    /// grpc-web on its one port).
+    pub async fn start_with_gateway_tls(tls: ludus_telemetry::ServerTls) -> Ludus {
+        Ludus::start_on_redis(Setup {
+            gateway_tls: Some(tls),
+            ..Setup::new()
+        })
+        .await
+    }
+
     /// The system on the in-memory store.
     pub async fn start_in_memory() -> Ludus {
         Ludus::start_on(Backend::memory(), None, Setup::new()).await
@@ -326,6 +339,7 @@ impl Ludus {
             sign_in_limits,
             finished_game_retention,
             bots,
+            gateway_tls,
         } = setup;
         let gateway = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let mut accounts = ludus_accounts::Config::new(
@@ -357,6 +371,7 @@ impl Ludus {
                 accounts,
                 finished_game_retention,
                 bots,
+                gateway_tls,
             },
             stop.clone(),
         )
@@ -582,6 +597,12 @@ pub async fn try_sign_in(gateway: SocketAddr, name: &str) -> Result<Player, Stat
         .map_err(|e| Status::invalid_argument(e.to_string()))?
         .connect_timeout(Duration::from_secs(1))
         .connect_lazy();
+    sign_in_over(channel, name).await
+}
+
+/// Signs a guest in over `channel` (any transport: a TLS channel, say) and returns their
+/// client on it.
+pub async fn sign_in_over(channel: Channel, name: &str) -> Result<Player, Status> {
     let session = GatewayClient::new(channel.clone())
         .sign_in_guest(pb::SignInGuestRequest {
             display_name: name.to_owned(),

@@ -48,16 +48,17 @@ const bearer: Interceptor = (next) => (request) => {
 };
 
 // Where the gateway is: the page's own host, on the port `/config.json` names (the
-// all-in-one binary serves it); `?gateway=http://host:port` overrides it.
+// all-in-one binary serves it), over https when it says the gateway serves TLS;
+// `?gateway=http://host:port` overrides it.
 async function gatewayUrl(): Promise<string> {
   const override = new URLSearchParams(location.search).get("gateway");
   if (override) return override;
   const response = await fetch("config.json", { cache: "no-store" });
   if (!response.ok) throw new Error(`config.json: HTTP ${response.status}`);
-  const config = (await response.json()) as { gatewayPort?: number };
+  const config = (await response.json()) as { gatewayPort?: number; gatewayScheme?: string };
   if (!config.gatewayPort) throw new Error("config.json names no gatewayPort");
   const host = location.hostname.includes(":") ? `[${location.hostname}]` : location.hostname;
-  return `${location.protocol}//${host}:${config.gatewayPort}`;
+  return `${config.gatewayScheme ?? location.protocol}//${host}:${config.gatewayPort}`;
 }
 
 export type GatewayClient = Client<typeof Gateway>;

@@ -57,6 +57,9 @@ pub struct SystemConfig {
     pub finished_game_retention: Duration,
     /// The computer players' service.
     pub bots: BotsSettings,
+    /// The gateway's certificate, when it serves TLS (the internal services stay on plain
+    /// loopback: they never leave this process's machine).
+    pub gateway_tls: Option<ludus_telemetry::ServerTls>,
 }
 
 /// How the system's bots service runs.
@@ -140,6 +143,7 @@ impl System {
             accounts: accounts_config,
             finished_game_retention,
             bots: bots_settings,
+            gateway_tls,
         } = config;
         let gateway = gateway_listener.local_addr()?;
         let mut tasks = JoinSet::new();
@@ -214,6 +218,7 @@ impl System {
             per_player,
             presence_lease: ludus_gateway::presence::DEFAULT_LEASE,
             clock,
+            tls: gateway_tls,
         };
         let run = ludus_gateway::run(config, gateway_listener, stop.cancelled_owned());
         spawn_service(&mut tasks, "gateway", run);

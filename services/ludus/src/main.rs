@@ -31,7 +31,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run every service in one process (the default).
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Sign in, quick-match and play a game (Caro by default) in the terminal.
     Play(ludus_terminal::PlayArgs),
     /// Watch a live game as a spectator.
@@ -56,7 +56,7 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         None => serve::serve(serve::ServeArgs::parse_from(["ludus"])).await,
-        Some(Command::Serve(args)) => serve::serve(args).await,
+        Some(Command::Serve(args)) => serve::serve(*args).await,
         Some(Command::Play(args)) => ludus_terminal::play(args).await,
         Some(Command::Watch(args)) => ludus_terminal::watch(args).await,
         Some(Command::Room(args)) => ludus_terminal::room(args).await,

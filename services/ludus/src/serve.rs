@@ -33,6 +33,10 @@ pub struct ServeArgs {
     /// lost when the process stops.
     #[arg(long, env = "LUDUS_REDIS_URL")]
     pub redis_url: Option<String>,
+    /// PEM CA certificate(s) a `rediss://` server's certificate must chain to (a private CA);
+    /// without it TLS trusts the public web PKI.
+    #[arg(long, env = "LUDUS_REDIS_CA_FILE", requires = "redis_url")]
+    pub redis_ca_file: Option<PathBuf>,
     /// Directory for durable data: accounts live in `accounts.db` (SQLite) there unless
     /// `--database-url` says otherwise. Created when missing.
     #[arg(long, env = "LUDUS_DATA_DIR", default_value = DEFAULT_DATA_DIR)]
@@ -59,6 +63,13 @@ pub struct ServeArgs {
     /// Guest sign-ins the gateway accepts in a burst (benchmarks only, like the rate).
     #[arg(long, env = "LUDUS_SIGN_IN_BURST", default_value_t = ludus_gateway::limits::SIGN_IN_BURST)]
     pub sign_in_burst: u32,
+    /// PEM certificate chain for the gateway: with `--tls-key` it serves TLS only (gRPC and
+    /// grpc-web), read again when the file changes; the web page then calls it over https.
+    #[arg(long, env = "LUDUS_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of `--tls-cert`.
+    #[arg(long, env = "LUDUS_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     #[command(flatten)]
     pub replica_wait: ludus_store::ReplicaWaitFlags,
     #[command(flatten)]
@@ -70,7 +81,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // Each service's spans under its own name (`ludus-game-state`, …).
     let _telemetry = ludus_telemetry::init_system("ludus", ludus::SERVICES, &args.telemetry)?;
     let backend = match &args.redis_url {
-        Some(url) => args.replica_wait.apply(Backend::redis(url).await?).await?,
+        Some(url) => {
+            let flags = ludus_store::RedisFlags {
+                redis_url: url.clone(),
+                redis_ca_file: args.redis_ca_file.clone(),
+            };
+            args.replica_wait.apply(flags.connect().await?).await?
+        }
         None if args.replica_wait.wait().is_some() => {
             anyhow::bail!(
                 "--redis-wait-replicas needs --redis-url: the in-memory store has no replicas"
@@ -93,6 +110,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             format!("sqlite://{}", args.data_dir.join("accounts.db").display())
         }
     };
+    let gateway_tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(ludus_telemetry::ServerTls::from_files(cert, key)?),
+        _ => None,
+    };
     let accounts_store = ludus_accounts::AccountStore::connect(&database_url).await?;
     let database = accounts_store.database();
     let stop = CancellationToken::new();
@@ -113,6 +134,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             accounts: ludus_accounts::Config::new(accounts_store),
             finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,
             bots: Default::default(),
+            gateway_tls: gateway_tls.clone(),
         },
         stop.clone(),
     )
@@ -120,6 +142,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let web = crate::web::WebConfig {
         dir: args.web_dir.clone(),
         gateway_port: system.gateway.port(),
+        gateway_tls: gateway_tls.is_some(),
     };
     if !crate::web::is_built(&web.dir) {
         tracing::warn!(
@@ -134,6 +157,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     ));
     tracing::info!(
         gateway = %system.gateway,
+        gateway_tls = gateway_tls.is_some(),
         web = %format!("http://{web_address}/"),
         store = if args.redis_url.is_some() { "redis" } else { "memory" },
         accounts = database,

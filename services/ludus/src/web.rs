@@ -18,6 +18,9 @@ pub struct WebConfig {
     pub dir: PathBuf,
     /// The gateway's port; the page calls it on the host it was itself loaded from.
     pub gateway_port: u16,
+    /// Whether the gateway serves TLS: the page then calls it over https whatever scheme the
+    /// page itself came over.
+    pub gateway_tls: bool,
 }
 
 /// Whether `dir` holds a built client.
@@ -26,8 +29,12 @@ pub fn is_built(dir: &std::path::Path) -> bool {
 }
 
 /// The page's runtime settings, as `/config.json`.
-fn config_json(gateway_port: u16) -> String {
-    format!("{{\"gatewayPort\":{gateway_port}}}")
+fn config_json(gateway_port: u16, gateway_tls: bool) -> String {
+    if gateway_tls {
+        format!("{{\"gatewayPort\":{gateway_port},\"gatewayScheme\":\"https:\"}}")
+    } else {
+        format!("{{\"gatewayPort\":{gateway_port}}}")
+    }
 }
 
 fn not_built_page(dir: &std::path::Path) -> String {
@@ -49,7 +56,7 @@ fn html_escape(text: &str) -> String {
 
 /// The router: `/config.json`, then the built files (or the "not built" page).
 pub fn router(config: &WebConfig) -> Router {
-    let settings = config_json(config.gateway_port);
+    let settings = config_json(config.gateway_port, config.gateway_tls);
     let router = Router::new().route(
         "/config.json",
         get(move || async move {

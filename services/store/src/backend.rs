@@ -95,26 +95,38 @@ impl Backend {
 
     /// Connects to Redis at `url`: one node (`redis://host:port/db`), or a Redis Cluster
     /// (`redis+cluster://host:port,host:port,...`: any reachable nodes of it; the client
-    /// learns the rest of the cluster from them). The connection reconnects by itself; an
-    /// operation attempted while Redis is down fails with [`StoreError::Unavailable`].
+    /// learns the rest of the cluster from them); `rediss://` and `rediss+cluster://` over TLS
+    /// (see [`RedisOptions::ca_pem`] for whom they trust). The connection reconnects by
+    /// itself; an operation attempted while Redis is down fails with
+    /// [`StoreError::Unavailable`].
     pub async fn redis(url: &str) -> Result<Self, StoreError> {
-        Self::redis_with_prefix(url, "").await
+        Self::redis_with(url, RedisOptions::default()).await
     }
 
     /// Like [`Backend::redis`], with `prefix` in front of every key and channel, so several
     /// deployments or test suites can share one Redis. The prefix must not contain `{` or `}`
     /// (they would change the cluster hash tags).
     pub async fn redis_with_prefix(url: &str, prefix: &str) -> Result<Self, StoreError> {
+        let options = RedisOptions {
+            prefix: prefix.to_owned(),
+            ..RedisOptions::default()
+        };
+        Self::redis_with(url, options).await
+    }
+
+    /// Like [`Backend::redis`], with the key prefix and TLS trust of `options`.
+    pub async fn redis_with(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        let RedisOptions { prefix, ca_pem } = options;
         if prefix.contains(['{', '}']) {
             return Err(StoreError::Unavailable(format!(
                 "key prefix {prefix:?} must not contain braces"
             )));
         }
-        let keys = Keys {
-            prefix: prefix.to_owned(),
-        };
+        let keys = Keys { prefix };
+        let tls = RedisTls::for_url(url, ca_pem)?;
         let backend = match cluster_nodes(url)? {
-            Some(nodes) => {
+            Some(urls) => {
+                let nodes = ClusterNodes { urls, tls };
                 let conn = cluster_client(&nodes)
                     .build()?
                     .get_async_connection()
@@ -128,7 +140,10 @@ impl Backend {
                 }
             }
             None => {
-                let client = redis::Client::open(url)?;
+                let client = match tls.certificates() {
+                    Some(certificates) => redis::Client::build_with_tls(url, certificates)?,
+                    None => redis::Client::open(url)?,
+                };
                 let conn = ConnectionManager::new_with_config(client.clone(), command_connection())
                     .await?;
                 let server = match client.get_connection_info().addr() {
@@ -310,11 +325,78 @@ pub(crate) fn command_connection() -> ConnectionManagerConfig {
 /// The scheme of a Redis Cluster URL: `redis+cluster://host:port,host:port,...`.
 pub const CLUSTER_SCHEME: &str = "redis+cluster://";
 
-/// The node URLs of a `redis+cluster://` URL (`None` for any other URL: one node). Userinfo
-/// in front of the first node (`redis+cluster://user:pass@h1:p1,h2:p2`) applies to every
-/// node, as a managed cluster has one set of credentials.
+/// The scheme of a Redis Cluster URL over TLS: `rediss+cluster://host:port,host:port,...`.
+pub const CLUSTER_TLS_SCHEME: &str = "rediss+cluster://";
+
+/// How to reach Redis beyond its URL.
+#[derive(Clone, Debug, Default)]
+pub struct RedisOptions {
+    /// In front of every key and channel (see [`Backend::redis_with_prefix`]).
+    pub prefix: String,
+    /// PEM CA certificate(s) a `rediss://` or `rediss+cluster://` server's certificate must
+    /// chain to: a private CA, or a managed service's own. Without it TLS trusts the public
+    /// web PKI (webpki roots), which is what managed Redis offerings present.
+    pub ca_pem: Option<Vec<u8>>,
+}
+
+/// TLS to Redis: off for `redis://` URLs; on for `rediss://` ones, trusting a CA file or the
+/// webpki roots.
+#[derive(Clone, Debug)]
+pub(crate) enum RedisTls {
+    Off,
+    On { ca_pem: Option<Vec<u8>> },
+}
+
+impl RedisTls {
+    fn for_url(url: &str, ca_pem: Option<Vec<u8>>) -> Result<Self, StoreError> {
+        if !(url.starts_with("rediss://") || url.starts_with(CLUSTER_TLS_SCHEME)) {
+            return match ca_pem {
+                None => Ok(RedisTls::Off),
+                Some(_) => Err(StoreError::Unavailable(
+                    "a Redis CA file was given for a plain URL: TLS needs rediss:// or \
+                     rediss+cluster://"
+                        .to_owned(),
+                )),
+            };
+        }
+        // rustls picks its crypto provider from the process default: make it ring, the one
+        // this workspace builds (ARCHITECTURE.md, TLS), before the first handshake. Installing
+        // it again (another backend in this process) is refused and harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        Ok(RedisTls::On { ca_pem })
+    }
+
+    /// What the redis client takes to trust the CA file, when one was given.
+    fn certificates(&self) -> Option<redis::TlsCertificates> {
+        match self {
+            RedisTls::On {
+                ca_pem: Some(ca_pem),
+            } => Some(redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(ca_pem.clone()),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A cluster's seed nodes (`redis://` or `rediss://` URLs) and how to reach them.
+#[derive(Clone, Debug)]
+pub(crate) struct ClusterNodes {
+    pub(crate) urls: Vec<String>,
+    tls: RedisTls,
+}
+
+/// The node URLs of a `redis+cluster://` URL, or `rediss://` ones of a `rediss+cluster://`
+/// URL (`None` for any other URL: one node). Userinfo in front of the first node
+/// (`redis+cluster://user:pass@h1:p1,h2:p2`) applies to every node, as a managed cluster has
+/// one set of credentials.
 fn cluster_nodes(url: &str) -> Result<Option<Vec<String>>, StoreError> {
-    let Some(rest) = url.strip_prefix(CLUSTER_SCHEME) else {
+    let (rest, node_scheme) = if let Some(rest) = url.strip_prefix(CLUSTER_SCHEME) {
+        (rest, "redis://")
+    } else if let Some(rest) = url.strip_prefix(CLUSTER_TLS_SCHEME) {
+        (rest, "rediss://")
+    } else {
         return Ok(None);
     };
     let rest = rest.trim_end_matches('/');
@@ -326,12 +408,12 @@ fn cluster_nodes(url: &str) -> Result<Option<Vec<String>>, StoreError> {
         .split(',')
         .map(str::trim)
         .filter(|h| !h.is_empty())
-        .map(|h| format!("redis://{auth}{h}/"))
+        .map(|h| format!("{node_scheme}{auth}{h}/"))
         .collect();
     if nodes.is_empty() || hosts.contains(['/', '?']) {
         return Err(StoreError::Unavailable(format!(
-            "a Redis Cluster URL names its nodes as {CLUSTER_SCHEME}host:port,host:port (no \
-             database, no options): {url:?}"
+            "a Redis Cluster URL names its nodes as {CLUSTER_SCHEME}host:port,host:port (or \
+             {CLUSTER_TLS_SCHEME}...; no database, no options): {url:?}"
         )));
     }
     Ok(Some(nodes))
@@ -340,14 +422,20 @@ fn cluster_nodes(url: &str) -> Result<Option<Vec<String>>, StoreError> {
 /// A cluster client on `nodes` that fails a call within seconds when the cluster is down, as
 /// [`command_connection`] does for one node: a connection attempt gets a second, a reply
 /// [`RESPONSE_TIMEOUT`], a call is
-/// retried (redirections, a node reconnecting) a few times, backing off from 100 ms.
-pub(crate) fn cluster_client(nodes: &[String]) -> ClusterClientBuilder {
-    ClusterClientBuilder::new(nodes.iter().map(String::as_str))
+/// retried (redirections, a node reconnecting) a few times, backing off from 100 ms. Over
+/// TLS when the seed URLs are `rediss://` (the client then dials every node it learns of with
+/// TLS too), trusting the CA file when one was given.
+pub(crate) fn cluster_client(nodes: &ClusterNodes) -> ClusterClientBuilder {
+    let builder = ClusterClientBuilder::new(nodes.urls.iter().map(String::as_str))
         .connection_timeout(Duration::from_secs(1))
         .response_timeout(RESPONSE_TIMEOUT)
         .retries(3)
         .min_retry_wait(100)
-        .max_retry_wait(1_000)
+        .max_retry_wait(1_000);
+    match nodes.tls.certificates() {
+        Some(certificates) => builder.certs(certificates),
+        None => builder,
+    }
 }
 
 /// The command connection: one node's connection manager, or a cluster connection that
@@ -563,8 +651,16 @@ mod tests {
                 "redis://u:p@b:7001/".to_owned()
             ])
         );
+        assert_eq!(
+            cluster_nodes("rediss+cluster://a:7000,b:7001").expect("cluster over TLS"),
+            Some(vec![
+                "rediss://a:7000/".to_owned(),
+                "rediss://b:7001/".to_owned()
+            ])
+        );
         for bad in [
             "redis+cluster://",
+            "rediss+cluster://",
             "redis+cluster://a:1/0",
             "redis+cluster://a:1?x=1",
         ] {

@@ -324,7 +324,7 @@ fn decode_message(message: &[u8]) -> Option<StoredEvent> {
 /// Where the pub/sub connection goes: one node, or the nodes of a cluster.
 pub(crate) enum FeedClient {
     Single(redis::Client),
-    Cluster(Vec<String>),
+    Cluster(crate::backend::ClusterNodes),
 }
 
 /// The open pub/sub connection: classic channels on one node, sharded ones on a cluster.

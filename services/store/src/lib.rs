@@ -39,6 +39,8 @@
 //! (first) key's slot, and every key a script touches shares that slot. Live events use
 //! classic pub/sub on one node and sharded pub/sub (`SPUBLISH`/`SSUBSCRIBE`, Redis 7) on a
 //! cluster: the publishing command is the scripts' argument, not a second script.
+//! `rediss://` and `rediss+cluster://` ([`CLUSTER_TLS_SCHEME`]) are the same over TLS, with a
+//! CA file for a private CA ([`RedisOptions`], `--redis-ca-file`).
 //!
 //! # Redis key layout
 //! Keys between braces are Redis Cluster hash tags: every key one script touches shares a tag,
@@ -101,7 +103,7 @@ mod room;
 pub mod testing;
 mod timer;
 
-pub use backend::{Backend, CLUSTER_SCHEME, StoreError};
+pub use backend::{Backend, CLUSTER_SCHEME, CLUSTER_TLS_SCHEME, RedisOptions, StoreError};
 pub use clock::{Clock, ManualClock};
 pub use feed::{Delivery, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use flags::{RedisFlags, ReplicaWaitFlags};

@@ -1,5 +1,6 @@
 //! Test support: a throwaway `redis-server` child process on a free port, and a throwaway
-//! three-master Redis Cluster ([`RedisCluster`]).
+//! three-master Redis Cluster ([`RedisCluster`]); either may serve TLS with certificates from
+//! a throwaway CA ([`TestCa`]).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -18,7 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::backend::{Backend, StoreError};
+use crate::backend::{Backend, RedisOptions, StoreError};
 
 /// How long a started server has to answer PING (or a cluster to settle): generous, since a
 /// loaded machine starts processes slowly, and a start that works returns at once.
@@ -44,6 +45,17 @@ pub enum RedisServerError {
 pub struct RedisServer {
     child: Child,
     port: u16,
+    /// For a server started with TLS ([`RedisServer::start_tls`]); the plain `port` stays
+    /// open for the harness's own checks.
+    tls: Option<TlsPort>,
+}
+
+/// A TLS server's port, the CA its certificate chains to, and its files (when it owns them).
+#[derive(Debug)]
+struct TlsPort {
+    port: u16,
+    ca: String,
+    _files: Option<TlsFiles>,
 }
 
 impl RedisServer {
@@ -55,6 +67,31 @@ impl RedisServer {
             let port = free_port().map_err(|e| RedisServerError::Start(e.to_string()))?;
             match Self::start_on(port) {
                 Ok(server) => return Ok(server),
+                Err(RedisServerError::Start(e)) => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(RedisServerError::Start(last))
+    }
+
+    /// Starts `redis-server` serving TLS on a free port with a certificate `ca` issues for
+    /// 127.0.0.1 (clients need not present one); [`RedisServer::url`] is then `rediss://`
+    /// and [`RedisServer::backend`] trusts `ca`.
+    pub fn start_tls(ca: &TestCa) -> Result<Self, RedisServerError> {
+        let start = |e: std::io::Error| RedisServerError::Start(e.to_string());
+        let files = ca.server_files().map_err(start)?;
+        let mut last = String::new();
+        for _ in 0..START_ATTEMPTS {
+            let (port, tls_port) = (free_port().map_err(start)?, free_port().map_err(start)?);
+            match Self::spawn(port, &tls_args(&files, tls_port)) {
+                Ok(mut server) => {
+                    server.tls = Some(TlsPort {
+                        port: tls_port,
+                        ca: ca.pem().to_owned(),
+                        _files: Some(files),
+                    });
+                    return Ok(server);
+                }
                 Err(RedisServerError::Start(e)) => last = e,
                 Err(e) => return Err(e),
             }
@@ -85,7 +122,11 @@ impl RedisServer {
                 _ => RedisServerError::Start(e.to_string()),
             })?;
         // Dropping `server` on any error below kills the child.
-        let mut server = RedisServer { child, port };
+        let mut server = RedisServer {
+            child,
+            port,
+            tls: None,
+        };
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             if ping(port) {
@@ -105,20 +146,28 @@ impl RedisServer {
         }
     }
 
-    /// The server's port.
+    /// The server's (plain) port.
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// `redis://127.0.0.1:<port>/`.
+    /// `redis://127.0.0.1:<port>/`, or `rediss://127.0.0.1:<TLS port>/` for a TLS server.
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        match &self.tls {
+            Some(tls) => format!("rediss://127.0.0.1:{}/", tls.port),
+            None => format!("redis://127.0.0.1:{}/", self.port),
+        }
     }
 
     /// A backend on this server whose keys all start with `prefix`, so test suites sharing
-    /// the server do not see each other's data.
+    /// the server do not see each other's data (over TLS, trusting the test CA, when the
+    /// server serves TLS).
     pub async fn backend(&self, prefix: &str) -> Result<Backend, StoreError> {
-        Backend::redis_with_prefix(&self.url(), prefix).await
+        let options = RedisOptions {
+            prefix: prefix.to_owned(),
+            ca_pem: self.tls.as_ref().map(|tls| tls.ca.as_bytes().to_vec()),
+        };
+        Backend::redis_with(&self.url(), options).await
     }
 }
 
@@ -146,6 +195,15 @@ pub struct RedisCluster {
     nodes: Vec<ClusterNode>,
     dir: PathBuf,
     node_timeout: Duration,
+    /// For a cluster serving TLS ([`RedisCluster::start_tls`]): its files and CA.
+    tls: Option<ClusterTls>,
+}
+
+/// What a TLS cluster's nodes serve with.
+#[derive(Debug)]
+struct ClusterTls {
+    files: TlsFiles,
+    ca: String,
 }
 
 /// One node: its ports, kept across restarts, and its process while it runs.
@@ -153,7 +211,17 @@ pub struct RedisCluster {
 struct ClusterNode {
     port: u16,
     bus: u16,
+    /// The port it serves TLS on, in a TLS cluster (`port` stays open, plain, for the
+    /// harness's own checks).
+    tls_port: Option<u16>,
     server: Option<RedisServer>,
+}
+
+impl ClusterNode {
+    /// The port clients use: the TLS one in a TLS cluster.
+    fn client_port(&self) -> u16 {
+        self.tls_port.unwrap_or(self.port)
+    }
 }
 
 /// What `CLUSTER NODES` says of one node.
@@ -177,7 +245,14 @@ impl RedisCluster {
     /// assigned, and waits until every node reports `cluster_state:ok`. Blocks for as long as
     /// that takes (a second or two).
     pub fn start() -> Result<Self, RedisServerError> {
-        Self::start_shaped(0, Duration::from_secs(5))
+        Self::start_shaped(0, Duration::from_secs(5), None)
+    }
+
+    /// [`RedisCluster::start`] with every node serving clients and the cluster bus over TLS
+    /// (`tls-cluster yes`: the nodes announce their TLS ports), with certificates `ca`
+    /// issues; [`RedisCluster::url`] is then `rediss+cluster://`.
+    pub fn start_tls(ca: &TestCa) -> Result<Self, RedisServerError> {
+        Self::start_shaped(0, Duration::from_secs(5), Some(ca))
     }
 
     /// Starts [`CLUSTER_MASTERS`] masters with one replica each (`--cluster-replicas 1`) and
@@ -185,15 +260,19 @@ impl RedisCluster {
     /// unreachable before its replica takes over), and waits until the cluster is ok and
     /// every replica is in sync with its master.
     pub fn start_with_replicas(node_timeout: Duration) -> Result<Self, RedisServerError> {
-        Self::start_shaped(1, node_timeout)
+        Self::start_shaped(1, node_timeout, None)
     }
 
     /// Starts a cluster of that shape, again on fresh ports when an attempt fails (a port
     /// chosen free may be taken by another test's server before ours binds it).
-    fn start_shaped(replicas: usize, node_timeout: Duration) -> Result<Self, RedisServerError> {
+    fn start_shaped(
+        replicas: usize,
+        node_timeout: Duration,
+        tls: Option<&TestCa>,
+    ) -> Result<Self, RedisServerError> {
         let mut last = String::new();
         for _ in 0..START_ATTEMPTS {
-            match Self::try_start_shaped(replicas, node_timeout) {
+            match Self::try_start_shaped(replicas, node_timeout, tls) {
                 Ok(cluster) => return Ok(cluster),
                 Err(RedisServerError::Start(e)) => last = e,
                 Err(e) => return Err(e),
@@ -202,7 +281,11 @@ impl RedisCluster {
         Err(RedisServerError::Start(last))
     }
 
-    fn try_start_shaped(replicas: usize, node_timeout: Duration) -> Result<Self, RedisServerError> {
+    fn try_start_shaped(
+        replicas: usize,
+        node_timeout: Duration,
+        tls: Option<&TestCa>,
+    ) -> Result<Self, RedisServerError> {
         let start = |e: std::io::Error| RedisServerError::Start(e.to_string());
         static STARTED: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
@@ -214,29 +297,42 @@ impl RedisCluster {
         let count = CLUSTER_MASTERS * (1 + replicas);
         // Every node's cluster bus gets a port of its own: the default (port + 10000) may be
         // taken or past 65535.
+        // A TLS node also has a TLS port.
+        let ports_per_node = if tls.is_some() { 3 } else { 2 };
         let mut ports = BTreeSet::new();
-        while ports.len() < 2 * count {
+        while ports.len() < ports_per_node * count {
             ports.insert(free_port().map_err(start)?);
         }
         let ports: Vec<u16> = ports.into_iter().collect();
+        let tls = match tls {
+            Some(ca) => Some(ClusterTls {
+                files: ca.server_files_in(&dir).map_err(start)?,
+                ca: ca.pem().to_owned(),
+            }),
+            None => None,
+        };
         let mut cluster = RedisCluster {
             nodes: Vec::new(),
             dir,
             node_timeout,
+            tls,
         };
-        for pair in ports.chunks(2) {
-            let [port, bus] = pair else { continue };
+        for chunk in ports.chunks(ports_per_node) {
             cluster.nodes.push(ClusterNode {
-                port: *port,
-                bus: *bus,
+                port: chunk[0],
+                bus: chunk[1],
+                tls_port: chunk.get(2).copied(),
                 server: None,
             });
             cluster.restart(cluster.nodes.len() - 1)?;
         }
         let mut create = Command::new("redis-cli");
         create.arg("--cluster").arg("create");
+        if let Some(tls) = &cluster.tls {
+            create.arg("--tls").arg("--cacert").arg(&tls.files.ca);
+        }
         for node in &cluster.nodes {
-            create.arg(format!("127.0.0.1:{}", node.port));
+            create.arg(format!("127.0.0.1:{}", node.client_port()));
         }
         let output = create
             .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
@@ -289,14 +385,19 @@ impl RedisCluster {
     }
 
     /// `redis+cluster://127.0.0.1:<port>,...`: every node (any of them lets a client find
-    /// the rest, so a client started after a node died still connects).
+    /// the rest, so a client started after a node died still connects); `rediss+cluster://`
+    /// and their TLS ports for a TLS cluster.
     pub fn url(&self) -> String {
         let nodes: Vec<String> = self
             .nodes
             .iter()
-            .map(|n| format!("127.0.0.1:{}", n.port))
+            .map(|n| format!("127.0.0.1:{}", n.client_port()))
             .collect();
-        format!("{}{}", crate::backend::CLUSTER_SCHEME, nodes.join(","))
+        let scheme = match self.tls {
+            Some(_) => crate::backend::CLUSTER_TLS_SCHEME,
+            None => crate::backend::CLUSTER_SCHEME,
+        };
+        format!("{scheme}{}", nodes.join(","))
     }
 
     /// `redis://127.0.0.1:<port>/` of each node (masters first as started), to look at one
@@ -308,9 +409,14 @@ impl RedisCluster {
             .collect()
     }
 
-    /// A backend on this cluster whose keys all start with `prefix`.
+    /// A backend on this cluster whose keys all start with `prefix` (trusting the test CA for
+    /// a TLS cluster).
     pub async fn backend(&self, prefix: &str) -> Result<Backend, StoreError> {
-        Backend::redis_with_prefix(&self.url(), prefix).await
+        let options = RedisOptions {
+            prefix: prefix.to_owned(),
+            ca_pem: self.tls.as_ref().map(|tls| tls.ca.as_bytes().to_vec()),
+        };
+        Backend::redis_with(&self.url(), options).await
     }
 
     /// The port of node `index`.
@@ -344,8 +450,19 @@ impl RedisCluster {
     /// the new master.
     pub fn restart(&mut self, index: usize) -> Result<(), RedisServerError> {
         let node = &self.nodes[index];
-        let args = cluster_args(&self.dir, node.port, node.bus, self.node_timeout);
-        let server = RedisServer::spawn(node.port, &args)?;
+        let mut args = cluster_args(&self.dir, node.port, node.bus, self.node_timeout);
+        if let (Some(tls), Some(tls_port)) = (&self.tls, node.tls_port) {
+            args.extend(tls_args(&tls.files, tls_port));
+            args.extend(["--tls-cluster".into(), "yes".into()]);
+        }
+        let mut server = RedisServer::spawn(node.port, &args)?;
+        if let (Some(tls), Some(port)) = (&self.tls, node.tls_port) {
+            server.tls = Some(TlsPort {
+                port,
+                ca: tls.ca.clone(),
+                _files: None,
+            });
+        }
         self.nodes[index].server = Some(server);
         Ok(())
     }
@@ -427,6 +544,154 @@ fn cluster_args(dir: &Path, port: u16, bus: u16, node_timeout: Duration) -> Vec<
         "--dir".into(),
         dir.display().to_string(),
     ]
+}
+
+/// The arguments that make a server serve TLS on `tls_port` with `files` (clients need not
+/// present a certificate).
+fn tls_args(files: &TlsFiles, tls_port: u16) -> Vec<String> {
+    let path = |p: &Path| p.display().to_string();
+    vec![
+        "--tls-port".into(),
+        tls_port.to_string(),
+        "--tls-cert-file".into(),
+        path(&files.cert),
+        "--tls-key-file".into(),
+        path(&files.key),
+        "--tls-ca-cert-file".into(),
+        path(&files.ca),
+        "--tls-auth-clients".into(),
+        "no".into(),
+    ]
+}
+
+/// A throwaway certificate authority for TLS tests: it issues server certificates for
+/// `localhost` and 127.0.0.1. Each `TestCa` is a new CA, so a client trusting one refuses
+/// another's certificates.
+pub struct TestCa {
+    issuer: rcgen::Issuer<'static, rcgen::KeyPair>,
+    pem: String,
+}
+
+impl std::fmt::Debug for TestCa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestCa").finish_non_exhaustive()
+    }
+}
+
+/// PEM files of a [`TestCa`] and a server certificate it issued, in a directory of their own.
+#[derive(Debug)]
+pub struct TlsFiles {
+    /// The CA certificate.
+    pub ca: PathBuf,
+    /// The server's certificate.
+    pub cert: PathBuf,
+    /// The server's private key.
+    pub key: PathBuf,
+    /// Removed on drop (when the files were written to a directory of their own).
+    dir: Option<PathBuf>,
+}
+
+impl Drop for TlsFiles {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+impl TestCa {
+    /// A new CA.
+    ///
+    /// # Panics
+    /// When rcgen cannot make a key or a certificate (it always can).
+    pub fn new() -> TestCa {
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "Ludus test CA");
+        params.key_usages = vec![
+            rcgen::KeyUsagePurpose::KeyCertSign,
+            rcgen::KeyUsagePurpose::CrlSign,
+        ];
+        let key = rcgen::KeyPair::generate().expect("CA key");
+        let certificate = params.self_signed(&key).expect("CA certificate");
+        TestCa {
+            pem: certificate.pem(),
+            issuer: rcgen::Issuer::new(params, key),
+        }
+    }
+
+    /// The CA certificate (PEM), what clients trust.
+    pub fn pem(&self) -> &str {
+        &self.pem
+    }
+
+    /// A new server certificate for `localhost` and 127.0.0.1 and its key (PEM).
+    ///
+    /// # Panics
+    /// When rcgen cannot make a key or a certificate (it always can).
+    pub fn issue(&self) -> (String, String) {
+        let mut params =
+            rcgen::CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+                .expect("server params");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "localhost");
+        params.extended_key_usages = vec![
+            rcgen::ExtendedKeyUsagePurpose::ServerAuth,
+            rcgen::ExtendedKeyUsagePurpose::ClientAuth,
+        ];
+        let key = rcgen::KeyPair::generate().expect("server key");
+        let certificate = params.signed_by(&key, &self.issuer).expect("sign");
+        (certificate.pem(), key.serialize_pem())
+    }
+
+    /// The CA and a new server certificate written to a fresh temp directory (removed when
+    /// the returned files are dropped).
+    pub fn server_files(&self) -> std::io::Result<TlsFiles> {
+        static WRITTEN: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ludus-tls-{}-{}",
+            std::process::id(),
+            WRITTEN.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)?;
+        let mut files = self.server_files_in(&dir)?;
+        files.dir = Some(dir);
+        Ok(files)
+    }
+
+    /// The CA and a new server certificate written to `dir` (left there).
+    pub fn server_files_in(&self, dir: &Path) -> std::io::Result<TlsFiles> {
+        let files = TlsFiles {
+            ca: dir.join("ca.pem"),
+            cert: dir.join("cert.pem"),
+            key: dir.join("key.pem"),
+            dir: None,
+        };
+        std::fs::write(&files.ca, &self.pem)?;
+        self.reissue(&files)?;
+        Ok(files)
+    }
+
+    /// Replaces the certificate and key in `files` with a new pair this CA issues, each file
+    /// swapped in whole (written beside, then renamed over), as a Secret volume updates.
+    pub fn reissue(&self, files: &TlsFiles) -> std::io::Result<()> {
+        let (cert, key) = self.issue();
+        for (path, contents) in [(&files.key, key), (&files.cert, cert)] {
+            let fresh = path.with_extension("new");
+            std::fs::write(&fresh, contents)?;
+            std::fs::rename(&fresh, path)?;
+        }
+        Ok(())
+    }
+}
+
+impl Default for TestCa {
+    fn default() -> Self {
+        TestCa::new()
+    }
 }
 
 /// The most a test's patience is stretched on a loaded machine ([`patience`]).

@@ -15,6 +15,8 @@
 //!   retried where the method's idempotency allows, and answered UNAVAILABLE, never UNKNOWN.
 //! - [`service_auth`]: the service credential every internal call carries and every internal
 //!   server checks.
+//! - [`tls`]: TLS for servers (a certificate reloaded from its files) and for internal
+//!   clients dialing `https://` (a CA file).
 //! - [`server`]: a tonic server builder with tracing, gRPC health and reflection (v1 and
 //!   v1alpha, for grpcurl), and the shutdown sequence (NOT_SERVING, then drain).
 #![forbid(unsafe_code)]
@@ -27,6 +29,7 @@ pub mod server;
 pub mod service_auth;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tls;
 pub mod upstream;
 
 pub use init::{TRACE_ONLY_TARGET, TelemetryFlags, TelemetryGuard, init, init_system};
@@ -38,3 +41,4 @@ pub use propagation::{TraceContext, Traced, traced_channel};
 pub use server::{
     GrpcService, ServingGuard, listen, serve, serve_while_ready, serve_with, shutdown_signal,
 };
+pub use tls::ServerTls;

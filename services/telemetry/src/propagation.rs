@@ -12,7 +12,6 @@ use tonic::{
     Request, Status,
     metadata::{MetadataKey, MetadataMap, MetadataValue},
     service::interceptor::InterceptedService,
-    transport::Endpoint,
 };
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
@@ -43,9 +42,10 @@ impl tonic::service::Interceptor for TraceContext {
 pub type Traced = InterceptedService<Upstream, TraceContext>;
 
 /// Connects lazily to `uri` (the first call dials; a dependency that is down surfaces as
-/// UNAVAILABLE on that call, not as a startup failure) with trace propagation.
+/// UNAVAILABLE on that call, not as a startup failure) with trace propagation; `https://`
+/// URIs over TLS ([`crate::tls::endpoint`]).
 pub fn traced_channel(uri: &str) -> Result<Traced, tonic::transport::Error> {
-    let channel = Endpoint::from_shared(uri.to_owned())?
+    let channel = crate::tls::endpoint(uri)?
         .connect_timeout(std::time::Duration::from_secs(5))
         .tcp_nodelay(true)
         // Error messages can name what a client sent; an answer's headers up to the size

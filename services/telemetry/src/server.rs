@@ -2,14 +2,20 @@
 
 use std::{convert::Infallible, future::Future, time::Duration};
 
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_stream::StreamExt as _;
 use tokio_util::sync::CancellationToken;
-use tonic::{server::NamedService, transport::server::TcpIncoming};
+use tonic::{
+    server::NamedService,
+    transport::server::{Connected, TcpConnectInfo, TcpIncoming},
+};
 use tonic_health::server::HealthReporter;
 
 use crate::metrics::RpcMetricsLayer;
 use crate::propagation::server_span;
 use crate::service_auth::ServiceAuthLayer;
+use crate::tls::ServerTls;
 
 /// Largest request a Ludus server decodes (4 MiB is tonic's default too); larger ones get
 /// RESOURCE_EXHAUSTED before any handler runs.
@@ -104,7 +110,8 @@ impl<S> GrpcService for S where
 }
 
 /// Serves an internal `service` (see [`serve_with`]), rotating client connections every
-/// [`INTERNAL_CONNECTION_AGE`].
+/// [`INTERNAL_CONNECTION_AGE`], over TLS when this process has a server certificate
+/// ([`crate::tls::process_server`]).
 pub async fn serve<S>(
     service: S,
     listener: TcpListener,
@@ -113,7 +120,14 @@ pub async fn serve<S>(
 where
     S: GrpcService + Clone + Send + Sync + 'static,
 {
-    serve_with(service, Some(INTERNAL_CONNECTION_AGE), listener, shutdown).await
+    serve_with(
+        service,
+        Some(INTERNAL_CONNECTION_AGE),
+        crate::tls::process_server(),
+        listener,
+        shutdown,
+    )
+    .await
 }
 
 /// The standard health service every server also serves.
@@ -122,10 +136,13 @@ const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
 /// Serves `service` on `listener` with tracing, the `rpc.server.duration` histogram
 /// ([`RpcMetricsLayer`]), health (overall and per service) and reflection, until `shutdown` completes; then reports NOT_SERVING and drains for at most
 /// [`DRAIN_GRACE`]. `connection_age` bounds how long one client connection lives (`None` for
-/// the public gateway, whose clients hold long event streams).
+/// the public gateway, whose clients hold long event streams). With `tls` the port serves TLS
+/// only, gRPC and grpc-web alike, with the certificate reloaded as its files change (see
+/// [`crate::tls`]); without it, plain h2c.
 pub async fn serve_with<S>(
     service: S,
     connection_age: Option<Duration>,
+    tls: Option<ServerTls>,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()>
@@ -133,12 +150,12 @@ where
     S: GrpcService + Clone + Send + Sync + 'static,
 {
     let (_always, ready) = tokio::sync::watch::channel(true);
-    serve_ready(service, connection_age, listener, shutdown, ready).await
+    serve_ready(service, connection_age, tls, listener, shutdown, ready).await
 }
 
 /// Serves an internal `service` like [`serve`], reporting NOT_SERVING while `ready` holds
 /// `false` (its store is unreachable: a readiness probe then sends callers elsewhere) and
-/// SERVING again when it turns `true`.
+/// SERVING again when it turns `true`. TLS as in [`serve`].
 pub async fn serve_while_ready<S>(
     service: S,
     listener: TcpListener,
@@ -151,6 +168,7 @@ where
     serve_ready(
         service,
         Some(INTERNAL_CONNECTION_AGE),
+        crate::tls::process_server(),
         listener,
         shutdown,
         ready,
@@ -161,6 +179,7 @@ where
 async fn serve_ready<S>(
     service: S,
     connection_age: Option<Duration>,
+    tls: Option<ServerTls>,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
     mut ready: tokio::sync::watch::Receiver<bool>,
@@ -230,7 +249,7 @@ where
         .accept_http1(true)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_max_header_list_size(MAX_HEADER_LIST_BYTES)
-        .add_service(health_service)
+        .add_service(health_service.clone())
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(service);
@@ -246,7 +265,36 @@ where
         start_draining.cancel();
     });
 
-    let incoming = accept_with_nodelay(listener);
+    // The plain health port for probes that speak no TLS (`--health-listen`).
+    let _health_port = match crate::tls::health_listen() {
+        Some(address) => {
+            let listener = listen("health", address).await?;
+            let health_only = tonic::transport::Server::builder()
+                .add_service(health_service.clone())
+                .serve_with_incoming_shutdown(
+                    accept_with_nodelay(listener),
+                    draining.clone().cancelled_owned(),
+                );
+            let serving = tokio::spawn(async move {
+                if let Err(error) = health_only.await {
+                    tracing::warn!(%error, "the health port stopped");
+                }
+            });
+            Some(AbortOnDrop(serving))
+        }
+        None => None,
+    };
+    let (incoming, _stop_accepting) = match tls {
+        Some(tls) => {
+            let (incoming, accepting) = accept_tls(listener, tls.clone());
+            let reloading = tokio::spawn(tls.watch());
+            (
+                incoming,
+                Some((AbortOnDrop(accepting), AbortOnDrop(reloading))),
+            )
+        }
+        None => (accept_plain(listener), None),
+    };
     let serving = router.serve_with_incoming_shutdown(incoming, draining.clone().cancelled_owned());
     tokio::pin!(serving);
     tokio::select! {
@@ -273,6 +321,136 @@ where
 /// on Linux): every such call took 40+ ms instead of well under one.
 pub fn accept_with_nodelay(listener: TcpListener) -> TcpIncoming {
     TcpIncoming::from(listener).with_nodelay(Some(true))
+}
+
+/// What a server reads connections from: plain TCP or TLS, one stream type for both.
+type Incoming = std::pin::Pin<
+    Box<dyn tokio_stream::Stream<Item = Result<Conn, std::io::Error>> + Send + 'static>,
+>;
+
+fn accept_plain(listener: TcpListener) -> Incoming {
+    Box::pin(accept_with_nodelay(listener).map(|accepted| accepted.map(Conn::Plain)))
+}
+
+/// TLS connections from `listener`: each handshake runs on a task of its own (bounded by
+/// [`crate::tls::HANDSHAKE_TIMEOUT`]), so a slow or silent client never holds up the next
+/// one; failed handshakes are logged at debug level (scanners would fill the log otherwise).
+/// The returned task accepts until aborted.
+fn accept_tls(listener: TcpListener, tls: ServerTls) -> (Incoming, tokio::task::JoinHandle<()>) {
+    let (sender, receiver) = tokio::sync::mpsc::channel(64);
+    let acceptor = tls.acceptor();
+    let accepting = tokio::spawn(async move {
+        let mut tcp = accept_with_nodelay(listener);
+        while let Some(accepted) = tcp.next().await {
+            let stream = match accepted {
+                Ok(stream) => stream,
+                Err(error) => {
+                    // As for plain TCP: the server skips it and goes on accepting.
+                    if sender.send(Err(error)).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+            };
+            let (acceptor, sender) = (acceptor.clone(), sender.clone());
+            tokio::spawn(async move {
+                let peer = stream.peer_addr().ok();
+                match tokio::time::timeout(crate::tls::HANDSHAKE_TIMEOUT, acceptor.accept(stream))
+                    .await
+                {
+                    Ok(Ok(tls)) => {
+                        let _ = sender.send(Ok(Conn::Tls(Box::new(tls)))).await;
+                    }
+                    Ok(Err(error)) => tracing::debug!(?peer, %error, "TLS handshake failed"),
+                    Err(_) => tracing::debug!(?peer, "TLS handshake timed out"),
+                }
+            });
+        }
+    });
+    let incoming = tokio_stream::wrappers::ReceiverStream::new(receiver);
+    (Box::pin(incoming), accepting)
+}
+
+/// One accepted connection, plain or TLS.
+enum Conn {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
+}
+
+impl Connected for Conn {
+    // The TCP peer either way: what handlers read (`remote_addr`) does not change with TLS.
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        match self {
+            Conn::Plain(stream) => stream.connect_info(),
+            Conn::Tls(stream) => stream.get_ref().0.connect_info(),
+        }
+    }
+}
+
+impl AsyncRead for Conn {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(stream) => std::pin::Pin::new(stream).poll_read(cx, buf),
+            Conn::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Conn {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Plain(stream) => std::pin::Pin::new(stream).poll_write(cx, buf),
+            Conn::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Plain(stream) => std::pin::Pin::new(stream).poll_write_vectored(cx, bufs),
+            Conn::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Conn::Plain(stream) => stream.is_write_vectored(),
+            Conn::Tls(stream) => stream.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(stream) => std::pin::Pin::new(stream).poll_flush(cx),
+            Conn::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(stream) => std::pin::Pin::new(stream).poll_shutdown(cx),
+            Conn::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_shutdown(cx),
+        }
+    }
 }
 
 /// Aborts a helper task when the server it follows stops.

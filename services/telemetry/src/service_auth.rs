@@ -345,21 +345,25 @@ mod tests {
 }
 
 /// The flags every service binary shares, flattened into each one's own
-/// (`#[command(flatten)] service: ServiceFlags`): telemetry and the internal secret.
+/// (`#[command(flatten)] service: ServiceFlags`): telemetry, the internal secret and TLS.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ServiceFlags {
     #[command(flatten)]
     pub telemetry: crate::TelemetryFlags,
     #[command(flatten)]
     pub service_auth: ServiceAuthFlags,
+    #[command(flatten)]
+    pub tls: crate::tls::TlsFlags,
 }
 
 impl ServiceFlags {
-    /// Sets up tracing and metrics for `service` and installs its internal secret: the first
-    /// thing every service binary does. Keep the guard for the life of the process.
+    /// Sets up tracing and metrics for `service` and installs its internal secret and TLS
+    /// ([`crate::tls::TlsFlags::install`]): the first thing every service binary does. Keep
+    /// the guard for the life of the process.
     pub fn start(&self, service: &str) -> anyhow::Result<crate::TelemetryGuard> {
         let telemetry = crate::init(service, &self.telemetry)?;
         install(self.service_auth.internal_secret.as_bytes(), service)?;
+        self.tls.install()?;
         Ok(telemetry)
     }
 }

@@ -193,6 +193,7 @@ async fn main() -> anyhow::Result<()> {
             accounts,
             finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
             bots: Default::default(),
+            gateway_tls: None,
         },
         stop.clone(),
     )

@@ -18,3 +18,4 @@ mod rooms;
 mod store_outage;
 mod terminal;
 mod terminal_rooms;
+mod tls;

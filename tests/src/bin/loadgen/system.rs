@@ -72,7 +72,20 @@ pub struct SystemArgs {
     /// The in-process system's replica wait (as game-state's flags).
     #[command(flatten)]
     pub replica_wait: ludus_store::ReplicaWaitFlags,
+    /// The gateway serves TLS with this PEM certificate (for `localhost`) and `--tls-key`;
+    /// the clients trust `--tls-ca` (what TLS costs per move: run with and without).
+    #[arg(long, requires_all = ["tls_key", "tls_ca"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The key of `--tls-cert`.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// The CA the clients trust for an `https://` gateway (also with `--gateway https://...`).
+    #[arg(long)]
+    pub tls_ca: Option<PathBuf>,
 }
+
+/// The gateway's certificate and key files, when it serves TLS.
+type TlsFiles<'a> = Option<(&'a std::path::Path, &'a std::path::Path)>;
 
 /// A `redis-server` child process on a free loopback port, killed on drop.
 #[derive(Debug)]
@@ -218,6 +231,10 @@ pub struct System {
 
 impl System {
     pub async fn start(args: &SystemArgs) -> anyhow::Result<System> {
+        if let Some(ca) = &args.tls_ca {
+            ludus_telemetry::tls::install_client_ca(std::fs::read(ca)?)?;
+        }
+        let tls = args.tls_cert.as_deref().zip(args.tls_key.as_deref());
         if let (Some(gateway), Some(game_state)) = (&args.gateway, &args.game_state) {
             return Ok(System {
                 gateway: gateway.clone(),
@@ -232,20 +249,24 @@ impl System {
                 description: format!("running system at {gateway} (CPU and memory not measured)"),
             });
         }
-        match args.system {
-            Where::InProcess => System::start_in_process(args).await,
+        let mut system = match args.system {
+            Where::InProcess => System::start_in_process(args, tls).await?,
             Where::Processes => {
                 anyhow::ensure!(!args.memory, "--memory runs in-process only");
                 let bin_dir = match &args.bin_dir {
                     Some(dir) => dir.clone(),
                     None => default_bin_dir()?,
                 };
-                System::start_processes(&bin_dir, 1, 1, !args.legacy_binaries)
+                System::start_processes_with(&bin_dir, 1, 1, !args.legacy_binaries, tls)?
             }
+        };
+        if tls.is_some() {
+            system.description.push_str(", gateway over TLS");
         }
+        Ok(system)
     }
 
-    async fn start_in_process(args: &SystemArgs) -> anyhow::Result<System> {
+    async fn start_in_process(args: &SystemArgs, tls: TlsFiles<'_>) -> anyhow::Result<System> {
         let (backend, redis) = match (&args.redis_url, args.memory) {
             (_, true) => (Backend::memory(), None),
             (Some(url), false) => (Backend::redis(url).await?, None),
@@ -287,6 +308,9 @@ impl System {
             accounts,
             finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
             bots: Default::default(),
+            gateway_tls: tls
+                .map(|(cert, key)| ludus_telemetry::ServerTls::from_files(cert, key))
+                .transpose()?,
         };
         let system = ludus::System::start(config, stop.clone()).await?;
         let mut measured = vec![(
@@ -297,7 +321,10 @@ impl System {
             measured.push(("redis-server".into(), redis.pid()));
         }
         Ok(System {
-            gateway: format!("http://{}", system.gateway),
+            gateway: match tls {
+                Some(_) => format!("https://localhost:{}", system.gateway.port()),
+                None => format!("http://{}", system.gateway),
+            },
             game_state: format!("http://{}", system.game_state),
             measured,
             gateway_pid: None,
@@ -318,6 +345,17 @@ impl System {
         gateways: usize,
         matchmakers: usize,
         raise_sign_in_limit: bool,
+    ) -> anyhow::Result<System> {
+        Self::start_processes_with(bin_dir, gateways, matchmakers, raise_sign_in_limit, None)
+    }
+
+    /// [`System::start_processes`] with the gateways serving TLS with `tls`, when given.
+    fn start_processes_with(
+        bin_dir: &std::path::Path,
+        gateways: usize,
+        matchmakers: usize,
+        raise_sign_in_limit: bool,
+        tls: TlsFiles<'_>,
     ) -> anyhow::Result<System> {
         // This process creates games through game-state's internal API: it signs those calls
         // with the run's secret, as the services do.
@@ -433,6 +471,14 @@ impl System {
                     BENCHMARK_SIGN_INS.to_string(),
                 ]);
             }
+            if let Some((cert, key)) = tls {
+                args.extend([
+                    "--tls-cert".into(),
+                    cert.display().to_string(),
+                    "--tls-key".into(),
+                    key.display().to_string(),
+                ]);
+            }
             let pid = children.spawn(bin_dir, "ludus-gateway", &args)?;
             gateway_pid.get_or_insert(pid);
             ports.push(port);
@@ -446,7 +492,10 @@ impl System {
         Ok(System {
             gateway: gateway_ports
                 .iter()
-                .map(|&p| url(p))
+                .map(|&p| match tls {
+                    Some(_) => format!("https://localhost:{p}"),
+                    None => url(p),
+                })
                 .collect::<Vec<_>>()
                 .join(","),
             game_state: url(game_state),
@@ -489,7 +538,9 @@ impl Pool {
         let urls: Vec<&str> = urls.split(',').collect();
         let mut channels = Vec::new();
         for i in 0..count.max(1) {
-            let channel = Endpoint::from_shared(urls[i % urls.len()].to_owned())?
+            let endpoint = Endpoint::from_shared(urls[i % urls.len()].to_owned())?;
+            // `https://` with the CA of `--tls-ca`.
+            let channel = ludus_telemetry::tls::with_client_tls(endpoint)?
                 .tcp_nodelay(true)
                 .connect()
                 .await?;
