@@ -217,15 +217,14 @@ impl Service<http::Request<Body>> for Upstream {
                 // Nothing to keep for a second try: one try, its breakage named.
                 return send_once(channel, request, &path).await;
             }
-            let (mut parts, body) = request.into_parts();
+            let (parts, body) = request.into_parts();
             let body = body.collect().await?.to_bytes();
             let deadline = tokio::time::Instant::now() + RETRY_BUDGET;
             let mut backoff = FIRST_BACKOFF;
-            let mut extensions = Some(std::mem::take(&mut parts.extensions));
             let mut attempt = 0;
             loop {
                 attempt += 1;
-                let request = rebuild(&parts, extensions.take(), body.clone());
+                let request = rebuild(&parts, body.clone());
                 let (broken, cause) = match try_once(channel.clone(), request, policy).await {
                     Ok(response) => return Ok(response),
                     Err(failure) => failure,
@@ -250,21 +249,14 @@ impl Service<http::Request<Body>> for Upstream {
     }
 }
 
-/// A request like the first, with `body`; extensions only on the first try (they are the
-/// caller's, and not `Clone` in general).
-fn rebuild(
-    parts: &http::request::Parts,
-    extensions: Option<http::Extensions>,
-    body: Bytes,
-) -> http::Request<Body> {
+/// A request like the first, with `body`.
+fn rebuild(parts: &http::request::Parts, body: Bytes) -> http::Request<Body> {
     let mut request = http::Request::new(Body::new(http_body_util::Full::new(body)));
     *request.method_mut() = parts.method.clone();
     *request.uri_mut() = parts.uri.clone();
     *request.version_mut() = parts.version;
     *request.headers_mut() = parts.headers.clone();
-    if let Some(extensions) = extensions {
-        *request.extensions_mut() = extensions;
-    }
+    *request.extensions_mut() = parts.extensions.clone();
     request
 }
 
@@ -280,8 +272,7 @@ async fn try_once(
     };
     let response = sent.map_err(|error| (classify(&error), error.to_string()))?;
     if policy.streaming_answer {
-        let path_free = response.map(|body| Body::new(body.map_err(stream_broken)));
-        return Ok(path_free);
+        return Ok(response.map(|body| Body::new(body.map_err(stream_broken))));
     }
     let (parts, body) = response.into_parts();
     match body.collect().await {
