@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 
 use ludus_proto::codec::EncodedEvent;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_server::Traced;
 use ludus_store::{FeedError, FeedSubscription, GameFeed, StoreError};
-use ludus_telemetry::Traced;
 use opentelemetry::metrics::{Meter, UpDownCounter};
 use prost::Message;
 use tokio::sync::mpsc;
@@ -139,7 +139,7 @@ fn fan_out_span<L: EventLog>(seq: u64, payload: &[u8], subscribers: usize) -> tr
         ludus.seq = seq,
     );
     if !span.is_disabled() {
-        ludus_telemetry::propagation::link_to(&span, &L::traceparent(payload));
+        ludus_server::propagation::link_to(&span, &L::traceparent(payload));
     }
     span
 }

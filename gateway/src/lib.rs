@@ -77,7 +77,7 @@ pub struct Config {
     /// The public certificate: with it the port serves TLS only (gRPC and grpc-web), reloaded
     /// as its files change; without it, plain h2c (TLS ends in front of the gateway then, see
     /// deploy/README.md).
-    pub tls: Option<ludus_telemetry::ServerTls>,
+    pub tls: Option<ludus_server::ServerTls>,
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes; open streams then end with a
@@ -109,7 +109,7 @@ pub async fn run(
             }
         }
     });
-    let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
+    let game_state = GameStateClient::new(ludus_server::traced_channel(&config.game_state_url)?);
     let leases = Arc::new(presence::PresenceLeases::new(
         config.backend.clone(),
         config.presence_lease,
@@ -121,15 +121,13 @@ pub async fn run(
         leases,
         tokens: Tokens::new(&config.token_secret, config.token_ttl)?,
         game_state,
-        matchmaking: MatchmakingClient::new(ludus_telemetry::traced_channel(
-            &config.matchmaking_url,
-        )?),
-        ratings: RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?),
+        matchmaking: MatchmakingClient::new(ludus_server::traced_channel(&config.matchmaking_url)?),
+        ratings: RatingsClient::new(ludus_server::traced_channel(&config.ratings_url)?),
         accounts: ludus_proto::pb::accounts_client::AccountsClient::new(
-            ludus_telemetry::traced_channel(&config.accounts_url)?,
+            ludus_server::traced_channel(&config.accounts_url)?,
         ),
         rooms: rooms::RoomsGateway::new(
-            RoomsClient::new(ludus_telemetry::traced_channel(&config.rooms_url)?),
+            RoomsClient::new(ludus_server::traced_channel(&config.rooms_url)?),
             RoomStore::new(config.backend.clone()),
             config.clock.clone(),
         ),
@@ -144,5 +142,5 @@ pub async fn run(
         stopping.cancel();
     };
     // No connection rotation: mobile clients hold event streams for whole games.
-    ludus_telemetry::serve_with(server, None, config_tls, listener, shutdown).await
+    ludus_server::serve_with(server, None, config_tls, listener, shutdown).await
 }

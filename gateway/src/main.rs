@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use clap::Parser;
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 /// The Ludus public gateway.
 #[derive(Debug, Parser)]
@@ -72,7 +72,7 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    service: ludus_telemetry::service_auth::ServiceFlags,
+    service: ludus_server::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
@@ -97,8 +97,8 @@ async fn main() -> anyhow::Result<()> {
         presence_lease: Duration::from_secs(args.presence_lease_seconds.max(1)),
         clock: ludus_store::Clock::system(),
         // `--tls-cert` / `--tls-key` (installed by `start` above).
-        tls: ludus_telemetry::tls::process_server(),
+        tls: ludus_server::tls::process_server(),
     };
-    let listener = ludus_telemetry::listen("gateway", &args.listen).await?;
-    ludus_gateway::run(config, listener, ludus_telemetry::shutdown_signal()).await
+    let listener = ludus_server::listen("gateway", &args.listen).await?;
+    ludus_gateway::run(config, listener, ludus_server::shutdown_signal()).await
 }

@@ -15,8 +15,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_server::Traced;
 use ludus_store::{Backend, StreamLeases};
-use ludus_telemetry::Traced;
 use tokio_util::sync::CancellationToken;
 
 /// How long a gateway's stream lease lasts unless renewed (`--presence-lease-seconds`).

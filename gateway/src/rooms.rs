@@ -12,8 +12,8 @@ use ludus_proto::codec::EncodedEvent;
 use ludus_proto::pb::{self, room_command::Command, rooms_client::RoomsClient};
 use std::time::Duration;
 
+use ludus_server::Traced;
 use ludus_store::{Clock, FeedSubscription, RoomStore, StoreError};
-use ludus_telemetry::Traced;
 use prost::Message;
 use tokio::sync::mpsc;
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};

@@ -11,8 +11,8 @@ use ludus_proto::pb::{
     self, game_state_client::GameStateClient, gateway_server::Gateway,
     matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
 };
+use ludus_server::Traced;
 use ludus_store::GameFeed;
-use ludus_telemetry::Traced;
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tokio_util::sync::CancellationToken;

@@ -32,7 +32,7 @@ pub const DOMAIN_GATEWAY: &str = "ludus.gateway";
 pub const DOMAIN_ACCOUNTS: &str = "ludus.accounts";
 /// Refusals of the rooms service (codes, seats, host rights, chat).
 pub const DOMAIN_ROOMS: &str = "ludus.rooms";
-/// Calls between Ludus services whose connection broke (`ludus_telemetry::upstream`).
+/// Calls between Ludus services whose connection broke (`ludus_server::upstream`).
 pub const DOMAIN_TRANSPORT: &str = "ludus.transport";
 
 /// `ErrorInfo.metadata` key: the game's current seq (ABORTED `STALE_SEQ`).

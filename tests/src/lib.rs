@@ -177,7 +177,7 @@ struct Setup {
     finished_game_retention: Duration,
     bots: ludus::BotsSettings,
     /// The gateway's certificate, for a system whose gateway serves TLS.
-    gateway_tls: Option<ludus_telemetry::ServerTls>,
+    gateway_tls: Option<ludus_server::ServerTls>,
 }
 
 impl Setup {
@@ -275,7 +275,7 @@ impl Ludus {
 
     /// The system on a fresh redis-server with a gateway serving TLS with `tls` (gRPC and
     /// grpc-web on its one port).
-    pub async fn start_with_gateway_tls(tls: ludus_telemetry::ServerTls) -> Ludus {
+    pub async fn start_with_gateway_tls(tls: ludus_server::ServerTls) -> Ludus {
         Ludus::start_on_redis(Setup {
             gateway_tls: Some(tls),
             ..Setup::new()
@@ -697,10 +697,10 @@ pub async fn connect(addr: SocketAddr) -> Channel {
 /// service credential (the system under test installed it) and trace context.
 pub async fn connect_internal(
     addr: SocketAddr,
-) -> tonic::service::interceptor::InterceptedService<Channel, ludus_telemetry::TraceContext> {
+) -> tonic::service::interceptor::InterceptedService<Channel, ludus_server::TraceContext> {
     tonic::service::interceptor::InterceptedService::new(
         connect(addr).await,
-        ludus_telemetry::TraceContext,
+        ludus_server::TraceContext,
     )
 }
 

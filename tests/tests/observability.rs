@@ -12,7 +12,7 @@ use serde_yaml_ng::Value as Yaml;
 /// monotonic counters `_total`, histograms `_bucket`/`_sum`/`_count`, up-down counters and
 /// gauges as they are). Keep in step with the instruments and deploy/observability/README.md.
 const EXPORTED: &[&str] = &[
-    // services/telemetry/src/metrics.rs: `rpc.server.duration`, f64 histogram, ms.
+    // libs/telemetry/src/metrics.rs: `rpc.server.duration`, f64 histogram, ms.
     "rpc_server_duration_milliseconds_bucket",
     "rpc_server_duration_milliseconds_sum",
     "rpc_server_duration_milliseconds_count",

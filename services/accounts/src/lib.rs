@@ -67,6 +67,6 @@ pub async fn run(
         }
     });
     let server = AccountsServer::new(service)
-        .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
-    ludus_telemetry::serve(server, listener, shutdown).await
+        .max_decoding_message_size(ludus_server::server::MAX_DECODING_MESSAGE_SIZE);
+    ludus_server::serve(server, listener, shutdown).await
 }

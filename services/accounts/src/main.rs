@@ -6,9 +6,9 @@ use clap::Parser;
 use ludus_accounts::AccountStore;
 use tokio::net::TcpListener;
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 /// The Ludus accounts service.
 #[derive(Debug, Parser)]
@@ -25,7 +25,7 @@ struct Args {
     #[arg(long, env = "LUDUS_REFRESH_TTL_DAYS", default_value_t = 30)]
     refresh_ttl_days: u64,
     #[command(flatten)]
-    service: ludus_telemetry::service_auth::ServiceFlags,
+    service: ludus_server::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
@@ -37,5 +37,5 @@ async fn main() -> anyhow::Result<()> {
     config.refresh_ttl = std::time::Duration::from_secs(args.refresh_ttl_days.max(1) * 24 * 3600);
     let listener = TcpListener::bind(&args.listen).await?;
     tracing::info!(address = %listener.local_addr()?, database = config.store.database(), "accounts listening");
-    ludus_accounts::run(config, listener, ludus_telemetry::shutdown_signal()).await
+    ludus_accounts::run(config, listener, ludus_server::shutdown_signal()).await
 }

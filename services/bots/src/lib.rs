@@ -80,10 +80,10 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let service = BotsService::new(
-        GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?),
+        GameStateClient::new(ludus_server::traced_channel(&config.game_state_url)?),
         &config,
     );
     let server = BotsServer::new(service)
-        .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
-    ludus_telemetry::serve(server, listener, shutdown).await
+        .max_decoding_message_size(ludus_server::server::MAX_DECODING_MESSAGE_SIZE);
+    ludus_server::serve(server, listener, shutdown).await
 }

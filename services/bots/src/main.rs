@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use clap::Parser;
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 /// The Ludus bots service.
 #[derive(Debug, Parser)]
@@ -26,15 +26,15 @@ struct Args {
     #[arg(long, env = "LUDUS_BOTS_THINK_MS", default_value_t = 3_000)]
     think_ms: u64,
     #[command(flatten)]
-    service: ludus_telemetry::service_auth::ServiceFlags,
+    service: ludus_server::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = args.service.start("bots")?;
-    let listener = ludus_telemetry::listen("bots", &args.listen).await?;
+    let listener = ludus_server::listen("bots", &args.listen).await?;
     let mut config = ludus_bots::Config::new(args.game_state_url);
     config.think = Duration::from_millis(args.think_ms);
-    ludus_bots::run(config, listener, ludus_telemetry::shutdown_signal()).await
+    ludus_bots::run(config, listener, ludus_server::shutdown_signal()).await
 }

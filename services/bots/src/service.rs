@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use ludus_catalog::{BotChoice, GameKind, bots};
 use ludus_proto::pb::{self, bots_server::Bots, game_state_client::GameStateClient};
 use ludus_rules::{Budget, Level, RandomSource};
-use ludus_telemetry::Traced;
+use ludus_server::Traced;
 use rand::RngExt;
 use tokio::sync::Semaphore;
 use tonic::{Code, Request, Response, Status};

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use ludus_proto::pb::{self, accounts_client::AccountsClient};
-use ludus_telemetry::Traced;
+use ludus_server::Traced;
 
 use crate::error::ServiceError;
 

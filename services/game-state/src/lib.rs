@@ -76,8 +76,8 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let ratings = RatingsClient::new(ludus_telemetry::traced_channel(&config.ratings_url)?);
-    let accounts = AccountsClient::new(ludus_telemetry::traced_channel(&config.accounts_url)?);
+    let ratings = RatingsClient::new(ludus_server::traced_channel(&config.ratings_url)?);
+    let accounts = AccountsClient::new(ludus_server::traced_channel(&config.accounts_url)?);
     let reachable = config.backend.reachability(Backend::PROBE_PERIOD);
     let service = GameStateService::new(
         GameStore::new(config.backend.clone()),
@@ -90,10 +90,10 @@ pub async fn run(
     .clock(config.clock)
     .archive(archive::Archiver::new(accounts));
     let service = match &config.rooms_url {
-        Some(url) => service.rooms(RoomsClient::new(ludus_telemetry::traced_channel(url)?)),
+        Some(url) => service.rooms(RoomsClient::new(ludus_server::traced_channel(url)?)),
         None => service,
     };
     let server = GameStateServer::new(service)
-        .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
-    ludus_telemetry::serve_while_ready(server, listener, shutdown, reachable).await
+        .max_decoding_message_size(ludus_server::server::MAX_DECODING_MESSAGE_SIZE);
+    ludus_server::serve_while_ready(server, listener, shutdown, reachable).await
 }

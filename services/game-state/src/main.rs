@@ -4,9 +4,9 @@
 
 use clap::Parser;
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 /// The Ludus game-state service.
 #[derive(Debug, Parser)]
@@ -57,7 +57,7 @@ struct Args {
     #[command(flatten)]
     replica_wait: ludus_store::ReplicaWaitFlags,
     #[command(flatten)]
-    service: ludus_telemetry::service_auth::ServiceFlags,
+    service: ludus_server::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
@@ -76,6 +76,6 @@ async fn main() -> anyhow::Result<()> {
         clock: ludus_store::Clock::system(),
         live_cache_games: args.live_cache_games,
     };
-    let listener = ludus_telemetry::listen("game-state", &args.listen).await?;
-    ludus_game_state::run(config, listener, ludus_telemetry::shutdown_signal()).await
+    let listener = ludus_server::listen("game-state", &args.listen).await?;
+    ludus_game_state::run(config, listener, ludus_server::shutdown_signal()).await
 }

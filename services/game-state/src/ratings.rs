@@ -2,7 +2,7 @@
 
 use ludus_proto::pb::{self, ratings_client::RatingsClient};
 use ludus_rules::{GameResult, Outcome};
-use ludus_telemetry::Traced;
+use ludus_server::Traced;
 
 use crate::error::ServiceError;
 

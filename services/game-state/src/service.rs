@@ -24,8 +24,8 @@ mod random;
 use ludus_catalog::{outcome_to_pb, seat_u32};
 use ludus_proto::pb::{self, game_state_server::GameState, rooms_client::RoomsClient};
 use ludus_rules::Viewer;
+use ludus_server::Traced;
 use ludus_store::{Clock, Commit, CommitOutcome, GameStore, TimerArm, TimerStore};
-use ludus_telemetry::Traced;
 use prost::Message;
 use tonic::{Request, Response, Status};
 use tracing::Instrument;
@@ -60,7 +60,7 @@ fn timer_arm(key: &str, action: pb::timer_action::Action, due_ms: i64) -> TimerA
     let payload = pb::TimerAction {
         action: Some(action),
         // The firing's trace links back to this one (the move that armed it).
-        traceparent: ludus_telemetry::propagation::current_traceparent(),
+        traceparent: ludus_server::propagation::current_traceparent(),
     }
     .encode_to_vec();
     TimerArm {
@@ -229,7 +229,7 @@ impl GameStateService {
             status: loaded.status() as i32,
             outcome: loaded.game.outcome().as_ref().map(outcome_to_pb),
             // The fan-out's span links to the work that made the event; clients can quote it.
-            traceparent: ludus_telemetry::propagation::current_traceparent(),
+            traceparent: ludus_server::propagation::current_traceparent(),
         }
     }
 

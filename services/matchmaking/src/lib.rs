@@ -136,7 +136,7 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
+    let game_state = GameStateClient::new(ludus_server::traced_channel(&config.game_state_url)?);
     let clocks = config.quick_match_clocks();
     let reachable = config.backend.reachability(Backend::PROBE_PERIOD);
     let queues = QueueStore::new(config.backend);
@@ -163,7 +163,7 @@ pub async fn run(
     let routing = tokio::spawn(notices.clone().run(queues.clone(), settled, stop.clone()));
     let mut service = MatchmakingService::new(queues, matcher.clone(), wake, notices, stop.clone());
     if let Some(url) = &config.ratings_url {
-        service = service.with_ratings(RatingsClient::new(ludus_telemetry::traced_channel(url)?));
+        service = service.with_ratings(RatingsClient::new(ludus_server::traced_channel(url)?));
     }
     let matching = tokio::spawn(matcher.run(stop.clone()));
     // Counting polls the store: only when metrics are exported.
@@ -174,9 +174,9 @@ pub async fn run(
     });
 
     let server = MatchmakingServer::new(service)
-        .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
+        .max_decoding_message_size(ludus_server::server::MAX_DECODING_MESSAGE_SIZE);
     let stop_on_shutdown = stop.clone();
-    let result = ludus_telemetry::serve_while_ready(
+    let result = ludus_server::serve_while_ready(
         server,
         listener,
         async move {

@@ -10,9 +10,9 @@ use ludus_matchmaking::{
     DEFAULT_MANCALA_TURN_MS, DEFAULT_QUORIDOR_TURN_MS, RatingWindow,
 };
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 /// The Ludus matchmaking service.
 #[derive(Debug, Parser)]
@@ -75,7 +75,7 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    service: ludus_telemetry::service_auth::ServiceFlags,
+    service: ludus_server::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
@@ -101,6 +101,6 @@ async fn main() -> anyhow::Result<()> {
         ticket_lease: Duration::from_secs(args.ticket_lease_seconds.max(1)),
         confirm_window: Duration::from_millis(args.confirm_window_ms.max(1)),
     };
-    let listener = ludus_telemetry::listen("matchmaking", &args.listen).await?;
-    ludus_matchmaking::run(config, listener, ludus_telemetry::shutdown_signal()).await
+    let listener = ludus_server::listen("matchmaking", &args.listen).await?;
+    ludus_matchmaking::run(config, listener, ludus_server::shutdown_signal()).await
 }

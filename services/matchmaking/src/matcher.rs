@@ -29,10 +29,10 @@ use std::time::Duration;
 use futures::future::join_all;
 use ludus_catalog::QuickMatchClocks;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
+use ludus_server::Traced;
 use ludus_store::{
     Clock, Confirmation, QueueStore, TableClaim, TableOutcome, TableProposal, Ticket, TicketStatus,
 };
-use ludus_telemetry::Traced;
 use rand::RngExt;
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;

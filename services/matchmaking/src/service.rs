@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use futures::Stream;
 use ludus_proto::pb::{self, matchmaking_server::Matchmaking, ratings_client::RatingsClient};
+use ludus_server::Traced;
 use ludus_store::{EnqueueOutcome, QueueStore, Ticket, TicketStatus};
-use ludus_telemetry::Traced;
 use tokio::sync::{Notify, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::CancellationToken;

@@ -189,7 +189,7 @@ async fn serve_fake(fake: FakeGameState) -> (String, oneshot::Sender<()>) {
         let _ = tonic::transport::Server::builder()
             .add_service(GameStateServer::new(fake))
             .serve_with_incoming_shutdown(
-                ludus_telemetry::server::accept_with_nodelay(listener),
+                ludus_server::server::accept_with_nodelay(listener),
                 async move {
                     let _ = stopped.await;
                 },

@@ -37,6 +37,6 @@ pub async fn run(
     let reachable = config.backend.reachability(Backend::PROBE_PERIOD);
     let service = RatingsService::new(RatingStore::new(config.backend));
     let server = RatingsServer::new(service)
-        .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
-    ludus_telemetry::serve_while_ready(server, listener, shutdown, reachable).await
+        .max_decoding_message_size(ludus_server::server::MAX_DECODING_MESSAGE_SIZE);
+    ludus_server::serve_while_ready(server, listener, shutdown, reachable).await
 }

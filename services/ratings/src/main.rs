@@ -4,9 +4,9 @@
 
 use clap::Parser;
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 /// The Ludus ratings service.
 #[derive(Debug, Parser)]
@@ -18,7 +18,7 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    service: ludus_telemetry::service_auth::ServiceFlags,
+    service: ludus_server::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
@@ -26,11 +26,11 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = args.service.start("ratings")?;
     let backend = args.redis.connect().await?;
-    let listener = ludus_telemetry::listen("ratings", &args.listen).await?;
+    let listener = ludus_server::listen("ratings", &args.listen).await?;
     ludus_ratings::run(
         ludus_ratings::Config { backend },
         listener,
-        ludus_telemetry::shutdown_signal(),
+        ludus_server::shutdown_signal(),
     )
     .await
 }

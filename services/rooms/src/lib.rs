@@ -54,10 +54,10 @@ pub async fn run(
     let service = RoomsService {
         store: RoomStore::new(config.backend.clone()),
         timers: TimerStore::new(config.backend),
-        game_state: GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?),
+        game_state: GameStateClient::new(ludus_server::traced_channel(&config.game_state_url)?),
         clock: config.clock,
     };
     let server = RoomsServer::new(service)
-        .max_decoding_message_size(ludus_telemetry::server::MAX_DECODING_MESSAGE_SIZE);
-    ludus_telemetry::serve_while_ready(server, listener, shutdown, reachable).await
+        .max_decoding_message_size(ludus_server::server::MAX_DECODING_MESSAGE_SIZE);
+    ludus_server::serve_while_ready(server, listener, shutdown, reachable).await
 }

@@ -4,9 +4,9 @@
 
 use clap::Parser;
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 /// The Ludus rooms service.
 #[derive(Debug, Parser)]
@@ -21,7 +21,7 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    service: ludus_telemetry::service_auth::ServiceFlags,
+    service: ludus_server::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
@@ -29,7 +29,7 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry = args.service.start("rooms")?;
     let backend = args.redis.connect().await?;
-    let listener = ludus_telemetry::listen("rooms", &args.listen).await?;
+    let listener = ludus_server::listen("rooms", &args.listen).await?;
     ludus_rooms::run(
         ludus_rooms::Config {
             backend,
@@ -37,7 +37,7 @@ async fn main() -> anyhow::Result<()> {
             clock: ludus_store::Clock::system(),
         },
         listener,
-        ludus_telemetry::shutdown_signal(),
+        ludus_server::shutdown_signal(),
     )
     .await
 }

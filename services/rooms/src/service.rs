@@ -14,8 +14,8 @@ use std::time::Duration;
 use ludus_proto::error_details::{DOMAIN_ROOMS, internal_error, invalid_argument, refusal};
 use ludus_proto::pb::{self, game_state_client::GameStateClient, rooms_server::Rooms};
 use ludus_rules::RandomSource;
+use ludus_server::Traced;
 use ludus_store::{Clock, CommitOutcome, RoomStore, TimerStore};
-use ludus_telemetry::Traced;
 use prost::Message;
 use rand::RngExt;
 use tonic::{Code, Request, Response, Status};
@@ -277,7 +277,7 @@ impl RoomsService {
                     countdown_id: id,
                 },
             )),
-            traceparent: ludus_telemetry::propagation::current_traceparent(),
+            traceparent: ludus_server::propagation::current_traceparent(),
         };
         let key = format!("room/{}/{id}", room.code.as_str());
         self.timers
@@ -440,7 +440,7 @@ impl RoomsService {
                     seen_unix_ms: i64::try_from(now).unwrap_or(i64::MAX),
                 },
             )),
-            traceparent: ludus_telemetry::propagation::current_traceparent(),
+            traceparent: ludus_server::propagation::current_traceparent(),
         };
         if let Err(error) = self
             .timers

@@ -87,16 +87,16 @@ pub async fn run(
     let store = TimerStore::new(config.backend.clone());
     let wake = Arc::new(Notify::new());
     let stop = CancellationToken::new();
-    let game_state = GameStateClient::new(ludus_telemetry::traced_channel(&config.game_state_url)?);
+    let game_state = GameStateClient::new(ludus_server::traced_channel(&config.game_state_url)?);
     let rooms = config
         .rooms_url
         .as_deref()
-        .map(|url| ludus_telemetry::traced_channel(url).map(RoomsClient::new))
+        .map(|url| ludus_server::traced_channel(url).map(RoomsClient::new))
         .transpose()?;
     let bots = config
         .bots_urls
         .iter()
-        .map(|url| ludus_telemetry::traced_channel(url).map(BotsClient::new))
+        .map(|url| ludus_server::traced_channel(url).map(BotsClient::new))
         .collect::<Result<Vec<_>, _>>()?;
     let worker = tokio::spawn(worker::run(
         worker::Worker {
@@ -130,7 +130,7 @@ pub async fn run(
         stop_on_shutdown.cancel();
     };
     let server = TimersServer::new(TimersService::new(store, wake));
-    let served = ludus_telemetry::serve_while_ready(server, listener, shutdown, reachable).await;
+    let served = ludus_server::serve_while_ready(server, listener, shutdown, reachable).await;
     stop.cancel();
     let _ = worker.await;
     if let Some(counting) = counting {

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use clap::Parser;
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 /// The Ludus timers service.
 #[derive(Debug, Parser)]
@@ -42,7 +42,7 @@ struct Args {
     #[command(flatten)]
     redis: ludus_store::RedisFlags,
     #[command(flatten)]
-    service: ludus_telemetry::service_auth::ServiceFlags,
+    service: ludus_server::service_auth::ServiceFlags,
 }
 
 #[tokio::main]
@@ -53,6 +53,6 @@ async fn main() -> anyhow::Result<()> {
     config.rooms_url = Some(args.rooms_url);
     config.bots_urls = args.bots_url;
     config.visibility = Duration::from_secs(args.visibility_seconds.max(1));
-    let listener = ludus_telemetry::listen("timers", &args.listen).await?;
-    ludus_timers::run(config, listener, ludus_telemetry::shutdown_signal()).await
+    let listener = ludus_server::listen("timers", &args.listen).await?;
+    ludus_timers::run(config, listener, ludus_server::shutdown_signal()).await
 }

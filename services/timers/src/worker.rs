@@ -13,8 +13,8 @@ use ludus_proto::pb::{
     self, bots_client::BotsClient, game_state_client::GameStateClient, rooms_client::RoomsClient,
     timer_action::Action,
 };
+use ludus_server::Traced;
 use ludus_store::{Clock, DueTimer, TimerStore};
-use ludus_telemetry::Traced;
 use opentelemetry::{
     KeyValue,
     metrics::{Counter, Histogram, Meter},
@@ -248,7 +248,7 @@ async fn fire(worker: Worker, timer: DueTimer) {
         }) => {
             // This firing is a trace of its own (it runs long after the armer's ended),
             // linked to the work that armed it: the move whose turn ran out, the final move.
-            ludus_telemetry::propagation::link_to(&tracing::Span::current(), &traceparent);
+            ludus_server::propagation::link_to(&tracing::Span::current(), &traceparent);
             action
         }
         _ => {

@@ -100,7 +100,7 @@ struct Matched {
 }
 
 async fn one_ticket(
-    mut client: MatchmakingClient<ludus_telemetry::Traced>,
+    mut client: MatchmakingClient<ludus_server::Traced>,
     player_id: String,
 ) -> anyhow::Result<Matched> {
     let start = Instant::now();
@@ -216,7 +216,7 @@ async fn main() -> anyhow::Result<()> {
     for addr in &replicas {
         // Internal servers refuse calls without a service credential: this process holds the
         // one `ludus::System::start` installed, and the services' own channel attaches it.
-        clients.push(MatchmakingClient::new(ludus_telemetry::traced_channel(
+        clients.push(MatchmakingClient::new(ludus_server::traced_channel(
             &format!("http://{addr}"),
         )?));
     }

@@ -939,7 +939,7 @@ async fn c13_friend_room_a_choice_nobody_answers_applies_the_quick_match_rule() 
 type RoomsApi = pb::rooms_client::RoomsClient<
     tonic::service::interceptor::InterceptedService<
         tonic::transport::Channel,
-        ludus_telemetry::TraceContext,
+        ludus_server::TraceContext,
     >,
 >;
 

@@ -16,7 +16,7 @@ pub async fn service() -> GameStateService {
 /// them: they never fire. Outcomes are reported when their timer fires, so ratings is never
 /// dialled.
 pub fn service_on(backend: Backend) -> GameStateService {
-    let ratings = ludus_telemetry::traced_channel("http://127.0.0.1:9").expect("ratings");
+    let ratings = ludus_server::traced_channel("http://127.0.0.1:9").expect("ratings");
     GameStateService::new(
         GameStore::new(backend.clone()),
         TimerStore::new(backend),

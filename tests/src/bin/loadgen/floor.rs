@@ -159,7 +159,7 @@ pub async fn serve(args: FloorServeArgs) -> anyhow::Result<()> {
             .await?;
     } else {
         router
-            .serve_with_incoming(ludus_telemetry::server::accept_with_nodelay(listener))
+            .serve_with_incoming(ludus_server::server::accept_with_nodelay(listener))
             .await?;
     }
     Ok(())

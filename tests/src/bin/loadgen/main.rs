@@ -28,9 +28,9 @@ mod system;
 use clap::{Parser, Subcommand};
 use ludus_tests::measure;
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 #[derive(Debug, Parser)]
 #[command(name = "loadgen", about = "Ludus benchmarks on loopback")]

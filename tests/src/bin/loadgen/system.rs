@@ -232,7 +232,7 @@ pub struct System {
 impl System {
     pub async fn start(args: &SystemArgs) -> anyhow::Result<System> {
         if let Some(ca) = &args.tls_ca {
-            ludus_telemetry::tls::install_client_ca(std::fs::read(ca)?)?;
+            ludus_server::tls::install_client_ca(std::fs::read(ca)?)?;
         }
         let tls = args.tls_cert.as_deref().zip(args.tls_key.as_deref());
         if let (Some(gateway), Some(game_state)) = (&args.gateway, &args.game_state) {
@@ -309,7 +309,7 @@ impl System {
             finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
             bots: Default::default(),
             gateway_tls: tls
-                .map(|(cert, key)| ludus_telemetry::ServerTls::from_files(cert, key))
+                .map(|(cert, key)| ludus_server::ServerTls::from_files(cert, key))
                 .transpose()?,
         };
         let system = ludus::System::start(config, stop.clone()).await?;
@@ -359,7 +359,7 @@ impl System {
     ) -> anyhow::Result<System> {
         // This process creates games through game-state's internal API: it signs those calls
         // with the run's secret, as the services do.
-        ludus_telemetry::service_auth::install(INTERNAL_SECRET.as_bytes(), "loadgen")?;
+        ludus_server::service_auth::install(INTERNAL_SECRET.as_bytes(), "loadgen")?;
         let redis = Redis::start()?;
         let redis_url = redis.url();
         let url = |port: u16| format!("http://127.0.0.1:{port}");
@@ -540,7 +540,7 @@ impl Pool {
         for i in 0..count.max(1) {
             let endpoint = Endpoint::from_shared(urls[i % urls.len()].to_owned())?;
             // `https://` with the CA of `--tls-ca`.
-            let channel = ludus_telemetry::tls::with_client_tls(endpoint)?
+            let channel = ludus_server::tls::with_client_tls(endpoint)?
                 .tcp_nodelay(true)
                 .connect()
                 .await?;
@@ -556,8 +556,8 @@ impl Pool {
     /// A connection for calling an internal service as a Ludus service does: with this
     /// process's service credential (internal servers refuse calls without one) and trace
     /// context.
-    pub fn internal(&self, i: usize) -> InterceptedService<Channel, ludus_telemetry::TraceContext> {
-        InterceptedService::new(self.get(i), ludus_telemetry::TraceContext)
+    pub fn internal(&self, i: usize) -> InterceptedService<Channel, ludus_server::TraceContext> {
+        InterceptedService::new(self.get(i), ludus_server::TraceContext)
     }
 
     pub fn len(&self) -> usize {

@@ -59,7 +59,7 @@ pub struct SystemConfig {
     pub bots: BotsSettings,
     /// The gateway's certificate, when it serves TLS (the internal services stay on plain
     /// loopback: they never leave this process's machine).
-    pub gateway_tls: Option<ludus_telemetry::ServerTls>,
+    pub gateway_tls: Option<ludus_server::ServerTls>,
 }
 
 /// How the system's bots service runs.
@@ -120,8 +120,8 @@ impl System {
         // The services call each other over loopback ports any local process can reach: they
         // sign their calls with a per-process secret and refuse unsigned ones. A process that
         // starts several systems (tests) keeps the first secret.
-        if !ludus_telemetry::service_auth::installed() {
-            ludus_telemetry::service_auth::install(&crate::random_secret(), "ludus")?;
+        if !ludus_server::service_auth::installed() {
+            ludus_server::service_auth::install(&crate::random_secret(), "ludus")?;
         }
         let (game_state_listener, game_state, game_state_url) = loopback().await?;
         let (timers_listener, timers, _) = loopback().await?;

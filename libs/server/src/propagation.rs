@@ -15,8 +15,8 @@ use tonic::{
 };
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-use crate::routing::ServiceOf;
 use crate::upstream::Upstream;
+use ludus_telemetry::routing::ServiceOf;
 
 /// A client interceptor: puts the current span's trace context into the request metadata, and
 /// this process's service credential ([`crate::service_auth`]) when it has one.
@@ -85,7 +85,7 @@ impl Extractor for HeaderExtractor<'_> {
 }
 
 /// The span of one incoming RPC, continuing the caller's trace when it sent one. `service` is
-/// the label of the service this server serves ([`crate::routing::service_label`]): in a
+/// the label of the service this server serves ([`ludus_telemetry::routing::service_label`]): in a
 /// process running several, its spans are exported under that service's name.
 pub fn server_span(request: &http::Request<()>, service: Option<&Arc<str>>) -> tracing::Span {
     let span = tracing::info_span!(
@@ -142,7 +142,7 @@ pub fn link_to(span: &tracing::Span, traceparent: &str) {
 }
 
 /// Makes `span` a root of `service`'s work (for a process running several services; see
-/// [`crate::routing`]): for background work that no request started.
+/// [`ludus_telemetry::routing`]): for background work that no request started.
 pub fn root_of(span: &tracing::Span, service: &str) {
     let _ = span.set_parent(Context::new().with_value(ServiceOf(Arc::from(service))));
 }

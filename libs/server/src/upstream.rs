@@ -119,7 +119,7 @@ struct Counters {
 impl Upstream {
     /// `inner` with the policy.
     pub fn new(inner: Channel) -> Self {
-        let meter = crate::metrics::meter();
+        let meter = ludus_telemetry::metrics::meter();
         Upstream {
             inner,
             counters: Arc::new(Counters {

@@ -1,4 +1,4 @@
-//! The upstream-call policy (`ludus_telemetry::upstream`) against real tonic servers on
+//! The upstream-call policy (`ludus_server::upstream`) against real tonic servers on
 //! loopback: connections the server rotates under live calls, a server that is not there, and
 //! one that drops every connection it takes.
 
@@ -143,7 +143,7 @@ async fn calls_racing_the_server_s_connection_rotation_all_answer() {
     );
 
     let before = armed.load(Ordering::Relaxed);
-    let channel = ludus_telemetry::traced_channel(&url).expect("channel");
+    let channel = ludus_server::traced_channel(&url).expect("channel");
     let failed = arm_concurrently(TimersClient::new(channel), "policy", CALLERS, CALLS).await;
     assert!(
         failed.is_empty(),
@@ -169,7 +169,7 @@ async fn a_service_that_is_not_there_is_unavailable_and_named() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
     drop(listener);
-    let channel = ludus_telemetry::traced_channel(&format!("http://{address}")).expect("channel");
+    let channel = ludus_server::traced_channel(&format!("http://{address}")).expect("channel");
     let refused = TimersClient::new(channel)
         .arm(pb::ArmTimerRequest::default())
         .await
@@ -206,7 +206,7 @@ async fn dropping_peer() -> (String, Arc<AtomicUsize>) {
 #[tokio::test]
 async fn a_connection_that_breaks_is_unavailable_and_retried_only_where_the_method_allows() {
     let (url, accepted) = dropping_peer().await;
-    let channel = ludus_telemetry::traced_channel(&url).expect("channel");
+    let channel = ludus_server::traced_channel(&url).expect("channel");
 
     // Arm is IDEMPOTENT in timers.proto: sent again on new connections, then UNAVAILABLE.
     let refused = TimersClient::new(channel.clone())
@@ -221,7 +221,7 @@ async fn a_connection_that_breaks_is_unavailable_and_retried_only_where_the_meth
         "an idempotent call is tried again: {tries} connection(s)"
     );
     assert!(
-        u32::try_from(tries).expect("small") <= ludus_telemetry::upstream::MAX_ATTEMPTS,
+        u32::try_from(tries).expect("small") <= ludus_server::upstream::MAX_ATTEMPTS,
         "{tries} connections for one call"
     );
 

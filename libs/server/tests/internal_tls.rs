@@ -1,5 +1,5 @@
 //! TLS between services: a binary's `--tls-cert`/`--tls-key`/`--tls-ca` installed for the whole
-//! process (as `ServiceFlags::start` does), an internal server built by `ludus_telemetry::serve`
+//! process (as `ServiceFlags::start` does), an internal server built by `ludus_server::serve`
 //! serving TLS with them, and an internal client (`traced_channel`) dialing it at an `https://`
 //! URL. Its own test binary because it installs process-wide state.
 
@@ -10,8 +10,8 @@ use ludus_proto::pb::{
     bots_client::BotsClient,
     bots_server::{Bots, BotsServer},
 };
+use ludus_server::tls::{ServerTls, TlsFlags};
 use ludus_store::testing::TestCa;
-use ludus_telemetry::tls::{ServerTls, TlsFlags};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, transport::Endpoint};
@@ -52,7 +52,7 @@ async fn internal_servers_serve_tls_and_internal_clients_dial_https_with_the_ca_
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let port = listener.local_addr().expect("address").port();
     let stop = CancellationToken::new();
-    let server = tokio::spawn(ludus_telemetry::serve(
+    let server = tokio::spawn(ludus_server::serve(
         BotsServer::new(IdleBots),
         listener,
         stop.clone().cancelled_owned(),
@@ -60,14 +60,14 @@ async fn internal_servers_serve_tls_and_internal_clients_dial_https_with_the_ca_
 
     // https:// with the installed CA: served.
     let url = format!("https://localhost:{port}");
-    let mut bots = BotsClient::new(ludus_telemetry::traced_channel(&url).expect("channel"));
+    let mut bots = BotsClient::new(ludus_server::traced_channel(&url).expect("channel"));
     bots.take_turn(pb::TakeBotTurnRequest::default())
         .await
         .expect("a call over TLS");
 
     // http:// (h2c) to the same port: refused, no call reaches the service.
     let plain = format!("http://127.0.0.1:{port}");
-    let mut plain = BotsClient::new(ludus_telemetry::traced_channel(&plain).expect("channel"));
+    let mut plain = BotsClient::new(ludus_server::traced_channel(&plain).expect("channel"));
     plain
         .take_turn(pb::TakeBotTurnRequest::default())
         .await
@@ -98,8 +98,8 @@ async fn internal_servers_serve_tls_and_internal_clients_dial_https_with_the_ca_
 
     // One CA per process, as one internal secret: another one is an error, the same one not.
     let stranger = TestCa::new();
-    assert!(ludus_telemetry::tls::install_client_ca(stranger.pem().into()).is_err());
-    ludus_telemetry::tls::install_client_ca(ca.pem().into()).expect("the same CA again");
+    assert!(ludus_server::tls::install_client_ca(stranger.pem().into()).is_err());
+    ludus_server::tls::install_client_ca(ca.pem().into()).expect("the same CA again");
 
     stop.cancel();
     tokio::time::timeout(Duration::from_secs(20), server)

@@ -12,10 +12,10 @@ use tonic::{
 };
 use tonic_health::server::HealthReporter;
 
-use crate::metrics::RpcMetricsLayer;
 use crate::propagation::server_span;
 use crate::service_auth::ServiceAuthLayer;
 use crate::tls::ServerTls;
+use ludus_telemetry::metrics::RpcMetricsLayer;
 
 /// Largest request a Ludus server decodes (4 MiB is tonic's default too); larger ones get
 /// RESOURCE_EXHAUSTED before any handler runs.
@@ -217,9 +217,9 @@ where
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
 
-    // Made here, after `init` installed the meter provider (see `crate::metrics`).
+    // Made here, after `init` installed the meter provider (see `ludus_telemetry::metrics`).
     let rpc_metrics = RpcMetricsLayer::new(
-        &crate::metrics::meter(),
+        &ludus_telemetry::metrics::meter(),
         vec![
             S::NAME,
             name_of(&health_service),
@@ -228,8 +228,9 @@ where
         ],
     );
 
-    // The service label this server's spans are exported under (see `crate::routing`).
-    let label: Option<std::sync::Arc<str>> = crate::routing::service_label(S::NAME).map(Into::into);
+    // The service label this server's spans are exported under (see `ludus_telemetry::routing`).
+    let label: Option<std::sync::Arc<str>> =
+        ludus_telemetry::routing::service_label(S::NAME).map(Into::into);
     // Internal servers (those that rotate connections) serve Ludus services only; the public
     // gateway (no rotation) authenticates players itself.
     let service_auth = ServiceAuthLayer::new(connection_age.is_some());

@@ -13,9 +13,9 @@ mod web;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc (see `ludus_telemetry::Allocator`).
+/// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
-static ALLOCATOR: ludus_telemetry::Allocator = ludus_telemetry::Allocator;
+static ALLOCATOR: ludus_server::Allocator = ludus_server::Allocator;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -1,4 +1,4 @@
-//! `rpc.server.duration` from a real server built by `ludus_telemetry::serve`. This file is its
+//! `rpc.server.duration` from a real server built by `ludus_server::serve`. This file is its
 //! own test binary because it installs the process-wide meter provider.
 
 use std::time::Duration;
@@ -58,7 +58,7 @@ async fn every_server_records_rpc_duration_by_service_method_and_status() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
     let stop = CancellationToken::new();
-    let server = tokio::spawn(ludus_telemetry::serve(
+    let server = tokio::spawn(ludus_server::serve(
         TimersServer::new(FakeTimers),
         listener,
         stop.clone().cancelled_owned(),

@@ -111,7 +111,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     };
     let gateway_tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(ludus_telemetry::ServerTls::from_files(cert, key)?),
+        (Some(cert), Some(key)) => Some(ludus_server::ServerTls::from_files(cert, key)?),
         _ => None,
     };
     let accounts_store = ludus_accounts::AccountStore::connect(&database_url).await?;
@@ -163,7 +163,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         accounts = database,
         "ludus is up"
     );
-    ludus_telemetry::shutdown_signal().await;
+    ludus_server::shutdown_signal().await;
     stop.cancel();
     let web_result = web_server.await;
     system.wait().await?;

@@ -168,7 +168,7 @@ fn verify(credential: Option<&str>) -> Result<(), Status> {
 /// line each filled a pod's log at about 1 MB/s.
 fn note_refusal(path: &str, message: &str) {
     static REFUSED: LazyLock<opentelemetry::metrics::Counter<u64>> = LazyLock::new(|| {
-        crate::metrics::meter()
+        ludus_telemetry::metrics::meter()
             .u64_counter(REFUSED_METRIC)
             .with_description("internal calls refused for a missing or invalid service credential")
             .build()
@@ -349,7 +349,7 @@ mod tests {
 #[derive(Clone, Debug, clap::Args)]
 pub struct ServiceFlags {
     #[command(flatten)]
-    pub telemetry: crate::TelemetryFlags,
+    pub telemetry: ludus_telemetry::TelemetryFlags,
     #[command(flatten)]
     pub service_auth: ServiceAuthFlags,
     #[command(flatten)]
@@ -360,8 +360,8 @@ impl ServiceFlags {
     /// Sets up tracing and metrics for `service` and installs its internal secret and TLS
     /// ([`crate::tls::TlsFlags::install`]): the first thing every service binary does. Keep
     /// the guard for the life of the process.
-    pub fn start(&self, service: &str) -> anyhow::Result<crate::TelemetryGuard> {
-        let telemetry = crate::init(service, &self.telemetry)?;
+    pub fn start(&self, service: &str) -> anyhow::Result<ludus_telemetry::TelemetryGuard> {
+        let telemetry = ludus_telemetry::init(service, &self.telemetry)?;
         install(self.service_auth.internal_secret.as_bytes(), service)?;
         self.tls.install()?;
         Ok(telemetry)
