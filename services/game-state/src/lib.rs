@@ -6,8 +6,8 @@
 //! - the games themselves (`LiveGame`, each game's proto mapping, rule sets, table policy)
 //!   come from `ludus-catalog`.
 //! - [`model`]: the stored record of a live game and request validation.
-//! - [`service`]: the `GameState` gRPC service (the path of one move lives here; its clock,
-//!   presence, draws, randomness and analysis each have a file under `service/`).
+//! - [`service`]: the `GameState` gRPC service, layered from the gRPC trait down through the
+//!   handlers and the commit path to the model (see its layout).
 //! - [`ratings`]: reporting finished games to the ratings service.
 //! - [`archive`]: archiving finished games (accounts' `RecordGame`) before their keys expire.
 //! - [`error`]: every refusal and its gRPC status.
@@ -34,7 +34,7 @@ use ludus_proto::pb::{
 use ludus_store::{Backend, Clock, GameStore, TimerStore};
 use tokio::net::TcpListener;
 
-pub use service::GameStateService;
+pub use service::{DEFAULT_FINISHED_GAME_RETENTION, GameStateService};
 
 /// What game-state needs to run.
 #[derive(Clone, Debug)]
@@ -62,10 +62,6 @@ pub struct Config {
     /// [`service::DEFAULT_LIVE_CACHE_GAMES`]; 0 turns it off).
     pub live_cache_games: usize,
 }
-
-/// Finished games stay readable for a week: long enough for late spectators, replays and
-/// disputes, short enough that Redis holds live play, not history.
-pub const DEFAULT_FINISHED_GAME_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// C13: a disconnected player has one minute to come back.
 pub const DEFAULT_ABSENCE_GRACE: Duration = Duration::from_secs(60);

@@ -31,7 +31,18 @@ pub struct LiveRecord {
     /// Positions before the human's last actions in a game against the computer, newest
     /// last, for take-backs (C17, M11; see `service::computer`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub undo: Vec<crate::service::UndoPoint>,
+    pub undo: Vec<UndoPoint>,
+}
+
+/// The position before one of the human's actions, kept for a take-back.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct UndoPoint {
+    /// The game's state before the action, as the rules crate serializes it.
+    pub game: serde_json::Value,
+    /// The seq of the last event before the action (its view is what comes back).
+    pub seq: u64,
+    /// The computer's actions since.
+    pub replies: u32,
 }
 
 /// A disconnected seat.
@@ -65,7 +76,7 @@ pub struct Loaded {
     pub record: LiveRecord,
     pub game: Box<dyn LiveGame>,
     /// The timers the change being made needs armed or deleted: written with its commit
-    /// (`GameStateService::commit`), so a committed turn has its clock in the same step.
+    /// (`service::commit`), so a committed turn has its clock in the same step.
     pub timers: TimerWrites,
 }
 

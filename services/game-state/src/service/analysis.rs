@@ -10,7 +10,7 @@ use ludus_mancala::{KalahPosition, RuleSet, Solver};
 use ludus_proto::pb;
 use ludus_rules::Viewer;
 
-use super::GameStateService;
+use super::base::GameStateService;
 use crate::error::ServiceError;
 
 /// The analysis budget when the request leaves it at 0.

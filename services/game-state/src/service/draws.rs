@@ -5,7 +5,7 @@
 use ludus_catalog::{CatalogError, seat_u32};
 use ludus_proto::pb;
 
-use super::GameStateService;
+use super::base::GameStateService;
 use crate::error::ServiceError;
 
 impl GameStateService {

@@ -1,15 +1,21 @@
-//! The RPCs that create games, play them and read them (draws, presence, the clock and the
-//! analysis have their own files).
+//! The RPCs that create games, play them and read them, and the outcome report (draws,
+//! presence, turns and the analysis have their own files).
 
-use ludus_catalog::seat_u32;
+use ludus_catalog::{outcome_to_pb, seat_u32};
 use ludus_proto::pb;
-use ludus_store::{CommitOutcome, GameRead, TimerWrites};
+use ludus_rules::Viewer;
+use ludus_store::{GameRead, TimerWrites};
 use prost::Message;
 
+use super::base::GameStateService;
+use super::commit::CommitError;
+use super::computer::seat_levels;
 use super::random::random_for;
-use super::{GameStateService, MAX_EVENTS_PAGE};
 use crate::error::ServiceError;
 use crate::model::{LiveRecord, Loaded, validate_id};
+
+/// Most events one ReadEvents call returns.
+pub const MAX_EVENTS_PAGE: u32 = 500;
 
 /// Most events archived with one game: far beyond any game's length (Caro's 225 cells,
 /// Mancala's M9 limit), a bound on one archive record rather than a rule.
@@ -47,7 +53,7 @@ impl GameStateService {
                 )));
             }
         }
-        let levels = super::computer::seat_levels(&request.players)?;
+        let levels = seat_levels(&request.players)?;
         if let Some(existing) = self.store.load(&game_id).await? {
             let loaded = Loaded::decode(&game_id, existing.seq, &existing.meta, &existing.state)?;
             let same_players = loaded
@@ -193,17 +199,10 @@ impl GameStateService {
         {
             let mut loaded = copy.loaded;
             if let Ok(seat) = loaded.require_seat(&request.player_id)
-                && let Ok((kind, previous_turn)) =
-                    self.prepare_action(&mut loaded, seat, action, &request.game_id)
+                && let Ok(kind) = self.prepare_action(&mut loaded, seat, action, &request.game_id)
             {
                 let answer = self
-                    .commit_action(
-                        loaded,
-                        &action_key,
-                        (kind, previous_turn),
-                        Some(&copy.version),
-                        &request,
-                    )
+                    .commit_action(loaded, &action_key, kind, Some(&copy.version))
                     .await;
                 if !matches!(answer, Err(ServiceError::StaleSeq { .. })) {
                     return answer;
@@ -268,75 +267,66 @@ impl GameStateService {
                 current: loaded.seq,
             });
         }
-        let prepared = self.prepare_action(&mut loaded, seat, action, &request.game_id)?;
-        self.commit_action(loaded, &action_key, prepared, version.as_deref(), &request)
+        let kind = self.prepare_action(&mut loaded, seat, action, &request.game_id)?;
+        self.commit_action(loaded, &action_key, kind, version.as_deref())
             .await
     }
 
     /// Applies `seat`'s `action` to `loaded` (no I/O): the game must be active and the rules
-    /// must accept it; the next turn's clock is started. Returns the event's kind and the
-    /// turn before it. A refusal leaves `loaded` to be dropped.
+    /// must accept it. Returns the event's kind (its commit starts the next turn's clock). A
+    /// refusal leaves `loaded` to be dropped.
     fn prepare_action(
         &self,
         loaded: &mut Loaded,
         seat: usize,
         action: &pb::Action,
         game_id: &str,
-    ) -> Result<(pb::game_event::Kind, u64), ServiceError> {
+    ) -> Result<pb::game_event::Kind, ServiceError> {
         loaded.require_active()?;
         loaded.remember_for_take_back(seat)?;
         let applied = loaded.game.apply(seat, action, &mut random_for(game_id))?;
         loaded.record.draw_offer = None;
         // A player who acts is back, stream or not (C13): their grace timer becomes stale.
         loaded.record.away.retain(|away| away.seat != seat);
-        let previous_turn = loaded.record.turn_seq;
-        self.start_turn_clock(loaded);
-        let kind = pb::game_event::Kind::ActionApplied(pb::ActionApplied {
+        Ok(pb::game_event::Kind::ActionApplied(pb::ActionApplied {
             seat: seat_u32(seat),
             action: Some(applied.action),
             notation: applied.notation,
             automatic: false,
-        });
-        Ok((kind, previous_turn))
+        }))
     }
 
-    /// Commits a player's action prepared on `loaded` (the event's kind and the turn before
-    /// it), on the game's seq and, when known, the version `loaded` was read at; answers the
-    /// request with what the store decided: the new event, the original event of a retried
-    /// action id, or ABORTED with the game's seq.
+    /// Commits a player's action prepared on `loaded` (the event's kind), on the game's seq
+    /// (the request's `expected_seq`) and, when known, the version `loaded` was read at;
+    /// answers the request with what the store decided: the new event, the original event of
+    /// a retried action id, or ABORTED with the game's seq.
     async fn commit_action(
         &self,
         loaded: Loaded,
         action_key: &str,
-        (kind, previous_turn): (pb::game_event::Kind, u64),
+        kind: pb::game_event::Kind,
         version: Option<&str>,
-        request: &pb::ApplyActionRequest,
     ) -> Result<pb::ApplyActionResponse, ServiceError> {
         let game_id = loaded.game_id.clone();
-        match self
-            .commit(loaded, Some(action_key), kind, previous_turn, version)
-            .await?
-        {
+        match self.commit(loaded, Some(action_key), kind, version).await {
             Ok(event) => Ok(pb::ApplyActionResponse {
                 event: Some(event),
                 duplicate: false,
             }),
-            Err(CommitOutcome::DuplicateAction { seq }) => Ok(pb::ApplyActionResponse {
+            Err(CommitError::DuplicateAction { seq }) => Ok(pb::ApplyActionResponse {
                 event: Some(self.original_event(&game_id, seq).await?),
                 duplicate: true,
             }),
-            Err(CommitOutcome::StaleSeq { current }) => Err(ServiceError::StaleSeq {
-                expected: request.expected_seq,
-                game_id,
-                current,
-            }),
-            Err(CommitOutcome::NotFound) => {
-                Err(ServiceError::NotFound(format!("no game {game_id}")))
-            }
-            Err(CommitOutcome::Committed { .. }) => {
-                Err(ServiceError::Internal("commit outcome mismatch".into()))
-            }
+            Err(refused) => Err(refused.into()),
         }
+    }
+
+    async fn original_event(&self, game_id: &str, seq: u64) -> Result<pb::GameEvent, ServiceError> {
+        let stored = self.store.event(game_id, seq).await?.ok_or_else(|| {
+            ServiceError::Internal(format!("event {seq} of game {game_id} is missing"))
+        })?;
+        pb::GameEvent::decode(stored.payload.as_slice())
+            .map_err(|e| ServiceError::Internal(format!("stored event is unreadable: {e}")))
     }
 
     pub async fn resign(
@@ -453,7 +443,7 @@ impl GameStateService {
             .room_game_finished(pb::RoomGameFinishedRequest {
                 code: started.room_code.clone(),
                 game_id: game_id.to_owned(),
-                outcome: Some(ludus_catalog::outcome_to_pb(outcome)),
+                outcome: Some(outcome_to_pb(outcome)),
             })
             .await;
         match told {
@@ -537,6 +527,32 @@ impl GameStateService {
             }
         }
         Ok(pb::ListGamesResponse { games })
+    }
+
+    /// The game as `viewer_player_id` may see it (a spectator's view unless they sit in it),
+    /// with their legal actions on their turn.
+    fn snapshot(&self, loaded: &Loaded, viewer_player_id: &str) -> pb::GameSnapshot {
+        let your_seat = loaded.seat_of(viewer_player_id);
+        let viewer = your_seat.map_or(Viewer::Spectator, Viewer::Seat);
+        let legal_actions = match your_seat {
+            Some(seat) if loaded.game.to_move() == Some(seat) => loaded.game.legal_actions(seat),
+            _ => Vec::new(),
+        };
+        pb::GameSnapshot {
+            game_id: loaded.game_id.clone(),
+            settings: loaded.started.settings.clone(),
+            ruleset: loaded.game.ruleset(),
+            seats: loaded.started.seats.clone(),
+            seq: loaded.seq,
+            status: loaded.status() as i32,
+            turn: Some(loaded.turn_info()),
+            view: Some(loaded.game.view(viewer)),
+            your_seat: your_seat.map(seat_u32),
+            legal_actions,
+            draw_offered_by: loaded.record.draw_offer.map(seat_u32),
+            outcome: loaded.game.outcome().as_ref().map(outcome_to_pb),
+            disconnected: loaded.disconnected(),
+        }
     }
 
     pub async fn get_snapshot(

@@ -6,7 +6,7 @@ use ludus_proto::error_details::reason;
 use ludus_proto::pb;
 use ludus_rules::Seat;
 
-use super::GameStateService;
+use super::base::GameStateService;
 use crate::error::ServiceError;
 use crate::model::{Away, Loaded, validate_id};
 
