@@ -1,5 +1,7 @@
 //! Compiles `proto/ludus/v1/*.proto` with protox (no system `protoc` needed) and writes the
-//! descriptor set next to the generated code for gRPC reflection.
+//! descriptor set next to the generated code for gRPC reflection. The services' clients and
+//! servers are generated only with the `grpc` feature; without it the output is the messages
+//! alone, which need nothing but prost.
 use std::{env, fs, path::PathBuf};
 
 /// Messages holding a password, a refresh token or a bearer token; keep in step with `src/redacted.rs`.
@@ -37,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out_dir.join("ludus_descriptor.bin"),
         prost::Message::encode_to_vec(&fds),
     )?;
-    let mut config = tonic_prost_build::Config::new();
+    let mut config = prost_build::Config::new();
     // Messages that carry a password or a refresh token get a redacting Debug
     // (`src/redacted.rs`) instead of the derived one, so no log line can print a secret.
     config.skip_debug(
@@ -45,6 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .map(|name| format!(".ludus.v1.{name}")),
     );
+    #[cfg(feature = "grpc")]
     config.service_generator(Box::new(PerServiceCodec {
         gateway_server: tonic_prost_build::configure()
             .build_client(false)
@@ -64,12 +67,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// and events written as the store holds them) and everything else (the gateway's client,
 /// every internal service) with prost's default codec. tonic-prost-build's own `codec_path`
 /// applies to every service it generates, hence one generator each.
+#[cfg(feature = "grpc")]
 struct PerServiceCodec {
     gateway_server: Box<dyn prost_build::ServiceGenerator>,
     gateway_client: Box<dyn prost_build::ServiceGenerator>,
     internal: Box<dyn prost_build::ServiceGenerator>,
 }
 
+#[cfg(feature = "grpc")]
 impl prost_build::ServiceGenerator for PerServiceCodec {
     fn generate(&mut self, service: prost_build::Service, buf: &mut String) {
         if service.package == "ludus.v1" && service.proto_name == "Gateway" {
@@ -99,6 +104,7 @@ impl prost_build::ServiceGenerator for PerServiceCodec {
 /// for each subscriber. Only the server's Rust type changes; the wire, the descriptors and the
 /// client keep `GameEvent`.
 /// `SubscribeRoom` likewise streams `RoomEvent`s as the rooms service encoded them.
+#[cfg(feature = "grpc")]
 fn with_encoded_events(mut service: prost_build::Service) -> prost_build::Service {
     for method in &mut service.methods {
         let streamed = match method.proto_name.as_str() {

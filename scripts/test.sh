@@ -43,13 +43,15 @@ echo "== cargo clippy (warnings denied)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 # The rules crates must stay free of anything a browser cannot run (no I/O, no OS randomness):
-# they are built for wasm32 on every run, so a dependency that cannot go there fails here.
-echo "== games' rules for wasm32-unknown-unknown"
+# they are built for wasm32 on every run, so a dependency that cannot go there fails here. So is
+# the offline module, which maps its views with ludus-catalog and ludus-proto without their
+# `grpc` feature: tonic creeping back into it fails here too.
+echo "== games' rules and the offline module for wasm32-unknown-unknown"
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 cargo build --locked --target wasm32-unknown-unknown -p ludus-rules -p ludus-caro \
-  -p ludus-quoridor -p ludus-backgammon -p ludus-mancala -p ludus-junqi
+  -p ludus-quoridor -p ludus-backgammon -p ludus-mancala -p ludus-junqi -p ludus-offline
 
 # Everything the tests run is built in one invocation: the per-service binaries that the kill
 # scenarios (tests/tests/faults.rs) start as separate processes (`cargo test` builds no other

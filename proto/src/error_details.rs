@@ -12,10 +12,16 @@
 //! Messages follow one convention the helpers rely on: an invalid argument's message starts
 //! with the field (`settings.caro.board_size: C1: …`), a rule refusal's with the rule id
 //! (`C8: …`).
+//!
+//! The constants and the message convention ([`field_of`], [`rule_of`]) need nothing but the
+//! messages; what builds a `tonic::Status` comes with the `grpc` feature.
 
+#[cfg(feature = "grpc")]
 use std::collections::HashMap;
 
+#[cfg(feature = "grpc")]
 use tonic::{Code, Status};
+#[cfg(feature = "grpc")]
 pub use tonic_types::{BadRequest, ErrorDetails, ErrorInfo, FieldViolation, StatusExt};
 
 /// Refusals of game-state: sessions, actions, draws, presence, analysis.
@@ -137,6 +143,7 @@ pub mod reason {
 }
 
 /// A status with `ErrorInfo { reason, domain, metadata }` attached; the message is unchanged.
+#[cfg(feature = "grpc")]
 pub fn refusal(
     code: Code,
     message: impl Into<String>,
@@ -158,12 +165,14 @@ pub fn refusal(
 /// One service error on its way to a [`Status`]: its message and the refusing service's
 /// domain, so that a service's `From<Error> for Status` is one match that names only each
 /// case's code and reason.
+#[cfg(feature = "grpc")]
 #[derive(Debug)]
 pub struct ErrorStatus {
     message: String,
     domain: &'static str,
 }
 
+#[cfg(feature = "grpc")]
 impl ErrorStatus {
     /// `error`'s message, refused in `domain`.
     pub fn new(domain: &'static str, error: &impl std::fmt::Display) -> Self {
@@ -201,6 +210,7 @@ impl ErrorStatus {
 
 /// INTERNAL as a client sees it: "internal error" and nothing more. The service logs what
 /// went wrong itself, since the details may name stored data.
+#[cfg(feature = "grpc")]
 pub fn internal_error(domain: &str) -> Status {
     refusal(
         Code::Internal,
@@ -213,6 +223,7 @@ pub fn internal_error(domain: &str) -> Status {
 
 /// An INVALID_ARGUMENT whose message follows `field: [rule: ]why`: `BadRequest` names the
 /// field, and `ErrorInfo.reason` is the rule id when the message names one, else `reason`.
+#[cfg(feature = "grpc")]
 pub fn invalid_argument(message: impl Into<String>, domain: &str, reason: &str) -> Status {
     let message = message.into();
     let field = field_of(&message).unwrap_or_default();
@@ -299,6 +310,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "grpc")]
     #[test]
     fn an_invalid_argument_names_its_field_and_rule() {
         let status = invalid_argument(
@@ -336,6 +348,7 @@ mod tests {
         assert_eq!(info.metadata[META_FIELD], "game_id");
     }
 
+    #[cfg(feature = "grpc")]
     #[test]
     fn a_refusal_carries_its_metadata() {
         let status = refusal(

@@ -73,6 +73,7 @@ impl IdError {
 
 /// INVALID_ARGUMENT with the message, an `ErrorInfo` (domain `ludus.gateway`, the reason) and
 /// a `BadRequest` naming the field: the gateway is where ids and names meet a client.
+#[cfg(feature = "grpc")]
 impl From<IdError> for tonic::Status {
     fn from(error: IdError) -> Self {
         let reason = error.reason();
@@ -357,6 +358,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "grpc")]
     #[test]
     fn refusals_become_invalid_argument() {
         let status = tonic::Status::from(validate_id("ticket_id", "").expect_err("empty"));

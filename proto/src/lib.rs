@@ -15,16 +15,22 @@
 //!
 //! Prost types stop at service boundaries: each service converts them to its own domain types
 //! on receipt.
+//!
+//! # Features
+//! `grpc` (default) adds the clients and servers, [`codec`], and everything that builds a
+//! `tonic::Status`. Without it the crate is the messages, [`ids`] and the message conventions
+//! of [`error_details`], and builds for wasm32-unknown-unknown (the offline client).
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "grpc")]
 pub mod codec;
 pub mod error_details;
 pub mod ids;
 
-/// Generated code for package `ludus.v1`.
+/// Generated code for package `ludus.v1`: the messages, and with `grpc` the services.
 #[allow(missing_docs, clippy::all, missing_debug_implementations)]
 pub mod pb {
-    tonic::include_proto!("ludus.v1");
+    include!(concat!(env!("OUT_DIR"), "/ludus.v1.rs"));
 }
 
 mod redacted;
@@ -40,4 +46,5 @@ impl pb::Action {
 }
 
 /// The encoded `FileDescriptorSet` of every Ludus proto file, for tonic-reflection.
-pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("ludus_descriptor");
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/ludus_descriptor.bin"));

@@ -13,19 +13,21 @@
 //! Randomness (who sows first, M3; the dice, B4; the deal, J3) comes from the browser's
 //! CSPRNG: the page passes fresh values from `crypto.getRandomValues` with every call.
 //!
-//! Views and actions are handed over as JSON in protobuf's JSON mapping of the gRPC
-//! contract's messages ([`view`]), so the page's boards need no second format.
+//! The position reaches the page as the server's own answer: a `ludus.v1.GameSnapshot`,
+//! prost-encoded, whose view, legal actions and outcome are mapped by `ludus-catalog`'s
+//! [`Hosting`] impls (the very code game-state runs), so the page decodes one format online
+//! and offline. What only a device has (who sits at it, the moves so far, taking back) comes
+//! beside it as JSON ([`LocalGame::state`]).
 
-mod view;
-
-use ludus_backgammon::{Backgammon, BackgammonOptions};
+use ludus_backgammon::{BackgammonOptions, BackgammonSession};
 use ludus_caro::{Caro, CaroOptions};
+use ludus_catalog::{GameKind, Hosting, outcome_to_pb, seat_u32};
 use ludus_junqi::{Junqi, JunqiOptions};
 use ludus_mancala::{EndgameDb, FirstPlayer, Mancala, MancalaOptions, RuleSet};
+use ludus_proto::pb;
 use ludus_quoridor::{Quoridor, QuoridorOptions};
-use ludus_rules::{
-    Bot, Budget, Game, GameResult, Level, RandomSource, Seat, SetupError, SplitMix64, Viewer,
-};
+use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat, SetupError, SplitMix64, Viewer};
+use prost::Message;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
@@ -76,19 +78,11 @@ impl RandomSource for BrowserRandom {
     }
 }
 
-/// What the page needs of each game beyond the rules.
-trait Offline: Bot {
-    /// The page's name for the game.
-    const KIND: &'static str;
-
+/// What the page needs of each game beyond the rules and their mapping to the contract
+/// ([`Hosting`], whose `KIND` is the page's name for the game).
+trait Offline: Bot + Hosting {
     /// A new two-seat game with the options the page's quick matches use.
     fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError>;
-
-    /// `ludus.v1.Action` as JSON.
-    fn action_json(action: &Self::Action) -> Value;
-
-    /// The view's message (`CaroView`, …) as JSON.
-    fn view_json(&self, viewer: Viewer) -> Value;
 
     /// Whether the human may take moves back against the computer at `level`.
     fn take_back_allowed(_level: Level) -> bool {
@@ -96,24 +90,13 @@ trait Offline: Bot {
     }
 }
 
-/// An [`Offline`] impl: the page's name for the game, the options its quick matches use,
-/// and the `view` functions that write its action and its view as JSON; the game's own
-/// take-back rule, where it has one, follows.
+/// An [`Offline`] impl: the options the page's quick matches use, then the game's own
+/// take-back rule where it has one.
 macro_rules! offline {
-    ($game:ident, $kind:literal, $options:expr, $action:path, $view:path $(, $($rule:tt)*)?) => {
+    ($game:ident, $options:expr $(, $($rule:tt)*)?) => {
         impl Offline for $game {
-            const KIND: &'static str = $kind;
-
             fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError> {
                 $game::setup($options, 2, rng)
-            }
-
-            fn action_json(action: &Self::Action) -> Value {
-                $action(action)
-            }
-
-            fn view_json(&self, viewer: Viewer) -> Value {
-                $view(&self.view(viewer))
             }
 
             $($($rule)*)?
@@ -123,10 +106,7 @@ macro_rules! offline {
 
 offline!(
     Caro,
-    "caro",
     CaroOptions::default(),
-    view::caro_action,
-    view::caro,
     /// C17: against Easy and Medium, not Hard.
     fn take_back_allowed(level: Level) -> bool {
         level != Level::Hard
@@ -135,40 +115,20 @@ offline!(
 
 offline!(
     Mancala,
-    "mancala",
     MancalaOptions {
         rule_set: RuleSet::Kalah,
         first: FirstPlayer::Random,
     },
-    view::mancala_action,
-    view::mancala,
     /// M11: at every level.
     fn take_back_allowed(_level: Level) -> bool {
         true
     }
 );
 
-offline!(
-    Quoridor,
-    "quoridor",
-    QuoridorOptions::default(),
-    view::quoridor_action,
-    view::quoridor
-);
-offline!(
-    Backgammon,
-    "backgammon",
-    BackgammonOptions::default(),
-    view::backgammon_action,
-    view::backgammon
-);
-offline!(
-    Junqi,
-    "junqi",
-    JunqiOptions {},
-    view::junqi_action,
-    view::junqi
-);
+offline!(Quoridor, QuoridorOptions::default());
+// A money game: what game-state hosts for a quick match (a session of one game, B22).
+offline!(BackgammonSession, BackgammonOptions::default());
+offline!(Junqi, JunqiOptions {});
 
 /// Who sits at the device.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -282,58 +242,78 @@ impl<G: Offline> History<G> {
             .collect()
     }
 
-    /// The seat whose side of the board the page shows.
-    fn viewer(&self) -> Viewer {
-        match (self.mode, self.current().to_move()) {
-            (Mode::Computer { human, .. }, _) => Viewer::Seat(human),
-            (Mode::TwoPlayers, Some(seat)) => Viewer::Seat(seat),
-            (Mode::TwoPlayers, None) => Viewer::Spectator,
+    /// The seat the page plays for, whose side of the board it shows: the person's against
+    /// the computer, the seat to move between people (none, a spectator's view, once the game
+    /// is over).
+    fn your_seat(&self) -> Option<Seat> {
+        match self.mode {
+            Mode::Computer { human, .. } => Some(human),
+            Mode::TwoPlayers => self.current().to_move(),
         }
     }
 
-    /// The game now, as JSON (see [`LocalGame::state`]).
-    fn state(&self) -> Value {
+    /// The game now as game-state answers `GetGame` for the seat the page plays: the view,
+    /// mapped by the catalog, the person's legal actions (none while the computer thinks)
+    /// and the outcome. The page names the seats (`display_name`); there are no settings,
+    /// clocks or draw offers on a device.
+    fn snapshot(&self) -> pb::GameSnapshot {
         let game = self.current();
+        let to_move = game.to_move();
+        let legal_actions = match to_move {
+            Some(seat) if self.computer_to_move().is_none() => game.legal_actions_to_pb(seat),
+            _ => Vec::new(),
+        };
+        let status = if to_move.is_some() {
+            pb::GameStatus::Active
+        } else {
+            pb::GameStatus::Finished
+        };
+        pb::GameSnapshot {
+            game_id: "local".to_owned(),
+            seats: (0..game.seats())
+                .map(|seat| pb::SeatInfo {
+                    seat: seat_u32(seat),
+                    player_id: format!("local-{seat}"),
+                    ..Default::default()
+                })
+                .collect(),
+            seq: self.notations.len() as u64,
+            status: status as i32,
+            turn: Some(pb::TurnInfo {
+                to_move: to_move.map(seat_u32),
+                ..Default::default()
+            }),
+            view: Some(G::view_to_pb(
+                game.view(self.your_seat().map_or(Viewer::Spectator, Viewer::Seat)),
+            )),
+            your_seat: self.your_seat().map(seat_u32),
+            legal_actions,
+            outcome: game.outcome().map(outcome_to_pb),
+            ..Default::default()
+        }
+    }
+
+    /// What only the device knows, as JSON (see [`LocalGame::state`]).
+    fn state(&self) -> Value {
         let moves: Vec<Value> = self
             .movers()
             .into_iter()
             .zip(&self.notations)
             .map(|(seat, notation)| json!({ "seat": seat, "notation": notation }))
             .collect();
-        let outcome = game.outcome().map(|o| {
-            let (kind, winners) = match &o.result {
-                GameResult::Win { winners } => (1, winners.clone()),
-                GameResult::Draw => (2, Vec::new()),
-                GameResult::Cancelled => (3, Vec::new()),
-            };
-            json!({ "kind": kind, "winners": winners, "rule": o.rule, "reason": o.reason })
-        });
-        // A person's choices: none while the computer thinks.
-        let legal: Vec<Value> = match game.to_move() {
-            Some(seat) if self.computer_to_move().is_none() => game
-                .legal_actions(seat)
-                .iter()
-                .map(|a| json!({ "action": G::action_json(a), "notation": a.to_string() }))
-                .collect(),
-            _ => Vec::new(),
-        };
         let (mode, human, level) = match self.mode {
             Mode::TwoPlayers => ("two", Value::Null, Value::Null),
             Mode::Computer { human, level } => ("computer", json!(human), json!(level.name())),
         };
         json!({
-            "kind": G::KIND,
+            "kind": G::KIND.name(),
             "mode": mode,
             "human": human,
             "level": level,
-            "toMove": game.to_move(),
             "computerToMove": self.computer_to_move().is_some(),
             "takeBackOffered": matches!(self.mode, Mode::Computer { level, .. } if G::take_back_allowed(level)),
             "canTakeBack": self.can_take_back(),
             "moves": moves,
-            "outcome": outcome,
-            "view": { G::KIND: game.view_json(self.viewer()) },
-            "legal": legal,
         })
     }
 
@@ -346,9 +326,9 @@ impl<G: Offline> History<G> {
 /// The level as the game's seed names it (Caro's Medium, Junqi's Beginner and Expert).
 fn level_name<G: Offline>(level: Level) -> &'static str {
     match (G::KIND, level) {
-        ("caro", Level::Normal) => "Medium",
-        ("junqi", Level::Easy) => "Beginner",
-        ("junqi", Level::Hard) => "Expert",
+        (GameKind::Caro, Level::Normal) => "Medium",
+        (GameKind::Junqi, Level::Easy) => "Beginner",
+        (GameKind::Junqi, Level::Hard) => "Expert",
         (_, Level::Easy) => "Easy",
         (_, Level::Normal) => "Normal",
         (_, Level::Hard) => "Hard",
@@ -360,7 +340,7 @@ enum Local {
     Caro(History<Caro>),
     Mancala(History<Mancala>),
     Quoridor(History<Quoridor>),
-    Backgammon(History<Backgammon>),
+    Backgammon(History<BackgammonSession>),
     Junqi(History<Junqi>),
 }
 
@@ -463,8 +443,15 @@ impl LocalGame {
         each!(&mut self.game, h => h.take_back()).map_err(js_error)
     }
 
-    /// The game now, as JSON: `{kind, mode, human, level, toMove, computerToMove,
-    /// canTakeBack, moves: [{seat, notation}], outcome, view: GameView, legal: [LegalAction]}`.
+    /// The game now as a prost-encoded `ludus.v1.GameSnapshot`, what `GetGame` answers online
+    /// (the page decodes it with the generated `GameSnapshotSchema`): the view for the seat
+    /// the page plays, its legal actions, whose turn, the outcome.
+    pub fn snapshot(&self) -> Vec<u8> {
+        each!(&self.game, h => h.snapshot()).encode_to_vec()
+    }
+
+    /// What only this device knows, as JSON: `{kind, mode, human, level, computerToMove,
+    /// takeBackOffered, canTakeBack, moves: [{seat, notation}]}`.
     pub fn state(&self) -> String {
         each!(&self.game, h => h.state()).to_string()
     }
@@ -529,7 +516,7 @@ pub fn think(
         "caro" => choose::<Caro>(position, level, random, deadline_ms),
         "mancala" => choose::<Mancala>(position, level, random, deadline_ms),
         "quoridor" => choose::<Quoridor>(position, level, random, deadline_ms),
-        "backgammon" => choose::<Backgammon>(position, level, random, deadline_ms),
+        "backgammon" => choose::<BackgammonSession>(position, level, random, deadline_ms),
         "junqi" => choose::<Junqi>(position, level, random, deadline_ms),
         other => Err(unknown_kind(other)),
     };
@@ -554,6 +541,8 @@ pub fn prepare(kind: &str, level: &str) -> Result<String, JsError> {
 
 #[cfg(test)]
 mod tests {
+    use ludus_catalog::{Hosted, LiveGame};
+
     use super::*;
 
     const KINDS: [&str; 5] = ["caro", "mancala", "quoridor", "backgammon", "junqi"];
@@ -564,6 +553,63 @@ mod tests {
 
     fn state(game: &Local) -> Value {
         each!(game, h => h.state())
+    }
+
+    /// The snapshot as the page gets it: through its encoding.
+    fn snapshot(game: &Local) -> pb::GameSnapshot {
+        let bytes = each!(game, h => h.snapshot()).encode_to_vec();
+        pb::GameSnapshot::decode(bytes.as_slice()).expect("a GameSnapshot")
+    }
+
+    fn to_move(game: &Local) -> Option<u32> {
+        snapshot(game).turn.and_then(|t| t.to_move)
+    }
+
+    fn view(game: &Local) -> pb::game_view::View {
+        snapshot(game).view.and_then(|v| v.view).expect("a view")
+    }
+
+    fn caro_view(game: &Local) -> pb::CaroView {
+        match view(game) {
+            pb::game_view::View::Caro(view) => view,
+            other => panic!("not a caro view: {other:?}"),
+        }
+    }
+
+    /// The game a view and an action are of, as the page names it.
+    fn view_kind(view: &pb::game_view::View) -> GameKind {
+        use pb::game_view::View;
+        match view {
+            View::Caro(_) => GameKind::Caro,
+            View::Quoridor(_) => GameKind::Quoridor,
+            View::Backgammon(_) => GameKind::Backgammon,
+            View::Mancala(_) => GameKind::Mancala,
+            View::Junqi(_) => GameKind::Junqi,
+        }
+    }
+
+    fn action_kind(action: &pb::Action) -> Option<GameKind> {
+        use pb::action::Action;
+        match action.action.as_ref()? {
+            Action::Caro(_) => Some(GameKind::Caro),
+            Action::Quoridor(_) => Some(GameKind::Quoridor),
+            Action::Backgammon(_) => Some(GameKind::Backgammon),
+            Action::Mancala(_) => Some(GameKind::Mancala),
+            Action::Junqi(_) => Some(GameKind::Junqi),
+            Action::Notation(_) => None,
+        }
+    }
+
+    /// What game-state's hosted game (the catalog's `LiveGame`) shows the same seat.
+    fn hosted(game: &Local) -> (pb::GameView, Vec<pb::LegalAction>) {
+        each!(game, h => {
+            let live = Hosted::new(h.current().clone());
+            let legal = match (h.current().to_move(), h.computer_to_move()) {
+                (Some(seat), None) => live.legal_actions(seat),
+                _ => Vec::new(),
+            };
+            (live.view(h.your_seat().map_or(Viewer::Spectator, Viewer::Seat)), legal)
+        })
     }
 
     fn play(game: &mut Local, notation: &str) -> Result<(), String> {
@@ -584,7 +630,7 @@ mod tests {
             "caro" => choose::<Caro>(&position, level, vec![3; 8], f64::MAX),
             "mancala" => choose::<Mancala>(&position, level, vec![3; 8], f64::MAX),
             "quoridor" => choose::<Quoridor>(&position, level, vec![3; 8], f64::MAX),
-            "backgammon" => choose::<Backgammon>(&position, level, vec![3; 8], f64::MAX),
+            "backgammon" => choose::<BackgammonSession>(&position, level, vec![3; 8], f64::MAX),
             _ => choose::<Junqi>(&position, level, vec![3; 8], f64::MAX),
         }
         .expect("the computer chooses");
@@ -613,8 +659,8 @@ mod tests {
         let refused = take_back(&mut game).expect_err("C15");
         assert!(refused.starts_with("C15: "), "{refused}");
         // Row-major from the top: H8 is column 7, row 7 (C1).
-        assert_eq!(s["view"]["caro"]["cells"][7 * 15 + 7], json!(1));
-        assert_eq!(s["legal"].as_array().map(Vec::len), Some(15 * 15 - 1));
+        assert_eq!(caro_view(&game).cells[7 * 15 + 7], pb::CaroStone::X as i32);
+        assert_eq!(snapshot(&game).legal_actions.len(), 15 * 15 - 1);
     }
 
     #[test]
@@ -625,15 +671,15 @@ mod tests {
             play(&mut game, o).expect("o");
         }
         play(&mut game, "H8").expect("the winning move");
-        let end = state(&game);
-        assert_eq!(end["outcome"]["rule"], json!("C7"));
-        assert_eq!(end["outcome"]["winners"], json!([0]));
-        assert_eq!(end["toMove"], Value::Null);
-        assert_eq!(end["legal"], json!([]));
-        assert_eq!(
-            end["view"]["caro"]["winningLine"].as_array().map(Vec::len),
-            Some(5)
-        );
+        let end = snapshot(&game);
+        let outcome = end.outcome.clone().expect("an outcome");
+        assert_eq!(outcome.rule, "C7");
+        assert_eq!(outcome.kind, pb::ResultKind::Win as i32);
+        assert_eq!(outcome.winners, [0]);
+        assert_eq!(end.status, pb::GameStatus::Finished as i32);
+        assert_eq!(to_move(&game), None);
+        assert!(end.legal_actions.is_empty());
+        assert_eq!(caro_view(&game).winning_line.len(), 5);
         assert!(play(&mut game, "J9").is_err(), "nothing after the end");
     }
 
@@ -650,11 +696,10 @@ mod tests {
             "nothing played yet"
         );
         play(&mut game, "H8").expect("the person plays X");
-        let s = state(&game);
-        assert_eq!(s["computerToMove"], json!(true));
+        assert_eq!(state(&game)["computerToMove"], json!(true));
         assert_eq!(
-            s["legal"],
-            json!([]),
+            snapshot(&game).legal_actions,
+            [],
             "no choices while the computer thinks"
         );
         assert!(
@@ -673,8 +718,12 @@ mod tests {
             Some(2),
             "A1 and its reply undone"
         );
-        assert_eq!(s["toMove"], json!(0));
-        assert_eq!(s["view"]["caro"]["cells"][0], json!(0), "A1 is empty again");
+        assert_eq!(to_move(&game), Some(0));
+        assert_eq!(
+            caro_view(&game).cells[0],
+            pb::CaroStone::Empty as i32,
+            "A1 is empty again"
+        );
 
         let hard = Mode::Computer {
             human: 0,
@@ -696,11 +745,7 @@ mod tests {
         let mut game = mancala_seat0(mode);
         // Pit 3 holds 4 seeds: the last lands in seat 0's store, an extra turn (M5).
         play(&mut game, "3").expect("sow");
-        assert_eq!(
-            state(&game)["toMove"],
-            json!(0),
-            "M5: the same seat sows again"
-        );
+        assert_eq!(to_move(&game), Some(0), "M5: the same seat sows again");
         play(&mut game, "1").expect("the extra turn");
         while state(&game)["computerToMove"] == json!(true) {
             computer(&mut game);
@@ -711,28 +756,44 @@ mod tests {
         let s = state(&game);
         // Only the last sow goes (pit 1), with every reply after it; pit 3's sow stays.
         assert_eq!(s["moves"], json!([{ "seat": 0, "notation": "3" }]));
-        assert_eq!(s["toMove"], json!(0));
-        assert_eq!(s["view"]["mancala"]["sides"][0]["store"], json!(1));
+        assert_eq!(to_move(&game), Some(0));
+        let pb::game_view::View::Mancala(mancala) = view(&game) else {
+            panic!("a mancala view");
+        };
+        assert_eq!(mancala.sides[0].store, 1);
         assert!(play(&mut game, "9").expect_err("no pit 9").starts_with('M'));
     }
 
     /// Every game, both ways: the page's legal actions play by their notation, and the
-    /// computer answers with legal actions through the JSON position its worker gets.
+    /// computer answers with legal actions through the JSON position its worker gets. Each
+    /// snapshot shows what game-state's hosted game shows the same seat, message for message.
     #[test]
     fn every_game_is_played_offline_by_people_and_by_the_computer() {
         for kind in KINDS {
             let mut game = Local::start(kind, Mode::TwoPlayers, &mut rng()).expect(kind);
             for _ in 0..6 {
-                let s = state(&game);
-                assert!(
-                    s["view"][kind].is_object(),
-                    "{kind}: the view is a {kind} view"
+                let s = snapshot(&game);
+                assert_eq!(view_kind(&view(&game)).name(), kind);
+                assert_eq!(
+                    (s.view.clone().expect("view"), s.legal_actions.clone()),
+                    hosted(&game)
                 );
-                let Some(first) = s["legal"].as_array().and_then(|l| l.first()).cloned() else {
+                assert_eq!(
+                    s.seq,
+                    state(&game)["moves"]
+                        .as_array()
+                        .map_or(0, |m| m.len() as u64)
+                );
+                let Some(first) = s.legal_actions.first() else {
                     break;
                 };
-                assert!(first["action"][kind].is_object(), "{kind}: {first}");
-                let notation = first["notation"].as_str().expect("notation").to_owned();
+                let action = first.action.as_ref().expect("structured");
+                assert_eq!(
+                    action_kind(action).map(GameKind::name),
+                    Some(kind),
+                    "{first:?}"
+                );
+                let notation = first.notation.clone();
                 play(&mut game, &notation).unwrap_or_else(|e| panic!("{kind} {notation}: {e}"));
             }
             assert!(!state(&game)["moves"].as_array().expect("moves").is_empty());
@@ -743,12 +804,16 @@ mod tests {
             };
             let mut game = Local::start(kind, mode, &mut rng()).expect(kind);
             for _ in 0..6 {
-                let s = state(&game);
-                if s["computerToMove"] == json!(true) {
+                assert_eq!(
+                    snapshot(&game).your_seat,
+                    Some(1),
+                    "{kind}: the person's seat"
+                );
+                let legal = snapshot(&game).legal_actions;
+                if state(&game)["computerToMove"] == json!(true) {
                     computer(&mut game);
-                } else if let Some(first) = s["legal"].as_array().and_then(|l| l.first()) {
-                    let notation = first["notation"].as_str().expect("notation").to_owned();
-                    play(&mut game, &notation).unwrap_or_else(|e| panic!("{kind}: {e}"));
+                } else if let Some(first) = legal.first() {
+                    play(&mut game, &first.notation).unwrap_or_else(|e| panic!("{kind}: {e}"));
                 } else {
                     break;
                 }
@@ -793,7 +858,7 @@ mod tests {
             "caro" => choose::<Caro>(position, level, vec![1; 4], deadline),
             "mancala" => choose::<Mancala>(position, level, vec![1; 4], deadline),
             "quoridor" => choose::<Quoridor>(position, level, vec![1; 4], deadline),
-            "backgammon" => choose::<Backgammon>(position, level, vec![1; 4], deadline),
+            "backgammon" => choose::<BackgammonSession>(position, level, vec![1; 4], deadline),
             _ => choose::<Junqi>(position, level, vec![1; 4], deadline),
         }
     }
@@ -802,17 +867,23 @@ mod tests {
     fn junqi_face_down_points_name_no_piece() {
         let mut game = Local::start("junqi", Mode::TwoPlayers, &mut rng()).expect("junqi");
         play(&mut game, "c7").expect("J7: a flip");
-        let s = state(&game);
-        let points = s["view"]["junqi"]["points"]
-            .as_array()
-            .expect("points")
-            .clone();
+        let pb::game_view::View::Junqi(junqi) = view(&game) else {
+            panic!("a junqi view");
+        };
+        let points = junqi.points;
         assert_eq!(points.len(), 60);
-        let face_up: Vec<&Value> = points.iter().filter(|p| p["state"] == json!(3)).collect();
+        let state_of = |p: &&pb::JunqiPoint, state: pb::JunqiPointState| p.state == state as i32;
+        let face_up: Vec<&pb::JunqiPoint> = points
+            .iter()
+            .filter(|p| state_of(p, pb::JunqiPointState::FaceUp))
+            .collect();
         assert_eq!(face_up.len(), 1, "one piece flipped");
-        assert!(face_up[0]["piece"]["rank"].is_number());
-        for point in points.iter().filter(|p| p["state"] == json!(2)) {
-            assert!(point.get("piece").is_none(), "J22: {point}");
+        assert!(face_up[0].piece.is_some_and(|p| p.rank != 0));
+        for point in points
+            .iter()
+            .filter(|p| state_of(p, pb::JunqiPointState::FaceDown))
+        {
+            assert!(point.piece.is_none(), "J22: {point:?}");
         }
     }
 
@@ -832,13 +903,12 @@ mod tests {
             let mut game = Local::start(kind, Mode::TwoPlayers, &mut BrowserRandom::new(random.clone()))
                 .expect(kind);
             for pick in picks {
-                let s = state(&game);
-                let legal = s["legal"].as_array().cloned().unwrap_or_default();
-                proptest::prop_assert_eq!(legal.is_empty(), s["toMove"].is_null(), "{}", kind);
+                let legal = snapshot(&game).legal_actions;
+                proptest::prop_assert_eq!(legal.is_empty(), to_move(&game).is_none(), "{}", kind);
                 let Some(chosen) = legal.get(usize::from(pick) % legal.len().max(1)) else {
                     break;
                 };
-                let notation = chosen["notation"].as_str().unwrap_or_default().to_owned();
+                let notation = chosen.notation.clone();
                 let played = each!(&mut game, h => h.play(&notation, false, &mut BrowserRandom::new(random.clone())));
                 proptest::prop_assert!(played.is_ok(), "{} {}: {:?}", kind, notation, played);
             }

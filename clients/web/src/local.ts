@@ -3,9 +3,10 @@
 // uses), loaded from offline/ludus_offline.js when the build has it; the computer's search
 // runs in a Web Worker (bot-worker.ts) on the same module, so the page never freezes while
 // it thinks. Taking moves back is offered only where a seed allows it (C17, M11), which the
-// module decides.
+// module decides. The position comes as the server's own GetGame answer, a binary
+// GameSnapshot mapped by the same Rust code game-state runs, decoded here like any other.
 
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import type { ActionInit, Board } from "./boards/board.js";
 import { moveText } from "./boards/backgammon.js";
 import { CaroBoard, caroCellName } from "./boards/caro.js";
@@ -20,6 +21,7 @@ interface LocalGame {
   play(notation: string, random: Uint32Array): void;
   playComputer(notation: string, random: Uint32Array): void;
   takeBack(): void;
+  snapshot(): Uint8Array;
   state(): string;
   position(): string;
   free(): void;
@@ -33,19 +35,16 @@ interface OfflineModule {
   };
 }
 
+// What only the device knows (LocalGame.state); the game itself is in LocalGame.snapshot.
 interface LocalState {
   kind: string;
   mode: "two" | "computer";
   human: number | null;
   level: string | null;
-  toMove: number | null;
   computerToMove: boolean;
   takeBackOffered: boolean;
   canTakeBack: boolean;
   moves: { seat: number | null; notation: string }[];
-  outcome: { kind: number; winners: number[]; rule: string; reason: string } | null;
-  view: JsonValue;
-  legal: JsonValue[];
 }
 
 export const OFFLINE_GAMES = ["caro", "mancala", "quoridor", "backgammon", "junqi"] as const;
@@ -268,31 +267,23 @@ export class LocalPage {
       return;
     }
     const state = JSON.parse(this.game.state()) as LocalState;
+    const snapshot = fromBinary(GameSnapshotSchema, this.game.snapshot());
     const kind = state.kind;
-    const over = state.outcome !== null;
-    const toMove = state.toMove ?? undefined;
+    const over = snapshot.status === GameStatus.FINISHED;
+    const toMove = snapshot.turn?.toMove;
     const computer = state.mode === "computer";
     const human = state.human ?? 0;
     const names = computer
       ? [0, 1].map((seat) => (seat === human ? "You" : `Computer (${levelName(kind, state.level ?? "")})`))
       : ["Player 1", "Player 2"];
-    const mySeat = computer ? human : over ? undefined : toMove;
-    const snapshot = fromJson(GameSnapshotSchema, {
-      gameId: "local",
-      settings: { [kind]: {} },
-      seats: names.map((displayName, seat) => ({ seat, playerId: `local-${seat}`, displayName })),
-      seq: String(state.moves.length),
-      status: over ? GameStatus.FINISHED : GameStatus.ACTIVE,
-      turn: toMove === undefined ? {} : { toMove },
-      view: state.view,
-      ...(mySeat === undefined ? {} : { yourSeat: mySeat }),
-      legalActions: state.legal,
-    } as JsonValue);
+    // Who sits where is the page's to say: the module numbers the seats only.
+    for (const seat of snapshot.seats) seat.displayName = names[seat.seat] ?? "";
+    const mySeat = snapshot.yourSeat;
     const label = (seat: number) => `${seatLabel(kind, seat)} (${names[seat]})`;
     let status: string;
-    if (state.outcome) {
-      const winners = state.outcome.winners.map(label).join(", ");
-      status = `${winners ? `${winners} won` : "Draw"} — ${state.outcome.rule}: ${state.outcome.reason}`;
+    if (snapshot.outcome) {
+      const winners = snapshot.outcome.winners.map(label).join(", ");
+      status = `${winners ? `${winners} won` : "Draw"} — ${snapshot.outcome.rule}: ${snapshot.outcome.reason}`;
     } else if (state.computerToMove) {
       status = `${label(toMove ?? 0)} is thinking…`;
     } else {

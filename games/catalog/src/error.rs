@@ -1,6 +1,7 @@
 //! The one refusal type of the catalog, and its gRPC status.
 
 use ludus_proto::error_details;
+#[cfg(feature = "grpc")]
 use tonic::{Code, Status};
 
 use crate::GameKind;
@@ -60,6 +61,7 @@ impl CatalogError {
 /// the details say the same for machines: `ErrorInfo.reason` is the rule id (or
 /// `INVALID_FIELD` where no rule applies) in domain `ludus.games`, and an invalid argument's
 /// `BadRequest` names the field.
+#[cfg(feature = "grpc")]
 impl From<CatalogError> for Status {
     fn from(error: CatalogError) -> Self {
         let message = error.to_string();
@@ -84,7 +86,7 @@ impl From<CatalogError> for Status {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "grpc"))]
 mod tests {
     use ludus_proto::error_details::StatusExt;
 

@@ -96,6 +96,16 @@ pub trait Hosting: Game {
     fn action_from_pb(&self, action: &pb::Action) -> Result<Self::Action, CatalogError>;
     fn action_to_pb(action: &Self::Action) -> pb::Action;
     fn view_to_pb(view: Self::View) -> pb::GameView;
+    /// What `seat` may do now, each action structured and in its notation.
+    fn legal_actions_to_pb(&self, seat: Seat) -> Vec<pb::LegalAction> {
+        self.legal_actions(seat)
+            .iter()
+            .map(|action| pb::LegalAction {
+                action: Some(Self::action_to_pb(action)),
+                notation: action.to_string(),
+            })
+            .collect()
+    }
     fn ruleset(&self) -> String;
     /// Refuses settings that do not fit `seats` players (beyond what `setup` checks).
     fn check_seats(_settings: &pb::GameSettings, _seats: usize) -> Result<(), CatalogError> {
@@ -268,14 +278,7 @@ impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<pb::LegalAction> {
-        self.game()
-            .legal_actions(seat)
-            .iter()
-            .map(|action| pb::LegalAction {
-                action: Some(G::action_to_pb(action)),
-                notation: action.to_string(),
-            })
-            .collect()
+        self.game().legal_actions_to_pb(seat)
     }
 
     fn ruleset(&self) -> String {

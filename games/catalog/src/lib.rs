@@ -21,6 +21,12 @@
 //! INTERNAL). The catalog depends on tonic for that impl alone, so that services wrap it
 //! (`ServiceError::Catalog`) and convert it without re-mapping variants, and a change to the
 //! mapping (rich error details, say) is made once.
+//!
+//! # Features
+//! `grpc` (default) is that impl. Without it the catalog builds for wasm32-unknown-unknown:
+//! the offline client (`clients/offline`) maps its games' views, actions and outcomes with
+//! the same [`Hosting`] impls the server uses, so the browser decodes one format online and
+//! offline.
 #![forbid(unsafe_code)]
 
 pub mod bots;
