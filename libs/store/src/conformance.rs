@@ -15,11 +15,11 @@ use std::time::Duration;
 use futures::future::join_all;
 
 use crate::{
-    Backend, Commit, CommitOutcome, Confirmation, EnqueueOutcome, FEED_CAPACITY, FeedError,
-    FeedSubscription, GameFeed, GameRead, GameStore, HeldStream, QueueStore, RatingEntry,
-    RatingStore, RatingUpdate, RecordOutcome, RoomRecord, RoomStore, StoredEvent, StreamLeases,
-    TableClaim, TableOutcome, TableProposal, Ticket, TicketChange, TicketNotice, TicketProposal,
-    TicketStatus, TimerArm, TimerStore, TimerWrites,
+    Backend, Commit, CommitRefusal, Committed, Confirmation, EnqueueOutcome, FEED_CAPACITY,
+    FeedError, FeedSubscription, GameFeed, GameRead, GameStore, HeldStream, QueueStore,
+    RatingEntry, RatingStore, RatingUpdate, RecordOutcome, RoomRecord, RoomStore, StoredEvent,
+    StreamLeases, TableClaim, TableOutcome, TableProposal, Ticket, TicketChange, TicketNotice,
+    TicketProposal, TicketStatus, TimerArm, TimerStore, TimerWrites,
 };
 
 /// A bound on waiting for a live event, so a broken feed fails instead of hanging.
@@ -227,7 +227,7 @@ pub async fn game_commit_writes_its_timers(backend: Backend) {
         .commit_with_timers("g", commit(1, Some("a"), b"s2"), &writes)
         .await
         .expect("commit");
-    assert_eq!(outcome, CommitOutcome::Committed { seq: 2 });
+    assert_eq!(outcome, Ok(Committed { seq: 2 }));
     assert_eq!(
         timers.get("turn/g/2").await.expect("get"),
         Some((9_000, b"expire 2".to_vec()))
@@ -250,7 +250,7 @@ pub async fn game_commit_writes_its_timers(backend: Backend) {
         .commit_with_timers("g", commit(1, Some("b"), b"s3"), &writes)
         .await
         .expect("commit");
-    assert_eq!(stale, CommitOutcome::StaleSeq { current: 2 });
+    assert_eq!(stale, Err(CommitRefusal::StaleSeq { current: 2 }));
     let record = games.load("g").await.expect("load").expect("game");
     assert_eq!((record.seq, record.state.as_slice()), (2, &b"s2"[..]));
     // Without timer writes the commit is the plain one.
@@ -258,7 +258,7 @@ pub async fn game_commit_writes_its_timers(backend: Backend) {
         .commit_with_timers("g", commit(2, None, b"s3"), &TimerWrites::default())
         .await
         .expect("commit");
-    assert_eq!(plain, CommitOutcome::Committed { seq: 3 });
+    assert_eq!(plain, Ok(Committed { seq: 3 }));
 }
 
 /// A commit's version names the state it wrote: a read holding the game's seq and version is
@@ -281,7 +281,7 @@ pub async fn game_versions_name_one_state(backend: Backend) {
         games.commit("g", versioned).await.expect("commit")
     };
     let first = commit(1, b"s2", Some("v2"), None).await;
-    assert_eq!(first, CommitOutcome::Committed { seq: 2 });
+    assert_eq!(first, Ok(Committed { seq: 2 }));
     let (read, _) = games
         .read_for_action("g", "a", Some((2, "v2")))
         .await
@@ -300,14 +300,14 @@ pub async fn game_versions_name_one_state(backend: Backend) {
     }
     // The right seq with another version is stale: nothing is written.
     let stale = commit(2, b"s3", Some("v3"), Some("v1")).await;
-    assert_eq!(stale, CommitOutcome::StaleSeq { current: 2 });
+    assert_eq!(stale, Err(CommitRefusal::StaleSeq { current: 2 }));
     let record = games.load("g").await.expect("load").expect("game");
     assert_eq!((record.seq, &record.state[..]), (2, &b"s2"[..]));
     let landed = commit(2, b"s3", Some("v3"), Some("v2")).await;
-    assert_eq!(landed, CommitOutcome::Committed { seq: 3 });
+    assert_eq!(landed, Ok(Committed { seq: 3 }));
     // A commit without a version leaves none: no copy's version matches any more.
     let plain = commit(3, b"s4", None, None).await;
-    assert_eq!(plain, CommitOutcome::Committed { seq: 4 });
+    assert_eq!(plain, Ok(Committed { seq: 4 }));
     let (read, _) = games
         .read_for_action("g", "a", Some((4, "v3")))
         .await
@@ -317,7 +317,7 @@ pub async fn game_versions_name_one_state(backend: Backend) {
         "{read:?}"
     );
     let refused = commit(4, b"s5", Some("v5"), Some("v3")).await;
-    assert_eq!(refused, CommitOutcome::StaleSeq { current: 4 });
+    assert_eq!(refused, Err(CommitRefusal::StaleSeq { current: 4 }));
 }
 
 async fn recv(sub: &mut FeedSubscription) -> Result<StoredEvent, FeedError> {
@@ -377,7 +377,7 @@ pub async fn game_commit_compare_and_set(backend: Backend) {
             .commit("nope", commit(1, None, b"x"))
             .await
             .expect("commit"),
-        CommitOutcome::NotFound
+        Err(CommitRefusal::NotFound)
     );
     games.create("g", b"m", b"s1", b"e1").await.expect("create");
     assert_eq!(
@@ -385,21 +385,21 @@ pub async fn game_commit_compare_and_set(backend: Backend) {
             .commit("g", commit(1, None, b"2"))
             .await
             .expect("commit"),
-        CommitOutcome::Committed { seq: 2 }
+        Ok(Committed { seq: 2 })
     );
     assert_eq!(
         games
             .commit("g", commit(1, Some("late"), b"x"))
             .await
             .expect("commit"),
-        CommitOutcome::StaleSeq { current: 2 }
+        Err(CommitRefusal::StaleSeq { current: 2 })
     );
     assert_eq!(
         games
             .commit("g", commit(5, None, b"x"))
             .await
             .expect("commit"),
-        CommitOutcome::StaleSeq { current: 2 }
+        Err(CommitRefusal::StaleSeq { current: 2 })
     );
     let g = games.load("g").await.expect("load").expect("game");
     assert_eq!(
@@ -413,7 +413,7 @@ pub async fn game_commit_compare_and_set(backend: Backend) {
             .commit("g", commit(2, Some("late"), b"3"))
             .await
             .expect("commit"),
-        CommitOutcome::Committed { seq: 3 }
+        Ok(Committed { seq: 3 })
     );
 }
 
@@ -425,7 +425,7 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
         .commit("g", commit(1, Some("a"), b"2"))
         .await
         .expect("commit");
-    assert_eq!(first, CommitOutcome::Committed { seq: 2 });
+    assert_eq!(first, Ok(Committed { seq: 2 }));
     games
         .commit("g", commit(2, Some("b"), b"3"))
         .await
@@ -440,7 +440,7 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
                 .commit("g", commit(expected, Some("a"), b"again"))
                 .await
                 .expect("retry"),
-            CommitOutcome::DuplicateAction { seq: 2 }
+            Err(CommitRefusal::DuplicateAction { seq: 2 })
         );
     }
     let g = games.load("g").await.expect("load").expect("game");
@@ -475,7 +475,7 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
             .commit("h", commit(1, Some("a"), b"2"))
             .await
             .expect("commit"),
-        CommitOutcome::Committed { seq: 2 }
+        Ok(Committed { seq: 2 })
     );
 }
 
@@ -492,11 +492,11 @@ pub async fn game_concurrent_commits_one_wins(backend: Backend) {
     let mut committed = 0;
     for o in outcomes {
         match o.expect("commit") {
-            CommitOutcome::Committed { seq } => {
+            Ok(Committed { seq }) => {
                 assert_eq!(seq, 2);
                 committed += 1;
             }
-            CommitOutcome::StaleSeq { current } => assert_eq!(current, 2),
+            Err(CommitRefusal::StaleSeq { current }) => assert_eq!(current, 2),
             other => panic!("unexpected outcome {other:?}"),
         }
     }
@@ -679,7 +679,7 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
             .commit(id, commit(1, Some("a1"), b"two"))
             .await
             .expect("commit");
-        assert_eq!(committed, CommitOutcome::Committed { seq: 2 });
+        assert_eq!(committed, Ok(Committed { seq: 2 }));
         games.presence(id, 0, 1).await.expect("presence");
     }
     games
@@ -2225,10 +2225,15 @@ pub async fn room_commits_compare_and_set_and_publish(backend: Backend) {
             .expect("create")
     );
     // In order: a commit on seq 1, a stale one, one on a room that does not exist.
-    let attempts: [(&str, u64, &[u8], CommitOutcome); 3] = [
-        ("ABC234", 1, b"s2", CommitOutcome::Committed { seq: 2 }),
-        ("ABC234", 1, b"lost", CommitOutcome::StaleSeq { current: 2 }),
-        ("ZZZ999", 0, b"s", CommitOutcome::NotFound),
+    let attempts: [(&str, u64, &[u8], Result<Committed, CommitRefusal>); 3] = [
+        ("ABC234", 1, b"s2", Ok(Committed { seq: 2 })),
+        (
+            "ABC234",
+            1,
+            b"lost",
+            Err(CommitRefusal::StaleSeq { current: 2 }),
+        ),
+        ("ZZZ999", 0, b"s", Err(CommitRefusal::NotFound)),
     ];
     for (code, expected_seq, body, outcome) in attempts {
         // The event is the state's bytes: enough to tell commits apart.
@@ -2267,7 +2272,7 @@ pub async fn room_commits_compare_and_set_and_publish(backend: Backend) {
     .await;
     let won = outcomes
         .iter()
-        .filter(|o| matches!(o, CommitOutcome::Committed { seq: 3 }))
+        .filter(|o| matches!(o, Ok(Committed { seq: 3 })))
         .count();
     assert_eq!(won, 1, "{outcomes:?}");
 }

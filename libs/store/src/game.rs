@@ -55,14 +55,17 @@ pub enum GameRead {
     },
 }
 
-/// What [`GameStore::commit`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommitOutcome {
-    /// Written: the game is now at `seq` (= `expected_seq + 1`).
-    Committed {
-        /// The new seq.
-        seq: u64,
-    },
+/// A commit that landed ([`GameStore::commit`]): the game is now at `seq`
+/// (= `expected_seq + 1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Committed {
+    /// The new seq.
+    pub seq: u64,
+}
+
+/// Why [`GameStore::commit`] wrote nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitRefusal {
     /// `expected_seq` was not the game's seq: nothing written.
     StaleSeq {
         /// The game's seq.
@@ -518,7 +521,7 @@ impl GameStore {
         &self,
         game_id: &str,
         commit: Commit<'_>,
-    ) -> Result<CommitOutcome, StoreError> {
+    ) -> Result<Result<Committed, CommitRefusal>, StoreError> {
         self.commit_with_timers(game_id, commit, &TimerWrites::default())
             .await
     }
@@ -547,7 +550,7 @@ impl GameStore {
         game_id: &str,
         commit: Commit<'_>,
         timers: &TimerWrites,
-    ) -> Result<CommitOutcome, StoreError> {
+    ) -> Result<Result<Committed, CommitRefusal>, StoreError> {
         match &self.backend.kind {
             Kind::Redis(r) if self.writes_timers_in_commit() => {
                 self.commit_redis(r, game_id, commit, timers).await
@@ -558,7 +561,7 @@ impl GameStore {
                 let outcome = self
                     .commit_redis(r, game_id, commit, &TimerWrites::default())
                     .await?;
-                if matches!(outcome, CommitOutcome::Committed { .. }) && !timers.cancel.is_empty() {
+                if outcome.is_ok() && !timers.cancel.is_empty() {
                     let stale = timers.cancel.clone();
                     tokio::spawn(async move {
                         if let Err(error) = timer_store.cancel_all(&stale).await {
@@ -571,10 +574,10 @@ impl GameStore {
             Kind::Memory(m) => {
                 let mut games = lock(self.log.memory(m));
                 let Some(game) = games.games.get_mut(game_id) else {
-                    return Ok(CommitOutcome::NotFound);
+                    return Ok(Err(CommitRefusal::NotFound));
                 };
                 if let Some(&seq) = commit.action_id.and_then(|a| game.actions.get(a)) {
-                    return Ok(CommitOutcome::DuplicateAction { seq });
+                    return Ok(Err(CommitRefusal::DuplicateAction { seq }));
                 }
                 let current = game.events.len() as u64;
                 if current != commit.expected_seq
@@ -582,7 +585,7 @@ impl GameStore {
                         .expected_version
                         .is_some_and(|expected| game.version.as_deref() != Some(expected))
                 {
-                    return Ok(CommitOutcome::StaleSeq { current });
+                    return Ok(Err(CommitRefusal::StaleSeq { current }));
                 }
                 let seq = current + 1;
                 game.state = commit.state.to_vec();
@@ -600,7 +603,7 @@ impl GameStore {
                         payload: commit.event.to_vec(),
                     },
                 );
-                Ok(CommitOutcome::Committed { seq })
+                Ok(Ok(Committed { seq }))
             }
         }
     }
@@ -613,7 +616,7 @@ impl GameStore {
         game_id: &str,
         commit: Commit<'_>,
         timers: &TimerWrites,
-    ) -> Result<CommitOutcome, StoreError> {
+    ) -> Result<Result<Committed, CommitRefusal>, StoreError> {
         let k = &r.keys;
         // The script also publishes the event: its producer span is the commit's child.
         let span = r.script("EVALSHA commit", "commit");
@@ -680,17 +683,16 @@ impl GameStore {
                 .ok_or_else(|| StoreError::Corrupt("bad commit script reply".into()))
         };
         let outcome = match reply.first() {
-            Some(0) => CommitOutcome::NotFound,
-            Some(1) => CommitOutcome::StaleSeq { current: seq(1)? },
-            Some(2) => CommitOutcome::DuplicateAction { seq: seq(1)? },
-            Some(3) => CommitOutcome::Committed { seq: seq(1)? },
+            Some(0) => Err(CommitRefusal::NotFound),
+            Some(1) => Err(CommitRefusal::StaleSeq { current: seq(1)? }),
+            Some(2) => Err(CommitRefusal::DuplicateAction { seq: seq(1)? }),
+            Some(3) => Ok(Committed { seq: seq(1)? }),
             _ => return Err(StoreError::Corrupt("bad commit script reply".into())),
         };
         // A refusal wrote nothing and acknowledges no move: it stands whatever the count. A
         // move (or a retried one) is answered only with enough replicas.
         if let (Some(waiter), Some(acked)) = (&self.backend.replica_wait, acked)
-            && let CommitOutcome::Committed { seq } | CommitOutcome::DuplicateAction { seq } =
-                outcome
+            && let Ok(Committed { seq }) | Err(CommitRefusal::DuplicateAction { seq }) = outcome
         {
             waiter.check(
                 acked,

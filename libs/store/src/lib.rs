@@ -107,7 +107,7 @@ pub use backend::{Backend, CLUSTER_SCHEME, CLUSTER_TLS_SCHEME, RedisOptions, Sto
 pub use clock::{Clock, ManualClock};
 pub use feed::{Delivery, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use flags::{RedisFlags, ReplicaWaitFlags};
-pub use game::{Commit, CommitOutcome, GameRead, GameRecord, GameStore, StoredEvent};
+pub use game::{Commit, CommitRefusal, Committed, GameRead, GameRecord, GameStore, StoredEvent};
 pub use lease::{HeldStream, StreamLeases};
 pub use queue::{
     CHANGED_MARK, Confirmation, EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore,

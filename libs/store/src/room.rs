@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::backend::{Backend, StoreError};
 use crate::feed::{FeedSubscription, subscribe_channel};
-use crate::game::{Commit, CommitOutcome, GameStore, Log, StoredEvent};
+use crate::game::{Commit, CommitRefusal, Committed, GameStore, Log, StoredEvent};
 
 /// A room as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +71,7 @@ impl RoomStore {
         expected_seq: u64,
         state: &[u8],
         event: &[u8],
-    ) -> Result<CommitOutcome, StoreError> {
+    ) -> Result<Result<Committed, CommitRefusal>, StoreError> {
         let commit = Commit {
             expected_seq,
             action_id: None,

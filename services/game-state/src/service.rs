@@ -25,7 +25,7 @@ use ludus_catalog::{outcome_to_pb, seat_u32};
 use ludus_proto::pb::{self, game_state_server::GameState, rooms_client::RoomsClient};
 use ludus_rules::Viewer;
 use ludus_server::Traced;
-use ludus_store::{Clock, Commit, CommitOutcome, GameStore, TimerArm, TimerStore};
+use ludus_store::{Clock, Commit, CommitRefusal, Committed, GameStore, TimerArm, TimerStore};
 use prost::Message;
 use tonic::{Request, Response, Status};
 use tracing::Instrument;
@@ -243,7 +243,7 @@ impl GameStateService {
         kind: pb::game_event::Kind,
         previous_turn_seq: u64,
         expected_version: Option<&str>,
-    ) -> Result<Result<pb::GameEvent, CommitOutcome>, ServiceError> {
+    ) -> Result<Result<pb::GameEvent, CommitRefusal>, ServiceError> {
         if loaded.record.turn_seq != previous_turn_seq {
             // The old turn's timer would fire into a stale turn_seq and be ignored; deleting
             // it with the commit only saves that firing.
@@ -273,7 +273,7 @@ impl GameStateService {
             )
             .await?;
         match outcome {
-            CommitOutcome::Committed { seq } => {
+            Ok(Committed { seq }) => {
                 crate::metrics::committed(loaded.record.kind, &event);
                 if loaded.game.outcome().is_some() {
                     let now = u64::try_from(self.now_ms()).unwrap_or(0);
@@ -289,7 +289,7 @@ impl GameStateService {
                 self.live.put(loaded, version);
                 Ok(Ok(event))
             }
-            other => Ok(Err(other)),
+            Err(refusal) => Ok(Err(refusal)),
         }
     }
 
@@ -366,8 +366,8 @@ impl GameStateService {
             }
             match self.commit(loaded, None, kind, previous_turn, None).await? {
                 Ok(event) => return Ok(Some(event)),
-                Err(CommitOutcome::StaleSeq { .. }) => continue,
-                Err(CommitOutcome::NotFound) => {
+                Err(CommitRefusal::StaleSeq { .. }) => continue,
+                Err(CommitRefusal::NotFound) => {
                     return Err(ServiceError::NotFound(format!("no game {game_id}")));
                 }
                 Err(other) => {

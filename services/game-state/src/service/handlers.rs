@@ -3,7 +3,7 @@
 
 use ludus_catalog::seat_u32;
 use ludus_proto::pb;
-use ludus_store::{CommitOutcome, GameRead, TimerWrites};
+use ludus_store::{CommitRefusal, GameRead, TimerWrites};
 use prost::Message;
 
 use super::random::random_for;
@@ -321,20 +321,17 @@ impl GameStateService {
                 event: Some(event),
                 duplicate: false,
             }),
-            Err(CommitOutcome::DuplicateAction { seq }) => Ok(pb::ApplyActionResponse {
+            Err(CommitRefusal::DuplicateAction { seq }) => Ok(pb::ApplyActionResponse {
                 event: Some(self.original_event(&game_id, seq).await?),
                 duplicate: true,
             }),
-            Err(CommitOutcome::StaleSeq { current }) => Err(ServiceError::StaleSeq {
+            Err(CommitRefusal::StaleSeq { current }) => Err(ServiceError::StaleSeq {
                 expected: request.expected_seq,
                 game_id,
                 current,
             }),
-            Err(CommitOutcome::NotFound) => {
+            Err(CommitRefusal::NotFound) => {
                 Err(ServiceError::NotFound(format!("no game {game_id}")))
-            }
-            Err(CommitOutcome::Committed { .. }) => {
-                Err(ServiceError::Internal("commit outcome mismatch".into()))
             }
         }
     }
