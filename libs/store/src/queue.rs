@@ -48,12 +48,12 @@ use std::time::{Duration, Instant};
 use redis::Script;
 use tracing::Instrument;
 
-use crate::backend::{Backend, Kind, RedisBackend, StoreError, lock, parse_u64};
-use crate::feed::{FeedError, FeedSubscription, subscribe_channel};
+use crate::backend::memory::lock;
+use crate::backend::redis::{RedisBackend, parse_u64};
+use crate::backend::{Backend, Kind, StoreError};
+use crate::feed::memory::hub_key;
+use crate::feed::{FeedError, FeedSubscription, Topic, subscribe};
 use crate::game::StoredEvent;
-
-/// The memory backend's hub key for ticket notices (game ids never contain braces).
-const SETTLED_MEMORY_KEY: &str = "{mm}:settled";
 
 /// One table to claim with [`QueueStore::take_tables`]: its game and its tickets in seat
 /// order.
@@ -1144,7 +1144,7 @@ impl QueueStore {
             }
             Kind::Memory(m) => {
                 m.hub.publish(
-                    SETTLED_MEMORY_KEY,
+                    &hub_key(Topic::Tickets),
                     StoredEvent {
                         seq: 0,
                         payload: payload.into_bytes(),
@@ -1158,12 +1158,8 @@ impl QueueStore {
     /// Subscribes to [`QueueStore::publish_settled`] notices of every replica. When this
     /// returns the subscription is active.
     pub async fn subscribe_settled(&self) -> Result<SettledSubscription, StoreError> {
-        let channel = match &self.backend.kind {
-            Kind::Redis(r) => r.keys.mm_settled(),
-            Kind::Memory(_) => String::new(),
-        };
         Ok(SettledSubscription {
-            inner: subscribe_channel(&self.backend, SETTLED_MEMORY_KEY, channel).await?,
+            inner: subscribe(&self.backend, Topic::Tickets).await?,
         })
     }
 

@@ -7,7 +7,9 @@ use std::sync::LazyLock;
 use redis::Script;
 use tracing::Instrument;
 
-use crate::backend::{Backend, Kind, StoreError, lock, parse_u64};
+use crate::backend::memory::lock;
+use crate::backend::redis::parse_u64;
+use crate::backend::{Backend, Kind, StoreError};
 
 /// A player's rating in one rule set.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use crate::backend::{Backend, StoreError};
-use crate::feed::{FeedSubscription, subscribe_channel};
+use crate::feed::{FeedSubscription, Topic, subscribe};
 use crate::game::{Commit, CommitRefusal, Committed, GameStore, Log, StoredEvent};
 
 /// A room as stored.
@@ -49,14 +49,14 @@ impl RoomStore {
         first_event: &[u8],
         now_ms: u64,
     ) -> Result<bool, StoreError> {
-        self.log.purge_expired(now_ms);
+        self.log.purge_expired(now_ms).await?;
         self.log.create(code, b"", state, first_event).await
     }
 
     /// The room's seq and state; `None` when no live room has this code (never created, or
     /// expired by `now_ms`).
     pub async fn load(&self, code: &str, now_ms: u64) -> Result<Option<RoomRecord>, StoreError> {
-        self.log.purge_expired(now_ms);
+        self.log.purge_expired(now_ms).await?;
         Ok(self.log.load(code).await?.map(|record| RoomRecord {
             seq: record.seq,
             state: record.state,
@@ -96,11 +96,7 @@ impl RoomStore {
     /// Subscribes to the room's live events (active when this returns), one underlying
     /// subscription per room per process, like a game's.
     pub async fn subscribe(&self, code: &str) -> Result<FeedSubscription, StoreError> {
-        let channel = match &self.backend.kind {
-            crate::backend::Kind::Redis(r) => r.keys.log_live(Log::Room, code),
-            crate::backend::Kind::Memory(_) => String::new(),
-        };
-        subscribe_channel(&self.backend, &Log::Room.hub_key(code), channel).await
+        subscribe(&self.backend, Topic::Log(Log::Room, code)).await
     }
 
     /// Lists the room in the lobby (`since_ms` orders it; listing again keeps the first
