@@ -401,21 +401,6 @@ impl QueueStore {
             } if proposed == game_id => (*seat, table.clone()),
             _ => return Ok(Confirmation::NotProposed(Some(ticket.clone()))),
         };
-        self.confirm_seat(queue, ticket_id, seat, table, game_id, now_ms)
-            .await
-    }
-
-    /// Confirms `seat` of `ticket_id` in the proposed `table` of `game_id` (see
-    /// [`QueueStore::confirm_read`]).
-    async fn confirm_seat(
-        &self,
-        queue: &str,
-        ticket_id: &str,
-        seat: u32,
-        table: Vec<String>,
-        game_id: &str,
-        now_ms: u64,
-    ) -> Result<Confirmation, StoreError> {
         dispatch!(
             self.backend,
             confirm_seat(queue, ticket_id, seat, table, game_id, now_ms)
