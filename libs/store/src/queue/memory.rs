@@ -209,7 +209,7 @@ pub(super) fn confirm_seat(
     if !complete {
         return Ok(Confirmation::Waiting);
     }
-    matched_memory(q, queue, game_id, &table);
+    mark_matched(q, queue, game_id, &table);
     if let Some(pending) = q.proposals.get_mut(queue) {
         pending.remove(game_id);
         if pending.is_empty() {
@@ -319,7 +319,7 @@ pub(super) fn propose_tables(
     let mut q = lock(&m.queues);
     Ok(proposals
         .iter()
-        .map(|proposal| propose_memory(&mut q, queue, proposal, deadline_ms))
+        .map(|proposal| propose_one(&mut q, queue, proposal, deadline_ms))
         .collect())
 }
 
@@ -345,7 +345,7 @@ pub(super) fn expire_proposals(
 }
 
 /// [`super::QueueStore::propose_tables`] of one table in memory.
-fn propose_memory(
+fn propose_one(
     q: &mut QueuesMem,
     queue: &str,
     proposal: &TableProposal,
@@ -361,7 +361,7 @@ fn propose_memory(
         return TableOutcome::Lost;
     }
     if proposal.confirmed.iter().all(|&c| c) {
-        matched_memory(q, queue, &claim.game_id, &claim.ticket_ids);
+        mark_matched(q, queue, &claim.game_id, &claim.ticket_ids);
         return TableOutcome::Matched;
     }
     for ((seat, id), &confirmed) in claim.ticket_ids.iter().enumerate().zip(&proposal.confirmed) {
@@ -381,7 +381,7 @@ fn propose_memory(
 }
 
 /// Marks every ticket of `table` matched into `game_id` at its seat, in memory.
-fn matched_memory(q: &mut QueuesMem, queue: &str, game_id: &str, table: &[String]) {
+fn mark_matched(q: &mut QueuesMem, queue: &str, game_id: &str, table: &[String]) {
     for (seat, id) in table.iter().enumerate() {
         let status = TicketStatus::Matched {
             game_id: game_id.to_owned(),

@@ -260,13 +260,6 @@ return out
     )
 });
 
-pub(super) async fn enqueue(
-    r: &RedisBackend,
-    ticket: &Ticket,
-) -> Result<EnqueueOutcome, StoreError> {
-    enqueue_redis(r, ticket).await
-}
-
 pub(super) async fn queued(
     r: &RedisBackend,
     queue: &str,
@@ -456,7 +449,7 @@ pub(super) async fn cancel_ticket(
     // A proposal resolved between the read and its withdrawal is read again;
     // each round is lost only to a step of the ticket towards final.
     for _ in 0..CANCEL_ATTEMPTS {
-        let Some(ticket) = cancel_redis(r, queue, ticket_id, player_id).await? else {
+        let Some(ticket) = cancel_queued(r, queue, ticket_id, player_id).await? else {
             return Ok((None, Vec::new()));
         };
         let TicketStatus::Proposed {
@@ -469,7 +462,7 @@ pub(super) async fn cancel_ticket(
             return Ok((Some(ticket), Vec::new()));
         };
         let cancel = (*seat, player_id);
-        if withdraw_redis(r, queue, game_id, table, Some(cancel)).await? {
+        if withdraw(r, queue, game_id, table, Some(cancel)).await? {
             release_indexes(r, queue, &[(player_id.to_owned(), ticket_id)]).await;
             let others: Vec<String> = table
                 .iter()
@@ -566,7 +559,7 @@ pub(super) async fn expire_proposals(
             continue;
         };
         let table: Vec<String> = csv.split(',').map(str::to_owned).collect();
-        if withdraw_redis(r, queue, &game, &table, None).await? {
+        if withdraw(r, queue, &game, &table, None).await? {
             requeued.extend(table);
         }
     }
@@ -638,7 +631,10 @@ async fn read_index(
 }
 
 /// [`super::QueueStore::enqueue`] on Redis: the two-step protocol of the module docs.
-async fn enqueue_redis(r: &RedisBackend, ticket: &Ticket) -> Result<EnqueueOutcome, StoreError> {
+pub(super) async fn enqueue(
+    r: &RedisBackend,
+    ticket: &Ticket,
+) -> Result<EnqueueOutcome, StoreError> {
     let k = &r.keys;
     let index = k.mm_player(&ticket.player_id);
     let ours = (ticket.queue.as_str(), ticket.ticket_id.as_str());
@@ -725,7 +721,7 @@ async fn enqueue_redis(r: &RedisBackend, ticket: &Ticket) -> Result<EnqueueOutco
 /// [`super::QueueStore::cancel`] of a queued ticket on Redis (one script): the ticket as it stands
 /// after it (a proposed ticket is left to the caller), `None` if not found or not the
 /// player's.
-async fn cancel_redis(
+async fn cancel_queued(
     r: &RedisBackend,
     queue: &str,
     ticket_id: &str,
@@ -827,7 +823,7 @@ pub(super) async fn propose_tables(
 /// Takes the pending proposal of `game_id` (its `table`) down on Redis, cancelling the seat
 /// `cancel` names if it is that player's: false when the proposal is not pending (completed
 /// or taken down meanwhile) or the seat is not the player's.
-async fn withdraw_redis(
+async fn withdraw(
     r: &RedisBackend,
     queue: &str,
     game_id: &str,
