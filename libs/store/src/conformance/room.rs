@@ -45,8 +45,8 @@ pub async fn room_commits_compare_and_set_and_publish(backend: Backend) {
             .expect("create")
     );
     // In order: a commit on seq 1, a stale one, one on a room that does not exist.
-    let attempts: [(&str, u64, &[u8], Result<Committed, CommitRefusal>); 3] = [
-        ("ABC234", 1, b"s2", Ok(Committed { seq: 2 })),
+    let attempts = [
+        ("ABC234", 1, &b"s2"[..], Ok(Committed { seq: 2 })),
         (
             "ABC234",
             1,
