@@ -13,7 +13,12 @@
 //! from one [`Clock`] (the system's, or a test's [`ManualClock`]).
 //!
 //! # Layout
-//! - `backend`: [`Backend`], key naming, error mapping.
+//! Every store is a folder with one backend per file: `mod.rs` (the public type, its docs and
+//! one `dispatch!` line per call), `redis.rs` (keys, Lua scripts, the cluster path) and
+//! `memory.rs` (the in-memory model).
+//! - `backend`: [`Backend`], the `dispatch!` macro, error mapping; connections and key naming
+//!   in `backend/redis.rs`, the memory state in `backend/memory.rs`.
+//! - `lease`: [`StreamLeases`], the gateways' stream leases.
 //! - `game`: [`GameStore`], the per-game state, event log and idempotency table.
 //! - `feed`: [`GameFeed`], live events over pub/sub, one subscription per game per process.
 //! - `flags`: [`RedisFlags`], the Redis flag every service binary flattens into its own, and
@@ -24,8 +29,8 @@
 //! - `rating`: [`RatingStore`], ratings, leaderboards and the per-game idempotency marker.
 //! - `room`: [`RoomStore`], rooms' state, event log, feed and lobby: a [`GameStore`] over the
 //!   room keys.
-//! - `conformance` (feature `testing`): the behaviour both backends must show, run by this
-//!   crate's tests on both backends.
+//! - `conformance` (feature `testing`): the behaviour both backends must show, one file per
+//!   store, run as one suite by this crate's tests on both backends.
 //! - `testing` (feature `testing`): `testing::RedisServer`, a throwaway `redis-server` child
 //!   process for tests, and `testing::RedisCluster`, a throwaway three-master Redis Cluster.
 //!
@@ -107,7 +112,7 @@ pub use backend::{Backend, CLUSTER_SCHEME, CLUSTER_TLS_SCHEME, RedisOptions, Sto
 pub use clock::{Clock, ManualClock};
 pub use feed::{Delivery, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed};
 pub use flags::{RedisFlags, ReplicaWaitFlags};
-pub use game::{Commit, CommitOutcome, GameRead, GameRecord, GameStore, StoredEvent};
+pub use game::{Commit, CommitRefusal, Committed, GameRead, GameRecord, GameStore, StoredEvent};
 pub use lease::{HeldStream, StreamLeases};
 pub use queue::{
     CHANGED_MARK, Confirmation, EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore,

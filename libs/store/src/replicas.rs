@@ -33,9 +33,8 @@ use std::time::Duration;
 use redis::aio::ConnectionManager;
 use redis::{FromRedisValue, ScriptInvocation};
 
-use crate::backend::{
-    Backend, Conn, Kind, RESPONSE_TIMEOUT, StoreError, cluster_client, command_connection,
-};
+use crate::backend::redis::{Conn, cluster_client, command_connection};
+use crate::backend::{Backend, Kind, RESPONSE_TIMEOUT, StoreError};
 use crate::feed::FeedClient;
 
 /// How many replicas must have a commit before it is acknowledged, and how long to wait.

@@ -12,8 +12,8 @@
 use std::time::Duration;
 
 use crate::backend::{Backend, StoreError};
-use crate::feed::{FeedSubscription, subscribe_channel};
-use crate::game::{Commit, CommitOutcome, GameStore, Log, StoredEvent};
+use crate::feed::{FeedSubscription, Topic, subscribe};
+use crate::game::{Commit, CommitRefusal, Committed, GameStore, Log, StoredEvent};
 
 /// A room as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,14 +49,14 @@ impl RoomStore {
         first_event: &[u8],
         now_ms: u64,
     ) -> Result<bool, StoreError> {
-        self.log.purge_expired(now_ms);
+        self.log.purge_expired(now_ms).await?;
         self.log.create(code, b"", state, first_event).await
     }
 
     /// The room's seq and state; `None` when no live room has this code (never created, or
     /// expired by `now_ms`).
     pub async fn load(&self, code: &str, now_ms: u64) -> Result<Option<RoomRecord>, StoreError> {
-        self.log.purge_expired(now_ms);
+        self.log.purge_expired(now_ms).await?;
         Ok(self.log.load(code).await?.map(|record| RoomRecord {
             seq: record.seq,
             state: record.state,
@@ -71,7 +71,7 @@ impl RoomStore {
         expected_seq: u64,
         state: &[u8],
         event: &[u8],
-    ) -> Result<CommitOutcome, StoreError> {
+    ) -> Result<Result<Committed, CommitRefusal>, StoreError> {
         let commit = Commit {
             expected_seq,
             action_id: None,
@@ -96,11 +96,7 @@ impl RoomStore {
     /// Subscribes to the room's live events (active when this returns), one underlying
     /// subscription per room per process, like a game's.
     pub async fn subscribe(&self, code: &str) -> Result<FeedSubscription, StoreError> {
-        let channel = match &self.backend.kind {
-            crate::backend::Kind::Redis(r) => r.keys.log_live(Log::Room, code),
-            crate::backend::Kind::Memory(_) => String::new(),
-        };
-        subscribe_channel(&self.backend, &Log::Room.hub_key(code), channel).await
+        subscribe(&self.backend, Topic::Log(Log::Room, code)).await
     }
 
     /// Lists the room in the lobby (`since_ms` orders it; listing again keeps the first

@@ -77,7 +77,11 @@ async fn live_events_cross_nodes() {
             version: None,
             expected_version: None,
         };
-        games.commit(id, commit).await.expect("commit");
+        games
+            .commit(id, commit)
+            .await
+            .expect("commit")
+            .expect("the commit lands");
     }
     for (id, sub) in ids.iter().zip(&mut subs) {
         let event = bounded(sub.recv())

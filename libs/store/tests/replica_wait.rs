@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use ludus_store::testing::RedisCluster;
-use ludus_store::{Backend, Commit, CommitOutcome, GameStore, ReplicaWait, StoreError};
+use ludus_store::{Backend, Commit, CommitRefusal, Committed, GameStore, ReplicaWait, StoreError};
 
 const WAIT: ReplicaWait = ReplicaWait {
     replicas: 1,
@@ -44,7 +44,7 @@ fn master_and_replica(cluster: &RedisCluster, id: &str) -> (usize, usize) {
     (master, replica)
 }
 
-fn unconfirmed(result: Result<CommitOutcome, StoreError>) -> String {
+fn unconfirmed(result: Result<Result<Committed, CommitRefusal>, StoreError>) -> String {
     match result {
         Err(StoreError::Unavailable(message)) if message.contains("not acknowledged") => message,
         other => panic!("expected an unconfirmed refusal, got {other:?}"),
@@ -71,7 +71,7 @@ async fn a_commit_waits_for_the_replica_and_a_retry_is_answered_once_it_has_it()
     );
     assert_eq!(
         games.commit("g", commit(1, "a1")).await.expect("commit"),
-        CommitOutcome::Committed { seq: 2 }
+        Ok(Committed { seq: 2 })
     );
     assert_eq!(
         games.confirm_action("g", "a1", 2).await.expect("confirm"),
@@ -97,13 +97,13 @@ async fn a_commit_waits_for_the_replica_and_a_retry_is_answered_once_it_has_it()
     // replicas say.
     assert_eq!(
         games.commit("g", commit(1, "a3")).await.expect("stale"),
-        CommitOutcome::StaleSeq { current: 3 }
+        Err(CommitRefusal::StaleSeq { current: 3 })
     );
 
     cluster.pause(replica, false).expect("SIGCONT the replica");
     assert_eq!(
         games.commit("g", commit(2, "a2")).await.expect("retry"),
-        CommitOutcome::DuplicateAction { seq: 3 }
+        Err(CommitRefusal::DuplicateAction { seq: 3 })
     );
     assert_eq!(
         games.confirm_action("g", "a2", 3).await.expect("confirm"),
@@ -121,10 +121,7 @@ async fn a_commit_waits_for_the_replica_and_a_retry_is_answered_once_it_has_it()
     let started = Instant::now();
     let outcome = plain.commit("g", commit(3, "a4")).await;
     cluster.pause(replica, false).expect("SIGCONT the replica");
-    assert_eq!(
-        outcome.expect("commit"),
-        CommitOutcome::Committed { seq: 4 }
-    );
+    assert_eq!(outcome.expect("commit"), Ok(Committed { seq: 4 }));
     assert!(
         started.elapsed() < WAIT.timeout,
         "a commit without a wait waited"

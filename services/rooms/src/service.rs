@@ -15,7 +15,7 @@ use ludus_proto::error_details::{DOMAIN_ROOMS, internal_error, invalid_argument,
 use ludus_proto::pb::{self, game_state_client::GameStateClient, rooms_server::Rooms};
 use ludus_rules::RandomSource;
 use ludus_server::Traced;
-use ludus_store::{Clock, CommitOutcome, RoomStore, TimerStore};
+use ludus_store::{Clock, CommitRefusal, Committed, RoomStore, TimerStore};
 use prost::Message;
 use rand::RngExt;
 use tonic::{Code, Request, Response, Status};
@@ -212,12 +212,12 @@ impl RoomsService {
                 )
                 .await?
             {
-                CommitOutcome::Committed { seq } => {
+                Ok(Committed { seq }) => {
                     self.after_commit(&room, &changes).await;
                     return Ok(model::snapshot(seq, &room));
                 }
-                CommitOutcome::StaleSeq { .. } | CommitOutcome::DuplicateAction { .. } => {}
-                CommitOutcome::NotFound => return Err(not_found(&code.display())),
+                Err(CommitRefusal::StaleSeq { .. } | CommitRefusal::DuplicateAction { .. }) => {}
+                Err(CommitRefusal::NotFound) => return Err(not_found(&code.display())),
             }
         }
         Err(ServiceError::Aborted(format!(

@@ -4,7 +4,7 @@
 use ludus_catalog::outcome_to_pb;
 use ludus_proto::pb;
 use ludus_rules::Viewer;
-use ludus_store::{Commit, CommitOutcome, StoreError};
+use ludus_store::{Commit, CommitRefusal, Committed, StoreError};
 use prost::Message;
 
 use super::base::GameStateService;
@@ -69,19 +69,21 @@ impl From<CommitError> for ServiceError {
 
 /// The store's answer to the commit of `loaded` in game-state's terms: the seq written, or
 /// why nothing was.
-fn landed(outcome: CommitOutcome, loaded: &Loaded) -> Result<u64, CommitError> {
+fn landed(
+    outcome: Result<Committed, CommitRefusal>,
+    loaded: &Loaded,
+) -> Result<u64, CommitError> {
     match outcome {
-        CommitOutcome::Committed { seq } => Ok(seq),
-        CommitOutcome::StaleSeq { current } => Err(CommitError::StaleSeq {
+        Ok(Committed { seq }) => Ok(seq),
+        Err(CommitRefusal::StaleSeq { current }) => Err(CommitError::StaleSeq {
             game_id: loaded.game_id.clone(),
             expected: loaded.seq,
             current,
         }),
-        CommitOutcome::DuplicateAction { seq } => Err(CommitError::DuplicateAction { seq }),
-        CommitOutcome::NotFound => Err(CommitError::Failed(ServiceError::NotFound(format!(
-            "no game {}",
-            loaded.game_id
-        )))),
+        Err(CommitRefusal::DuplicateAction { seq }) => Err(CommitError::DuplicateAction { seq }),
+        Err(CommitRefusal::NotFound) => Err(CommitError::Failed(ServiceError::NotFound(
+            format!("no game {}", loaded.game_id),
+        ))),
     }
 }
 

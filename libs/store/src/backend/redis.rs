@@ -1,7 +1,7 @@
-//! The backend every store is built on, key naming and error mapping.
+//! The Redis side of the backend: connections (one node, a cluster, TLS), the command and
+//! script spans, key naming and parsing what Redis returns.
 
-use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
@@ -10,38 +10,9 @@ use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, Pipeline, RedisFuture, Value};
 use tokio::sync::watch;
 
-use crate::feed::{FeedClient, FeedHub, RedisFeed};
+use super::StoreError;
+use crate::feed::{FeedClient, RedisFeed};
 use crate::game::Log;
-
-/// Why a store operation failed. Expected conditions (a missing game, a stale seq) are values,
-/// never errors.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StoreError {
-    /// Redis could not be reached or did not answer; retrying later may succeed.
-    #[error("store unavailable: {0}")]
-    Unavailable(String),
-    /// A stored value could not be read (or a value cannot be stored as given).
-    #[error("corrupt stored value: {0}")]
-    Corrupt(String),
-}
-
-impl StoreError {
-    /// This failure as a service's own error, with a message that names the session store:
-    /// `unavailable` when Redis is down (the caller may retry), `internal` when stored data is
-    /// not what we wrote (a bug: the service logs it and returns no details).
-    pub fn into_service_error<E>(
-        self,
-        unavailable: impl FnOnce(String) -> E,
-        internal: impl FnOnce(String) -> E,
-    ) -> E {
-        match self {
-            StoreError::Unavailable(message) => {
-                unavailable(format!("session store unavailable: {message}"))
-            }
-            other => internal(format!("session store: {other}")),
-        }
-    }
-}
 
 impl From<redis::RedisError> for StoreError {
     fn from(e: redis::RedisError) -> Self {
@@ -55,73 +26,13 @@ impl From<redis::RedisError> for StoreError {
     }
 }
 
-/// Where the stores keep their state: Redis, or memory inside this process.
-///
-/// Cheap to clone; clones share the same connection (Redis) or the same state (memory).
-#[derive(Clone)]
-pub struct Backend {
-    pub(crate) kind: Kind,
-    /// Set by [`Backend::waiting_for_replicas`]: commits are acknowledged only once this many
-    /// replicas have them (see the `replicas` module).
-    pub(crate) replica_wait: Option<Arc<crate::replicas::ReplicaWaiter>>,
-}
-
-#[derive(Clone)]
-pub(crate) enum Kind {
-    Redis(Arc<RedisBackend>),
-    Memory(Arc<MemoryState>),
-}
-
-impl fmt::Debug for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            Kind::Redis(r) => f
-                .debug_struct("Backend::Redis")
-                .field("prefix", &r.keys.prefix)
-                .finish_non_exhaustive(),
-            Kind::Memory(_) => f.write_str("Backend::Memory"),
-        }
-    }
-}
-
-impl Backend {
-    /// An empty in-memory backend: state lives as long as some clone of it.
-    pub fn memory() -> Self {
-        Backend {
-            kind: Kind::Memory(Arc::new(MemoryState::default())),
-            replica_wait: None,
-        }
-    }
-
-    /// Connects to Redis at `url`: one node (`redis://host:port/db`), or a Redis Cluster
-    /// (`redis+cluster://host:port,host:port,...`: any reachable nodes of it; the client
-    /// learns the rest of the cluster from them); `rediss://` and `rediss+cluster://` over TLS
-    /// (see [`RedisOptions::ca_pem`] for whom they trust). The connection reconnects by
-    /// itself; an operation attempted while Redis is down fails with
-    /// [`StoreError::Unavailable`].
-    pub async fn redis(url: &str) -> Result<Self, StoreError> {
-        Self::redis_with(url, RedisOptions::default()).await
-    }
-
-    /// Like [`Backend::redis`], with `prefix` in front of every key and channel, so several
-    /// deployments or test suites can share one Redis. The prefix must not contain `{` or `}`
-    /// (they would change the cluster hash tags).
-    pub async fn redis_with_prefix(url: &str, prefix: &str) -> Result<Self, StoreError> {
-        let options = RedisOptions {
-            prefix: prefix.to_owned(),
-            ..RedisOptions::default()
-        };
-        Self::redis_with(url, options).await
-    }
-
-    /// Like [`Backend::redis`], with the key prefix and TLS trust of `options`.
-    pub async fn redis_with(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
-        let RedisOptions { prefix, ca_pem } = options;
-        if prefix.contains(['{', '}']) {
-            return Err(StoreError::Unavailable(format!(
-                "key prefix {prefix:?} must not contain braces"
-            )));
-        }
+impl RedisBackend {
+    /// Connects to the Redis (one node or a cluster) of `url`; see [`crate::Backend::redis`].
+    pub(super) async fn connect(
+        url: &str,
+        prefix: String,
+        ca_pem: Option<Vec<u8>>,
+    ) -> Result<Self, StoreError> {
         let keys = Keys { prefix };
         let tls = RedisTls::for_url(url, ca_pem)?;
         let backend = match cluster_nodes(url)? {
@@ -162,57 +73,33 @@ impl Backend {
                 }
             }
         };
-        Ok(Backend {
-            kind: Kind::Redis(Arc::new(backend)),
-            replica_wait: None,
-        })
+        Ok(backend)
     }
 
-    /// True when this backend is a Redis Cluster (a `redis+cluster://` URL).
-    pub fn is_redis_cluster(&self) -> bool {
-        matches!(&self.kind, Kind::Redis(r) if matches!(r.conn, Conn::Cluster(_)))
-    }
-
-    /// True for the Redis backend.
-    pub fn is_redis(&self) -> bool {
-        matches!(self.kind, Kind::Redis(_))
-    }
-
-    /// How often servers probe their store for [`Backend::reachability`].
-    pub const PROBE_PERIOD: Duration = Duration::from_secs(1);
-
-    /// Whether the store answers, probed every `period` (Redis `PING`) for as long as a
-    /// receiver lives: servers report NOT_SERVING while it is `false`. Memory is always
-    /// reachable. Must be called within a tokio runtime.
-    pub fn reachability(&self, period: Duration) -> watch::Receiver<bool> {
-        let (tx, rx) = watch::channel(true);
-        if let Kind::Redis(r) = &self.kind {
-            let mut conn = r.conn.clone();
-            tokio::spawn(async move {
-                loop {
-                    let answered = redis::cmd("PING")
-                        .query_async::<String>(&mut conn)
-                        .await
-                        .is_ok();
-                    tx.send_if_modified(|reachable| {
-                        let changed = *reachable != answered;
-                        if changed {
-                            tracing::warn!(
-                                reachable = answered,
-                                "session store reachability changed"
-                            );
-                        }
-                        *reachable = answered;
-                        changed
-                    });
-                    tokio::select! {
-                        () = tokio::time::sleep(period) => {}
-                        () = tx.closed() => return,
+    /// Pings Redis every `period` into `tx` for as long as a receiver lives (see
+    /// [`crate::Backend::reachability`]).
+    pub(super) fn probe(&self, tx: watch::Sender<bool>, period: Duration) {
+        let mut conn = self.conn.clone();
+        tokio::spawn(async move {
+            loop {
+                let answered = redis::cmd("PING")
+                    .query_async::<String>(&mut conn)
+                    .await
+                    .is_ok();
+                tx.send_if_modified(|reachable| {
+                    let changed = *reachable != answered;
+                    if changed {
+                        tracing::warn!(reachable = answered, "session store reachability changed");
                     }
+                    *reachable = answered;
+                    changed
+                });
+                tokio::select! {
+                    () = tokio::time::sleep(period) => {}
+                    () = tx.closed() => return,
                 }
-            });
-        }
-        rx
+            }
+        });
     }
 }
 
@@ -331,7 +218,7 @@ pub const CLUSTER_TLS_SCHEME: &str = "rediss+cluster://";
 /// How to reach Redis beyond its URL.
 #[derive(Clone, Debug, Default)]
 pub struct RedisOptions {
-    /// In front of every key and channel (see [`Backend::redis_with_prefix`]).
+    /// In front of every key and channel (see [`crate::Backend::redis_with_prefix`]).
     pub prefix: String,
     /// PEM CA certificate(s) a `rediss://` or `rediss+cluster://` server's certificate must
     /// chain to: a private CA, or a managed service's own. Without it TLS trusts the public
@@ -507,25 +394,6 @@ pub(crate) struct RedisBackend {
     pub(crate) feed: Arc<RedisFeed>,
     /// Classic or sharded pub/sub, by the kind of Redis.
     pub(crate) publish: Publish,
-}
-
-/// Memory backend state. One lock per store family: each operation holds its family's lock
-/// for its whole duration, which makes it as atomic as the matching Redis script.
-#[derive(Default)]
-pub(crate) struct MemoryState {
-    pub(crate) games: Mutex<crate::game::GamesMem>,
-    pub(crate) rooms: Mutex<crate::game::GamesMem>,
-    pub(crate) timers: Mutex<crate::timer::TimersMem>,
-    pub(crate) queues: Mutex<crate::queue::QueuesMem>,
-    pub(crate) ratings: Mutex<crate::rating::RatingsMem>,
-    pub(crate) leases: Mutex<crate::lease::LeasesMem>,
-    pub(crate) hub: Arc<FeedHub>,
-}
-
-/// Locks a memory-backend mutex. A panic while holding the lock cannot leave the state half
-/// written (operations validate before they mutate), so poisoning is ignored.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Key and channel names (see the crate docs for the layout).
