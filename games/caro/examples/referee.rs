@@ -132,8 +132,17 @@ fn main() {
                         }
                     }
                     Class::MustBlock { .. } => {}
-                    Class::Vcf { moves, .. } => {
-                        tally.vcf_found[l] += usize::from(moves.contains(&at));
+                    Class::Vcf { moves, own_moves } => {
+                        let found = moves.contains(&at);
+                        tally.vcf_found[l] += usize::from(found);
+                        if !found && level == Level::Hard {
+                            eprintln!(
+                                "{} seed {seed}: Hard played {} for a VCF in {own_moves} starting on {:?}",
+                                rules.name(),
+                                position.name(at),
+                                moves.iter().map(|&i| position.name(i)).collect::<Vec<_>>(),
+                            );
+                        }
                     }
                     Class::Quiet => {}
                 }
