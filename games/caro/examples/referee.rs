@@ -13,35 +13,10 @@ mod referee;
 
 use std::time::Instant;
 
-use ludus_caro::{Caro, CaroAction, CaroOptions, Cell};
+use ludus_caro::Caro;
 use ludus_rules::{Bot, Budget, Game, Level, SplitMix64};
-use referee::{Class, Position, Rules};
-
-/// The game the referee's position was built by, replayed through the crate's rules.
-fn game_of(position: &Position) -> Caro {
-    let rules = position.rules;
-    let options = CaroOptions {
-        size: rules.size as u8,
-        blocked_ends: rules.blocked_ends,
-        exactly_five: rules.exactly_five,
-    };
-    let mut rng = SplitMix64(0);
-    let mut game = Caro::setup(options, 2, &mut rng).expect("valid options");
-    for (i, &(col, row)) in position.moves.iter().enumerate() {
-        let action = CaroAction {
-            cell: Cell::new(col as u8, row as u8),
-        };
-        game = game
-            .apply(i % 2, &action, &mut rng)
-            .map_err(|(_, e)| e)
-            .expect("the referee's stones are legal");
-        assert!(
-            game.outcome().is_none(),
-            "the crate ended a game the referee sees going on: {position:?}"
-        );
-    }
-    game
-}
+use referee::bridge::{game_of, index};
+use referee::{Class, Rules};
 
 #[derive(Default)]
 struct Tally {
@@ -102,7 +77,7 @@ fn main() {
                     .choose(seat, level, &budget, &mut SplitMix64(seed))
                     .expect("a move");
                 tally.slowest[l] = tally.slowest[l].max(started.elapsed().as_secs_f64());
-                let at = usize::from(action.cell.row) * rules.size + usize::from(action.cell.col);
+                let at = index(&position, action.cell);
                 match &class {
                     Class::WinIn1 { cells } => {
                         tally.won[l] += usize::from(cells.contains(&at));

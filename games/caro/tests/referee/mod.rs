@@ -198,21 +198,43 @@ impl Position {
     }
 
     /// For the side to move, when it cannot win now: the empty cells after which the
-    /// opponent has no winning cell. Brute force over every empty cell and every opponent
-    /// reply.
+    /// opponent has no winning cell. Every empty cell is tried against every opponent
+    /// winning cell: a stone of ours never gives the opponent a new one (C4: it only blocks
+    /// the opponent's runs), so those are the only ones to re-check.
     pub fn saving_cells(&self) -> Vec<usize> {
         let me = self.to_move();
+        let threats = self.winning_cells(other(me));
         let mut probe = self.clone();
         (0..self.cells.len())
             .filter(|&i| {
                 self.cells[i] == EMPTY && {
                     probe.place(i, me);
-                    let saved = probe.winning_cells(other(me)).is_empty();
+                    let saved = threats
+                        .iter()
+                        .all(|&t| t == i || !probe.wins(t, other(me)));
                     probe.lift(i);
                     saved
                 }
             })
             .collect()
+    }
+
+    /// [`Position::classify`] without the search for a VCF: what the side to move is forced
+    /// to do (take its win, or stop the opponent's), [`Class::Quiet`] otherwise.
+    pub fn classify_forced(&self) -> Class {
+        let me = self.to_move();
+        let wins = self.winning_cells(me);
+        if !wins.is_empty() {
+            return Class::WinIn1 { cells: wins };
+        }
+        let threats = self.winning_cells(other(me));
+        if threats.is_empty() {
+            return Class::Quiet;
+        }
+        Class::MustBlock {
+            saves: self.saving_cells(),
+            threats,
+        }
     }
 
     /// Whether `me`, to move, wins by consecutive fours within `own_moves` of its moves (the
@@ -263,17 +285,9 @@ impl Position {
 
     /// What the side to move faces (see the module's documentation).
     pub fn classify(&self) -> Class {
-        let me = self.to_move();
-        let wins = self.winning_cells(me);
-        if !wins.is_empty() {
-            return Class::WinIn1 { cells: wins };
-        }
-        let threats = self.winning_cells(other(me));
-        if !threats.is_empty() {
-            return Class::MustBlock {
-                saves: self.saving_cells(),
-                threats,
-            };
+        let forced = self.classify_forced();
+        if forced != Class::Quiet {
+            return forced;
         }
         for own_moves in 2..=3 {
             let moves = self.vcf_first_moves(own_moves);
@@ -300,6 +314,45 @@ pub enum Class {
     Vcf { own_moves: u32, moves: Vec<usize> },
     /// None of the above.
     Quiet,
+}
+
+/// The bridge to the crate (not part of the judging): the game the referee's position was
+/// built by, replayed through the crate's rules, and a crate cell as the referee's index.
+pub mod bridge {
+    use ludus_caro::{Caro, CaroAction, CaroOptions, Cell};
+    use ludus_rules::{Game, SplitMix64};
+
+    use super::Position;
+
+    pub fn game_of(position: &Position) -> Caro {
+        let rules = position.rules;
+        let options = CaroOptions {
+            size: rules.size as u8,
+            blocked_ends: rules.blocked_ends,
+            exactly_five: rules.exactly_five,
+        };
+        let mut rng = SplitMix64(0);
+        let mut game = Caro::setup(options, 2, &mut rng).expect("valid options");
+        for (i, &(col, row)) in position.moves.iter().enumerate() {
+            let action = CaroAction {
+                cell: Cell::new(col as u8, row as u8),
+            };
+            game = game
+                .apply(i % 2, &action, &mut rng)
+                .map_err(|(_, e)| e)
+                .expect("the referee's stones are legal");
+            assert!(
+                game.outcome().is_none(),
+                "the crate ended a game the referee sees going on: {:?}",
+                position.moves
+            );
+        }
+        game
+    }
+
+    pub fn index(position: &Position, cell: Cell) -> usize {
+        usize::from(cell.row) * position.rules.size + usize::from(cell.col)
+    }
 }
 
 fn below(rng: &mut SplitMix64, bound: usize) -> usize {
