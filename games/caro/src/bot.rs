@@ -3,11 +3,11 @@
 //! - **Easy** takes a win when it has one and otherwise plays good shape by the pattern
 //!   evaluation, attack first; one time in three it forgets to block a line one stone from
 //!   winning (C17: "Easy sometimes forgets to block").
-//! - **Medium** ([`Level::Normal`]) never forgets: it wins when it can, blocks every four
-//!   (broken ones like `XX_XX` included), makes a winning threat when it has one, blocks open
+//! - **Medium** ([`Level::Normal`]) never forgets: it wins when it can, stops every four
+//!   (broken ones like `XX_XX` included), makes a winning threat when it has one, stops open
 //!   threes, and otherwise plays the best shape for both sides' lines through the cell.
 //! - **Hard** searches threats (C17: "attacks with consecutive fours and threes to force a
-//!   win"): a VCF, then a threat-space search with open threes; when the opponent has a
+//!   win"): the shortest VCF, then a threat-space search with open threes; when the opponent has a
 //!   forced win it keeps only the moves after which that win is gone; otherwise a quiet
 //!   "set-up" move, one after which Hard would have a forced win if the opponent passed and
 //!   still has one after the opponent's likeliest replies, provided the alpha-beta below
@@ -23,7 +23,14 @@
 //!
 //! Every level works on [`board::Board`], which keeps each empty cell's line shapes up to
 //! date incrementally, and judges wins with the crate's own C6 table ([`crate::line::wins`]),
-//! so both C5 options and both board sizes (C1) are played by the same code.
+//! so both C5 options and both board sizes (C1) are played by the same code. Every threat is
+//! judged by that win rule, never by counting cells: a four is stopped by any cell after
+//! which the opponent has no winning cell left (under the C5 blocked-ends rule that can be
+//! a cell past the end of the run, C4, and one stone can stop two completions: X on B2-E5
+//! is stopped only on F6, which leaves A1's five blocked by the edge and by F6); an open
+//! four is one that no single stone stops; an open three is stopped where a stone leaves no
+//! open four. `tests/against_referee.rs` holds the levels to an independent brute-force
+//! referee written from the rule text.
 
 mod board;
 mod patterns;

@@ -88,7 +88,11 @@ fn the_referee_sees_the_blocked_end_of_a_four() {
         assert_eq!(names(&saves), expected, "{}", rules.name());
         if rules.blocked_ends {
             for level in [Level::Normal, Level::Hard] {
-                assert_eq!(position.name(choice(&position, level, 0)), "F6", "{level:?}");
+                assert_eq!(
+                    position.name(choice(&position, level, 0)),
+                    "F6",
+                    "{level:?}"
+                );
             }
         }
     }
@@ -128,7 +132,10 @@ fn medium_and_hard_never_miss_a_win_in_one_nor_a_forced_block() {
                             "{} seed {seed}: {level:?} played {} against fours on {:?}; saves {:?}",
                             rules.name(),
                             position.name(at),
-                            threats.iter().map(|&i| position.name(i)).collect::<Vec<_>>(),
+                            threats
+                                .iter()
+                                .map(|&i| position.name(i))
+                                .collect::<Vec<_>>(),
                             saves.iter().map(|&i| position.name(i)).collect::<Vec<_>>(),
                         );
                     }

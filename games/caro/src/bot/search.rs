@@ -172,9 +172,9 @@ impl<'a> Search<'a> {
                 // one stone; with no such stone the four wins (C4: not the count of
                 // winning cells decides, an answer may kill two).
                 let answers = self.board.saving_cells(&wins, attacker);
-                answers.into_iter().all(|answer| {
-                    self.answer(attacker, answer, depth, threes, None) && !self.out()
-                })
+                answers
+                    .into_iter()
+                    .all(|answer| self.answer(attacker, answer, depth, threes, None) && !self.out())
             };
             self.board.undo();
             if won {
@@ -212,8 +212,7 @@ impl<'a> Search<'a> {
                     || three.is_some_and(|three| {
                         blocks.iter().any(|&block| {
                             self.board.place(block, attacker);
-                            let holds =
-                                depth > 1 && self.three_holds(three, attacker, depth - 1);
+                            let holds = depth > 1 && self.three_holds(three, attacker, depth - 1);
                             self.board.undo();
                             holds
                         })

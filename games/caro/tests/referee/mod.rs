@@ -209,9 +209,7 @@ impl Position {
             .filter(|&i| {
                 self.cells[i] == EMPTY && {
                     probe.place(i, me);
-                    let saved = threats
-                        .iter()
-                        .all(|&t| t == i || !probe.wins(t, other(me)));
+                    let saved = threats.iter().all(|&t| t == i || !probe.wins(t, other(me)));
                     probe.lift(i);
                     saved
                 }
