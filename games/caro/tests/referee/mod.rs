@@ -94,7 +94,11 @@ impl Position {
     }
 
     pub fn to_move(&self) -> u8 {
-        if self.moves.len() % 2 == 0 { X } else { O }
+        if self.moves.len().is_multiple_of(2) {
+            X
+        } else {
+            O
+        }
     }
 
     fn at(&self, col: isize, row: isize) -> Option<u8> {
@@ -416,11 +420,11 @@ fn plant(stones: &mut Vec<(usize, u8)>, taken: &mut [u8], rules: Rules, rng: &mu
         (c >= 0 && r >= 0 && c < n && r < n).then(|| (r * n + c) as usize)
     };
     for k in slots {
-        if let Some(i) = cell(k as isize) {
-            if taken[i] == EMPTY {
-                taken[i] = colour;
-                stones.push((i, colour));
-            }
+        if let Some(i) = cell(k as isize)
+            && taken[i] == EMPTY
+        {
+            taken[i] = colour;
+            stones.push((i, colour));
         }
     }
     if below(rng, 2) == 0 {
@@ -429,11 +433,11 @@ fn plant(stones: &mut Vec<(usize, u8)>, taken: &mut [u8], rules: Rules, rng: &mu
         } else {
             length as isize
         };
-        if let Some(i) = cell(end) {
-            if taken[i] == EMPTY {
-                taken[i] = other(colour);
-                stones.push((i, other(colour)));
-            }
+        if let Some(i) = cell(end)
+            && taken[i] == EMPTY
+        {
+            taken[i] = other(colour);
+            stones.push((i, other(colour)));
         }
     }
 }
@@ -462,7 +466,7 @@ pub fn generate(rules: Rules, seed: u64) -> Option<Position> {
     let mut xs: Vec<usize> = stones.iter().filter(|s| s.1 == X).map(|s| s.0).collect();
     let mut os: Vec<usize> = stones.iter().filter(|s| s.1 == O).map(|s| s.0).collect();
     // The random play already alternated; even out the planted stones with random ones.
-    let x_first = scratch.moves.len() % 2 == 0;
+    let x_first = scratch.moves.len().is_multiple_of(2);
     let mut evened = scratch.clone();
     for &i in xs.iter().chain(&os) {
         evened.cells[i] = taken[i];
