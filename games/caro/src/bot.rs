@@ -3,11 +3,11 @@
 //! - **Easy** takes a win when it has one and otherwise plays good shape by the pattern
 //!   evaluation, attack first; one time in three it forgets to block a line one stone from
 //!   winning (C17: "Easy sometimes forgets to block").
-//! - **Medium** ([`Level::Normal`]) never forgets: it wins when it can, blocks every four
-//!   (broken ones like `XX_XX` included), makes a winning threat when it has one, blocks open
+//! - **Medium** ([`Level::Normal`]) never forgets: it wins when it can, stops every four
+//!   (broken ones like `XX_XX` included), makes a winning threat when it has one, stops open
 //!   threes, and otherwise plays the best shape for both sides' lines through the cell.
 //! - **Hard** searches threats (C17: "attacks with consecutive fours and threes to force a
-//!   win"): a VCF, then a threat-space search with open threes; when the opponent has a
+//!   win"): the shortest VCF, then a threat-space search with open threes; when the opponent has a
 //!   forced win it keeps only the moves after which that win is gone; otherwise a quiet
 //!   "set-up" move, one after which Hard would have a forced win if the opponent passed and
 //!   still has one after the opponent's likeliest replies, provided the alpha-beta below
@@ -23,7 +23,14 @@
 //!
 //! Every level works on [`board::Board`], which keeps each empty cell's line shapes up to
 //! date incrementally, and judges wins with the crate's own C6 table ([`crate::line::wins`]),
-//! so both C5 options and both board sizes (C1) are played by the same code.
+//! so both C5 options and both board sizes (C1) are played by the same code. Every threat is
+//! judged by that win rule, never by counting cells: a four is stopped by any cell after
+//! which the opponent has no winning cell left (under the C5 blocked-ends rule that can be
+//! a cell past the end of the run, C4, and one stone can stop two completions: X on B2-E5
+//! is stopped only on F6, which leaves A1's five blocked by the edge and by F6); an open
+//! four is one that no single stone stops; an open three is stopped where a stone leaves no
+//! open four. `tests/against_referee.rs` holds the levels to an independent brute-force
+//! referee written from the rule text.
 
 mod board;
 mod patterns;
@@ -33,7 +40,6 @@ use ludus_rules::{Bot, Budget, Level, RandomSource, Seat, Think};
 
 use crate::{Caro, CaroAction};
 use board::Board;
-use patterns::{FOUR, OPEN_FOUR};
 use search::{Search, VCF_DEPTH, VCT_DEPTH};
 
 /// Hard's work budget: stones placed during its search. About a second on one core: a move
@@ -52,6 +58,8 @@ const SETUP_WIDTH: usize = 10;
 /// How many of the opponent's best-valued replies (by the same move ordering, from its side)
 /// a set-up must survive.
 const SETUP_REPLIES: usize = 4;
+/// VCFs of up to this many fours are searched shortest first.
+const SHORT_VCF: u32 = 3;
 /// A value beyond any evaluation: a won position.
 const WON: i32 = 100_000_000;
 
@@ -105,6 +113,33 @@ fn pick(cells: &[usize], rng: &mut dyn RandomSource) -> Option<usize> {
     cells.get(i).copied()
 }
 
+/// The opponent's winning cells (its fours) and the cells where a stone of `me` stops them
+/// all ([`Board::saving_cells`]: under the C5 blocked-ends rule not always a winning cell,
+/// and not always none when there are two).
+fn threats_and_saves(board: &Board, me: usize) -> (Vec<usize>, Vec<usize>) {
+    let threats = board.winning_cells(1 - me);
+    let saves = if threats.is_empty() {
+        Vec::new()
+    } else {
+        board.saving_cells(&threats, 1 - me)
+    };
+    (threats, saves)
+}
+
+/// The answer to the opponent's fours: the best-valued saving cell; with none the game is
+/// lost, and a winning cell is taken anyway.
+fn block(
+    board: &Board,
+    threats: &[usize],
+    saves: &[usize],
+    me: usize,
+    defence: i32,
+    rng: &mut dyn RandomSource,
+) -> usize {
+    let cells = if saves.is_empty() { threats } else { saves };
+    best(board, cells, me, defence, 0, rng).unwrap_or(threats[0])
+}
+
 /// Any empty cell: for a board whose candidates are all taken (never in practice; the
 /// game is not over, so there is one).
 fn any_empty(board: &Board) -> usize {
@@ -146,15 +181,16 @@ fn easy(board: &Board, me: usize, rng: &mut dyn RandomSource) -> usize {
     if let Some(&win) = candidates.iter().find(|&&at| board.wins_at(at, me)) {
         return win;
     }
-    let threats: Vec<usize> = board.winning_cells(1 - me);
+    let (threats, saves) = threats_and_saves(board, me);
     let forgets = rng.below(3) == 0;
     if !threats.is_empty() && !forgets {
-        return best(board, &threats, me, 6, 0, rng).unwrap_or(threats[0]);
+        return block(board, &threats, &saves, me, 6, rng);
     }
-    // Forgetting means not seeing the opponent's winning cells at all.
+    // Forgetting means not seeing the opponent's four at all: neither its winning cells nor
+    // the cells that would stop it.
     let unseen: Vec<usize> = candidates
         .into_iter()
-        .filter(|at| !threats.contains(at))
+        .filter(|at| !threats.contains(at) && !saves.contains(at))
         .collect();
     best(board, &unseen, me, 5, 150, rng).unwrap_or_else(|| any_empty(board))
 }
@@ -166,21 +202,27 @@ fn medium(board: &Board, me: usize, rng: &mut dyn RandomSource) -> usize {
     if let Some(&win) = candidates.iter().find(|&&at| board.wins_at(at, me)) {
         return win;
     }
-    let urgent: [Vec<usize>; 3] = [
-        // The opponent's winning cells: its fours, broken ones included (C17).
-        board.winning_cells(opp),
+    let (threats, saves) = threats_and_saves(board, me);
+    if !threats.is_empty() {
+        // The opponent's fours, broken ones included, are always stopped (C17).
+        return block(board, &threats, &saves, me, 8, rng);
+    }
+    let open_fours = board.open_fours(opp);
+    let stops = board.open_four_stops(opp, &open_fours);
+    let urgent: [Vec<usize>; 2] = [
         // A threat of ours that wins unless answered by a four (there is none: see above).
         candidates
             .iter()
             .copied()
             .filter(|&at| board.makes_winning_threat(at, me))
             .collect(),
-        // The opponent's open threes: the cells where it would make an open four.
-        candidates
-            .iter()
-            .copied()
-            .filter(|&at| (0..4).any(|dir| board.shape(opp, at, dir) == OPEN_FOUR))
-            .collect(),
+        // The opponent's open threes: the cells that stop them (none for a double three:
+        // then one of the cells where it would make an open four).
+        if stops.is_empty() {
+            open_fours.iter().map(|&(at, _)| at).collect()
+        } else {
+            stops
+        },
     ];
     for cells in &urgent {
         if let Some(at) = best(board, cells, me, 8, 0, rng) {
@@ -197,10 +239,9 @@ fn hard(board: Board, me: usize, budget: &Budget<'_>, rng: &mut dyn RandomSource
     if let Some(&win) = candidates.iter().find(|&&at| board.wins_at(at, me)) {
         return win;
     }
-    let threats = board.winning_cells(opp);
+    let (threats, saves) = threats_and_saves(&board, me);
     if !threats.is_empty() {
-        // One winning cell: the only move. Two or more: lost; block one anyway.
-        return best(&board, &threats, me, 8, 0, rng).unwrap_or(threats[0]);
+        return block(&board, &threats, &saves, me, 8, rng);
     }
     let mut ranked = candidates.clone();
     ranked.sort_by_key(|&at| std::cmp::Reverse(score(&board, at, me, HARD_DEFENCE)));
@@ -208,15 +249,20 @@ fn hard(board: Board, me: usize, budget: &Budget<'_>, rng: &mut dyn RandomSource
 
     let mut search = Search::new(board, budget);
     let eighth = search.left() / 8;
-    if let Some(at) = search.phase(eighth, |s| s.attack(me, None, VCF_DEPTH, false)) {
+    if let Some(at) = search.phase(eighth, |s| {
+        // The shortest VCF first (a long one found first may be a different line), then
+        // the whole depth once: deepening all the way would search every depth again.
+        s.deepening(me, SHORT_VCF, false)
+            .or_else(|| s.attack(me, &[], VCF_DEPTH, false))
+    }) {
         return at;
     }
-    if let Some(at) = search.phase(2 * eighth, |s| s.deepening(me, VCT_DEPTH)) {
+    if let Some(at) = search.phase(2 * eighth, |s| s.deepening(me, VCT_DEPTH, true)) {
         return at;
     }
     let threat = search.phase(3 * eighth, |s| {
-        s.attack(opp, None, VCF_DEPTH, false)
-            .or_else(|| s.deepening(opp, VCT_DEPTH - 1))
+        s.attack(opp, &[], VCF_DEPTH, false)
+            .or_else(|| s.deepening(opp, VCT_DEPTH - 1, true))
     });
     let mut moves: Vec<usize> = ranked.iter().copied().take(HARD_WIDTH).collect();
     let Some(threat) = threat else {
@@ -292,10 +338,10 @@ fn set_up(search: &mut Search<'_>, ranked: &[usize], me: usize) -> Option<usize>
 /// have a VCT if it passed, and `me` keeps one after each of its likeliest replies.
 fn wins_after_replies(search: &mut Search<'_>, me: usize) -> bool {
     let opp = 1 - me;
-    if search.attack(opp, None, VCF_DEPTH, false).is_some() {
+    if search.attack(opp, &[], VCF_DEPTH, false).is_some() {
         return false;
     }
-    if search.deepening(me, VCT_DEPTH).is_none() {
+    if search.deepening(me, VCT_DEPTH, true).is_none() {
         return false;
     }
     let mut replies = search.board.candidates();
@@ -303,12 +349,13 @@ fn wins_after_replies(search: &mut Search<'_>, me: usize) -> bool {
     replies.truncate(SETUP_REPLIES);
     replies.into_iter().all(|reply| {
         search.board.place(reply, opp);
-        // A four in reply must be blocked first, and the block must carry the attack on.
+        // A four in reply must be stopped first, and the stop must carry the attack on.
         let fours = search.board.winning_cells_through(reply, opp);
-        let holds = match fours.as_slice() {
-            [] => search.deepening(me, VCT_DEPTH).is_some(),
-            [block] => search.attack(me, Some(*block), VCT_DEPTH, true).is_some(),
-            _ => false,
+        let holds = if fours.is_empty() {
+            search.deepening(me, VCT_DEPTH, true).is_some()
+        } else {
+            let blocks = search.board.saving_cells(&fours, opp);
+            !blocks.is_empty() && search.attack(me, &blocks, VCT_DEPTH, true).is_some()
         };
         search.board.undo();
         holds && !search.out()
@@ -332,12 +379,14 @@ fn refutes(search: &mut Search<'_>, at: usize, me: usize, threes: bool) -> bool 
     let opp = 1 - me;
     search.board.place(at, me);
     let mine = search.board.winning_cells_through(at, me);
-    // A four of ours: the opponent must fill its cell first.
-    let forced = mine.first().copied();
-    let safe = if threes {
-        search.attack(opp, forced, VCT_DEPTH - 1, true).is_none()
+    // A four of ours: the opponent must stop it first; if no stone stops it, we win.
+    let forced = search.board.saving_cells(&mine, me);
+    let safe = if !mine.is_empty() && forced.is_empty() {
+        true
+    } else if threes {
+        search.attack(opp, &forced, VCT_DEPTH - 1, true).is_none()
     } else {
-        search.attack(opp, forced, VCF_DEPTH, false).is_none()
+        search.attack(opp, &forced, VCF_DEPTH, false).is_none()
     };
     let finished = !search.out();
     search.board.undo();
@@ -385,8 +434,8 @@ fn alpha_beta(
     if !search.board.winning_cells(player).is_empty() {
         return WON;
     }
-    let threats = search.board.winning_cells(opp);
-    if threats.len() >= 2 {
+    let (threats, saves) = threats_and_saves(&search.board, player);
+    if !threats.is_empty() && saves.is_empty() {
         return -WON;
     }
     if depth == 0 || search.out() {
@@ -394,22 +443,22 @@ fn alpha_beta(
     }
     let board = &search.board;
     let candidates = board.candidates();
+    let open_fours = board.open_fours(opp);
     let mut moves = if !threats.is_empty() {
-        // A four of the opponent's must be blocked.
-        threats
+        // A four of the opponent's must be stopped.
+        saves
     } else if candidates
         .iter()
         .any(|&at| board.makes_winning_threat(at, player))
     {
         // An open four (or four-four, four-three) with no four against it wins.
         return WON / 2;
-    } else if candidates.iter().any(|&at| board.makes_open_four(at, opp)) {
+    } else if !open_fours.is_empty() {
         // The opponent has an open three: stop it, or play a four first.
+        let stops = board.open_four_stops(opp, &open_fours);
         candidates
             .into_iter()
-            .filter(|&at| {
-                board.makes_four(at, player) || (0..4).any(|dir| board.shape(opp, at, dir) >= FOUR)
-            })
+            .filter(|&at| board.makes_four(at, player) || stops.contains(&at))
             .collect()
     } else {
         candidates

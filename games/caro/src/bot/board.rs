@@ -128,10 +128,6 @@ impl Board {
         mid * self.stride + mid
     }
 
-    pub fn shape(&self, player: usize, at: usize, dir: usize) -> u8 {
-        self.shapes[player][at][dir]
-    }
-
     /// The cell `k` steps from `at` along `dir` (possibly a wall; the padding keeps
     /// |k| ≤ 5 inside the array).
     pub fn along(&self, at: usize, dir: usize, k: isize) -> usize {
@@ -190,15 +186,26 @@ impl Board {
             self.shapes[1][at][dir] = 0;
             return;
         }
+        let keys = self.keys(at, dir, None);
+        self.shapes[0][at][dir] = self.table[keys[0]];
+        self.shapes[1][at][dir] = self.table[keys[1]];
+    }
+
+    /// Both players' shape-table keys of the window around `at` along `dir`, with the
+    /// empty cell `blocker` (if any) read as an opponent stone for both.
+    fn keys(&self, at: usize, dir: usize, blocker: Option<usize>) -> [usize; 2] {
         let step = self.steps[dir];
         let mut keys = [0usize; 2];
         let mut weight = 1;
         for k in (-(REACH as isize)..=REACH as isize).filter(|&k| k != 0) {
-            let c = self.cells[(at as isize + k * step) as usize];
+            let c = (at as isize + k * step) as usize;
+            let stone = self.cells[c];
             for (player, key) in keys.iter_mut().enumerate() {
-                let state = if c == EMPTY {
+                let state = if Some(c) == blocker {
+                    BLOCKED
+                } else if stone == EMPTY {
                     EMPTY
-                } else if c == stone_code(player) {
+                } else if stone == stone_code(player) {
                     OWN
                 } else {
                     BLOCKED
@@ -207,33 +214,75 @@ impl Board {
             }
             weight *= 3;
         }
-        self.shapes[0][at][dir] = self.table[keys[0]];
-        self.shapes[1][at][dir] = self.table[keys[1]];
+        keys
     }
 
     /// Whether `player` placing on the empty cell `at` makes a winning run (C7), judged on
     /// the real board by the crate's own C6 table ([`line::wins`]).
     pub fn wins_at(&self, at: usize, player: usize) -> bool {
-        if self.cells[at] != EMPTY {
+        self.wins_at_unless(at, player, None)
+    }
+
+    /// [`Board::wins_at`] with the empty cell `blocker` (if any) read as an opponent stone:
+    /// whether an answer there leaves the win standing.
+    fn wins_at_unless(&self, at: usize, player: usize, blocker: Option<usize>) -> bool {
+        if self.cells[at] != EMPTY || Some(at) == blocker {
             return false;
         }
+        (0..4).any(|dir| self.winning_run_ends(at, player, dir, blocker).is_some())
+    }
+
+    /// When `player` placing on `at` makes a winning run along `dir` (C4-C6, `blocker` read
+    /// as an opponent stone), the two cells just past that run's ends.
+    fn winning_run_ends(
+        &self,
+        at: usize,
+        player: usize,
+        dir: usize,
+        blocker: Option<usize>,
+    ) -> Option<[usize; 2]> {
         let own = stone_code(player);
-        (0..4).any(|dir| {
-            let step = self.steps[dir];
-            let mut blocked = 0;
-            let mut length = 1;
-            for sign in [-1, 1] {
-                let mut c = at as isize + sign * step;
-                while self.cells[c as usize] == own {
-                    length += 1;
-                    c += sign * step;
-                }
-                if self.cells[c as usize] != EMPTY {
-                    blocked += 1;
+        let step = self.steps[dir];
+        let mut blocked = 0;
+        let mut length = 1;
+        let mut ends = [at; 2];
+        for (end, sign) in ends.iter_mut().zip([-1, 1]) {
+            let mut c = at as isize + sign * step;
+            while self.cells[c as usize] == own {
+                length += 1;
+                c += sign * step;
+            }
+            *end = c as usize;
+            if self.cells[c as usize] != EMPTY || Some(c as usize) == blocker {
+                blocked += 1;
+            }
+        }
+        line::wins(length, blocked, self.blocked_ends, self.exactly_five).then_some(ends)
+    }
+
+    /// The answers to `attacker`'s winning cells `wins`: the empty cells where one stone of
+    /// the other player leaves none of them winning. A win dies when its cell is taken or,
+    /// under the C5 blocked-ends rule, when a stone just past an end of the run it would make
+    /// leaves that run blocked at both ends (C4): X on B2-E5 wins on A1 and on F6, and only
+    /// F6 stops both, since A1's five would then be blocked by the edge and by F6. Empty
+    /// when no single stone stops them all.
+    pub fn saving_cells(&self, wins: &[usize], attacker: usize) -> Vec<usize> {
+        let mut tried = Vec::new();
+        for &win in wins {
+            tried.push(win);
+            for dir in 0..4 {
+                if let Some(ends) = self.winning_run_ends(win, attacker, dir, None) {
+                    tried.extend(ends.into_iter().filter(|&c| self.cells[c] == EMPTY));
                 }
             }
-            line::wins(length, blocked, self.blocked_ends, self.exactly_five)
-        })
+        }
+        tried.sort_unstable();
+        tried.dedup();
+        tried.retain(|&answer| {
+            wins.iter()
+                .all(|&win| !self.wins_at_unless(win, attacker, Some(answer)))
+        });
+        tried
     }
 
     /// Every cell where `player` would win now.
@@ -265,13 +314,6 @@ impl Board {
         self.shapes[player][at]
             .iter()
             .any(|&s| (FOUR..=FIVE).contains(&s))
-    }
-
-    /// Whether a stone of `player` on `at` would make an open four (or a five).
-    pub fn makes_open_four(&self, at: usize, player: usize) -> bool {
-        self.shapes[player][at]
-            .iter()
-            .any(|&s| s == OPEN_FOUR || s == FIVE)
     }
 
     /// Whether a stone of `player` on `at` would make an open three (one move from an
@@ -309,21 +351,52 @@ impl Board {
         shapes.contains(&OPEN_FOUR) || fours >= 2 || (fours == 1 && shapes.contains(&OPEN_THREE))
     }
 
-    /// The cells a defender can answer an open three on the lines through `at` with: every
-    /// cell where the attacker would make a four or better along one of those lines.
-    pub fn three_defences(&self, at: usize, attacker: usize) -> Vec<usize> {
+    /// The cells on the lines through `at` where `attacker` would make an open four, each
+    /// with its direction: what an open three through `at` threatens.
+    pub fn open_fours_through(&self, at: usize, attacker: usize) -> Vec<(usize, usize)> {
         let mut found = Vec::new();
         for dir in 0..4 {
             for k in (-(REACH as isize)..=REACH as isize).filter(|&k| k != 0) {
                 let c = self.along(at, dir, k);
-                if self.cells[c] == EMPTY
-                    && self.shapes[attacker][c][dir] >= FOUR
-                    && !found.contains(&c)
-                {
-                    found.push(c);
+                if self.cells[c] == EMPTY && self.shapes[attacker][c][dir] == OPEN_FOUR {
+                    found.push((c, dir));
                 }
             }
         }
         found
+    }
+
+    /// Every cell where `attacker` would make an open four, with its direction: its open
+    /// threes, all over the board.
+    pub fn open_fours(&self, attacker: usize) -> Vec<(usize, usize)> {
+        self.candidates()
+            .into_iter()
+            .flat_map(|at| (0..4).map(move |dir| (at, dir)))
+            .filter(|&(at, dir)| self.shapes[attacker][at][dir] == OPEN_FOUR)
+            .collect()
+    }
+
+    /// The answers to open threes: the empty cells where one stone of the defender leaves
+    /// none of `open_fours` (cells and directions where `attacker` would make an open four)
+    /// open. Taking such a cell is one answer; under the C5 blocked-ends rule a stone a
+    /// little further out can be another (it leaves the four's far completion blocked at
+    /// both ends, C4). Empty when no single stone stops them all (a double open three).
+    pub fn open_four_stops(&self, attacker: usize, open_fours: &[(usize, usize)]) -> Vec<usize> {
+        let mut tried = Vec::new();
+        for &(four, dir) in open_fours {
+            for k in -(REACH as isize)..=REACH as isize {
+                let c = self.along(four, dir, k);
+                if self.cells[c] == EMPTY && !tried.contains(&c) {
+                    tried.push(c);
+                }
+            }
+        }
+        tried.retain(|&answer| {
+            open_fours.iter().all(|&(four, dir)| {
+                four == answer
+                    || self.table[self.keys(four, dir, Some(answer))[attacker]] != OPEN_FOUR
+            })
+        });
+        tried
     }
 }

@@ -28,9 +28,10 @@ pub const OPEN_TWO: u8 = 3;
 pub const THREE: u8 = 4;
 /// One more stone makes an open four: a threat that must be answered.
 pub const OPEN_THREE: u8 = 5;
-/// One cell left to complete a winning five.
+/// One stone from a winning five, and one answer in this line stops it.
 pub const FOUR: u8 = 6;
-/// Two cells that each complete a winning five: cannot be stopped in this line.
+/// A four no single stone stops in this line: its winning points outlive any one answer
+/// (under C5 blocked-ends two points are not always enough, see `unstoppable`).
 pub const OPEN_FOUR: u8 = 7;
 /// A winning five under the chosen C5 rules.
 pub const FIVE: u8 = 8;
@@ -116,31 +117,54 @@ fn winning_points(w: &mut [u8; WIDTH], rules: Rules) -> usize {
     count
 }
 
+/// Whether the winning points through the center survive any one opponent stone in the
+/// window: an open four, which no single answer stops in this line. Under the C5
+/// blocked-ends rule two winning points are not enough: in `|.xxxx.` (the edge on the left)
+/// an answer on the right point leaves the left completion blocked at both ends (C4), so that
+/// four has one answer like any other. Without that rule only filling a point kills it.
+fn unstoppable(w: &mut [u8; WIDTH], rules: Rules) -> bool {
+    if winning_points(w, rules) < 2 {
+        return false;
+    }
+    (0..WIDTH).all(|answer| {
+        if w[answer] != EMPTY {
+            return true;
+        }
+        w[answer] = BLOCKED;
+        let survives = winning_points(w, rules) > 0;
+        w[answer] = EMPTY;
+        survives
+    })
+}
+
 fn classify(w: &mut [u8; WIDTH], rules: Rules) -> u8 {
     if run_wins(w, CENTER, rules) {
         return FIVE;
     }
     let own = w.iter().filter(|&&c| c == OWN).count();
-    if own >= 4 {
-        match winning_points(w, rules) {
-            0 => {}
-            1 => return FOUR,
-            _ => return OPEN_FOUR,
-        }
+    if own >= 4 && winning_points(w, rules) > 0 {
+        return if unstoppable(w, rules) {
+            OPEN_FOUR
+        } else {
+            FOUR
+        };
     }
     if own >= 3 {
-        let mut best = 0;
+        // A three: one more stone makes a four; an open three: one more makes an open four.
+        let mut four = false;
         for at in 0..WIDTH {
             if w[at] == EMPTY {
                 w[at] = OWN;
-                best = best.max(winning_points(w, rules));
+                let points = winning_points(w, rules);
+                let open = points >= 2 && unstoppable(w, rules);
                 w[at] = EMPTY;
-                if best >= 2 {
+                if open {
                     return OPEN_THREE;
                 }
+                four |= points > 0;
             }
         }
-        if best == 1 {
+        if four {
             return THREE;
         }
     }
@@ -222,5 +246,18 @@ mod tests {
             "only the right end wins exactly"
         );
         assert_eq!(free[key(".x.xxxx....")], OPEN_FOUR);
+        // C4/C5 blocked-ends: with a blocker two cells out, an answer on one end leaves the
+        // other completion blocked at both ends, so `o.xxxx.` is a four, not an open four,
+        // and `o..xxx..o` is a three: each of its fours has an answer.
+        let both = table((true, true));
+        assert_eq!(free[key("o.xxxx.....")], OPEN_FOUR);
+        assert_eq!(exact[key("o.xxxx.....")], OPEN_FOUR);
+        assert_eq!(blocked[key("o.xxxx.....")], FOUR);
+        assert_eq!(both[key("o.xxxx.....")], FOUR);
+        assert_eq!(blocked[key("o.xxxx..o..")], FOUR);
+        assert_eq!(blocked[key("..xxxx.....")], OPEN_FOUR);
+        assert_eq!(blocked[key("o..xxx..o..")], THREE);
+        assert_eq!(free[key("o..xxx..o..")], OPEN_THREE);
+        assert_eq!(blocked[key("...xxx.....")], OPEN_THREE);
     }
 }

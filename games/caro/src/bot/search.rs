@@ -84,12 +84,12 @@ impl<'a> Search<'a> {
         self.expired || self.board.work >= self.limit
     }
 
-    /// A VCT ([`Search::attack`] with threes) by iterative deepening, one threat deeper at
-    /// a time up to `depth`: a short forced win is found before the budget is spent deep in
-    /// the first branch of a long one.
-    pub fn deepening(&mut self, attacker: usize, depth: u32) -> Option<usize> {
+    /// A VCF or (with `threes`) a VCT ([`Search::attack`]) by iterative deepening, one
+    /// threat deeper at a time up to `depth`: a short forced win is found before the budget
+    /// is spent deep in the first branch of a long one, and the shortest is played.
+    pub fn deepening(&mut self, attacker: usize, depth: u32, threes: bool) -> Option<usize> {
         for depth in 1..=depth {
-            if let Some(at) = self.attack(attacker, None, depth, true) {
+            if let Some(at) = self.attack(attacker, &[], depth, threes) {
                 return Some(at);
             }
             if self.out() {
@@ -100,12 +100,13 @@ impl<'a> Search<'a> {
     }
 
     /// A first move with which `attacker` (to move, with no winning cell of the defender
-    /// left open unless it is `forced`) wins by force: by fours alone, or with `threes`
-    /// also by open threes. `forced` is the defender's winning cell the attacker must fill.
+    /// left open unless `forced` answers it) wins by force: by fours alone, or with `threes`
+    /// also by open threes. `forced`, when not empty, holds the cells that stop the
+    /// defender's four ([`Board::saving_cells`]): the attacker must play one of them.
     pub fn attack(
         &mut self,
         attacker: usize,
-        forced: Option<usize>,
+        forced: &[usize],
         depth: u32,
         threes: bool,
     ) -> Option<usize> {
@@ -122,7 +123,9 @@ impl<'a> Search<'a> {
         let key = self.board.hash
             ^ (attacker as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)
             ^ u64::from(threes).wrapping_mul(0xE703_7ED1_A0B4_28DB)
-            ^ forced.map_or(0, |at| (at as u64 + 7).wrapping_mul(0x8EBC_6AF0_9C88_C6E3));
+            ^ forced.iter().fold(0, |key: u64, &at| {
+                key.rotate_left(7) ^ (at as u64 + 7).wrapping_mul(0x8EBC_6AF0_9C88_C6E3)
+            });
         let known = self.known.get(&key).copied().unwrap_or_default();
         match known.won {
             Some((proved, at)) if proved <= depth => return Some(at),
@@ -156,14 +159,22 @@ impl<'a> Search<'a> {
         threes: bool,
     ) -> Option<usize> {
         for at in moves {
+            if self.board.wins_at(at, attacker) {
+                return Some(at);
+            }
             let open_three = threes && self.board.makes_open_three(at, attacker);
             self.board.place(at, attacker);
             let wins = self.board.winning_cells_through(at, attacker);
-            let won = match wins.len() {
-                0 => open_three && self.three_holds(at, attacker, depth),
-                1 => self.answer(attacker, wins[0], depth, threes, None),
-                // Two winning cells: the defender, with no four of its own, blocks only one.
-                _ => true,
+            let won = if wins.is_empty() {
+                open_three && self.three_holds(at, attacker, depth)
+            } else {
+                // The defender, with no four of its own, must stop every winning cell with
+                // one stone; with no such stone the four wins (C4: not the count of
+                // winning cells decides, an answer may kill two).
+                let answers = self.board.saving_cells(&wins, attacker);
+                answers
+                    .into_iter()
+                    .all(|answer| self.answer(attacker, answer, depth, threes, None) && !self.out())
             };
             self.board.undo();
             if won {
@@ -189,23 +200,23 @@ impl<'a> Search<'a> {
         let defender = 1 - attacker;
         self.board.place(at, defender);
         let counter = self.board.winning_cells_through(at, defender);
-        let won = match counter.len() {
-            0 => self.attack(attacker, None, depth - 1, threes).is_some(),
-            1 => {
-                let block = counter[0];
-                // A counter-four: the attacker blocks it. If the block is a threat itself
-                // the attack goes on from it; if not, the defender moves again and the
-                // pending open three must still win.
-                self.attack(attacker, Some(block), depth - 1, threes)
-                    .is_some()
+        let won = if counter.is_empty() {
+            self.attack(attacker, &[], depth - 1, threes).is_some()
+        } else {
+            // A counter-four: the attacker stops it. If the stop is a threat itself the
+            // attack goes on from it; if not, the defender moves again and the pending open
+            // three must still win. No stop: the defender wins.
+            let blocks = self.board.saving_cells(&counter, defender);
+            !blocks.is_empty()
+                && (self.attack(attacker, &blocks, depth - 1, threes).is_some()
                     || three.is_some_and(|three| {
-                        self.board.place(block, attacker);
-                        let holds = depth > 1 && self.three_holds(three, attacker, depth - 1);
-                        self.board.undo();
-                        holds
-                    })
-            }
-            _ => false,
+                        blocks.iter().any(|&block| {
+                            self.board.place(block, attacker);
+                            let holds = depth > 1 && self.three_holds(three, attacker, depth - 1);
+                            self.board.undo();
+                            holds
+                        })
+                    }))
         };
         self.board.undo();
         won
@@ -216,15 +227,13 @@ impl<'a> Search<'a> {
     /// does (a counter-VCF, a block of the three, or a four of its own).
     fn three_holds(&mut self, at: usize, attacker: usize, depth: u32) -> bool {
         let defender = 1 - attacker;
-        let mut answers = self.board.three_defences(at, attacker);
+        let open_fours = self.board.open_fours_through(at, attacker);
         // The three may have been stopped by a counter-four: then it proves nothing.
-        if !answers
-            .iter()
-            .any(|&cell| self.board.makes_open_four(cell, attacker))
-        {
+        if open_fours.is_empty() {
             return false;
         }
-        if self.attack(defender, None, LEAF_VCF_DEPTH, false).is_some() {
+        let mut answers = self.board.open_four_stops(attacker, &open_fours);
+        if self.attack(defender, &[], LEAF_VCF_DEPTH, false).is_some() {
             return false;
         }
         for cell in self.board.candidates() {
@@ -241,9 +250,9 @@ impl<'a> Search<'a> {
     }
 
     /// The attacker's threats, fours first (they are cheaper to refute), each group best first.
-    fn threat_moves(&self, attacker: usize, forced: Option<usize>, threes: bool) -> Vec<usize> {
-        if let Some(at) = forced {
-            return vec![at];
+    fn threat_moves(&self, attacker: usize, forced: &[usize], threes: bool) -> Vec<usize> {
+        if !forced.is_empty() {
+            return forced.to_vec();
         }
         let defender = 1 - attacker;
         let mut fours = Vec::new();
