@@ -12,7 +12,7 @@
 //!   the solve gets half the budget and, when it does not finish, Hard deepens alpha-beta with
 //!   the rest, with exact values from the endgame database at the leaves. In Congklak it
 //!   deepens alpha-beta under Congklak's own rules (relay sowing K2, the K4 end) until it sees
-//!   every line to the end (then its choice is exact) or half the budget is spent (a Congklak
+//!   every line to the end (then its choice is exact) or half its budget is spent (a Congklak
 //!   position costs about twice a Kalah one: relay laps).
 //!
 //! The work budget counts positions searched, so a choice depends only on the position, the
@@ -62,9 +62,14 @@ impl Bot for Mancala {
             RuleSet::Congklak => {
                 let raw = self.board().raw_pits();
                 let side = CongklakSide([raw[seat], raw[1 - seat]]);
-                // Relay laps make a Congklak position about twice as dear as a Kalah one.
+                // Relay laps make a Congklak position about twice as dear as a Kalah one, so
+                // Hard keeps the 1.5 M positions it had before Kalah Hard's budget doubled.
+                let work = match level {
+                    Level::Hard => budget.work / 2,
+                    Level::Easy | Level::Normal => budget.work,
+                };
                 let budget = Budget {
-                    work: budget.work / 2,
+                    work,
                     out_of_time: budget.out_of_time,
                 };
                 choose_by_search(&side, level, &budget, rng, None).0
