@@ -6,11 +6,15 @@
 //!   turn, M5/K3, is one more sow of the same side).
 //! - **Hard** in Kalah plays from the opening book (solved offline, [`crate::book`]), then
 //!   solves the position exactly with [`Solver`] and the shared [`EndgameDb`] when that fits in
-//!   its budget, which makes it perfect from the mid-game on: it never picks a losing sow when
-//!   a winning one exists. Elsewhere it deepens alpha-beta as far as its budget goes, with exact
-//!   values from the endgame database at the leaves. In Congklak it deepens alpha-beta under
-//!   Congklak's own rules (relay sowing K2, the K4 end) until it sees every line to the end
-//!   (then its choice is exact) or the budget runs out.
+//!   its budget. With at most [`HARD_SURE_SEEDS`] seeds in the pits the whole budget goes to
+//!   that solve, which finished on 19 of 20 such positions judged by an outside referee
+//!   (`tests/referee.rs`, `BENCHMARKS.md`); where it finishes Hard gives away none of the
+//!   final margin. With more seeds
+//!   the solve gets half the budget and, when it does not finish, Hard deepens alpha-beta with
+//!   the rest, with exact values from the endgame database at the leaves. In Congklak it
+//!   deepens alpha-beta under Congklak's own rules (relay sowing K2, the K4 end) until it sees
+//!   every line to the end (then its choice is exact) or half its budget is spent (a Congklak
+//!   position costs about twice a Kalah one: relay laps).
 //!
 //! The work budget counts positions searched, so a choice depends only on the position, the
 //! level, the budget and the random source (ties and Easy's mistakes are drawn from it).
@@ -31,9 +35,13 @@ const NORMAL_DEPTH: u32 = 4;
 /// The deepest Hard deepens to (a Kalah or Congklak game lasts far fewer sows than this in
 /// any line Hard can search within its budget).
 const HARD_MAX_DEPTH: u32 = 80;
-/// Hard tries an exact solve when at most this many seeds are in the pits (about 1 s there,
-/// `BENCHMARKS.md`); above, the solve would rarely finish and its budget goes to the search.
+/// Hard tries an exact solve when at most this many seeds are in the pits, with half its
+/// budget; above, the solve would rarely finish and the budget goes to the search.
 const HARD_EXACT_SEEDS: u32 = 40;
+/// With at most this many seeds in the pits Hard's whole budget goes to the exact solve: at
+/// the default work it finished on 19 of 20 such positions measured (`BENCHMARKS.md`); where
+/// it finishes, Hard's sow is a best one.
+pub const HARD_SURE_SEEDS: u32 = 36;
 /// Transposition-table slots of Hard's exact solve: 2^20 × 16 bytes = 16 MiB per choice.
 const HARD_TABLE_BITS: u32 = 20;
 /// How often (in positions) a search asks the budget whether time is up.
@@ -48,15 +56,24 @@ impl Bot for Mancala {
                 let pos = KalahPosition::from_game(self)?;
                 let side = KalahSide(*pos.pits());
                 match level {
-                    Level::Hard => kalah_hard(&pos, budget, rng),
-                    _ => choose_by_search(&side, level, budget, rng, None),
+                    Level::Hard => usize::from(kalah_hard_choice(&pos, budget, rng)?.pit) - 1,
+                    _ => choose_by_search(&side, level, budget, rng, None).0,
                 }
             }
             RuleSet::Congklak => {
                 let raw = self.board().raw_pits();
                 let side = CongklakSide([raw[seat], raw[1 - seat]]);
-                let db = None;
-                choose_by_search(&side, level, budget, rng, db)
+                // Relay laps make a Congklak position about twice as dear as a Kalah one, so
+                // Hard keeps the 1.5 M positions it had before Kalah Hard's budget doubled.
+                let work = match level {
+                    Level::Hard => budget.work / 2,
+                    Level::Easy | Level::Normal => budget.work,
+                };
+                let budget = Budget {
+                    work,
+                    out_of_time: budget.out_of_time,
+                };
+                choose_by_search(&side, level, &budget, rng, None).0
             }
         };
         // The searches only ever name a pit with seeds; this keeps the promise of a legal
@@ -71,7 +88,8 @@ impl Bot for Mancala {
         match level {
             Level::Easy => 1_000,
             Level::Normal => 100_000,
-            Level::Hard => 1_500_000,
+            // About a CPU-second of the exact solver (2.5-3 M positions a second).
+            Level::Hard => 3_000_000,
         }
     }
 }
@@ -234,19 +252,19 @@ fn order<S>(kids: &mut [(S, i32, Next, usize)]) {
 
 /// Chooses by search: Easy one sow deep with mistakes, Normal [`NORMAL_DEPTH`] sows deep,
 /// Hard deepening until the budget runs out or the search sees every line to the end.
-/// Returns the pit index (0-based).
+/// Returns the pit index (0-based) and the positions searched.
 fn choose_by_search<S: Side>(
     side: &S,
     level: Level,
     budget: &Budget<'_>,
     rng: &mut dyn RandomSource,
     db: Option<&'static EndgameDb>,
-) -> usize {
+) -> (usize, u64) {
     let mut kids = [(S::default(), 0, Next::Over, 0); MAX_PITS];
     let n = side.children(&mut kids);
     let kids = &mut kids[..n];
     if n == 0 {
-        return 0;
+        return (0, 0);
     }
     // Shuffle, then order: equal sows are taken in a random order, so games vary.
     for i in (1..n).rev() {
@@ -254,7 +272,7 @@ fn choose_by_search<S: Side>(
         kids.swap(i, j);
     }
     if level == Level::Easy && rng.below(100) < EASY_MISTAKE_PERCENT {
-        return kids[0].3;
+        return (kids[0].3, 0);
     }
     order(kids);
     let max_depth = match level {
@@ -270,7 +288,8 @@ fn choose_by_search<S: Side>(
         horizon: false,
         db,
     };
-    deepen(&mut search, kids, max_depth).0
+    let best = deepen(&mut search, kids, max_depth).0;
+    (best, search.nodes)
 }
 
 /// Iterative deepening at the root: each pass searches the previous best sow first. Returns
@@ -311,20 +330,52 @@ fn deepen<S: Side>(
     (best, false)
 }
 
-/// Kalah Hard: the book, then an exact solve if it fits, then the deepening search with the
-/// endgame database at the leaves. Returns the pit index (0-based).
-fn kalah_hard(pos: &KalahPosition, budget: &Budget<'_>, rng: &mut dyn RandomSource) -> usize {
+/// What Kalah Hard chose and what it cost: for measurements ([`kalah_hard_choice`]).
+#[derive(Copy, Clone, Eq, PartialEq, Debug)]
+pub struct HardChoice {
+    /// The pit sown, 1–6 from the mover's side.
+    pub pit: u8,
+    /// Positions searched (the exact solve's, then the search's).
+    pub nodes: u64,
+    /// Whether the choice came from the book or a finished exact solve (a best sow for sure).
+    pub exact: bool,
+}
+
+/// Kalah Hard's choice on `pos`: the book, then an exact solve if it fits (the whole budget
+/// with at most [`HARD_SURE_SEEDS`] seeds in the pits, half of it up to 40 seeds), then the
+/// deepening search with the endgame database at the leaves. `None` when the game is over.
+pub fn kalah_hard_choice(
+    pos: &KalahPosition,
+    budget: &Budget<'_>,
+    rng: &mut dyn RandomSource,
+) -> Option<HardChoice> {
+    if pos.is_over() {
+        return None;
+    }
     // The book only names sows of pits with seeds (its parser checks).
     if let Some(pit) = book::best_sow(pos.pits()) {
-        return usize::from(pit) - 1;
+        return Some(HardChoice {
+            pit,
+            nodes: 0,
+            exact: true,
+        });
     }
     let db = EndgameDb::global();
     let mut spent = 0;
     if pos.seeds() <= HARD_EXACT_SEEDS {
+        let share = if pos.seeds() <= HARD_SURE_SEEDS {
+            budget.work
+        } else {
+            budget.work / 2
+        };
         let mut solver = Solver::with_endgame_db(HARD_TABLE_BITS, db);
-        let report = solver.solve_until(pos, budget.work / 2, &|| budget.expired());
+        let report = solver.solve_until(pos, share, &|| budget.expired());
         if let (true, Some(pit)) = (report.is_exact(), report.best) {
-            return usize::from(pit) - 1;
+            return Some(HardChoice {
+                pit,
+                nodes: report.nodes,
+                exact: true,
+            });
         }
         spent = report.nodes;
     }
@@ -332,7 +383,13 @@ fn kalah_hard(pos: &KalahPosition, budget: &Budget<'_>, rng: &mut dyn RandomSour
         work: budget.work.saturating_sub(spent).max(1),
         out_of_time: budget.out_of_time,
     };
-    choose_by_search(&KalahSide(*pos.pits()), Level::Hard, &rest, rng, Some(db))
+    let side = KalahSide(*pos.pits());
+    let (index, nodes) = choose_by_search(&side, Level::Hard, &rest, rng, Some(db));
+    Some(HardChoice {
+        pit: index as u8 + 1,
+        nodes: spent + nodes,
+        exact: false,
+    })
 }
 
 #[cfg(test)]

@@ -208,3 +208,40 @@ fn k4_congklak_hard_is_exact_near_the_end() {
     }
     assert!(checked > 100, "{checked}");
 }
+
+/// K2, K3, K4: why Congklak's levels can only win the games they open. Relay sowing (K2) and
+/// extra turns (K3) let the first player chain 15 sows in its opening turn and bank 57 of the
+/// 98 seeds (more than half, and stores only grow) before the second player sows at all: the
+/// game is decided on the first turn. Normal and Hard both find such a turn from the start,
+/// so whoever sows first wins, whatever the second player's level.
+#[test]
+fn k3_congklak_the_first_turn_decides_the_game() {
+    let mut game = new_game(RuleSet::Congklak);
+    for pit in [1, 7, 5, 5, 7, 5, 1, 6, 5, 5, 6, 5, 6, 2, 2] {
+        assert_eq!(
+            game.to_move(),
+            Some(0),
+            "seat 0 is still sowing before pit {pit}"
+        );
+        game = game.apply(0, &Sow { pit }, &mut SplitMix64(0)).unwrap();
+    }
+    assert_eq!(game.to_move(), Some(1));
+    assert_eq!(game.board().store(0), 57);
+    assert!(u32::from(game.board().store(0)) * 2 > RuleSet::Congklak.total_seeds());
+    for level in [Level::Normal, Level::Hard] {
+        for seed in 0..2 {
+            let mut rng = SplitMix64(seed);
+            let mut game = new_game(RuleSet::Congklak);
+            while game.to_move() == Some(0) {
+                let budget = Budget::work(Mancala::default_work(level));
+                let sow = game.choose(0, level, &budget, &mut rng).unwrap();
+                game = game.apply(0, &sow, &mut rng).unwrap();
+            }
+            let banked = u32::from(game.board().store(0));
+            assert!(
+                banked * 2 > RuleSet::Congklak.total_seeds(),
+                "{level}: {banked}"
+            );
+        }
+    }
+}

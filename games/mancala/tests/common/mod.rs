@@ -70,3 +70,5 @@ pub fn sow_values(game: &Mancala) -> Vec<(u8, i32)> {
         })
         .collect()
 }
+
+pub mod referee;
