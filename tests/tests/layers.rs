@@ -46,10 +46,11 @@ fn manifest(folder: &str) -> (String, BTreeSet<String>) {
             section = line.trim_matches(['[', ']']).to_owned();
             continue;
         }
-        if section == "package" && name.is_none() {
-            if let Some(value) = line.strip_prefix("name = ") {
-                name = Some(value.trim_matches('"').to_owned());
-            }
+        if section == "package"
+            && name.is_none()
+            && let Some(value) = line.strip_prefix("name = ")
+        {
+            name = Some(value.trim_matches('"').to_owned());
         }
         let arrows = section == "dependencies"
             || section == "build-dependencies"
