@@ -315,15 +315,14 @@ mod tests {
                 kind: Kind::Account,
             })
             .unwrap();
-        let refused = tokens
-            .caller(&metadata(&format!("Bearer {token}")))
-            .unwrap_err();
+        assert_refused_as_expired(&tokens, &metadata(&format!("Bearer {token}")));
+    }
+
+    fn assert_refused_as_expired(tokens: &Tokens, bearer: &MetadataMap) {
+        let refused = tokens.caller(bearer).unwrap_err();
         assert_eq!(refused.code(), tonic::Code::Unauthenticated);
-        assert!(
-            refused.message().contains("expired"),
-            "{}",
-            refused.message()
-        );
+        let reason = refused.get_error_details().error_info().cloned().unwrap();
+        assert_eq!(reason.reason, "TOKEN_EXPIRED", "{}", refused.message());
     }
 
     #[test]
@@ -348,12 +347,7 @@ mod tests {
             "accepted through the leeway"
         );
         manual.advance(Duration::from_secs(2));
-        let refused = tokens.caller(&bearer).unwrap_err();
-        assert!(
-            refused.message().contains("expired"),
-            "{}",
-            refused.message()
-        );
+        assert_refused_as_expired(&tokens, &bearer);
     }
 
     #[test]
