@@ -46,6 +46,7 @@ impl GatewayService {
         }))
     }
 
+    #[tracing::instrument(name = "register", skip_all)]
     pub(crate) async fn account_register(
         &self,
         request: Request<pb::RegisterRequest>,
@@ -66,6 +67,7 @@ impl GatewayService {
         self.session(grant)
     }
 
+    #[tracing::instrument(name = "sign_in", skip_all)]
     pub(crate) async fn account_sign_in(
         &self,
         request: Request<pb::SignInRequest>,
@@ -85,6 +87,7 @@ impl GatewayService {
         self.session(grant)
     }
 
+    #[tracing::instrument(name = "refresh", skip_all)]
     pub(crate) async fn account_refresh(
         &self,
         request: Request<pb::RefreshRequest>,
@@ -100,6 +103,7 @@ impl GatewayService {
         self.session(grant)
     }
 
+    #[tracing::instrument(name = "sign_out", skip_all)]
     pub(crate) async fn account_sign_out(
         &self,
         request: Request<pb::SignOutRequest>,
@@ -114,6 +118,7 @@ impl GatewayService {
         Ok(Response::new(pb::SignOutResponse {}))
     }
 
+    #[tracing::instrument(name = "upgrade_guest", skip_all)]
     pub(crate) async fn account_upgrade_guest(
         &self,
         request: Request<pb::UpgradeGuestRequest>,
@@ -139,6 +144,7 @@ impl GatewayService {
         self.session(grant)
     }
 
+    #[tracing::instrument(name = "get_profile", skip_all)]
     pub(crate) async fn account_get_profile(
         &self,
         request: Request<pb::GetProfileRequest>,
@@ -158,6 +164,7 @@ impl GatewayService {
         ))
     }
 
+    #[tracing::instrument(name = "update_profile", skip_all)]
     pub(crate) async fn account_update_profile(
         &self,
         request: Request<pb::UpdateProfileRequest>,
@@ -242,6 +249,7 @@ impl GatewayService {
 
     /// `ListPlayerGames`: a player's archived games (the caller's own when `player_id` is
     /// empty), newest first. Finished games are public, as live ones are to spectators.
+    #[tracing::instrument(name = "list_player_games", skip_all)]
     pub(crate) async fn archive_list_player_games(
         &self,
         request: Request<pb::ListPlayerGamesRequest>,
@@ -253,6 +261,7 @@ impl GatewayService {
     }
 
     /// `GetArchivedGame`: one finished game from the archive.
+    #[tracing::instrument(name = "get_archived_game", skip_all)]
     pub(crate) async fn archive_get_game(
         &self,
         request: Request<pb::GetArchivedGameRequest>,

@@ -1,8 +1,9 @@
 //! Session tokens: who is calling comes from the signed token, never from a request body.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use ludus_store::Clock;
 use serde::{Deserialize, Serialize};
 use tonic::{Code, Status, metadata::MetadataMap};
 
@@ -69,6 +70,9 @@ pub struct Tokens {
     decoding: DecodingKey,
     validation: Validation,
     ttl: Duration,
+    /// Terms start and end on it: the library checks only the signature and the claims'
+    /// presence, the expiry is checked here so a test clock drives it.
+    clock: Clock,
 }
 
 impl std::fmt::Debug for Tokens {
@@ -78,11 +82,8 @@ impl std::fmt::Debug for Tokens {
     }
 }
 
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
+/// Seconds a token stays accepted past its expiry: gateways' clocks may differ a little.
+const EXPIRY_LEEWAY_S: u64 = 5;
 
 /// The name a person typed at sign-in, trimmed and composed (NFC), under the shared
 /// display-name policy ([`ludus_proto::ids::validate_display_name`]: 1 to 32 characters,
@@ -98,26 +99,32 @@ pub fn validate_display_name(name: &str) -> Result<String, Status> {
 pub const MAX_AUTHORIZATION_BYTES: usize = 2048;
 
 impl Tokens {
-    /// Tokens signed with `secret` (at least 32 bytes), valid for `ttl`.
-    pub fn new(secret: &[u8], ttl: Duration) -> anyhow::Result<Self> {
+    /// Tokens signed with `secret` (at least 32 bytes), valid for `ttl` on `clock`.
+    pub fn new(secret: &[u8], ttl: Duration, clock: Clock) -> anyhow::Result<Self> {
         anyhow::ensure!(
             secret.len() >= 32,
             "the token secret must be at least 32 bytes"
         );
         let mut validation = Validation::new(Algorithm::HS256);
-        validation.leeway = 5;
+        validation.validate_exp = false;
         validation.set_required_spec_claims(&["exp", "sub"]);
         Ok(Tokens {
             encoding: EncodingKey::from_secret(secret)?,
             decoding: DecodingKey::from_secret(secret)?,
             validation,
             ttl,
+            clock,
         })
+    }
+
+    /// Unix seconds on the gateway's clock.
+    fn now_s(&self) -> u64 {
+        self.clock.now_ms() / 1000
     }
 
     /// Issues a token for a new guest; returns (token, player id, expiry in Unix ms).
     pub fn issue_guest(&self, display_name: &str) -> Result<(String, String, i64), Status> {
-        let now = unix_now();
+        let now = self.now_s();
         let exp = now + self.ttl.as_secs();
         let player_id = format!("g-{}", ulid::Ulid::generate());
         let claims = Claims {
@@ -138,7 +145,7 @@ impl Tokens {
         player_id: &str,
         display_name: &str,
     ) -> Result<(String, i64), Status> {
-        let now = unix_now();
+        let now = self.now_s();
         self.sign(&Claims {
             sub: player_id.to_owned(),
             name: display_name.to_owned(),
@@ -198,18 +205,20 @@ impl Tokens {
                 )
             })?;
         let data = jsonwebtoken::decode::<Claims>(token.trim(), &self.decoding, &self.validation)
-            .map_err(|e| match e.kind() {
-            jsonwebtoken::errors::ErrorKind::ExpiredSignature => refuse(
-                Code::Unauthenticated,
-                "the token has expired: sign in again",
-                reason::TOKEN_EXPIRED,
-            ),
-            _ => refuse(
+            .map_err(|_| {
+            refuse(
                 Code::Unauthenticated,
                 "the token is not valid",
                 reason::TOKEN_INVALID,
-            ),
+            )
         })?;
+        if data.claims.exp.saturating_add(EXPIRY_LEEWAY_S) < self.now_s() {
+            return Err(refuse(
+                Code::Unauthenticated,
+                "the token has expired: sign in again",
+                reason::TOKEN_EXPIRED,
+            ));
+        }
         Ok(Caller {
             player_id: data.claims.sub,
             display_name: data.claims.name,
@@ -225,7 +234,7 @@ mod tests {
     use super::*;
 
     fn tokens(secret: &[u8]) -> Tokens {
-        Tokens::new(secret, DEFAULT_TOKEN_TTL).unwrap()
+        Tokens::new(secret, DEFAULT_TOKEN_TTL, Clock::system()).unwrap()
     }
 
     fn metadata(value: &str) -> MetadataMap {
@@ -284,7 +293,7 @@ mod tests {
             .unwrap();
         assert_eq!(caller.kind, Kind::Account);
         assert_eq!(caller.player_id, "a-1");
-        let lifetime_ms = exp_ms - i64::try_from(unix_now() * 1000).unwrap();
+        let lifetime_ms = exp_ms - i64::try_from(tokens.now_s() * 1000).unwrap();
         assert!(lifetime_ms <= 15 * 60 * 1000, "{lifetime_ms}");
         let (guest, _, _) = tokens.issue_guest("bob").unwrap();
         let caller = tokens
@@ -296,7 +305,7 @@ mod tests {
     #[test]
     fn expired_tokens_are_refused_as_expired() {
         let tokens = tokens(&[7; 32]);
-        let past = unix_now() - 3600;
+        let past = tokens.now_s() - 3600;
         let (token, _) = tokens
             .sign(&Claims {
                 sub: "a-1".into(),
@@ -306,20 +315,39 @@ mod tests {
                 kind: Kind::Account,
             })
             .unwrap();
-        let refused = tokens
-            .caller(&metadata(&format!("Bearer {token}")))
-            .unwrap_err();
+        assert_refused_as_expired(&tokens, &metadata(&format!("Bearer {token}")));
+    }
+
+    fn assert_refused_as_expired(tokens: &Tokens, bearer: &MetadataMap) {
+        let refused = tokens.caller(bearer).unwrap_err();
         assert_eq!(refused.code(), tonic::Code::Unauthenticated);
-        assert!(
-            refused.message().contains("expired"),
-            "{}",
-            refused.message()
-        );
+        let reason = refused.get_error_details().error_info().cloned().unwrap();
+        assert_eq!(reason.reason, "TOKEN_EXPIRED", "{}", refused.message());
     }
 
     #[test]
     fn short_secrets_are_refused() {
-        assert!(Tokens::new(b"short", DEFAULT_TOKEN_TTL).is_err());
+        assert!(Tokens::new(b"short", DEFAULT_TOKEN_TTL, Clock::system()).is_err());
+    }
+
+    #[test]
+    fn a_token_expires_when_the_gateways_clock_passes_its_term() {
+        let manual = ludus_store::ManualClock::starting_now();
+        let tokens = Tokens::new(&[7; 32], DEFAULT_TOKEN_TTL, manual.clock()).unwrap();
+        let (token, exp_ms) = tokens.issue_account("a-1", "Ann").unwrap();
+        let bearer = metadata(&format!("Bearer {token}"));
+        let issued_ms = i64::try_from(manual.clock().now_ms()).unwrap();
+        assert!(
+            exp_ms - issued_ms <= 15 * 60 * 1000,
+            "the term starts on the given clock"
+        );
+        manual.advance(ACCESS_TOKEN_TTL + Duration::from_secs(EXPIRY_LEEWAY_S));
+        assert!(
+            tokens.caller(&bearer).is_ok(),
+            "accepted through the leeway"
+        );
+        manual.advance(Duration::from_secs(2));
+        assert_refused_as_expired(&tokens, &bearer);
     }
 
     #[test]

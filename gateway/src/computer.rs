@@ -1,7 +1,8 @@
 //! Games against the computer (issue 15): `PlayComputer` starts one at once, `TakeBack`
-//! undoes the human's last action (C17, M11). The table (seats, levels, the human's clock) is
-//! the catalog's (`ludus_catalog::bots::computer_game`); game-state creates and plays it, the
-//! bots service plays the computer seats.
+//! (routed straight to game-state in `service.rs`) undoes the human's last action (C17, M11).
+//! The table (seats, levels, the human's clock) is the catalog's
+//! (`ludus_catalog::bots::computer_game`); game-state creates and plays it, the bots service
+//! plays the computer seats.
 
 use ludus_proto::pb;
 use tonic::{Request, Response, Status};
@@ -9,6 +10,7 @@ use tonic::{Request, Response, Status};
 use crate::service::GatewayService;
 
 impl GatewayService {
+    #[tracing::instrument(name = "play_computer", skip_all)]
     pub(crate) async fn start_computer_game(
         &self,
         request: Request<pb::PlayComputerRequest>,
@@ -55,26 +57,5 @@ impl GatewayService {
             .await?
             .into_inner();
         Ok(Response::new(pb::PlayComputerResponse { game: Some(game) }))
-    }
-
-    pub(crate) async fn take_back_move(
-        &self,
-        request: Request<pb::TakeBackRequest>,
-    ) -> Result<Response<pb::TakeBackResponse>, Status> {
-        let caller = self.authenticated(&request)?;
-        let game_id = request.into_inner().game_id;
-        ludus_proto::ids::validate_id("game_id", &game_id)?;
-        let response = self
-            .game_state
-            .clone()
-            .take_back(pb::PlayerRequest {
-                game_id,
-                player_id: caller.player_id,
-            })
-            .await?
-            .into_inner();
-        Ok(Response::new(pb::TakeBackResponse {
-            event: response.event,
-        }))
     }
 }

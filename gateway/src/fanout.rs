@@ -269,7 +269,7 @@ impl EventLog for GameLog {
             })
             .await?
             .into_inner();
-        let full = page.events.len() >= 500;
+        let full = page.more;
         let events = page
             .events
             .into_iter()

@@ -72,8 +72,12 @@ pub struct Config {
     /// ([`presence::DEFAULT_LEASE`]): a dead gateway's players are declared disconnected
     /// within about 4/3 of it.
     pub presence_lease: Duration,
-    /// What "now" is for the room streams' presence heartbeat; tests pass a manual clock.
+    /// What "now" is for the room streams' presence heartbeat and the session tokens' terms;
+    /// tests pass a manual clock.
     pub clock: ludus_store::Clock,
+    /// What the presence leases run on ([`ludus_store::Clock::system`], also in tests that
+    /// move `clock`: moving game time must not make every live gateway look dead).
+    pub lease_clock: ludus_store::Clock,
     /// The public certificate: with it the port serves TLS only (gRPC and grpc-web), reloaded
     /// as its files change; without it, plain h2c (TLS ends in front of the gateway then, see
     /// deploy/README.md).
@@ -113,13 +117,14 @@ pub async fn run(
     let leases = Arc::new(presence::PresenceLeases::new(
         config.backend.clone(),
         config.presence_lease,
+        config.lease_clock.clone(),
         game_state.clone(),
     ));
     let (renewing, stop_renewing) = (leases.clone(), stopping.clone());
     tokio::spawn(async move { renewing.run(stop_renewing).await });
     let service = GatewayService {
         leases,
-        tokens: Tokens::new(&config.token_secret, config.token_ttl)?,
+        tokens: Tokens::new(&config.token_secret, config.token_ttl, config.clock.clone())?,
         game_state,
         matchmaking: MatchmakingClient::new(ludus_server::traced_channel(&config.matchmaking_url)?),
         ratings: RatingsClient::new(ludus_server::traced_channel(&config.ratings_url)?),

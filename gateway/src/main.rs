@@ -96,6 +96,7 @@ async fn main() -> anyhow::Result<()> {
         per_player: ludus_gateway::limits::PlayerLimit::default(),
         presence_lease: Duration::from_secs(args.presence_lease_seconds.max(1)),
         clock: ludus_store::Clock::system(),
+        lease_clock: ludus_store::Clock::system(),
         // `--tls-cert` / `--tls-key` (installed by `start` above).
         tls: ludus_server::tls::process_server(),
     };

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
 use ludus_server::Traced;
-use ludus_store::{Backend, StreamLeases};
+use ludus_store::{Backend, Clock, StreamLeases};
 use tokio_util::sync::CancellationToken;
 
 /// How long a gateway's stream lease lasts unless renewed (`--presence-lease-seconds`).
@@ -37,17 +37,26 @@ pub struct PresenceLeases {
     /// (game, player) -> streams this process holds and counted, to count them again if its
     /// lease was taken.
     local: Mutex<HashMap<(String, String), u64>>,
+    /// Leases start and lapse on it (Unix ms, so gateways agree).
+    clock: Clock,
 }
 
 impl PresenceLeases {
-    /// Leases of `lease` in `backend`, closing a dead gateway's streams through `game_state`.
-    pub fn new(backend: Backend, lease: Duration, game_state: GameStateClient<Traced>) -> Self {
+    /// Leases of `lease` in `backend`, timed by `clock`, closing a dead gateway's streams
+    /// through `game_state`.
+    pub fn new(
+        backend: Backend,
+        lease: Duration,
+        clock: Clock,
+        game_state: GameStateClient<Traced>,
+    ) -> Self {
         PresenceLeases {
             holder: ulid::Ulid::generate().to_string(),
             lease: lease.max(Duration::from_secs(1)),
             store: StreamLeases::new(backend),
             game_state,
             local: Mutex::default(),
+            clock,
         }
     }
 
@@ -107,7 +116,7 @@ impl PresenceLeases {
                 () = stop.cancelled() => return,
                 _ = every.tick() => {}
             }
-            let now = unix_ms();
+            let now = self.clock.now_ms();
             let until = now.saturating_add(u64::try_from(self.lease.as_millis()).unwrap_or(0));
             match self.store.renew(&self.holder, until).await {
                 Ok(taken) => {
@@ -195,10 +204,4 @@ impl PresenceLeases {
             );
         }
     }
-}
-
-fn unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

@@ -311,8 +311,9 @@ struct RoomLog {
     store: RoomStore,
 }
 
-/// Room events read per page (the rooms service's page size).
-const ROOM_EVENTS_PAGE: usize = 500;
+/// Room events asked for per page: a page that holds this many may have more behind it (the
+/// rooms service's own maximum is no smaller, so a full page is never mistaken for the end).
+const ROOM_EVENTS_PAGE: u32 = 500;
 
 impl EventLog for RoomLog {
     async fn page(&mut self, after_seq: u64) -> Result<LogPage, Status> {
@@ -321,11 +322,11 @@ impl EventLog for RoomLog {
             .read_room_events(pb::ReadRoomEventsRequest {
                 code: self.code.clone(),
                 after_seq,
-                limit: 0,
+                limit: ROOM_EVENTS_PAGE,
             })
             .await?
             .into_inner();
-        let full = page.events.len() >= ROOM_EVENTS_PAGE;
+        let full = page.events.len() >= ROOM_EVENTS_PAGE as usize;
         let events = page
             .events
             .into_iter()

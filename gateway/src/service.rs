@@ -25,8 +25,6 @@ use crate::refusal::{after_seq_ahead, invalid, reason, refuse};
 
 /// `Subscribe`'s events, encoded (see `ludus_proto::codec`).
 type EventStream = Pin<Box<dyn Stream<Item = Result<EncodedEvent, Status>> + Send>>;
-/// What every room RPC answers: the room after the request.
-type RoomReply = Result<Response<pb::RoomSnapshot>, Status>;
 type MatchStream = Pin<Box<dyn Stream<Item = Result<pb::FindMatchUpdate, Status>> + Send>>;
 
 /// The gateway.
@@ -206,8 +204,124 @@ fn ticket_state(state: i32) -> pb::TicketState {
     pb::TicketState::try_from(state).unwrap_or(pb::TicketState::Unspecified)
 }
 
-#[tonic::async_trait]
-impl Gateway for GatewayService {
+/// The `Gateway` service as a routing table, one row per RPC, so the trait's plain
+/// pass-through bodies are written once here:
+/// - `game_events`: a player's request about one game that game-state serves as it comes and
+///   answers with the event it committed: authenticated, `game_id` validated, forwarded for
+///   the caller with the listed fields, the event answered (message names from `pb`);
+/// - `handlers`: the method of [`GatewayService`] that serves the RPC (those doing their own
+///   work; one of the same name as its RPC is the inherent method, which path resolution
+///   picks before the trait's).
+macro_rules! serve_gateway {
+    (
+        streams { $($stream:ident = $stream_type:ty;)* }
+        game_events {
+            $($event_rpc:ident($event_request:ident { $($field:ident),* }) -> $event_response:ident
+                = $internal_rpc:ident($internal:ident);)*
+        }
+        handlers { $($rpc:ident($request:ty) -> $response:ty = $handler:ident;)* }
+    ) => {
+        #[tonic::async_trait]
+        impl Gateway for GatewayService {
+            $(type $stream = $stream_type;)*
+            $(
+                #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+                async fn $event_rpc(
+                    &self,
+                    request: Request<pb::$event_request>,
+                ) -> Result<Response<pb::$event_response>, Status> {
+                    let (caller, body) = self.open(request)?;
+                    validate_id("game_id", &body.game_id)?;
+                    let internal = pb::$internal {
+                        game_id: body.game_id,
+                        player_id: caller.player_id,
+                        $($field: body.$field,)*
+                    };
+                    let answer = self.game_state.clone().$internal_rpc(internal).await?;
+                    Ok(Response::new(pb::$event_response {
+                        event: answer.into_inner().event,
+                    }))
+                }
+            )*
+            $(
+                async fn $rpc(
+                    &self,
+                    request: Request<$request>,
+                ) -> Result<Response<$response>, Status> {
+                    GatewayService::$handler(self, request).await
+                }
+            )*
+        }
+    };
+}
+
+serve_gateway! {
+    streams {
+        FindMatchStream = MatchStream;
+        SubscribeStream = EventStream;
+        SubscribeRoomStream = crate::rooms::RoomEventStream;
+    }
+    game_events {
+        resign(ResignRequest {}) -> ResignResponse = resign(PlayerRequest);
+        offer_draw(OfferDrawRequest {}) -> OfferDrawResponse
+            = offer_draw(PlayerRequest);
+        respond_draw(RespondDrawRequest { accept }) -> RespondDrawResponse
+            = respond_draw(RespondDrawInternalRequest);
+        answer_absence(AnswerAbsenceRequest { choice }) -> AnswerAbsenceResponse
+            = answer_absence(AnswerAbsenceInternalRequest);
+        // Games against the computer: C17, M11 (game-state checks them).
+        take_back(TakeBackRequest {}) -> TakeBackResponse = take_back(PlayerRequest);
+    }
+    handlers {
+        // Guests, matches, games, ratings (below).
+        sign_in_guest(pb::SignInGuestRequest) -> pb::SignInGuestResponse = sign_in_guest;
+        find_match(pb::FindMatchRequest) -> MatchStream = find_match;
+        cancel_match(pb::CancelMatchRequest) -> pb::CancelMatchResponse = cancel_match;
+        get_game(pb::GetGameRequest) -> pb::GetGameResponse = get_game;
+        submit_action(pb::SubmitActionRequest) -> pb::SubmitActionResponse = submit_action;
+        subscribe(pb::SubscribeRequest) -> EventStream = subscribe;
+        list_live_games(pb::ListLiveGamesRequest) -> pb::ListLiveGamesResponse = list_live_games;
+        list_my_games(pb::ListMyGamesRequest) -> pb::ListMyGamesResponse = list_my_games;
+        get_rating(pb::GetRatingRequest) -> pb::Rating = get_rating;
+        get_leaderboard(pb::GetLeaderboardRequest) -> pb::GetLeaderboardResponse = get_leaderboard;
+        analyze_mancala(pb::AnalyzeMancalaRequest) -> pb::AnalyzeMancalaResponse = analyze_mancala;
+        // Accounts and the archive (accounts.rs).
+        register(pb::RegisterRequest) -> pb::AccountSession = account_register;
+        sign_in(pb::SignInRequest) -> pb::AccountSession = account_sign_in;
+        refresh(pb::RefreshRequest) -> pb::AccountSession = account_refresh;
+        sign_out(pb::SignOutRequest) -> pb::SignOutResponse = account_sign_out;
+        upgrade_guest(pb::UpgradeGuestRequest) -> pb::AccountSession = account_upgrade_guest;
+        get_profile(pb::GetProfileRequest) -> pb::Profile = account_get_profile;
+        update_profile(pb::UpdateProfileRequest) -> pb::Profile = account_update_profile;
+        list_player_games(pb::ListPlayerGamesRequest) -> pb::ListPlayerGamesResponse
+            = archive_list_player_games;
+        get_archived_game(pb::GetArchivedGameRequest) -> pb::ArchivedGame = archive_get_game;
+        // Rooms (rooms.rs).
+        create_room(pb::CreateRoomRequest) -> pb::RoomSnapshot = room_create;
+        join_room(pb::JoinRoomRequest) -> pb::RoomSnapshot = room_join;
+        leave_room(pb::RoomCodeRequest) -> pb::RoomSnapshot = room_leave;
+        take_seat(pb::TakeSeatRequest) -> pb::RoomSnapshot = room_take_seat;
+        leave_seat(pb::RoomCodeRequest) -> pb::RoomSnapshot = room_leave_seat;
+        set_ready(pb::SetReadyRequest) -> pb::RoomSnapshot = room_set_ready;
+        update_room_settings(pb::UpdateRoomSettingsRequest) -> pb::RoomSnapshot
+            = room_update_settings;
+        start_room_game(pb::RoomCodeRequest) -> pb::RoomSnapshot = room_start;
+        pause_room_countdown(pb::PauseRoomCountdownRequest) -> pb::RoomSnapshot = room_pause;
+        kick_from_room(pb::RoomMemberRequest) -> pb::RoomSnapshot = room_kick;
+        hand_over_room(pb::RoomMemberRequest) -> pb::RoomSnapshot = room_hand_over;
+        send_room_chat(pb::SendRoomChatRequest) -> pb::RoomSnapshot = room_chat;
+        add_computer_player(pb::AddComputerPlayerRequest) -> pb::RoomSnapshot = room_add_computer;
+        get_room(pb::RoomCodeRequest) -> pb::RoomSnapshot = room_get;
+        list_public_rooms(pb::ListPublicRoomsRequest) -> pb::ListPublicRoomsResponse = room_list;
+        subscribe_room(pb::SubscribeRoomRequest) -> crate::rooms::RoomEventStream = room_subscribe;
+        // Games against the computer (computer.rs).
+        play_computer(pb::PlayComputerRequest) -> pb::PlayComputerResponse = start_computer_game;
+    }
+}
+
+/// The handlers that do their own work (the others are in accounts.rs, rooms.rs and
+/// computer.rs); [`serve_gateway!`] routes each RPC to its handler.
+impl GatewayService {
     #[tracing::instrument(skip_all)]
     async fn sign_in_guest(
         &self,
@@ -223,81 +337,6 @@ impl Gateway for GatewayService {
             expires_at_unix_ms,
         }))
     }
-
-    // Accounts (gateway/src/accounts.rs).
-    #[tracing::instrument(skip_all)]
-    async fn register(
-        &self,
-        request: Request<pb::RegisterRequest>,
-    ) -> Result<Response<pb::AccountSession>, Status> {
-        self.account_register(request).await
-    }
-
-    #[tracing::instrument(skip_all)]
-    async fn sign_in(
-        &self,
-        request: Request<pb::SignInRequest>,
-    ) -> Result<Response<pb::AccountSession>, Status> {
-        self.account_sign_in(request).await
-    }
-
-    #[tracing::instrument(skip_all)]
-    async fn refresh(
-        &self,
-        request: Request<pb::RefreshRequest>,
-    ) -> Result<Response<pb::AccountSession>, Status> {
-        self.account_refresh(request).await
-    }
-
-    #[tracing::instrument(skip_all)]
-    async fn sign_out(
-        &self,
-        request: Request<pb::SignOutRequest>,
-    ) -> Result<Response<pb::SignOutResponse>, Status> {
-        self.account_sign_out(request).await
-    }
-
-    #[tracing::instrument(skip_all)]
-    async fn upgrade_guest(
-        &self,
-        request: Request<pb::UpgradeGuestRequest>,
-    ) -> Result<Response<pb::AccountSession>, Status> {
-        self.account_upgrade_guest(request).await
-    }
-
-    #[tracing::instrument(skip_all)]
-    async fn get_profile(
-        &self,
-        request: Request<pb::GetProfileRequest>,
-    ) -> Result<Response<pb::Profile>, Status> {
-        self.account_get_profile(request).await
-    }
-
-    #[tracing::instrument(skip_all)]
-    async fn update_profile(
-        &self,
-        request: Request<pb::UpdateProfileRequest>,
-    ) -> Result<Response<pb::Profile>, Status> {
-        self.account_update_profile(request).await
-    }
-
-    #[tracing::instrument(skip_all)]
-    async fn list_player_games(
-        &self,
-        request: Request<pb::ListPlayerGamesRequest>,
-    ) -> Result<Response<pb::ListPlayerGamesResponse>, Status> {
-        self.archive_list_player_games(request).await
-    }
-
-    #[tracing::instrument(skip_all)]
-    async fn get_archived_game(
-        &self,
-        request: Request<pb::GetArchivedGameRequest>,
-    ) -> Result<Response<pb::ArchivedGame>, Status> {
-        self.archive_get_game(request).await
-    }
-
-    type FindMatchStream = MatchStream;
 
     #[tracing::instrument(skip_all)]
     async fn find_match(
@@ -539,68 +578,6 @@ impl Gateway for GatewayService {
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
-    async fn resign(
-        &self,
-        request: Request<pb::ResignRequest>,
-    ) -> Result<Response<pb::ResignResponse>, Status> {
-        let resigning = self.player_in_game(request, |body| body.game_id)?;
-        let event = self.game_state.clone().resign(resigning).await?;
-        Ok(Response::new(pb::ResignResponse {
-            event: event.into_inner().event,
-        }))
-    }
-
-    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
-    async fn offer_draw(
-        &self,
-        request: Request<pb::OfferDrawRequest>,
-    ) -> Result<Response<pb::OfferDrawResponse>, Status> {
-        let offering = self.player_in_game(request, |body| body.game_id)?;
-        let event = self.game_state.clone().offer_draw(offering).await?;
-        Ok(Response::new(pb::OfferDrawResponse {
-            event: event.into_inner().event,
-        }))
-    }
-
-    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
-    async fn respond_draw(
-        &self,
-        request: Request<pb::RespondDrawRequest>,
-    ) -> Result<Response<pb::RespondDrawResponse>, Status> {
-        let (caller, request) = self.open(request)?;
-        validate_id("game_id", &request.game_id)?;
-        let answer = pb::RespondDrawInternalRequest {
-            game_id: request.game_id,
-            player_id: caller.player_id,
-            accept: request.accept,
-        };
-        let event = self.game_state.clone().respond_draw(answer).await?;
-        Ok(Response::new(pb::RespondDrawResponse {
-            event: event.into_inner().event,
-        }))
-    }
-
-    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
-    async fn answer_absence(
-        &self,
-        request: Request<pb::AnswerAbsenceRequest>,
-    ) -> Result<Response<pb::AnswerAbsenceResponse>, Status> {
-        let (caller, request) = self.open(request)?;
-        validate_id("game_id", &request.game_id)?;
-        let answer = pb::AnswerAbsenceInternalRequest {
-            game_id: request.game_id,
-            player_id: caller.player_id,
-            choice: request.choice,
-        };
-        let event = self.game_state.clone().answer_absence(answer).await?;
-        Ok(Response::new(pb::AnswerAbsenceResponse {
-            event: event.into_inner().event,
-        }))
-    }
-
-    type SubscribeStream = EventStream;
-
-    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
     async fn subscribe(
         &self,
         request: Request<pb::SubscribeRequest>,
@@ -788,80 +765,6 @@ impl Gateway for GatewayService {
             })
             .await?;
         Ok(answer)
-    }
-
-    // Rooms (gateway/src/rooms.rs).
-    type SubscribeRoomStream = crate::rooms::RoomEventStream;
-
-    async fn create_room(&self, r: Request<pb::CreateRoomRequest>) -> RoomReply {
-        self.room_create(r).await
-    }
-    async fn join_room(&self, r: Request<pb::JoinRoomRequest>) -> RoomReply {
-        self.room_join(r).await
-    }
-    async fn leave_room(&self, r: Request<pb::RoomCodeRequest>) -> RoomReply {
-        self.room_leave(r).await
-    }
-    async fn take_seat(&self, r: Request<pb::TakeSeatRequest>) -> RoomReply {
-        self.room_take_seat(r).await
-    }
-    async fn leave_seat(&self, r: Request<pb::RoomCodeRequest>) -> RoomReply {
-        self.room_leave_seat(r).await
-    }
-    async fn set_ready(&self, r: Request<pb::SetReadyRequest>) -> RoomReply {
-        self.room_set_ready(r).await
-    }
-    async fn update_room_settings(&self, r: Request<pb::UpdateRoomSettingsRequest>) -> RoomReply {
-        self.room_update_settings(r).await
-    }
-    async fn start_room_game(&self, r: Request<pb::RoomCodeRequest>) -> RoomReply {
-        self.room_start(r).await
-    }
-    async fn pause_room_countdown(&self, r: Request<pb::PauseRoomCountdownRequest>) -> RoomReply {
-        self.room_pause(r).await
-    }
-    async fn kick_from_room(&self, r: Request<pb::RoomMemberRequest>) -> RoomReply {
-        self.room_kick(r).await
-    }
-    async fn hand_over_room(&self, r: Request<pb::RoomMemberRequest>) -> RoomReply {
-        self.room_hand_over(r).await
-    }
-    async fn send_room_chat(&self, r: Request<pb::SendRoomChatRequest>) -> RoomReply {
-        self.room_chat(r).await
-    }
-    async fn add_computer_player(&self, r: Request<pb::AddComputerPlayerRequest>) -> RoomReply {
-        self.room_add_computer(r).await
-    }
-    async fn get_room(&self, r: Request<pb::RoomCodeRequest>) -> RoomReply {
-        self.room_get(r).await
-    }
-    async fn list_public_rooms(
-        &self,
-        r: Request<pb::ListPublicRoomsRequest>,
-    ) -> Result<Response<pb::ListPublicRoomsResponse>, Status> {
-        self.room_list(r).await
-    }
-    async fn subscribe_room(
-        &self,
-        r: Request<pb::SubscribeRoomRequest>,
-    ) -> Result<Response<Self::SubscribeRoomStream>, Status> {
-        self.room_subscribe(r).await
-    }
-    // Games against the computer (gateway/src/computer.rs).
-    #[tracing::instrument(skip_all)]
-    async fn play_computer(
-        &self,
-        request: Request<pb::PlayComputerRequest>,
-    ) -> Result<Response<pb::PlayComputerResponse>, Status> {
-        self.start_computer_game(request).await
-    }
-
-    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
-    async fn take_back(
-        &self,
-        request: Request<pb::TakeBackRequest>,
-    ) -> Result<Response<pb::TakeBackResponse>, Status> {
-        self.take_back_move(request).await
     }
 }
 

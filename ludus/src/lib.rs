@@ -44,8 +44,8 @@ pub struct SystemConfig {
     pub absence_grace: Duration,
     /// Origins of web pages allowed to call the gateway with grpc-web (CORS).
     pub cors_origins: Vec<String>,
-    /// The one clock every service reads deadlines, event times and ticket ages from
-    /// ([`Clock::system`]; the end-to-end tests pass a manual one).
+    /// The one clock every service reads deadlines, event times, ticket ages, session terms
+    /// and token lifetimes from ([`Clock::system`]; the end-to-end tests pass a manual one).
     pub clock: Clock,
     /// The gateway's guest sign-in rate (the default unless a benchmark raises it).
     pub sign_ins: ludus_gateway::limits::SignInLimit,
@@ -140,7 +140,7 @@ impl System {
             clock,
             sign_ins,
             per_player,
-            accounts: accounts_config,
+            accounts: mut accounts_config,
             finished_game_retention,
             bots: bots_settings,
             gateway_tls,
@@ -184,6 +184,7 @@ impl System {
             ludus_matchmaking::run(config, matchmaking_listener, stop.clone().cancelled_owned());
         spawn_service(&mut tasks, "matchmaking", run);
 
+        accounts_config.clock = clock.clone();
         let run = ludus_accounts::run(
             accounts_config,
             accounts_listener,
@@ -218,6 +219,9 @@ impl System {
             per_player,
             presence_lease: ludus_gateway::presence::DEFAULT_LEASE,
             clock,
+            // Presence leases say whether a gateway is alive: real time even when the
+            // games run on a test's manual clock.
+            lease_clock: Clock::system(),
             tls: gateway_tls,
         };
         let run = ludus_gateway::run(config, gateway_listener, stop.cancelled_owned());

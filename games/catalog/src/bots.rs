@@ -17,7 +17,7 @@ use crate::games::caro::Caro;
 use crate::games::junqi::{Junqi, JunqiView};
 use crate::games::mancala::Mancala;
 use crate::games::quoridor::Quoridor;
-use crate::{CatalogError, GameKind, Hosting, Refusal};
+use crate::{CatalogError, GameKind, Hosting, RuleError};
 use ludus_backgammon::BackgammonSession;
 
 /// What a computer seat decides from, per game.
@@ -154,7 +154,7 @@ pub fn default_work(kind: GameKind, level: Level) -> u64 {
 /// backgammon one would re-roll dice).
 pub fn take_back_rule(kind: GameKind, levels: &[Level]) -> Result<&'static str, CatalogError> {
     let refuse =
-        |rule: &'static str, message: String| Err(CatalogError::Rule(Refusal { rule, message }));
+        |rule: &'static str, message: String| Err(CatalogError::Rule(RuleError { rule, message }));
     match kind {
         GameKind::Caro if levels.contains(&Level::Hard) => refuse(
             "C17",

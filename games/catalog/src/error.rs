@@ -5,7 +5,7 @@ use ludus_proto::error_details;
 use tonic::{Code, Status};
 
 use crate::GameKind;
-use crate::hosting::Refusal;
+use crate::hosting::RuleError;
 
 /// Why settings or an action are not valid. Messages are lowercase, name the field or the
 /// rule (`settings.caro.board_size: C1: …`), and never carry hidden information.
@@ -17,7 +17,7 @@ pub enum CatalogError {
     InvalidArgument(String),
     /// The rules refuse it now (FAILED_PRECONDITION); the refusal carries the rule id.
     #[error("{}", .0.message)]
-    Rule(Refusal),
+    Rule(RuleError),
     /// A stored game could not be read or written: a bug or corrupt data (INTERNAL); the
     /// details are logged, not returned.
     #[error("{0}")]
@@ -104,7 +104,7 @@ mod tests {
         assert_eq!(details.error_info().map(|i| i.reason.as_str()), Some("C1"));
         let violations = &details.bad_request().expect("BadRequest").field_violations;
         assert_eq!(violations[0].field, "settings.caro.board_size");
-        let refusal = CatalogError::Rule(Refusal {
+        let refusal = CatalogError::Rule(RuleError {
             rule: "C8",
             message: "C8: no".into(),
         });

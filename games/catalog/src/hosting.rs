@@ -23,14 +23,14 @@ pub struct AppliedAction {
 
 /// A rules refusal: the rule id and a message that starts with it.
 #[derive(Clone, Debug)]
-pub struct Refusal {
+pub struct RuleError {
     pub rule: &'static str,
     pub message: String,
 }
 
-impl<E: RuleViolation> From<&E> for Refusal {
+impl<E: RuleViolation> From<&E> for RuleError {
     fn from(error: &E) -> Self {
-        Refusal {
+        RuleError {
             rule: error.rule(),
             message: error.to_string(),
         }
@@ -64,8 +64,8 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
     /// (one already pending, none to answer) name it.
     fn draw_rule(&self) -> &'static str;
     /// Whether the game allows a draw by agreement now (checked before an offer is made).
-    fn can_agree_draw(&self) -> Result<(), Refusal>;
-    fn agree_draw(&mut self) -> Result<(), Refusal>;
+    fn can_agree_draw(&self) -> Result<(), RuleError>;
+    fn agree_draw(&mut self) -> Result<(), RuleError>;
     fn outcome(&self) -> Option<Outcome>;
     fn view(&self, viewer: Viewer) -> pb::GameView;
     fn legal_actions(&self, seat: Seat) -> Vec<pb::LegalAction>;
@@ -181,7 +181,7 @@ impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
             Some(pb::action::Action::Notation(text)) => self
                 .game()
                 .parse_action(text)
-                .map_err(|e| CatalogError::Rule(Refusal::from(&e)))?,
+                .map_err(|e| CatalogError::Rule(RuleError::from(&e)))?,
             Some(_) => self.game().action_from_pb(action)?,
             None => {
                 return Err(CatalogError::InvalidArgument(
@@ -202,7 +202,7 @@ impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
             }
             Err((unchanged, error)) => {
                 self.0 = Some(unchanged);
-                Err(CatalogError::Rule(Refusal::from(&error)))
+                Err(CatalogError::Rule(RuleError::from(&error)))
             }
         }
     }
@@ -242,17 +242,17 @@ impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
         G::DRAW_RULE
     }
 
-    fn can_agree_draw(&self) -> Result<(), Refusal> {
+    fn can_agree_draw(&self) -> Result<(), RuleError> {
         self.game()
             .clone()
             .agree_draw()
             .map(drop)
-            .map_err(|(_, error)| Refusal::from(&error))
+            .map_err(|(_, error)| RuleError::from(&error))
     }
 
-    fn agree_draw(&mut self) -> Result<(), Refusal> {
+    fn agree_draw(&mut self) -> Result<(), RuleError> {
         let Some(game) = self.0.take() else {
-            return Err(Refusal {
+            return Err(RuleError {
                 rule: "",
                 message: "hosted game missing".into(),
             });
@@ -264,7 +264,7 @@ impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
             }
             Err((unchanged, error)) => {
                 self.0 = Some(unchanged);
-                Err(Refusal::from(&error))
+                Err(RuleError::from(&error))
             }
         }
     }

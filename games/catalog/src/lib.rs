@@ -39,7 +39,7 @@ pub mod policy;
 
 pub use bots::{BotChoice, SeatPosition};
 pub use error::CatalogError;
-pub use hosting::{AppliedAction, Hosted, Hosting, LiveGame, Refusal, load, setup};
+pub use hosting::{AppliedAction, Hosted, Hosting, LiveGame, RuleError, load, setup};
 pub use kind::GameKind;
 pub use outcome::{outcome_to_pb, seat_u32};
 pub use policy::{

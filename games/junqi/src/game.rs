@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::action::Action;
 use crate::board::{DIRECTIONS, POINTS, Point, RAIL, ROAD, points_of};
 use crate::error::JunqiError;
-use crate::piece::{Colour, CombatRefusal, CombatResult, Piece, Rank, combat};
+use crate::piece::{Colour, CombatError, CombatResult, Piece, Rank, combat};
 use crate::setup::JunqiSetup;
 use crate::view::{Event, JunqiView, LastAction, PieceStats, PointView};
 
@@ -492,17 +492,17 @@ impl Junqi {
         let defender = cell.piece;
         match combat(mover.rank, defender.rank, self.flag_open(defender.colour)) {
             Ok(result) => Ok(Some((defender, result))),
-            Err(CombatRefusal::LowerRank) => Err(JunqiError::LowerRank {
+            Err(CombatError::LowerRank) => Err(JunqiError::LowerRank {
                 attacker: mover.rank,
                 defender: defender.rank,
             }),
-            Err(CombatRefusal::MineNeedsEngineer) => Err(JunqiError::MineNeedsEngineer {
+            Err(CombatError::MineNeedsEngineer) => Err(JunqiError::MineNeedsEngineer {
                 attacker: mover.rank,
             }),
-            Err(CombatRefusal::FlagProtected) => Err(JunqiError::FlagProtected {
+            Err(CombatError::FlagProtected) => Err(JunqiError::FlagProtected {
                 colour: defender.colour,
             }),
-            Err(CombatRefusal::Immovable) => Err(JunqiError::Immovable {
+            Err(CombatError::Immovable) => Err(JunqiError::Immovable {
                 point: to,
                 rank: mover.rank,
             }),

@@ -46,6 +46,6 @@ pub use board::Point;
 pub use bot::decide;
 pub use error::JunqiError;
 pub use game::{Cell, DRAW_LIMIT, Junqi, JunqiOptions};
-pub use piece::{Colour, CombatRefusal, CombatResult, Piece, Rank, combat};
+pub use piece::{Colour, CombatError, CombatResult, Piece, Rank, combat};
 pub use setup::JunqiSetup;
 pub use view::{Event, JunqiView, LastAction, PieceStats, PointView};

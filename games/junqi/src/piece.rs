@@ -186,7 +186,7 @@ pub enum CombatResult {
 
 /// Why an attack between two face-up pieces is refused.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
-pub enum CombatRefusal {
+pub enum CombatError {
     /// J12: a lower rank may not attack a higher one.
     LowerRank,
     /// J14: only an Engineer (or a Bomb) may attack a Mine.
@@ -210,15 +210,15 @@ pub fn combat(
     attacker: Rank,
     defender: Rank,
     flag_open: bool,
-) -> Result<CombatResult, CombatRefusal> {
+) -> Result<CombatResult, CombatError> {
     use CombatResult::*;
     if !attacker.is_movable() {
-        return Err(CombatRefusal::Immovable);
+        return Err(CombatError::Immovable);
     }
     // J15 before J13: while protected the Flag cannot be attacked at all, not even by a Bomb.
     if defender == Rank::Flag {
         if !flag_open {
-            return Err(CombatRefusal::FlagProtected);
+            return Err(CombatError::FlagProtected);
         }
         // [decided] a Bomb that takes an open Flag is removed with it (J13); the Flag is
         // captured either way.
@@ -237,13 +237,13 @@ pub fn combat(
         return if attacker == Rank::Engineer {
             Ok(AttackerWins)
         } else {
-            Err(CombatRefusal::MineNeedsEngineer)
+            Err(CombatError::MineNeedsEngineer)
         };
     }
     // J12: both are army ranks here; a smaller index is a higher rank.
     match attacker.index().cmp(&defender.index()) {
         std::cmp::Ordering::Less => Ok(AttackerWins),
         std::cmp::Ordering::Equal => Ok(BothRemoved),
-        std::cmp::Ordering::Greater => Err(CombatRefusal::LowerRank),
+        std::cmp::Ordering::Greater => Err(CombatError::LowerRank),
     }
 }

@@ -19,9 +19,10 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use ludus_clock::Clock;
 use serde::{Deserialize, Serialize};
 use tonic::Status;
 
@@ -68,10 +69,12 @@ struct Key {
 
 static KEY: OnceLock<Key> = OnceLock::new();
 
+/// Unix seconds on the system clock, never a test's manual one: a credential proves a live
+/// process of the deployment to every other (each process holds one key for all it serves, and
+/// the signing library checks `exp` against the system clock too), so moving a test's game
+/// time must neither expire it nor keep it alive.
 fn now_s() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    Clock::system().now_ms() / 1000
 }
 
 /// Installs this process's secret; `service` names it in the credentials it sends. Installing

@@ -5,7 +5,7 @@
 use ludus_proto::pb;
 use prost::Message;
 
-use crate::error::AccountsError;
+use crate::error::ServiceError;
 
 /// Games per page when the caller does not say.
 pub const DEFAULT_PAGE: u32 = 20;
@@ -53,7 +53,7 @@ pub fn encode_record(game: &pb::ArchivedGame) -> String {
 }
 
 /// Reads a stored record back.
-pub fn decode_record(stored: &str) -> Result<pb::ArchivedGame, AccountsError> {
+pub fn decode_record(stored: &str) -> Result<pb::ArchivedGame, ServiceError> {
     let bytes = (0..stored.len())
         .step_by(2)
         .map(|i| {
@@ -62,8 +62,8 @@ pub fn decode_record(stored: &str) -> Result<pb::ArchivedGame, AccountsError> {
                 .and_then(|b| u8::from_str_radix(b, 16).ok())
         })
         .collect::<Option<Vec<u8>>>()
-        .ok_or(AccountsError::Internal)?;
-    pb::ArchivedGame::decode(bytes.as_slice()).map_err(|_| AccountsError::Internal)
+        .ok_or(ServiceError::Internal)?;
+    pb::ArchivedGame::decode(bytes.as_slice()).map_err(|_| ServiceError::Internal)
 }
 
 /// Where a page of a player's games stops: the last game's end time and id (games are
@@ -80,8 +80,8 @@ impl PageCursor {
     }
 
     /// Parses a token from a previous page; anything else is INVALID_ARGUMENT.
-    pub fn parse(token: &str) -> Result<Self, AccountsError> {
-        let bad = || AccountsError::BadPageToken;
+    pub fn parse(token: &str) -> Result<Self, ServiceError> {
+        let bad = || ServiceError::BadPageToken;
         let (ended, game_id) = token.split_once('.').ok_or_else(bad)?;
         let ended_at_ms = ended.parse().map_err(|_| bad())?;
         ludus_proto::ids::validate_id("page_token", game_id).map_err(|_| bad())?;

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use ludus_clock::Clock;
+
 use crate::limits::SignInLimitsConfig;
 use crate::service::DEFAULT_REFRESH_TTL;
 use crate::store::AccountStore;
@@ -18,6 +20,9 @@ pub struct Config {
     pub sign_in_limits: SignInLimitsConfig,
     /// How long a refresh token is accepted.
     pub refresh_ttl: Duration,
+    /// What "now" is for session expiry and sign-in lockouts ([`Clock::system`]; tests pass a
+    /// manual one and move it past a refresh token's term or a lockout).
+    pub clock: Clock,
 }
 
 impl Config {
@@ -27,6 +32,7 @@ impl Config {
             store,
             sign_in_limits: SignInLimitsConfig::default(),
             refresh_ttl: DEFAULT_REFRESH_TTL,
+            clock: Clock::system(),
         }
     }
 }

@@ -21,7 +21,7 @@ pub enum SignInLimit {
 
 /// Why a refresh token is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RefreshRefusal {
+pub enum RefreshError {
     /// Not a token this service issued (or malformed).
     Unknown,
     /// Past its expiry.
@@ -34,7 +34,7 @@ pub enum RefreshRefusal {
 
 /// A refusal or failure of the accounts service.
 #[derive(Debug, thiserror::Error)]
-pub enum AccountsError {
+pub enum ServiceError {
     #[error(
         "username: must be {MIN_USERNAME_CHARS} to {MAX_USERNAME_CHARS} characters of a-z, 0-9 and _"
     )]
@@ -68,7 +68,7 @@ pub enum AccountsError {
         retry_after: Duration,
     },
     #[error("{}", refresh_message(*.0))]
-    Refresh(RefreshRefusal),
+    Refresh(RefreshError),
     #[error("no account for player {0}")]
     NoAccount(String),
     #[error("the account database is unavailable: retry later")]
@@ -89,58 +89,58 @@ fn locked_message(limit: SignInLimit, retry_after: Duration) -> String {
     }
 }
 
-fn refresh_message(refusal: RefreshRefusal) -> &'static str {
+fn refresh_message(refusal: RefreshError) -> &'static str {
     match refusal {
-        RefreshRefusal::Unknown => "refresh_token: not a valid refresh token",
-        RefreshRefusal::Expired => "refresh_token: expired, sign in again",
-        RefreshRefusal::Revoked => "refresh_token: the session was signed out, sign in again",
-        RefreshRefusal::Reused => {
+        RefreshError::Unknown => "refresh_token: not a valid refresh token",
+        RefreshError::Expired => "refresh_token: expired, sign in again",
+        RefreshError::Revoked => "refresh_token: the session was signed out, sign in again",
+        RefreshError::Reused => {
             "refresh_token: already used; every token of this session is revoked, sign in again"
         }
     }
 }
 
-impl From<StoreError> for AccountsError {
+impl From<StoreError> for ServiceError {
     fn from(error: StoreError) -> Self {
         match error {
-            StoreError::UsernameTaken => AccountsError::UsernameTaken,
-            StoreError::PlayerTaken(player) => AccountsError::AlreadyRegistered(player),
+            StoreError::UsernameTaken => ServiceError::UsernameTaken,
+            StoreError::PlayerTaken(player) => ServiceError::AlreadyRegistered(player),
             StoreError::Unavailable(error) => {
                 tracing::warn!(error = %error, "account database unavailable");
-                AccountsError::Unavailable
+                ServiceError::Unavailable
             }
         }
     }
 }
 
-impl From<AccountsError> for Status {
-    fn from(error: AccountsError) -> Self {
+impl From<ServiceError> for Status {
+    fn from(error: ServiceError) -> Self {
         let status = ErrorStatus::new(DOMAIN_ACCOUNTS, &error);
         match error {
-            AccountsError::BadUsername => status.invalid(reason::INVALID_USERNAME),
-            AccountsError::PasswordTooShort | AccountsError::PasswordTooLong => {
+            ServiceError::BadUsername => status.invalid(reason::INVALID_USERNAME),
+            ServiceError::PasswordTooShort | ServiceError::PasswordTooLong => {
                 status.invalid(reason::INVALID_PASSWORD)
             }
-            AccountsError::BadId(id) => Status::from(id),
-            AccountsError::BadPageToken
-            | AccountsError::BadGame(_)
-            | AccountsError::BadClientAddress => status.invalid(reason::INVALID_FIELD),
-            AccountsError::UsernameTaken => {
+            ServiceError::BadId(id) => Status::from(id),
+            ServiceError::BadPageToken
+            | ServiceError::BadGame(_)
+            | ServiceError::BadClientAddress => status.invalid(reason::INVALID_FIELD),
+            ServiceError::UsernameTaken => {
                 status.refuse(Code::AlreadyExists, reason::USERNAME_TAKEN)
             }
-            AccountsError::AlreadyRegistered(_) => {
+            ServiceError::AlreadyRegistered(_) => {
                 status.refuse(Code::AlreadyExists, reason::ALREADY_REGISTERED)
             }
-            AccountsError::WrongCredentials => {
+            ServiceError::WrongCredentials => {
                 status.refuse(Code::Unauthenticated, reason::WRONG_CREDENTIALS)
             }
-            AccountsError::Refresh(RefreshRefusal::Reused) => {
+            ServiceError::Refresh(RefreshError::Reused) => {
                 status.refuse(Code::Unauthenticated, reason::REFRESH_REUSED)
             }
-            AccountsError::Refresh(_) => {
+            ServiceError::Refresh(_) => {
                 status.refuse(Code::Unauthenticated, reason::REFRESH_INVALID)
             }
-            AccountsError::Locked { limit, retry_after } => status.refuse_with(
+            ServiceError::Locked { limit, retry_after } => status.refuse_with(
                 Code::ResourceExhausted,
                 reason::SIGN_IN_LOCKED,
                 &[
@@ -158,12 +158,12 @@ impl From<AccountsError> for Status {
                     ),
                 ],
             ),
-            AccountsError::NoAccount(_) => status.refuse(Code::NotFound, reason::ACCOUNT_NOT_FOUND),
-            AccountsError::NoArchivedGame(_) => {
+            ServiceError::NoAccount(_) => status.refuse(Code::NotFound, reason::ACCOUNT_NOT_FOUND),
+            ServiceError::NoArchivedGame(_) => {
                 status.refuse(Code::NotFound, reason::ARCHIVED_GAME_NOT_FOUND)
             }
-            AccountsError::Unavailable => status.refuse(Code::Unavailable, reason::UNAVAILABLE),
-            AccountsError::Internal => status.internal(),
+            ServiceError::Unavailable => status.refuse(Code::Unavailable, reason::UNAVAILABLE),
+            ServiceError::Internal => status.internal(),
         }
     }
 }

@@ -51,8 +51,13 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let limits = limits::SignInLimits::new(config.sign_in_limits);
-    let service = AccountsService::new(config.store, limits.clone(), config.refresh_ttl);
+    let limits = limits::SignInLimits::new(config.sign_in_limits, config.clock.clone());
+    let service = AccountsService::new(
+        config.store,
+        limits.clone(),
+        config.refresh_ttl,
+        config.clock,
+    );
     service.prepare().await?;
     let stopping = CancellationToken::new();
     // Dropped when `run` returns, so the trimming task cannot outlive the server.

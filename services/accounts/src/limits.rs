@@ -7,6 +7,9 @@
 //! that finds the bucket empty locks the key until the bucket has a cell again. While locked,
 //! sign-ins for the key are refused before the password is checked (RESOURCE_EXHAUSTED names
 //! the limit and the wait), so a locked key costs no hashing.
+//!
+//! The buckets and locks run on the service's [`Clock`], so a test clock drives a lockout's
+//! end like every other expiry (ARCHITECTURE.md, Time).
 
 use std::{
     collections::HashMap,
@@ -16,11 +19,12 @@ use std::{
 };
 
 use governor::{
-    DefaultKeyedRateLimiter, Quota, RateLimiter,
-    clock::{Clock, QuantaInstant, Reference},
+    Quota, RateLimiter, clock::Reference, middleware::NoOpMiddleware, nanos::Nanos,
+    state::keyed::DefaultKeyedStateStore,
 };
+use ludus_clock::Clock;
 
-use crate::error::{AccountsError, SignInLimit};
+use crate::error::{ServiceError, SignInLimit};
 
 /// Failed sign-ins one username may take in a burst.
 pub const USERNAME_BURST: u32 = 5;
@@ -51,33 +55,50 @@ impl Default for SignInLimitsConfig {
     }
 }
 
+/// governor reads the time through this: Unix time from the service's [`Clock`], in the
+/// nanoseconds governor counts in.
+#[derive(Clone, Debug)]
+struct LimitClock(Clock);
+
+impl governor::clock::Clock for LimitClock {
+    type Instant = Nanos;
+
+    fn now(&self) -> Nanos {
+        Nanos::from(self.0.now_ms().saturating_mul(1_000_000))
+    }
+}
+
 #[derive(Debug)]
 struct FailureLimit {
     kind: SignInLimit,
-    buckets: DefaultKeyedRateLimiter<String>,
-    locked_until: Mutex<HashMap<String, QuantaInstant>>,
+    buckets: RateLimiter<String, DefaultKeyedStateStore<String>, LimitClock, NoOpMiddleware<Nanos>>,
+    locked_until: Mutex<HashMap<String, Nanos>>,
 }
 
 impl FailureLimit {
-    fn new(kind: SignInLimit, burst: u32, period: Duration) -> Self {
+    fn new(kind: SignInLimit, burst: u32, period: Duration, clock: Clock) -> Self {
         let quota = Quota::with_period(period.max(Duration::from_millis(1)))
             .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
             .allow_burst(NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN));
         FailureLimit {
             kind,
-            buckets: RateLimiter::keyed(quota),
+            buckets: RateLimiter::dashmap_with_clock(quota, LimitClock(clock)),
             locked_until: Mutex::default(),
         }
     }
 
-    fn check(&self, key: &str) -> Result<(), AccountsError> {
-        let now = self.buckets.clock().now();
+    fn now(&self) -> Nanos {
+        governor::clock::Clock::now(self.buckets.clock())
+    }
+
+    fn check(&self, key: &str) -> Result<(), ServiceError> {
+        let now = self.now();
         let mut locked = self
             .locked_until
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         match locked.get(key) {
-            Some(until) if *until > now => Err(AccountsError::Locked {
+            Some(until) if *until > now => Err(ServiceError::Locked {
                 limit: self.kind,
                 retry_after: until.duration_since(now).into(),
             }),
@@ -102,7 +123,7 @@ impl FailureLimit {
     fn forget_idle(&self) {
         self.buckets.retain_recent();
         self.buckets.shrink_to_fit();
-        let now = self.buckets.clock().now();
+        let now = self.now();
         let mut locked = self
             .locked_until
             .lock()
@@ -120,29 +141,32 @@ pub struct SignInLimits {
 
 impl Default for SignInLimits {
     fn default() -> Self {
-        SignInLimits::new(SignInLimitsConfig::default())
+        SignInLimits::new(SignInLimitsConfig::default(), Clock::system())
     }
 }
 
 impl SignInLimits {
-    pub fn new(config: SignInLimitsConfig) -> Self {
+    /// The limits of `config`, timed by `clock`.
+    pub fn new(config: SignInLimitsConfig, clock: Clock) -> Self {
         SignInLimits {
             username: Arc::new(FailureLimit::new(
                 SignInLimit::Username,
                 config.username_burst,
                 config.username_period,
+                clock.clone(),
             )),
             address: Arc::new(FailureLimit::new(
                 SignInLimit::Address,
                 config.address_burst,
                 config.address_period,
+                clock,
             )),
         }
     }
 
     /// RESOURCE_EXHAUSTED when the address or the username is locked. An empty address
     /// (unknown) is limited per username only.
-    pub fn check(&self, username: &str, address: &str) -> Result<(), AccountsError> {
+    pub fn check(&self, username: &str, address: &str) -> Result<(), ServiceError> {
         if !address.is_empty() {
             self.address.check(address)?;
         }
@@ -170,12 +194,15 @@ mod tests {
     use super::*;
 
     fn limits(username_burst: u32, address_burst: u32) -> SignInLimits {
-        SignInLimits::new(SignInLimitsConfig {
-            username_burst,
-            username_period: Duration::from_secs(3600),
-            address_burst,
-            address_period: Duration::from_secs(3600),
-        })
+        SignInLimits::new(
+            SignInLimitsConfig {
+                username_burst,
+                username_period: Duration::from_secs(3600),
+                address_burst,
+                address_period: Duration::from_secs(3600),
+            },
+            Clock::system(),
+        )
     }
 
     #[test]
@@ -188,7 +215,7 @@ mod tests {
         let refused = limits.check("ann", "10.9.9.9").unwrap_err();
         assert!(matches!(
             refused,
-            AccountsError::Locked {
+            ServiceError::Locked {
                 limit: SignInLimit::Username,
                 ..
             }
@@ -212,7 +239,7 @@ mod tests {
         let refused = limits.check("zed", "10.0.0.66").unwrap_err();
         assert!(matches!(
             refused,
-            AccountsError::Locked {
+            ServiceError::Locked {
                 limit: SignInLimit::Address,
                 ..
             }
@@ -224,6 +251,32 @@ mod tests {
         assert!(
             limits.check("a1", "10.0.0.7").is_ok(),
             "the sprayed names are not locked"
+        );
+    }
+
+    #[test]
+    fn a_lockout_ends_when_the_given_clock_passes_it() {
+        let manual = ludus_clock::ManualClock::starting_now();
+        let config = SignInLimitsConfig {
+            username_burst: 1,
+            username_period: Duration::from_secs(30),
+            address_burst: 100,
+            address_period: Duration::from_secs(3600),
+        };
+        let limits = SignInLimits::new(config, manual.clock());
+        limits.fail("ann", "10.0.0.1");
+        limits.fail("ann", "10.0.0.1");
+        let Err(ServiceError::Locked { retry_after, .. }) = limits.check("ann", "10.0.0.1") else {
+            panic!("two failures past a burst of one lock the username");
+        };
+        assert!(retry_after <= Duration::from_secs(30), "{retry_after:?}");
+        // Real time does not end it: only the service's clock does.
+        manual.advance(retry_after - Duration::from_millis(1));
+        assert!(limits.check("ann", "10.0.0.1").is_err(), "still locked");
+        manual.advance(Duration::from_millis(1));
+        assert!(
+            limits.check("ann", "10.0.0.1").is_ok(),
+            "the lockout is over"
         );
     }
 

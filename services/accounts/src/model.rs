@@ -10,7 +10,7 @@ use ludus_proto::pb;
 use rand::RngExt;
 use sha2::{Digest, Sha256};
 
-use crate::error::AccountsError;
+use crate::error::ServiceError;
 
 pub const MIN_USERNAME_CHARS: usize = 3;
 pub const MAX_USERNAME_CHARS: usize = 24;
@@ -25,7 +25,7 @@ pub struct Username(String);
 
 impl Username {
     /// Folds upper case to lower case, then checks the policy.
-    pub fn parse(raw: &str) -> Result<Self, AccountsError> {
+    pub fn parse(raw: &str) -> Result<Self, ServiceError> {
         let folded = raw.to_ascii_lowercase();
         let length = folded.chars().count();
         if !(MIN_USERNAME_CHARS..=MAX_USERNAME_CHARS).contains(&length)
@@ -33,7 +33,7 @@ impl Username {
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
         {
-            return Err(AccountsError::BadUsername);
+            return Err(ServiceError::BadUsername);
         }
         Ok(Username(folded))
     }
@@ -60,13 +60,13 @@ pub struct Password(String);
 
 impl Password {
     /// Checks the length policy (in characters, so any script counts fairly).
-    pub fn parse(raw: String) -> Result<Self, AccountsError> {
+    pub fn parse(raw: String) -> Result<Self, ServiceError> {
         let length = raw.chars().count();
         if length < MIN_PASSWORD_CHARS {
-            return Err(AccountsError::PasswordTooShort);
+            return Err(ServiceError::PasswordTooShort);
         }
         if length > MAX_PASSWORD_CHARS {
-            return Err(AccountsError::PasswordTooLong);
+            return Err(ServiceError::PasswordTooLong);
         }
         Ok(Password(raw))
     }
@@ -85,14 +85,14 @@ impl fmt::Debug for Password {
 /// Trims a display name and checks it against the shared policy
 /// ([`ludus_proto::ids::validate_display_name`]: the same limit the gateway applies at
 /// sign-in, so a name accepted there is never refused here).
-pub fn check_display_name(name: &str) -> Result<String, AccountsError> {
+pub fn check_display_name(name: &str) -> Result<String, ServiceError> {
     let name = name.trim();
     ludus_proto::ids::validate_display_name("display_name", name)?;
     Ok(name.to_owned())
 }
 
 /// Checks a player id passed by the gateway against the shared id policy.
-pub fn check_player_id(id: &str) -> Result<(), AccountsError> {
+pub fn check_player_id(id: &str) -> Result<(), ServiceError> {
     ludus_proto::ids::validate_id("player_id", id)?;
     Ok(())
 }
@@ -207,7 +207,7 @@ mod tests {
     fn passwords_are_8_to_128_characters() {
         assert!(matches!(
             Password::parse("1234567".into()),
-            Err(AccountsError::PasswordTooShort)
+            Err(ServiceError::PasswordTooShort)
         ));
         assert!(Password::parse("12345678".into()).is_ok());
         assert!(
@@ -216,7 +216,7 @@ mod tests {
         );
         assert!(matches!(
             Password::parse("x".repeat(129)),
-            Err(AccountsError::PasswordTooLong)
+            Err(ServiceError::PasswordTooLong)
         ));
     }
 

@@ -11,7 +11,7 @@ use argon2::{
 };
 use tokio::sync::{OnceCell, Semaphore};
 
-use crate::error::AccountsError;
+use crate::error::ServiceError;
 use crate::model::Password;
 
 /// OWASP Password Storage Cheat Sheet, Argon2id: m = 19 MiB, t = 2, p = 1.
@@ -39,18 +39,18 @@ impl Default for Passwords {
     }
 }
 
-fn argon2() -> Result<Argon2<'static>, AccountsError> {
+fn argon2() -> Result<Argon2<'static>, ServiceError> {
     let params = Params::new(MEMORY_KIB, PASSES, LANES, None).map_err(|e| {
         tracing::error!(error = %e, "bad argon2 parameters");
-        AccountsError::Internal
+        ServiceError::Internal
     })?;
     Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
 }
 
-fn hash_blocking(password: &Password) -> Result<String, AccountsError> {
+fn hash_blocking(password: &Password) -> Result<String, ServiceError> {
     let hash: PasswordHash = argon2()?.hash_password(password.as_bytes()).map_err(|e| {
         tracing::error!(error = %e, "password hashing failed");
-        AccountsError::Internal
+        ServiceError::Internal
     })?;
     Ok(hash.to_string())
 }
@@ -72,19 +72,19 @@ impl Passwords {
     async fn blocking<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, AccountsError> {
+    ) -> Result<T, ServiceError> {
         let _permit = self
             .permits
             .acquire()
             .await
-            .map_err(|_| AccountsError::Internal)?;
+            .map_err(|_| ServiceError::Internal)?;
         tokio::task::spawn_blocking(work)
             .await
-            .map_err(|_| AccountsError::Internal)
+            .map_err(|_| ServiceError::Internal)
     }
 
     /// The PHC string of `password` with a fresh salt.
-    pub async fn hash(&self, password: Password) -> Result<String, AccountsError> {
+    pub async fn hash(&self, password: Password) -> Result<String, ServiceError> {
         self.blocking(move || hash_blocking(&password)).await?
     }
 
@@ -94,7 +94,7 @@ impl Passwords {
         &self,
         password: Password,
         stored: Option<String>,
-    ) -> Result<bool, AccountsError> {
+    ) -> Result<bool, ServiceError> {
         match stored {
             Some(phc) => {
                 self.blocking(move || verify_blocking(&password, &phc))
@@ -111,11 +111,11 @@ impl Passwords {
 
     /// Computes the dummy hash now (the server calls it before serving), so even the first
     /// unknown-username sign-in costs one verification, like a wrong password.
-    pub async fn prepare(&self) -> Result<(), AccountsError> {
+    pub async fn prepare(&self) -> Result<(), ServiceError> {
         self.dummy().await.map(drop)
     }
 
-    async fn dummy(&self) -> Result<String, AccountsError> {
+    async fn dummy(&self) -> Result<String, ServiceError> {
         self.dummy
             .get_or_try_init(|| async {
                 let filler = Password::parse(crate::model::RefreshToken::generate().into_string())?;

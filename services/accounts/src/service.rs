@@ -2,13 +2,14 @@
 //! account reads, and the archive of finished games (record, list, read, count), over
 //! [`AccountStore`].
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
+use ludus_clock::Clock;
 use ludus_proto::pb::{self, accounts_server::Accounts};
 use tonic::{Request, Response, Status};
 
 use crate::archive::{self, PageCursor, SeatResult};
-use crate::error::{AccountsError, RefreshRefusal};
+use crate::error::{RefreshError, ServiceError};
 use crate::limits::SignInLimits;
 use crate::model::{
     self, Account, GUEST_PREFIX, Password, RefreshToken, Username, check_display_name,
@@ -29,12 +30,8 @@ pub struct AccountsService {
     passwords: Passwords,
     limits: SignInLimits,
     refresh_ttl: Duration,
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    /// Session terms start and end on it.
+    clock: Clock,
 }
 
 fn duration_ms(d: Duration) -> i64 {
@@ -42,17 +39,28 @@ fn duration_ms(d: Duration) -> i64 {
 }
 
 impl AccountsService {
-    pub fn new(store: AccountStore, limits: SignInLimits, refresh_ttl: Duration) -> Self {
+    pub fn new(
+        store: AccountStore,
+        limits: SignInLimits,
+        refresh_ttl: Duration,
+        clock: Clock,
+    ) -> Self {
         AccountsService {
             store,
             passwords: Passwords::default(),
             limits,
             refresh_ttl,
+            clock,
         }
     }
 
+    /// Unix ms on the service's clock, as the SQL rows keep it.
+    fn now_ms(&self) -> i64 {
+        i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX)
+    }
+
     /// Work done once before serving (the dummy password hash).
-    pub async fn prepare(&self) -> Result<(), AccountsError> {
+    pub async fn prepare(&self) -> Result<(), ServiceError> {
         self.passwords.prepare().await
     }
 
@@ -84,7 +92,7 @@ impl AccountsService {
     async fn create_account(
         &self,
         request: pb::CreateAccountRequest,
-    ) -> Result<pb::AccountSessionGrant, AccountsError> {
+    ) -> Result<pb::AccountSessionGrant, ServiceError> {
         let username = Username::parse(&request.username)?;
         let password = Password::parse(request.password)?;
         let display_name = check_display_name(&request.display_name)?;
@@ -93,20 +101,20 @@ impl AccountsService {
         } else {
             check_player_id(&request.guest_player_id)?;
             if !request.guest_player_id.starts_with(GUEST_PREFIX) {
-                return Err(AccountsError::AlreadyRegistered(request.guest_player_id));
+                return Err(ServiceError::AlreadyRegistered(request.guest_player_id));
             }
             request.guest_player_id
         };
         // Cheap refusals before the expensive hash (a taken name is re-checked by the
         // unique key when inserting, which settles races).
         if self.store.credentials(&username).await?.is_some() {
-            return Err(AccountsError::UsernameTaken);
+            return Err(ServiceError::UsernameTaken);
         }
         if self.store.account(&player_id).await?.is_some() {
-            return Err(AccountsError::AlreadyRegistered(player_id));
+            return Err(ServiceError::AlreadyRegistered(player_id));
         }
         let password_hash = self.passwords.hash(password).await?;
-        let now = now_ms();
+        let now = self.now_ms();
         let account = Account {
             player_id,
             username,
@@ -124,9 +132,9 @@ impl AccountsService {
     async fn sign_in(
         &self,
         request: pb::AccountsSignInRequest,
-    ) -> Result<pb::AccountSessionGrant, AccountsError> {
+    ) -> Result<pb::AccountSessionGrant, ServiceError> {
         if request.client_address.len() > MAX_CLIENT_ADDRESS_LEN {
-            return Err(AccountsError::BadClientAddress);
+            return Err(ServiceError::BadClientAddress);
         }
         let address = request.client_address;
         // A name that cannot exist and an oversized password fail like a wrong password for
@@ -156,9 +164,9 @@ impl AccountsService {
             self.limits.fail(username.as_str(), &address);
             // No username in the log: people type passwords into the username field.
             tracing::info!("sign-in refused");
-            return Err(AccountsError::WrongCredentials);
+            return Err(ServiceError::WrongCredentials);
         };
-        let (token, session) = self.new_session(now_ms());
+        let (token, session) = self.new_session(self.now_ms());
         self.store
             .open_session(&credentials.account.player_id, &session)
             .await?;
@@ -173,11 +181,11 @@ impl AccountsService {
     async fn refresh(
         &self,
         request: pb::AccountsRefreshRequest,
-    ) -> Result<pb::AccountSessionGrant, AccountsError> {
+    ) -> Result<pb::AccountSessionGrant, ServiceError> {
         let presented = RefreshToken::parse(request.refresh_token)
-            .ok_or(AccountsError::Refresh(RefreshRefusal::Unknown))?;
+            .ok_or(ServiceError::Refresh(RefreshError::Unknown))?;
         let next = RefreshToken::generate();
-        let now = now_ms();
+        let now = self.now_ms();
         let expires_at_ms = now.saturating_add(duration_ms(self.refresh_ttl));
         let rotation = self
             .store
@@ -185,57 +193,57 @@ impl AccountsService {
             .await?;
         let player_id = match rotation {
             Rotation::Rotated { player_id } => player_id,
-            Rotation::Unknown => return Err(AccountsError::Refresh(RefreshRefusal::Unknown)),
-            Rotation::Expired => return Err(AccountsError::Refresh(RefreshRefusal::Expired)),
-            Rotation::Revoked => return Err(AccountsError::Refresh(RefreshRefusal::Revoked)),
+            Rotation::Unknown => return Err(ServiceError::Refresh(RefreshError::Unknown)),
+            Rotation::Expired => return Err(ServiceError::Refresh(RefreshError::Expired)),
+            Rotation::Revoked => return Err(ServiceError::Refresh(RefreshError::Revoked)),
             Rotation::Reused => {
                 tracing::warn!("a spent refresh token was presented again: its session is revoked");
-                return Err(AccountsError::Refresh(RefreshRefusal::Reused));
+                return Err(ServiceError::Refresh(RefreshError::Reused));
             }
         };
         let account = self
             .store
             .account(&player_id)
             .await?
-            .ok_or(AccountsError::NoAccount(player_id))?;
+            .ok_or(ServiceError::NoAccount(player_id))?;
         Ok(Self::grant(account, next, expires_at_ms))
     }
 
     async fn sign_out(
         &self,
         request: pb::AccountsSignOutRequest,
-    ) -> Result<pb::AccountsSignOutResponse, AccountsError> {
+    ) -> Result<pb::AccountsSignOutResponse, ServiceError> {
         let presented = RefreshToken::parse(request.refresh_token)
-            .ok_or(AccountsError::Refresh(RefreshRefusal::Unknown))?;
+            .ok_or(ServiceError::Refresh(RefreshError::Unknown))?;
         let player_id = self
             .store
-            .revoke_family_of(&presented.digest(), now_ms())
+            .revoke_family_of(&presented.digest(), self.now_ms())
             .await?
-            .ok_or(AccountsError::Refresh(RefreshRefusal::Unknown))?;
+            .ok_or(ServiceError::Refresh(RefreshError::Unknown))?;
         tracing::info!(player_id = %player_id, "account signed out");
         Ok(pb::AccountsSignOutResponse { player_id })
     }
 
-    async fn get_account(&self, player_id: String) -> Result<pb::Account, AccountsError> {
+    async fn get_account(&self, player_id: String) -> Result<pb::Account, ServiceError> {
         check_player_id(&player_id)?;
         self.store
             .account(&player_id)
             .await?
             .map(Into::into)
-            .ok_or(AccountsError::NoAccount(player_id))
+            .ok_or(ServiceError::NoAccount(player_id))
     }
 
     async fn update_account(
         &self,
         request: pb::UpdateAccountRequest,
-    ) -> Result<pb::Account, AccountsError> {
+    ) -> Result<pb::Account, ServiceError> {
         check_player_id(&request.player_id)?;
         let display_name = check_display_name(&request.display_name)?;
         self.store
             .set_display_name(&request.player_id, &display_name)
             .await?
             .map(Into::into)
-            .ok_or(AccountsError::NoAccount(request.player_id))
+            .ok_or(ServiceError::NoAccount(request.player_id))
     }
 }
 
@@ -243,12 +251,12 @@ impl AccountsService {
     async fn record_game(
         &self,
         request: pb::RecordGameRequest,
-    ) -> Result<pb::RecordGameResponse, AccountsError> {
-        let game = request.game.ok_or(AccountsError::BadGame("required"))?;
+    ) -> Result<pb::RecordGameResponse, ServiceError> {
+        let game = request.game.ok_or(ServiceError::BadGame("required"))?;
         ludus_proto::ids::validate_id("game.game_id", &game.game_id)?;
         ludus_proto::ids::validate_ruleset("game.ruleset", &game.ruleset)?;
         if game.seats.is_empty() {
-            return Err(AccountsError::BadGame("seats: a finished game has players"));
+            return Err(ServiceError::BadGame("seats: a finished game has players"));
         }
         let mut seats = Vec::with_capacity(game.seats.len());
         for seat in &game.seats {
@@ -267,7 +275,7 @@ impl AccountsService {
     async fn list_player_games(
         &self,
         request: pb::ListPlayerGamesRequest,
-    ) -> Result<pb::ListPlayerGamesResponse, AccountsError> {
+    ) -> Result<pb::ListPlayerGamesResponse, ServiceError> {
         check_player_id(&request.player_id)?;
         let limit = match request.limit {
             0 => archive::DEFAULT_PAGE,
@@ -298,17 +306,17 @@ impl AccountsService {
         })
     }
 
-    async fn get_archived_game(&self, game_id: String) -> Result<pb::ArchivedGame, AccountsError> {
+    async fn get_archived_game(&self, game_id: String) -> Result<pb::ArchivedGame, ServiceError> {
         ludus_proto::ids::validate_id("game_id", &game_id)?;
         let record = self
             .store
             .archived_game(&game_id)
             .await?
-            .ok_or(AccountsError::NoArchivedGame(game_id))?;
+            .ok_or(ServiceError::NoArchivedGame(game_id))?;
         archive::decode_record(&record)
     }
 
-    async fn game_counts(&self, player_id: String) -> Result<pb::GameCounts, AccountsError> {
+    async fn game_counts(&self, player_id: String) -> Result<pb::GameCounts, ServiceError> {
         check_player_id(&player_id)?;
         let (played, won, drawn) = self.store.game_counts(&player_id).await?;
         Ok(pb::GameCounts { played, won, drawn })

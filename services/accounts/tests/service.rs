@@ -8,6 +8,7 @@ use ludus_accounts::{
     limits::SignInLimitsConfig,
     testing::{PostgresServer, SqliteFile},
 };
+use ludus_clock::{Clock, ManualClock};
 use ludus_proto::pb::{self, accounts_client::AccountsClient};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -37,9 +38,19 @@ fn limits(username_burst: u32, address_burst: u32) -> SignInLimitsConfig {
 }
 
 async fn serve(url: &str, limits: SignInLimitsConfig, sqlite: Option<SqliteFile>) -> Server {
+    serve_on(url, limits, sqlite, Clock::system()).await
+}
+
+async fn serve_on(
+    url: &str,
+    limits: SignInLimitsConfig,
+    sqlite: Option<SqliteFile>,
+    clock: Clock,
+) -> Server {
     let store = AccountStore::connect(url).await.expect("open the database");
     let mut config = Config::new(store);
     config.sign_in_limits = limits;
+    config.clock = clock;
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
     let stop = CancellationToken::new();
@@ -141,6 +152,55 @@ async fn register_sign_in_rotate_and_sign_out() {
         .refresh(refresh(&created.refresh_token))
         .await
         .expect("the registration's session is untouched");
+}
+
+/// Session terms and lockouts run on the clock accounts is given, not on the Unix clock it
+/// would otherwise read: moving a test clock ends them (ARCHITECTURE.md, Time).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_clock_drives_session_expiry_and_lockouts() {
+    let manual = ManualClock::starting_now();
+    let file = SqliteFile::new().expect("temp dir");
+    let mut server = serve_on(&file.url(), limits(1, 100), Some(file), manual.clock()).await;
+    let client = &mut server.client;
+    let created = client
+        .create_account(register("ann", "correct horse"))
+        .await
+        .expect("register")
+        .into_inner();
+    assert_eq!(
+        created.refresh_expires_at_unix_ms,
+        i64::try_from(manual.clock().now_ms()).unwrap()
+            + i64::try_from(ludus_accounts::service::DEFAULT_REFRESH_TTL.as_millis()).unwrap(),
+        "the term starts on the given clock"
+    );
+    let rotated = client
+        .refresh(refresh(&created.refresh_token))
+        .await
+        .expect("within its term")
+        .into_inner();
+    manual.advance(ludus_accounts::service::DEFAULT_REFRESH_TTL);
+    let expired = client
+        .refresh(refresh(&rotated.refresh_token))
+        .await
+        .unwrap_err();
+    assert_eq!(expired.code(), Code::Unauthenticated, "{expired:?}");
+
+    // Two wrong passwords past a burst of one lock the username for an hour of that clock.
+    for _ in 0..2 {
+        let _ = client
+            .sign_in(sign_in("ann", "guess guess", "10.0.0.1"))
+            .await;
+    }
+    let locked = client
+        .sign_in(sign_in("ann", "correct horse", "10.0.0.1"))
+        .await
+        .unwrap_err();
+    assert_eq!(locked.code(), Code::ResourceExhausted);
+    manual.advance(LONG);
+    client
+        .sign_in(sign_in("ann", "correct horse", "10.0.0.1"))
+        .await
+        .expect("the lockout ended with the clock");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

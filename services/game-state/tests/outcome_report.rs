@@ -24,10 +24,7 @@ async fn seq_of(service: &GameStateService, game_id: &str) -> u64 {
 
 /// Now, in Unix ms (the service runs on the system clock).
 fn now_ms() -> i64 {
-    let since_epoch = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("after 1970");
-    i64::try_from(since_epoch.as_millis()).expect("ms fit")
+    i64::try_from(ludus_store::Clock::system().now_ms()).expect("ms fit")
 }
 
 async fn report(

@@ -96,6 +96,9 @@ pub struct Config {
     pub ticket_lease: Duration,
     /// How long a proposed table waits for every seat's confirmation.
     pub confirm_window: Duration,
+    /// Ticket leases and confirmation windows run on it ([`Clock::system`], also in tests
+    /// that move `clock`: moving game time must not make every waiting ticket lapse).
+    pub lease_clock: Clock,
 }
 
 impl Config {
@@ -115,6 +118,7 @@ impl Config {
             clock: Clock::system(),
             ticket_lease: matcher::DEFAULT_TICKET_LEASE,
             confirm_window: matcher::DEFAULT_CONFIRM_WINDOW,
+            lease_clock: Clock::system(),
         }
     }
 
@@ -155,7 +159,8 @@ pub async fn run(
     .rating_window(config.rating_window)
     .clock(config.clock)
     .ticket_lease(config.ticket_lease)
-    .confirm_window(config.confirm_window);
+    .confirm_window(config.confirm_window)
+    .lease_clock(config.lease_clock);
     let queues_for_counts = queues.clone();
     // Subscribed before serving, so no watch can miss a notice published after its read.
     let settled = queues.subscribe_settled().await?;

@@ -100,6 +100,7 @@ async fn main() -> anyhow::Result<()> {
         clock: ludus_store::Clock::system(),
         ticket_lease: Duration::from_secs(args.ticket_lease_seconds.max(1)),
         confirm_window: Duration::from_millis(args.confirm_window_ms.max(1)),
+        lease_clock: ludus_store::Clock::system(),
     };
     let listener = ludus_server::listen("matchmaking", &args.listen).await?;
     ludus_matchmaking::run(config, listener, ludus_server::shutdown_signal()).await

@@ -83,6 +83,10 @@ pub struct Matcher {
     ticket_lease: Duration,
     /// How long a proposed table waits for its confirmations.
     confirm_window: Duration,
+    /// Ticket leases and confirmation windows run on it: they say whether a process or a
+    /// player is still there, so it stays the system's while a test moves the game clock
+    /// (advancing that must not make every ticket lapse); a test of lapses passes its own.
+    lease_clock: Clock,
 }
 
 /// How long a proposed table waits for every seat's confirmation before its tickets go back
@@ -96,14 +100,6 @@ pub const DEFAULT_CONFIRM_WINDOW: Duration = Duration::from_secs(3);
 /// longer than the gateway's re-watch patience after a replica's death (5 s), so a dead
 /// replica costs nobody their ticket.
 pub const DEFAULT_TICKET_LEASE: Duration = Duration::from_secs(10);
-
-/// The system clock in Unix ms. Ticket leases say whether a process still waits on a ticket:
-/// real time, never a test's manual clock (advancing it must not make every ticket lapse).
-pub fn system_now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
 
 impl Matcher {
     /// A matcher over `queues` that creates games on `game_state`; `wake` cuts the wait
@@ -127,7 +123,14 @@ impl Matcher {
             clock: Clock::system(),
             ticket_lease: DEFAULT_TICKET_LEASE,
             confirm_window: DEFAULT_CONFIRM_WINDOW,
+            lease_clock: Clock::system(),
         }
+    }
+
+    /// The clock ticket leases and confirmation windows run on.
+    pub fn lease_clock(mut self, clock: Clock) -> Self {
+        self.lease_clock = clock;
+        self
     }
 
     /// How long a proposed table waits for its confirmations.
@@ -152,7 +155,7 @@ impl Matcher {
         };
         let confirmation = self
             .queues
-            .confirm_read(proposed, game_id, system_now_ms())
+            .confirm_read(proposed, game_id, self.lease_clock.now_ms())
             .await?;
         let status = match confirmation {
             Confirmation::Waiting => TicketStatus::Proposed {
@@ -192,7 +195,9 @@ impl Matcher {
     /// Renews `ticket`'s lease from now; a failure is logged (the next renewal retries; a
     /// lapse costs the player their ticket, which their client sees as a cancel).
     pub async fn keep_alive(&self, ticket: &Ticket) {
-        let until = system_now_ms()
+        let until = self
+            .lease_clock
+            .now_ms()
             .saturating_add(u64::try_from(self.ticket_lease.as_millis()).unwrap_or(u64::MAX));
         if let Err(error) = self
             .queues
@@ -213,7 +218,7 @@ impl Matcher {
     ) -> Result<Vec<Ticket>, ServiceError> {
         let ids: Vec<&str> = tickets.iter().map(|t| t.ticket_id.as_str()).collect();
         let ends = self.queues.lease_ends(queue, &ids).await?;
-        let now = system_now_ms();
+        let now = self.lease_clock.now_ms();
         let mut live = Vec::with_capacity(tickets.len());
         let mut dropped = Vec::new();
         for (ticket, end) in tickets.into_iter().zip(ends) {
@@ -298,7 +303,10 @@ impl Matcher {
             return Ok(());
         }
         // Proposals nobody completed in time go back first, so their tickets sit again now.
-        let requeued = self.queues.expire_proposals(queue, system_now_ms()).await?;
+        let requeued = self
+            .queues
+            .expire_proposals(queue, self.lease_clock.now_ms())
+            .await?;
         if !requeued.is_empty() {
             tracing::info!(
                 queue,
@@ -352,7 +360,9 @@ impl Matcher {
                     Ok(TableProposal { claim, confirmed })
                 })
                 .collect::<Result<Vec<_>, ServiceError>>()?;
-            let deadline = system_now_ms()
+            let deadline = self
+                .lease_clock
+                .now_ms()
                 .saturating_add(u64::try_from(self.confirm_window.as_millis()).unwrap_or(u64::MAX));
             let outcomes = self
                 .queues

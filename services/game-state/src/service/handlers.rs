@@ -496,6 +496,7 @@ impl GameStateService {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(pb::ReadEventsResponse {
+            more: events.len() >= limit as usize,
             events,
             last_seq: record.seq.max(stored.last().map_or(0, |e| e.seq)),
         })
