@@ -33,7 +33,7 @@ use tracing::Instrument;
 pub use analysis::{DEFAULT_ANALYSIS_MS, MAX_ANALYSIS_MS, MAX_CONCURRENT_ANALYSES};
 pub use clock::AUTOPLAY_DELAY_MS;
 use clock::turn_timer_key;
-pub use computer::{BOT_ID_PREFIX, CARO_TAKE_BACKS, UndoPoint};
+pub use computer::{BOT_ID_PREFIX, UndoPoint};
 pub use handlers::FINISHING_COMMIT_PATIENCE_MS;
 pub use live_cache::{DEFAULT_LIVE_CACHE_GAMES, LiveCache};
 

@@ -8,7 +8,7 @@
 //! and on any replica, and a timer whose commit never landed (armed before it, on a Redis
 //! Cluster) names a stale turn and does nothing.
 
-use ludus_catalog::{GameKind, seat_u32};
+use ludus_catalog::seat_u32;
 use ludus_proto::pb;
 use ludus_rules::{Level, Seat};
 use serde::{Deserialize, Serialize};
@@ -18,10 +18,6 @@ use crate::error::ServiceError;
 use crate::model::{Loaded, validate_id};
 
 pub use ludus_catalog::bots::BOT_ID_PREFIX;
-
-/// How many of the human's actions can be taken back in a row (C17 says "moves"; M11 only
-/// the last sow). Each undo point is a copy of the game, kept in the live record.
-pub const CARO_TAKE_BACKS: usize = 10;
 
 /// The position before one of the human's actions, kept for a take-back.
 #[derive(Serialize, Deserialize, Debug, Clone)]
@@ -86,15 +82,15 @@ impl Loaded {
     }
 
     /// How many undo points a human action leaves in this game: 0 without a computer or
-    /// where the rules allow no take-back.
+    /// where the rules allow no take-back, else the game's table policy (C17: ten Caro moves;
+    /// M11: the last sow). Each undo point is a copy of the game, kept in the live record.
     fn take_backs_kept(&self) -> usize {
         let levels = self.computer_levels();
         if levels.is_empty() {
             return 0;
         }
         match ludus_catalog::bots::take_back_rule(self.record.kind, &levels) {
-            Ok(_) if self.record.kind == GameKind::Caro => CARO_TAKE_BACKS,
-            Ok(_) => 1,
+            Ok(_) => self.record.kind.table_policy().take_backs,
             Err(_) => 0,
         }
     }
