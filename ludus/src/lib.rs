@@ -38,8 +38,9 @@ pub struct SystemConfig {
     pub gateway: TcpListener,
     /// HS256 secret for session tokens, 32+ bytes.
     pub token_secret: Vec<u8>,
-    /// The Caro quick-match clock (C12: one minute).
-    pub caro_turn: Duration,
+    /// The quick-match clocks (each game's rule unless `--turn-ms` sets it: C12's minute for
+    /// Caro…).
+    pub turn_ms: ludus_matchmaking::QuickMatchClocks,
     /// How long a disconnected player has to come back (C13: one minute).
     pub absence_grace: Duration,
     /// Origins of web pages allowed to call the gateway with grpc-web (CORS).
@@ -134,7 +135,7 @@ impl System {
             backend,
             gateway: gateway_listener,
             token_secret,
-            caro_turn,
+            turn_ms,
             absence_grace,
             cors_origins,
             clock,
@@ -177,7 +178,7 @@ impl System {
         spawn_service(&mut tasks, "ratings", run);
 
         let mut config = ludus_matchmaking::Config::new(backend.clone(), game_state_url.clone());
-        config.caro_turn_ms = u64::try_from(caro_turn.as_millis()).unwrap_or(u64::MAX);
+        config.turn_ms = turn_ms;
         config.ratings_url = Some(ratings_url.clone());
         config.clock = clock.clone();
         let run =

@@ -49,9 +49,10 @@ pub struct ServeArgs {
     /// signs everybody out at restart.
     #[arg(long, env = "LUDUS_TOKEN_SECRET", hide_env_values = true)]
     pub token_secret: Option<String>,
-    /// Seconds per move in Caro quick matches (C12 says 60).
-    #[arg(long, env = "LUDUS_CARO_TURN_SECONDS", default_value_t = 60)]
-    pub caro_turn_seconds: u64,
+    /// Quick-match clocks, milliseconds per turn by game, e.g. `caro=60000,quoridor=30000`;
+    /// a game left out keeps its table policy's clock (the default shown).
+    #[arg(long, env = "LUDUS_TURN_MS", default_value_t = ludus_matchmaking::QuickMatchClocks::default())]
+    pub turn_ms: ludus_matchmaking::QuickMatchClocks,
     /// Seconds a disconnected player has to come back in games with a disconnection rule
     /// (Caro C13 says 60).
     #[arg(long, env = "LUDUS_ABSENCE_GRACE_SECONDS", default_value_t = 60)]
@@ -122,7 +123,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             backend,
             gateway: TcpListener::bind(args.listen).await?,
             token_secret: secret,
-            caro_turn: Duration::from_secs(args.caro_turn_seconds),
+            turn_ms: args.turn_ms,
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
             cors_origins,
             clock: ludus_store::Clock::system(),

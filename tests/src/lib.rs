@@ -168,7 +168,7 @@ pub fn caro_settings() -> pb::GameSettings {
 /// How a test system is set up beyond its store: every test changes at most one or two of
 /// these, so each `Ludus::start_*` names only what it changes.
 struct Setup {
-    caro_turn: Duration,
+    turn_ms: ludus_matchmaking::QuickMatchClocks,
     absence_grace: Duration,
     /// The clock every service reads, when the test moves time itself.
     manual_clock: Option<ManualClock>,
@@ -185,7 +185,7 @@ impl Setup {
     /// SQLite file with the default limits, and the default retention.
     fn new() -> Setup {
         Setup {
-            caro_turn: Duration::from_secs(60),
+            turn_ms: Default::default(),
             absence_grace: Duration::from_secs(60),
             manual_clock: None,
             accounts_db: AccountsDatabase::sqlite(),
@@ -332,7 +332,7 @@ impl Ludus {
 
     async fn start_on(backend: Backend, redis: Option<TestRedis>, setup: Setup) -> Ludus {
         let Setup {
-            caro_turn,
+            turn_ms,
             absence_grace,
             manual_clock,
             accounts_db,
@@ -354,7 +354,7 @@ impl Ludus {
                 backend: backend.clone(),
                 gateway,
                 token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
-                caro_turn,
+                turn_ms,
                 absence_grace,
                 cors_origins: vec![WEB_ORIGIN.to_owned()],
                 clock: manual_clock

@@ -571,10 +571,10 @@ async fn a_timers_replica_killed_with_clocks_armed_loses_no_timeout_and_repeats_
     const GAMES: usize = 10;
     let _alone = one_cluster_at_a_time().await;
     let visibility = TIMER_VISIBILITY_S.to_string();
-    let turn = SHORT_TURN_MS.to_string();
+    let turn = format!("caro={SHORT_TURN_MS}");
     let spec = ClusterSpec::default()
         .flags(Role::Timers, &["--visibility-seconds", &visibility])
-        .flags(Role::Matchmaking, &["--caro-turn-ms", &turn]);
+        .flags(Role::Matchmaking, &["--turn-ms", &turn]);
     let mut cluster = Cluster::start(spec).await;
     let gateways = [cluster.gateway(0), cluster.gateway(1)];
     // Matched one pair at a time: the deadlines spread over the time that takes, so some
@@ -1204,7 +1204,7 @@ async fn ten_thousand_tickets_on_three_matchmaking_replicas_one_killed_seat_ever
         )
         .flags(
             Role::Matchmaking,
-            &["--caro-turn-ms", "600000", "--quoridor-turn-ms", "90000"],
+            &["--turn-ms", "caro=600000,quoridor=90000"],
         );
     // Matchmaking at scale, not durability (the Redis scenario fsyncs every write): the AOF
     // fsyncs once a second, as the deploy recommends.

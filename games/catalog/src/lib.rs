@@ -10,8 +10,9 @@
 //! - [`hosting`]: one object-safe interface over every game's rules ([`LiveGame`]), built
 //!   from each game's proto mapping ([`Hosting`]) by [`Hosted`]; [`setup`] and [`load`].
 //! - [`games`]: each game's proto mapping: options, actions, views, rule-set names.
-//! - [`policy`]: each game's [`TablePolicy`] (seats, clocks, rating), rating pools and
-//!   quick-match queues ([`QuickMatch`], [`QuickMatchClocks`]).
+//! - [`policy`]: each game's [`TablePolicy`] (seats, clocks, take-backs, what its rooms
+//!   offer, rating), rating pools, quick-match queues ([`QuickMatch`], [`QuickMatchClocks`])
+//!   and friend rooms' games ([`room_game`], [`TableMode`], the Q24 [`policy::Bracket`]).
 //! - [`outcome`]: seats and outcomes in the contract.
 //! - [`CatalogError`]: "these settings / this action are not valid".
 //!
@@ -43,6 +44,7 @@ pub use hosting::{AppliedAction, Hosted, Hosting, LiveGame, RuleError, load, set
 pub use kind::GameKind;
 pub use outcome::{outcome_to_pb, seat_u32};
 pub use policy::{
-    CASUAL_QUEUE_SUFFIX, QuickMatch, QuickMatchClocks, TablePolicy, is_casual_queue, rating_pool,
-    table_policy, table_seats,
+    CASUAL_QUEUE_SUFFIX, ClockChoices, FriendClock, QuickMatch, QuickMatchClocks, TableMode,
+    TablePolicy, Team, is_casual_queue, rating_pool, room_game, table_mode, table_policy,
+    table_seats, team_game, tournament_game,
 };

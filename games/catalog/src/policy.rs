@@ -1,14 +1,23 @@
 //! Table policy: who sits at a game's table, how fast it is played, where it is rated, and
 //! how quick match queues it. Matchmaking queues with [`QuickMatch`]; rooms and bots read a
-//! game's [`TablePolicy`] to offer seats and clocks.
+//! game's [`TablePolicy`] to offer seats and clocks, and friend rooms seat games through
+//! [`room_game`], [`table_mode`], [`team_game`] and [`tournament_game`].
 
 use ludus_proto::pb;
 
 use crate::error::CatalogError;
-use crate::games::{backgammon, junqi, mancala, quoridor};
+use crate::games::{backgammon, caro, junqi, mancala, quoridor};
 use crate::kind::GameKind;
 
-/// What a game's tables look like. Clocks are milliseconds per turn; 0 means untimed.
+mod rooms;
+pub use rooms::{
+    Bracket, MatchResult, TableMode, Team, room_game, table_mode, team_game, tournament_game,
+};
+
+/// What a game's tables look like, and every table rule a service applies to it: the
+/// services read these fields and never match on a [`GameKind`]. Each game's policy is the
+/// `TABLE` constant of its file under [`crate::games`]. Clocks are milliseconds per turn; 0
+/// means untimed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TablePolicy {
     pub kind: GameKind,
@@ -16,68 +25,91 @@ pub struct TablePolicy {
     pub min_seats: usize,
     /// Most players at a table (Quoridor: 8, Q4).
     pub max_seats: usize,
-    /// The server's quick-match clock when the players did not choose one (the matchmaking
-    /// flags `--<game>-turn-ms` override it).
+    /// The rule a room cites when its table is short of players (Q4 where the table size is
+    /// chosen, else the game's clock rule).
+    pub seats_rule: &'static str,
+    /// The server's quick-match clock when the players did not choose one (matchmaking's
+    /// `--turn-ms <game>=<ms>` overrides it, see [`QuickMatchClocks`]).
     pub default_turn_ms: u64,
     /// The longest clock game-state accepts for the game, if its rules cap it.
     pub max_turn_ms: Option<u64>,
     /// The rule the clock comes from.
     pub clock_rule: &'static str,
+    /// Quick-match players may queue for one of the rule's clocks (Q28, B20) instead of the
+    /// server's; the queue then names it (`/t<s>`).
+    pub players_choose_clock: bool,
+    /// The clocks a friend room may choose.
+    pub friend_clock: FriendClock,
+    /// Undo points a human keeps against the computer where [`crate::bots::take_back_rule`]
+    /// allows take-backs (C17: ten Caro moves; M11: the last sow); 0 where it allows none.
+    pub take_backs: usize,
+    /// C10/C11: a two-player room chooses who moves first in a new pairing (the host, the
+    /// guest or rock-paper-scissors), and after that the loser of the pairing's last game
+    /// moves first (the first mover switches after a draw).
+    pub room_first_mover: bool,
+    /// Q29: a room may start its next game by itself, a countdown after one ends.
+    pub auto_start: bool,
+    /// Q30-Q36: finished games score points on a room's scoreboard (beside wins and draws).
+    pub scores_points: bool,
     /// Whether finished games are reported to ratings, each in its rule set's pool
     /// ([`rating_pool`]).
     pub rated: bool,
+}
+
+/// The turn clocks a friend room may choose for a game, and what it gets when it chooses
+/// none (0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FriendClock {
+    /// The rule the refusal cites (C12, Q28, B20, M10, J19).
+    pub rule: &'static str,
+    /// The clocks offered besides 0.
+    pub choices: ClockChoices,
+    /// What a room asking for 0 gets: 0 (untimed) where the rule offers it, else the rule's
+    /// clock.
+    pub zero_means: u64,
+    /// The choices in words, for the refusal.
+    pub described: &'static str,
+}
+
+/// A rule's clock choices, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockChoices {
+    /// Exactly these.
+    OneOf(&'static [u64]),
+    /// Anything from the first to the second, both included.
+    Between(u64, u64),
+}
+
+impl FriendClock {
+    /// The clock a friend room asking for `turn_ms` plays with, or INVALID_ARGUMENT naming
+    /// the rule and its choices.
+    pub fn resolve(&self, turn_ms: u64) -> Result<u64, CatalogError> {
+        if turn_ms == 0 {
+            return Ok(self.zero_means);
+        }
+        let offered = match self.choices {
+            ClockChoices::OneOf(choices) => choices.contains(&turn_ms),
+            ClockChoices::Between(least, most) => (least..=most).contains(&turn_ms),
+        };
+        if offered {
+            return Ok(turn_ms);
+        }
+        Err(CatalogError::InvalidArgument(format!(
+            "settings.turn_time_ms: {}: a friend room's clock is {}, not {turn_ms} ms",
+            self.rule, self.described
+        )))
+    }
 }
 
 impl GameKind {
     /// The game's table policy.
     pub const fn table_policy(self) -> TablePolicy {
         match self {
-            // C12: quick matches play 1 minute per move.
-            GameKind::Caro => TablePolicy {
-                kind: self,
-                min_seats: 2,
-                max_seats: 2,
-                default_turn_ms: 60_000,
-                max_turn_ms: None,
-                clock_rule: "C12",
-                rated: true,
-            },
-            GameKind::Quoridor => TablePolicy {
-                kind: self,
-                min_seats: 2,
-                max_seats: quoridor::MAX_PLAYERS as usize,
-                default_turn_ms: 30_000,
-                max_turn_ms: Some(quoridor::MAX_TURN_MS),
-                clock_rule: "Q28",
-                rated: true,
-            },
-            GameKind::Backgammon => TablePolicy {
-                kind: self,
-                min_seats: 2,
-                max_seats: 2,
-                default_turn_ms: backgammon::DEFAULT_TURN_SECONDS as u64 * 1000,
-                max_turn_ms: None,
-                clock_rule: "B20",
-                rated: true,
-            },
-            GameKind::Junqi => TablePolicy {
-                kind: self,
-                min_seats: 2,
-                max_seats: 2,
-                default_turn_ms: 30_000,
-                max_turn_ms: None,
-                clock_rule: "J19",
-                rated: true,
-            },
-            GameKind::Mancala => TablePolicy {
-                kind: self,
-                min_seats: 2,
-                max_seats: 2,
-                default_turn_ms: mancala::MAX_TURN_MS,
-                max_turn_ms: Some(mancala::MAX_TURN_MS),
-                clock_rule: "M10",
-                rated: true,
-            },
+            GameKind::Caro => caro::TABLE,
+            GameKind::Quoridor => quoridor::TABLE,
+            GameKind::Backgammon => backgammon::TABLE,
+            GameKind::Junqi => junqi::TABLE,
+            GameKind::Mancala => mancala::TABLE,
         }
     }
 }
@@ -111,10 +143,11 @@ pub fn rating_pool(settings: &pb::GameSettings, seats: usize) -> Result<String, 
 }
 
 /// The server's quick-match clock of each game: the table policies' defaults, or what the
-/// operator configured.
+/// operator configured. Its text form is the matchmaking flag's: `caro=60000,quoridor=30000`
+/// (any game left out keeps its default; an empty text keeps every default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuickMatchClocks {
-    turn_ms: [u64; 5],
+    turn_ms: [u64; GameKind::ALL.len()],
 }
 
 impl Default for QuickMatchClocks {
@@ -146,15 +179,73 @@ impl QuickMatchClocks {
 
     /// The clock of a quick match queued with these (normalised, see [`QuickMatch`])
     /// settings: the clock its players queued for where their game lets them choose one
-    /// (Quoridor Q28, Backgammon B20), else the server's.
+    /// ([`TablePolicy::players_choose_clock`]), else the server's.
     pub fn clock_for(&self, settings: &pb::GameSettings) -> u64 {
         match GameKind::of(settings) {
-            Ok(GameKind::Quoridor | GameKind::Backgammon) if settings.turn_time_ms != 0 => {
+            Ok(kind) if kind.table_policy().players_choose_clock && settings.turn_time_ms != 0 => {
                 settings.turn_time_ms
             }
             Ok(kind) => self.turn_ms(kind),
             Err(_) => 0,
         }
+    }
+}
+
+/// Reads `game=ms` pairs separated by commas (`caro=60000,quoridor=30000`). An unknown game,
+/// a game named twice, a number that is not whole milliseconds or a clock past the game's
+/// cap (Q28, M10) is refused with a message naming it.
+impl std::str::FromStr for QuickMatchClocks {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let mut clocks = QuickMatchClocks::default();
+        let mut named = Vec::new();
+        for pair in text
+            .split(',')
+            .map(str::trim)
+            .filter(|pair| !pair.is_empty())
+        {
+            let (game, ms) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("`{pair}`: write <game>=<milliseconds>, e.g. caro=60000"))?;
+            let (game, ms) = (game.trim(), ms.trim());
+            let kind = GameKind::from_name(game).ok_or_else(|| {
+                let games: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
+                format!(
+                    "`{pair}`: no game is called `{game}` (the games: {})",
+                    games.join(", ")
+                )
+            })?;
+            if named.contains(&kind) {
+                return Err(format!("`{pair}`: {game}'s clock is given twice"));
+            }
+            named.push(kind);
+            let turn_ms: u64 = ms
+                .parse()
+                .map_err(|_| format!("`{pair}`: `{ms}` is not a whole number of milliseconds"))?;
+            let policy = kind.table_policy();
+            if let Some(most) = policy.max_turn_ms
+                && turn_ms > most
+            {
+                return Err(format!(
+                    "`{pair}`: {}: a {game} turn is at most {most} ms",
+                    policy.clock_rule
+                ));
+            }
+            clocks = clocks.with(kind, turn_ms);
+        }
+        Ok(clocks)
+    }
+}
+
+/// The flag's form of every clock: `caro=60000,quoridor=30000,…` in the contract's order.
+impl std::fmt::Display for QuickMatchClocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, kind) in GameKind::ALL.iter().enumerate() {
+            let comma = if i == 0 { "" } else { "," };
+            write!(f, "{comma}{kind}={}", self.turn_ms(*kind))?;
+        }
+        Ok(())
     }
 }
 
@@ -430,6 +521,55 @@ mod tests {
         let junqi = settings(Options::Junqi(pb::JunqiOptions {}), 0);
         assert_eq!(clocks.clock_for(&junqi), 30_000, "J19");
         assert_eq!(clocks.clock_for(&pb::GameSettings::default()), 0);
+    }
+
+    #[test]
+    fn the_clocks_flag_names_games_and_keeps_the_defaults_of_the_others() {
+        let clocks: QuickMatchClocks = "caro=5000, quoridor=45000".parse().expect("valid");
+        assert_eq!(clocks.turn_ms(GameKind::Caro), 5_000);
+        assert_eq!(clocks.turn_ms(GameKind::Quoridor), 45_000);
+        assert_eq!(clocks.turn_ms(GameKind::Junqi), 30_000, "J19: left out");
+        assert_eq!(
+            "".parse::<QuickMatchClocks>(),
+            Ok(QuickMatchClocks::default())
+        );
+        assert_eq!(
+            clocks.to_string().parse::<QuickMatchClocks>(),
+            Ok(clocks),
+            "its text form reads back"
+        );
+        for (flag, names) in [
+            ("chess=1000", "`chess`"),
+            ("caro=1m", "`1m`"),
+            ("caro", "<game>=<milliseconds>"),
+            ("caro=1000,caro=2000", "twice"),
+            ("quoridor=120000", "Q28"),
+            ("mancala=60000", "M10"),
+        ] {
+            let refusal = flag.parse::<QuickMatchClocks>().expect_err(flag);
+            assert!(refusal.contains(names), "{flag}: {refusal}");
+        }
+    }
+
+    #[test]
+    fn every_table_rule_a_service_applies_is_in_the_policy() {
+        // C17: ten Caro take-backs; M11: the last sow; none elsewhere.
+        let take_backs: Vec<_> = GameKind::ALL
+            .iter()
+            .map(|kind| kind.table_policy().take_backs)
+            .collect();
+        assert_eq!(take_backs, [10, 0, 0, 1, 0]);
+        // C10/C11 first movers, Q29 auto-start and Q30-Q36 points in rooms.
+        let caro = GameKind::Caro.table_policy();
+        let quoridor = GameKind::Quoridor.table_policy();
+        assert!(caro.room_first_mover && !caro.auto_start && !caro.scores_points);
+        assert!(!quoridor.room_first_mover && quoridor.auto_start && quoridor.scores_points);
+        assert_eq!((caro.seats_rule, quoridor.seats_rule), ("C12", "Q4"));
+        for kind in GameKind::ALL {
+            let policy = kind.table_policy();
+            assert_eq!(policy.kind, kind, "{kind}'s file holds its own policy");
+            assert_eq!(policy.friend_clock.rule, policy.clock_rule, "{kind}");
+        }
     }
 
     #[test]

@@ -39,29 +39,12 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use ludus_catalog::{GameKind, QuickMatchClocks};
-
+/// The quick-match clocks of [`Config::turn_ms`] (the catalog's type, re-exported for the
+/// binaries that configure matchmaking).
+pub use ludus_catalog::QuickMatchClocks;
 pub use matcher::Matcher;
 pub use pairing::RatingWindow;
 pub use service::MatchmakingService;
-
-// The quick-match clocks' defaults are each game's table policy (`ludus-catalog`); the
-// flags and `Config` fields below override them per game.
-
-/// Caro quick matches: one minute per move (C12).
-pub const DEFAULT_CARO_TURN_MS: u64 = GameKind::Caro.table_policy().default_turn_ms;
-
-/// Quoridor quick matches whose players did not choose a clock: 30 s per turn (Q28).
-pub const DEFAULT_QUORIDOR_TURN_MS: u64 = GameKind::Quoridor.table_policy().default_turn_ms;
-
-/// Junqi quick matches: 30 s per action (J19).
-pub const DEFAULT_JUNQI_TURN_MS: u64 = GameKind::Junqi.table_policy().default_turn_ms;
-
-/// Backgammon quick matches whose players did not choose a clock: 60 s per turn (B20).
-pub const DEFAULT_BACKGAMMON_TURN_MS: u64 = GameKind::Backgammon.table_policy().default_turn_ms;
-
-/// Mancala quick matches: 30 s per sow, a fresh 30 s for each extra sow (M10).
-pub const DEFAULT_MANCALA_TURN_MS: u64 = GameKind::Mancala.table_policy().default_turn_ms;
 
 /// How often the matcher looks at the queues when no enqueue wakes it earlier.
 pub const DEFAULT_MATCH_INTERVAL: Duration = Duration::from_millis(100);
@@ -73,16 +56,9 @@ pub struct Config {
     pub backend: Backend,
     /// The game-state service, e.g. `http://game-state:50051`.
     pub game_state_url: String,
-    /// The turn clock of Caro quick matches, in milliseconds (C12).
-    pub caro_turn_ms: u64,
-    /// The default turn clock of Quoridor quick matches, in milliseconds (Q28).
-    pub quoridor_turn_ms: u64,
-    /// The turn clock of Junqi quick matches, in milliseconds (J19).
-    pub junqi_turn_ms: u64,
-    /// The default turn clock of Backgammon quick matches, in milliseconds (B20).
-    pub backgammon_turn_ms: u64,
-    /// The turn clock of Mancala quick matches, in milliseconds (M10).
-    pub mancala_turn_ms: u64,
+    /// The server's quick-match clock of each game (`--turn-ms caro=60000,…`): each game's
+    /// table policy default unless the operator set it.
+    pub turn_ms: QuickMatchClocks,
     /// How often the matcher polls the queues (an enqueue on this replica wakes it at once).
     pub match_interval: Duration,
     /// The ratings service, e.g. `http://ratings:50054`, asked for a player's rating when
@@ -107,11 +83,7 @@ impl Config {
         Config {
             backend,
             game_state_url: game_state_url.into(),
-            caro_turn_ms: DEFAULT_CARO_TURN_MS,
-            quoridor_turn_ms: DEFAULT_QUORIDOR_TURN_MS,
-            junqi_turn_ms: DEFAULT_JUNQI_TURN_MS,
-            backgammon_turn_ms: DEFAULT_BACKGAMMON_TURN_MS,
-            mancala_turn_ms: DEFAULT_MANCALA_TURN_MS,
+            turn_ms: QuickMatchClocks::default(),
             match_interval: DEFAULT_MATCH_INTERVAL,
             ratings_url: None,
             rating_window: RatingWindow::DEFAULT,
@@ -120,16 +92,6 @@ impl Config {
             confirm_window: matcher::DEFAULT_CONFIRM_WINDOW,
             lease_clock: Clock::system(),
         }
-    }
-
-    /// The server's quick-match clock of every game, as configured.
-    pub fn quick_match_clocks(&self) -> QuickMatchClocks {
-        QuickMatchClocks::default()
-            .with(GameKind::Caro, self.caro_turn_ms)
-            .with(GameKind::Quoridor, self.quoridor_turn_ms)
-            .with(GameKind::Junqi, self.junqi_turn_ms)
-            .with(GameKind::Backgammon, self.backgammon_turn_ms)
-            .with(GameKind::Mancala, self.mancala_turn_ms)
     }
 }
 
@@ -141,7 +103,6 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let game_state = GameStateClient::new(ludus_server::traced_channel(&config.game_state_url)?);
-    let clocks = config.quick_match_clocks();
     let reachable = config.backend.reachability(Backend::PROBE_PERIOD);
     let queues = QueueStore::new(config.backend);
     let wake = Arc::new(Notify::new());
@@ -152,7 +113,7 @@ pub async fn run(
     let matcher = Matcher::new(
         queues.clone(),
         game_state,
-        clocks,
+        config.turn_ms,
         config.match_interval,
         wake.clone(),
     )

@@ -5,10 +5,7 @@
 use std::time::Duration;
 
 use clap::Parser;
-use ludus_matchmaking::{
-    Config, DEFAULT_BACKGAMMON_TURN_MS, DEFAULT_CARO_TURN_MS, DEFAULT_JUNQI_TURN_MS,
-    DEFAULT_MANCALA_TURN_MS, DEFAULT_QUORIDOR_TURN_MS, RatingWindow,
-};
+use ludus_matchmaking::{Config, QuickMatchClocks, RatingWindow};
 
 /// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
@@ -45,21 +42,12 @@ struct Args {
     /// Seconds after which a ticket pairs with any rating.
     #[arg(long, env = "LUDUS_RATING_WINDOW_OPEN_AFTER_SECONDS", default_value_t = RatingWindow::DEFAULT.open_after.as_secs())]
     rating_window_open_after_seconds: u64,
-    /// Turn clock of Caro quick matches, milliseconds (C12).
-    #[arg(long, env = "LUDUS_CARO_TURN_MS", default_value_t = DEFAULT_CARO_TURN_MS)]
-    caro_turn_ms: u64,
-    /// Default turn clock of Quoridor quick matches, milliseconds (Q28: 30 s).
-    #[arg(long, env = "LUDUS_QUORIDOR_TURN_MS", default_value_t = DEFAULT_QUORIDOR_TURN_MS)]
-    quoridor_turn_ms: u64,
-    /// Turn clock of Junqi quick matches, milliseconds (J19: 30 s per action).
-    #[arg(long, env = "LUDUS_JUNQI_TURN_MS", default_value_t = DEFAULT_JUNQI_TURN_MS)]
-    junqi_turn_ms: u64,
-    /// Default turn clock of Backgammon quick matches, milliseconds (B20: 60 s).
-    #[arg(long, env = "LUDUS_BACKGAMMON_TURN_MS", default_value_t = DEFAULT_BACKGAMMON_TURN_MS)]
-    backgammon_turn_ms: u64,
-    /// Turn clock of Mancala quick matches, milliseconds (M10: 30 s per sow).
-    #[arg(long, env = "LUDUS_MANCALA_TURN_MS", default_value_t = DEFAULT_MANCALA_TURN_MS)]
-    mancala_turn_ms: u64,
+    /// The server's quick-match clocks, milliseconds per turn by game, e.g.
+    /// `caro=60000,quoridor=30000`; a game left out keeps its table policy's clock (the
+    /// default shown). Where a game's rule lets players queue for a clock of their own, theirs
+    /// wins.
+    #[arg(long, env = "LUDUS_TURN_MS", default_value_t = QuickMatchClocks::default())]
+    turn_ms: QuickMatchClocks,
     /// How often the matcher polls the queues, milliseconds.
     #[arg(long, env = "LUDUS_MATCH_INTERVAL_MS", default_value_t = 100)]
     match_interval_ms: u64,
@@ -85,11 +73,7 @@ async fn main() -> anyhow::Result<()> {
     let config = Config {
         backend: args.redis.connect().await?,
         game_state_url: args.game_state_url,
-        caro_turn_ms: args.caro_turn_ms,
-        quoridor_turn_ms: args.quoridor_turn_ms,
-        junqi_turn_ms: args.junqi_turn_ms,
-        backgammon_turn_ms: args.backgammon_turn_ms,
-        mancala_turn_ms: args.mancala_turn_ms,
+        turn_ms: args.turn_ms,
         match_interval: Duration::from_millis(args.match_interval_ms.max(1)),
         ratings_url: Some(args.ratings_url).filter(|url| !url.is_empty()),
         rating_window: RatingWindow {

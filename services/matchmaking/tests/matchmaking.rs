@@ -214,7 +214,7 @@ async fn world_with(
 ) -> World {
     world_configured(backends, |config| {
         if let Some(ms) = caro_turn_ms {
-            config.caro_turn_ms = ms;
+            config.turn_ms = config.turn_ms.with(ludus_catalog::GameKind::Caro, ms);
         }
         config.match_interval = match_interval;
     })
@@ -796,7 +796,7 @@ async fn orphaned_match(backend: Backend) {
     assert_eq!(players, ["bob", "ann"], "seats as the tickets were taken");
     assert_eq!(
         created[0].settings.as_ref().map(|s| s.turn_time_ms),
-        Some(ludus_matchmaking::DEFAULT_CARO_TURN_MS)
+        Some(ludus_catalog::GameKind::Caro.table_policy().default_turn_ms)
     );
     // bob's watch finds the game and does not create it again.
     let updates = watch_to_end(&mut c, &b, "bob").await;

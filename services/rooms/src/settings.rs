@@ -1,16 +1,16 @@
-//! [`RoomSettings`]: what the host chooses (issue 14 item 3), checked against each game's rule
-//! file through the catalog: options, the clock the game allows in a friend room, how many
-//! seats, and the room's own choices (public, rated, Caro's first mover, Quoridor's
-//! auto-start, spectator chat).
+//! [`RoomSettings`]: what the host chooses, checked against each game's rules through the
+//! catalog's table policy (`ludus_catalog::room_game`): options, the clock the game allows in
+//! a friend room, how many seats; and the room's own choices (public, rated, the first mover
+//! where the game lets a room choose it (C10), auto-start (Q29), spectator chat).
 
-use ludus_catalog::{CatalogError, GameKind, rating_pool};
+use ludus_catalog::{GameKind, TablePolicy};
 use ludus_proto::pb;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
 use crate::error::RoomError;
 
-/// Who moves first in a Caro room's first game (C10).
+/// Who moves first in a pairing's first game, where the game lets a room choose (C10).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum FirstMover {
     /// The host moves first.
@@ -22,16 +22,8 @@ pub enum FirstMover {
     RockPaperScissors,
 }
 
-/// How a room seats its players for a game.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum RoomMode {
-    /// Every seated player at one table (Caro, Backgammon, Mancala, Junqi, Quoridor Q22).
-    Table,
-    /// Quoridor Q23: red against yellow, members choose their team.
-    Teams,
-    /// Quoridor Q24: a knockout of classic matches run by the room.
-    Tournament,
-}
+/// How a room seats its players for a game: the catalog's table modes.
+pub use ludus_catalog::TableMode as RoomMode;
 
 /// The host's choices. The game settings are kept as the contract's message (stored encoded),
 /// normalised: the clock resolved to what the game will be created with.
@@ -43,9 +35,9 @@ pub struct RoomSettings {
     pub public: bool,
     /// Games are rated when every player has an account (Ping44, M12).
     pub rated: bool,
-    /// Caro: who moves first in the first game (C10).
+    /// Who moves first in a pairing's first game, where the game lets a room choose (C10).
     pub first_mover: FirstMover,
-    /// Quoridor: the next game starts 30 s after one ends (Q29).
+    /// The next game starts 30 s after one ends, where the game allows it (Q29).
     pub auto_start: bool,
     /// Spectators may chat (issue 14 item 6: on unless the host turns it off).
     pub spectator_chat: bool,
@@ -65,33 +57,7 @@ impl RoomSettings {
         auto_start: bool,
         spectator_chat: bool,
     ) -> Result<RoomSettings, RoomError> {
-        let kind = GameKind::of(&game)?;
-        let mut game = game;
-        // The catalog checks the options of the game the room will create. A tournament
-        // room's `players` counts entrants, and each of its matches seats two (Q24).
-        let mut one_game = game.clone();
-        if let Some(pb::game_settings::Options::Quoridor(q)) = &mut one_game.options
-            && mode_of_quoridor(q) == RoomMode::Tournament
-        {
-            q.players = 2;
-        }
-        rating_pool(&one_game, ludus_catalog::table_seats(&one_game))?;
-        if let Some(pb::game_settings::Options::Quoridor(q)) = &mut game.options {
-            if q.players == 0 {
-                q.players = 2;
-            }
-            if mode_of_quoridor(q) == RoomMode::Teams && q.players % 2 == 1 {
-                return Err(CatalogError::InvalidArgument(format!(
-                    "settings.quoridor.players: Q23: teams need an even number of players, not {}",
-                    q.players
-                ))
-                .into());
-            }
-            // Seats and teams are the room's to fill: the host's list would only disagree.
-            q.teams.clear();
-            q.first_seat = None;
-        }
-        game.turn_time_ms = friend_clock(kind, game.turn_time_ms)?;
+        let game = ludus_catalog::room_game(game)?;
         Ok(RoomSettings {
             game,
             public,
@@ -104,74 +70,24 @@ impl RoomSettings {
 
     /// The game being played in the room.
     pub fn kind(&self) -> GameKind {
-        // Checked in `new`; a stored room always names a game.
-        GameKind::of(&self.game).unwrap_or(GameKind::Caro)
+        // Checked in `new`: a stored room always names a game, so the fallback is never read.
+        GameKind::of(&self.game).unwrap_or(GameKind::ALL[0])
+    }
+
+    /// The table rules of the room's game.
+    pub fn policy(&self) -> TablePolicy {
+        self.kind().table_policy()
     }
 
     /// Table, teams or tournament.
     pub fn mode(&self) -> RoomMode {
-        mode_of(&self.game)
+        ludus_catalog::table_mode(&self.game)
     }
 
     /// Players the room seats: the table's seats, a team game's members, a tournament's
     /// entrants.
     pub fn players(&self) -> usize {
-        match &self.game.options {
-            Some(pb::game_settings::Options::Quoridor(q)) => (q.players as usize).max(2),
-            _ => 2,
-        }
-    }
-}
-
-fn mode_of(game: &pb::GameSettings) -> RoomMode {
-    match &game.options {
-        Some(pb::game_settings::Options::Quoridor(q)) => mode_of_quoridor(q),
-        _ => RoomMode::Table,
-    }
-}
-
-fn mode_of_quoridor(q: &pb::QuoridorOptions) -> RoomMode {
-    match pb::QuoridorMode::try_from(q.mode) {
-        Ok(pb::QuoridorMode::Teams) => RoomMode::Teams,
-        Ok(pb::QuoridorMode::TournamentMatch) => RoomMode::Tournament,
-        _ => RoomMode::Table,
-    }
-}
-
-/// The clock a friend room may choose for `kind`, 0 meaning the game's default where it has
-/// one: C12 untimed, 30 s, 1 min or 2 min; Q28 15-90 s (default 30 s); B20 30/60/90/120 s or
-/// untimed; M10 and J19 fixed at 30 s.
-fn friend_clock(kind: GameKind, turn_ms: u64) -> Result<u64, RoomError> {
-    let refuse = |rule: &str, allowed: &str| {
-        RoomError::from(CatalogError::InvalidArgument(format!(
-            "settings.turn_time_ms: {rule}: a friend room's clock is {allowed}, not {turn_ms} ms"
-        )))
-    };
-    match kind {
-        GameKind::Caro => match turn_ms {
-            0 | 30_000 | 60_000 | 120_000 => Ok(turn_ms),
-            _ => Err(refuse("C12", "untimed (0), 30 000, 60 000 or 120 000 ms")),
-        },
-        GameKind::Quoridor => match turn_ms {
-            0 => Ok(30_000),
-            15_000..=90_000 => Ok(turn_ms),
-            _ => Err(refuse("Q28", "15 000 to 90 000 ms")),
-        },
-        GameKind::Backgammon => match turn_ms {
-            0 | 30_000 | 60_000 | 90_000 | 120_000 => Ok(turn_ms),
-            _ => Err(refuse(
-                "B20",
-                "untimed (0), 30 000, 60 000, 90 000 or 120 000 ms",
-            )),
-        },
-        GameKind::Mancala => match turn_ms {
-            0 | 30_000 => Ok(30_000),
-            _ => Err(refuse("M10", "30 000 ms per sow")),
-        },
-        GameKind::Junqi => match turn_ms {
-            0 | 30_000 => Ok(30_000),
-            _ => Err(refuse("J19", "30 000 ms per action")),
-        },
+        ludus_catalog::table_seats(&self.game)
     }
 }
 

@@ -184,7 +184,7 @@ async fn main() -> anyhow::Result<()> {
             backend: Backend::redis(&redis.url()).await?,
             gateway,
             token_secret: b"matchbench secret, at least 32 bytes long".to_vec(),
-            caro_turn: Duration::from_secs(60),
+            turn_ms: Default::default(),
             absence_grace: Duration::from_secs(60),
             cors_origins: Vec::new(),
             clock: ludus_store::Clock::system(),

@@ -156,10 +156,10 @@ async fn main() -> anyhow::Result<()> {
     );
     anyhow::ensure!(args.moves <= 64, "--moves: at most 64");
     std::fs::create_dir_all(&args.out).with_context(|| format!("{}", args.out.display()))?;
-    let turn = args.turn_ms.to_string();
+    let turn = format!("caro={}", args.turn_ms);
     let spec = ClusterSpec::default()
         .flags(Role::Timers, &["--visibility-seconds", TIMER_VISIBILITY_S])
-        .flags(Role::Matchmaking, &["--caro-turn-ms", &turn]);
+        .flags(Role::Matchmaking, &["--turn-ms", &turn]);
     let mut cluster = Cluster::start(spec).await;
     let gateways = [cluster.gateway(0), cluster.gateway(1)];
     let started = Instant::now();

@@ -26,12 +26,38 @@ pub use ludus_backgammon::{BackgammonSession, Match};
 use ludus_proto::pb;
 use ludus_rules::{Game, Viewer};
 
+use crate::policy::{ClockChoices, FriendClock, TablePolicy};
 use crate::{CatalogError, GameKind, Hosting, seat_u32};
 
 /// The rating pool of money games.
 pub const MONEY_RULESET: &str = "backgammon/money";
 /// The rating pool of matches.
 pub const MATCH_RULESET: &str = "backgammon/match";
+
+/// Backgammon's tables: two players; B20's clocks (60 s by default; players and friend rooms
+/// may choose 30, 60, 90 or 120 s, rooms also untimed); no take-backs (one would re-roll
+/// dice).
+pub const TABLE: TablePolicy = TablePolicy {
+    kind: GameKind::Backgammon,
+    min_seats: 2,
+    max_seats: 2,
+    seats_rule: "B20",
+    default_turn_ms: DEFAULT_TURN_SECONDS as u64 * 1000,
+    max_turn_ms: None,
+    clock_rule: "B20",
+    players_choose_clock: true,
+    friend_clock: FriendClock {
+        rule: "B20",
+        choices: ClockChoices::OneOf(&[30_000, 60_000, 90_000, 120_000]),
+        zero_means: 0,
+        described: "untimed (0), 30 000, 60 000, 90 000 or 120 000 ms",
+    },
+    take_backs: 0,
+    room_first_mover: false,
+    auto_start: false,
+    scores_points: false,
+    rated: true,
+};
 
 fn invalid(message: String) -> CatalogError {
     CatalogError::InvalidArgument(message)

@@ -4,7 +4,33 @@ pub use ludus_caro::Caro;
 use ludus_caro::{CaroAction, CaroOptions, CaroView, Cell, Stone};
 use ludus_proto::pb;
 
+use crate::policy::{ClockChoices, FriendClock, TablePolicy};
 use crate::{CatalogError, GameKind, Hosting};
+
+/// Caro's tables: two players; C12's clocks (quick matches one minute per move, friend rooms
+/// untimed, 30 s, 1 or 2 min); C17's ten take-backs against Easy and Medium; C10/C11's first
+/// mover in rooms.
+pub const TABLE: TablePolicy = TablePolicy {
+    kind: GameKind::Caro,
+    min_seats: 2,
+    max_seats: 2,
+    seats_rule: "C12",
+    default_turn_ms: 60_000,
+    max_turn_ms: None,
+    clock_rule: "C12",
+    players_choose_clock: false,
+    friend_clock: FriendClock {
+        rule: "C12",
+        choices: ClockChoices::OneOf(&[30_000, 60_000, 120_000]),
+        zero_means: 0,
+        described: "untimed (0), 30 000, 60 000 or 120 000 ms",
+    },
+    take_backs: 10,
+    room_first_mover: true,
+    auto_start: false,
+    scores_points: false,
+    rated: true,
+};
 
 fn stone_to_pb(stone: Option<Stone>) -> i32 {
     match stone {

@@ -10,10 +10,35 @@ pub use ludus_junqi::{Junqi, JunqiOptions, JunqiView};
 use ludus_proto::pb;
 use ludus_rules::{GameResult, Outcome, RandomSource};
 
+use crate::policy::{ClockChoices, FriendClock, TablePolicy};
 use crate::{CatalogError, GameKind, Hosting, seat_u32};
 
 /// The rating pool and quick-match queue of Flip Junqi (it has no options yet).
 pub const RULESET: &str = "junqi/flip";
+
+/// Junqi's tables: two players; J19's 30 s per action everywhere; no take-backs (one would
+/// un-flip a piece both players have seen).
+pub const TABLE: TablePolicy = TablePolicy {
+    kind: GameKind::Junqi,
+    min_seats: 2,
+    max_seats: 2,
+    seats_rule: "J19",
+    default_turn_ms: 30_000,
+    max_turn_ms: None,
+    clock_rule: "J19",
+    players_choose_clock: false,
+    friend_clock: FriendClock {
+        rule: "J19",
+        choices: ClockChoices::OneOf(&[30_000]),
+        zero_means: 30_000,
+        described: "30 000 ms per action",
+    },
+    take_backs: 0,
+    room_first_mover: false,
+    auto_start: false,
+    scores_points: false,
+    rated: true,
+};
 
 fn colour_to_pb(colour: Option<Colour>) -> i32 {
     match colour {

@@ -11,11 +11,36 @@ use ludus_proto::pb;
 use ludus_rules::Seat;
 
 use crate::outcome::{outcome_to_pb, seat_u32};
+use crate::policy::{ClockChoices, FriendClock, TablePolicy};
 use crate::{CatalogError, GameKind, Hosting};
 
 /// M10: 30 s per sow in online and friend games. Longer clocks are refused; shorter ones are
 /// let through for the server's own uses (tests); 0 means untimed (M11, against the computer).
 pub const MAX_TURN_MS: u64 = 30_000;
+
+/// Mancala's tables: two players; M10's 30 s per sow everywhere; M11's one take-back (the
+/// last sow) against the computer.
+pub const TABLE: TablePolicy = TablePolicy {
+    kind: GameKind::Mancala,
+    min_seats: 2,
+    max_seats: 2,
+    seats_rule: "M10",
+    default_turn_ms: MAX_TURN_MS,
+    max_turn_ms: Some(MAX_TURN_MS),
+    clock_rule: "M10",
+    players_choose_clock: false,
+    friend_clock: FriendClock {
+        rule: "M10",
+        choices: ClockChoices::OneOf(&[MAX_TURN_MS]),
+        zero_means: MAX_TURN_MS,
+        described: "30 000 ms per sow",
+    },
+    take_backs: 1,
+    room_first_mover: false,
+    auto_start: false,
+    scores_points: false,
+    rated: true,
+};
 
 /// The rule set named in the contract (`field` names it in the refusal).
 pub fn rule_set_from_pb(value: i32, field: &str) -> Result<RuleSet, CatalogError> {

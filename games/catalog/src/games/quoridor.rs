@@ -9,6 +9,7 @@ use ludus_quoridor::{
 };
 use ludus_rules::Game;
 
+use crate::policy::{ClockChoices, FriendClock, TableMode, TablePolicy, Team as PlayerTeam};
 use crate::{CatalogError, GameKind, Hosting, seat_u32};
 
 /// Q28: the longest turn clock a Quoridor game may have. Shorter clocks than Q28's 15 s are
@@ -17,6 +18,30 @@ pub const MAX_TURN_MS: u64 = 90_000;
 
 /// Q4: most seats at a table.
 pub const MAX_PLAYERS: u32 = 8;
+
+/// Quoridor's tables: 2-8 players (Q4); Q28's clocks (30 s unless the players choose 15 to
+/// 90 s); no take-backs; Q29's auto-start and Q30-Q36's points in rooms.
+pub const TABLE: TablePolicy = TablePolicy {
+    kind: GameKind::Quoridor,
+    min_seats: 2,
+    max_seats: MAX_PLAYERS as usize,
+    seats_rule: "Q4",
+    default_turn_ms: 30_000,
+    max_turn_ms: Some(MAX_TURN_MS),
+    clock_rule: "Q28",
+    players_choose_clock: true,
+    friend_clock: FriendClock {
+        rule: "Q28",
+        choices: ClockChoices::Between(15_000, MAX_TURN_MS),
+        zero_means: 30_000,
+        described: "15 000 to 90 000 ms",
+    },
+    take_backs: 0,
+    room_first_mover: false,
+    auto_start: true,
+    scores_points: true,
+    rated: true,
+};
 
 fn invalid(message: String) -> CatalogError {
     CatalogError::InvalidArgument(message)
@@ -284,6 +309,51 @@ pub fn ruleset(options: &QuoridorOptions, players: usize) -> String {
         name.push_str(&format!("/walls{w}"));
     }
     name
+}
+
+/// How a friend room seats a game of these options: one table (Q22), red against yellow
+/// (Q23) or a knockout of two-player matches (Q24).
+pub fn table_mode(options: &pb::QuoridorOptions) -> TableMode {
+    match pb::QuoridorMode::try_from(options.mode) {
+        Ok(pb::QuoridorMode::Teams) => TableMode::Teams,
+        Ok(pb::QuoridorMode::TournamentMatch) => TableMode::Tournament,
+        _ => TableMode::Table,
+    }
+}
+
+/// A friend room's options: 2 players unless the host chose more, an even count in team mode
+/// (Q23), and no teams or first seat of the host's: the room fills them.
+pub(crate) fn room_options(options: &mut pb::QuoridorOptions) -> Result<(), CatalogError> {
+    if options.players == 0 {
+        options.players = 2;
+    }
+    if table_mode(options) == TableMode::Teams && options.players % 2 == 1 {
+        return Err(invalid(format!(
+            "settings.quoridor.players: Q23: teams need an even number of players, not {}",
+            options.players
+        )));
+    }
+    options.teams.clear();
+    options.first_seat = None;
+    Ok(())
+}
+
+/// Q23: the teams of a team game's seats, in seat order.
+pub(crate) fn with_teams(options: &mut pb::QuoridorOptions, teams: &[PlayerTeam]) {
+    options.teams = teams
+        .iter()
+        .map(|team| match team {
+            PlayerTeam::Red => pb::QuoridorTeam::Red as i32,
+            PlayerTeam::Yellow => pb::QuoridorTeam::Yellow as i32,
+        })
+        .collect();
+}
+
+/// Q24: one match of a tournament seats two, `first_seat` moving first (the bracket's draw).
+pub(crate) fn tournament_match(options: &mut pb::QuoridorOptions, first_seat: Option<usize>) {
+    options.mode = pb::QuoridorMode::TournamentMatch as i32;
+    options.players = 2;
+    options.first_seat = first_seat.map(seat_u32);
 }
 
 fn quoridor_options(settings: &pb::GameSettings) -> Result<&pb::QuoridorOptions, CatalogError> {

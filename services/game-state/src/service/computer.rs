@@ -5,7 +5,6 @@
 //! A computer seat is marked at create (`PlayerRef.computer_level`) and kept in the stored
 //! `GameStarted` (`SeatInfo.computer_level`).
 
-use ludus_catalog::GameKind;
 use ludus_proto::pb;
 use ludus_rules::{Level, Seat};
 
@@ -14,9 +13,6 @@ use crate::model::{Loaded, UndoPoint};
 
 pub use ludus_catalog::bots::BOT_ID_PREFIX;
 
-/// How many of the human's actions can be taken back in a row (C17 says "moves"; M11 only
-/// the last sow). Each undo point is a copy of the game, kept in the live record.
-pub const CARO_TAKE_BACKS: usize = 10;
 
 /// Checks the players of a create: a computer seat has a known level and a `bot-` id, a
 /// person's id never starts with `bot-`. Returns each seat's canonical level (`""` for a
@@ -65,15 +61,15 @@ impl Loaded {
     }
 
     /// How many undo points a human action leaves in this game: 0 without a computer or
-    /// where the rules allow no take-back.
+    /// where the rules allow no take-back, else the game's table policy (C17: ten Caro moves;
+    /// M11: the last sow). Each undo point is a copy of the game, kept in the live record.
     fn take_backs_kept(&self) -> usize {
         let levels = self.computer_levels();
         if levels.is_empty() {
             return 0;
         }
         match ludus_catalog::bots::take_back_rule(self.record.kind, &levels) {
-            Ok(_) if self.record.kind == GameKind::Caro => CARO_TAKE_BACKS,
-            Ok(_) => 1,
+            Ok(_) => self.record.kind.table_policy().take_backs,
             Err(_) => 0,
         }
     }

@@ -4,6 +4,7 @@ use ludus_rules::{Outcome, ScriptedRandom};
 
 use super::*;
 use crate::error::RoomError;
+use crate::settings::FirstMover;
 
 fn caller(id: &str, account: bool) -> Caller {
     Caller {

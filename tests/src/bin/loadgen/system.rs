@@ -296,7 +296,7 @@ impl System {
             backend,
             gateway: listener,
             token_secret: TOKEN_SECRET.as_bytes().to_vec(),
-            caro_turn: Duration::from_secs(60),
+            turn_ms: Default::default(),
             absence_grace: Duration::from_secs(60),
             sign_ins: ludus_gateway::limits::SignInLimit {
                 per_second: BENCHMARK_SIGN_INS,
