@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (issue 16): the multi-process Ludus (2 gateways, 2 game-state, 3 matchmaking,
+# The soak (ARCHITECTURE.md, "Faults: the multi-process harness"): the multi-process Ludus (2 gateways, 2 game-state, 3 matchmaking,
 # 2 timers, ratings, accounts, rooms, redis-server on its AOF) under a steady load of quick
 # matches, games through both gateways and spectators, one process SIGKILLed and restarted
 # at every interval (rotating through the roles and Redis), every process's RSS sampled

@@ -1,4 +1,4 @@
-//! Games against the computer (issue 15): `PlayComputer` starts one at once, `TakeBack`
+//! Games against the computer (ARCHITECTURE.md, "Computer players"): `PlayComputer` starts one at once, `TakeBack`
 //! (routed straight to game-state in `service.rs`) undoes the human's last action (C17, M11).
 //! The table (seats, levels, the human's clock) is the catalog's
 //! (`ludus_catalog::bots::computer_game`); game-state creates and plays it, the bots service

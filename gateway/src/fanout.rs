@@ -313,7 +313,7 @@ pub struct Subscription {
     /// presence follows this stream.
     pub seated_player: Option<String>,
     /// This gateway's lease over the seated streams it holds: a counted stream is recorded
-    /// there, so that it is closed for this gateway if it dies (issue 16).
+    /// there, so that it is closed for this gateway if it dies (ARCHITECTURE.md, "Disconnection (presence)").
     pub leases: std::sync::Arc<crate::presence::PresenceLeases>,
 }
 

@@ -8,7 +8,7 @@
 //!   to the accounts service; the gateway mints the access tokens).
 //! - [`auth`]: signed session tokens; the caller's identity comes only from the token.
 //! - [`service`]: the `Gateway` gRPC service.
-//! - [`computer`]: games against the computer (`PlayComputer`) and take-backs (issue 15).
+//! - [`computer`]: games against the computer (`PlayComputer`) and take-backs (ARCHITECTURE.md, "Computer players").
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
 //! - [`rooms`]: the room RPCs (forwarded to the rooms service) and `SubscribeRoom`.
 //! - [`limits`]: per-player rate limits (RESOURCE_EXHAUSTED).
@@ -55,7 +55,7 @@ pub struct Config {
     pub ratings_url: String,
     /// accounts: registration, sign-in, sessions, profiles.
     pub accounts_url: String,
-    /// rooms: friend tables with codes (issue 14).
+    /// rooms: friend tables with codes (ARCHITECTURE.md, "Rooms").
     pub rooms_url: String,
     /// HS256 secret for session tokens, at least 32 bytes.
     pub token_secret: Vec<u8>,

@@ -200,7 +200,7 @@ impl Limits {
             })
     }
 
-    /// RESOURCE_EXHAUSTED when `player_id` looks up room codes too fast (issue 14: codes
+    /// RESOURCE_EXHAUSTED when `player_id` looks up room codes too fast (codes
     /// cannot be enumerated).
     pub fn check_code_lookup(&self, player_id: &str) -> Result<(), Status> {
         self.code_lookups

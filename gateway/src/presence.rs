@@ -1,4 +1,4 @@
-//! Presence as a lease (issue 16): every seated stream this gateway counted with game-state is
+//! Presence as a lease (ARCHITECTURE.md, "Disconnection (presence)"): every seated stream this gateway counted with game-state is
 //! also recorded under this gateway's lease in the store ([`StreamLeases`]), which it renews
 //! every third of the lease. A gateway that dies stops renewing; once its lease has run out,
 //! any other gateway takes its streams (once: the take is atomic) and closes each of them with

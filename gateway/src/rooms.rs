@@ -1,4 +1,4 @@
-//! The room RPCs of the gateway (issue 14): each authenticates the caller from the token
+//! The room RPCs of the gateway (ARCHITECTURE.md, "Rooms"): each authenticates the caller from the token
 //! (whether they hold an account comes from the token's kind, never from the request) and
 //! forwards to the rooms service as one `RoomCommand`. Looking a room up by code (join, read,
 //! subscribe) is rate limited per player on top of the general limit, so codes cannot be

@@ -137,7 +137,7 @@ struct Seated {
 
 impl GatewayService {
     /// The unfinished game against people the caller already sits in with the rule set of
-    /// these settings, if any. FindMatch answers it instead of queueing (issue 16): a client whose
+    /// these settings, if any. FindMatch answers it instead of queueing (ARCHITECTURE.md, "Matchmaking"): a client whose
     /// FindMatch stream broke after its ticket was matched (a gateway or the network failed
     /// between the match and the update) asks again, and must land in the game its partner is
     /// already seated in, not queue a ticket nobody will meet while the partner's clock runs.
@@ -371,7 +371,7 @@ impl GatewayService {
             // One request id for every attempt: an Enqueue whose answer was lost (its replica
             // died, Redis answered late) queued a ticket nobody would watch or cancel, and the
             // client's retry met ALREADY_EXISTS. Retried with the same id, matchmaking hands
-            // that ticket back (issue 16).
+            // that ticket back (ARCHITECTURE.md, "Matchmaking").
             let enqueue = pb::EnqueueRequest {
                 player_id: caller.player_id.clone(),
                 display_name: caller.display_name.clone(),
@@ -454,7 +454,7 @@ impl GatewayService {
                     // The replica watching the ticket died (h2 reports UNKNOWN), or closed the
                     // stream before the ticket settled (its connection rotated, it shut
                     // down): the ticket lives in Redis, so another replica watches it and the
-                    // client keeps its place (issue 16). Cancelling it here cost the client
+                    // client keeps its place (ARCHITECTURE.md, "Matchmaking"). Cancelling it here cost the client
                     // its place in the queue for a replica's death.
                     _ => match rewatch(&mut matchmaking, &watch).await {
                         Ok(again) => {

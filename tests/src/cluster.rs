@@ -1,4 +1,4 @@
-//! The multi-process harness (issue 16): the real per-service binaries as separate processes
+//! The multi-process harness (ARCHITECTURE.md, "Faults: the multi-process harness"): the real per-service binaries as separate processes
 //! on loopback, against a real `redis-server` with AOF, each replicated service behind a TCP
 //! balancer the way a Kubernetes Service (kube-proxy, L4) stands in front of its pods. A test
 //! SIGKILLs and restarts one process at a time and checks what the design promises.
@@ -122,7 +122,7 @@ pub struct ClusterSpec {
 }
 
 impl Default for ClusterSpec {
-    /// Issue 16's shape: 2 gateways, 2 game-state, 3 matchmaking, 2 timers, one of each other,
+    /// The soak's shape: 2 gateways, 2 game-state, 3 matchmaking, 2 timers, one of each other,
     /// Redis fsyncing every write.
     fn default() -> Self {
         let replicas = Role::ALL

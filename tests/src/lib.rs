@@ -12,7 +12,7 @@
 //!   seat; [`refused_by_rule`]: an action refused by a rule; [`finished_by_timeout`] and the
 //!   other stream readers: events as they come.
 //! - [`cluster`]: the multi-process harness (the real binaries as separate processes, SIGKILL
-//!   and restart one at a time; issue 16).
+//!   and restart one at a time; ARCHITECTURE.md, "Faults: the multi-process harness").
 //! - [`load`]: what the multi-process load plays (Caro cells, queues) and what its clients
 //!   retry, shared by the kill scenarios and the soak.
 //! - [`measure`]: what the benchmark binaries (`loadgen`, `matchbench`) measure: latency
@@ -256,7 +256,7 @@ impl Ludus {
     }
 
     /// The system on a fresh redis-server and a manual clock, with `replica` as a second bots
-    /// replica the timers worker offers computer turns to first (issue 15: a replica stopped
+    /// replica the timers worker offers computer turns to first (a replica stopped
     /// mid-think).
     pub async fn start_with_bots_replica(replica: &SpareBots) -> Ludus {
         let mut setup = Setup {

@@ -1,4 +1,4 @@
-//! Kill scenarios (issue 16): the real binaries as separate processes ([`Cluster`]), one of
+//! Kill scenarios (ARCHITECTURE.md, "Faults: the multi-process harness"): the real binaries as separate processes ([`Cluster`]), one of
 //! them SIGKILLed mid-load, and the promises of the design checked afterwards: no event lost
 //! or duplicated, no acknowledged move lost, no timer lost, no ticket in two games.
 //!
@@ -691,7 +691,7 @@ async fn a_gateway_killed_mid_load_sends_its_clients_to_the_other_from_their_las
 /// The presence lease the presence scenario gives its gateways (seconds).
 const PRESENCE_LEASE_S: u64 = 2;
 
-/// Presence as a lease (issue 16): a gateway SIGKILLed while a seated player's stream is open
+/// Presence as a lease (ARCHITECTURE.md, "Disconnection (presence)"): a gateway SIGKILLed while a seated player's stream is open
 /// on it can no longer close that stream with game-state; its lease lapses and the other
 /// gateway closes it, so the player is declared disconnected (C13's grace starts) within the
 /// lease and a third, and back when they subscribe on the live gateway. The live gateway's
@@ -769,7 +769,7 @@ async fn a_dead_gateway_s_players_are_declared_disconnected_when_its_lease_lapse
 /// The ticket lease the ticket scenario gives its matchmaking replicas (seconds).
 const TICKET_LEASE_S: u64 = 2;
 
-/// A crashed player's waiting ticket is not matched (issue 16): A waits through gateway 0,
+/// A crashed player's waiting ticket is not matched (ARCHITECTURE.md, "Matchmaking"): A waits through gateway 0,
 /// which is SIGKILLed, so nothing can cancel A's ticket; with no watch left to renew its
 /// lease, the matcher drops it, and the next two players are seated together, not with the
 /// ghost. Meanwhile D, alive on the other gateway, waits longer than the lease and keeps
@@ -1170,7 +1170,7 @@ impl Seating {
     }
 }
 
-/// Issue 16's scale-out scenario: 10,000 guests through both gateways (4 shared HTTP/2
+/// The scale-out scenario: 10,000 guests through both gateways (4 shared HTTP/2
 /// connections each), FindMatch streams opened 200 at a time and held until matched, so
 /// thousands of tickets wait at once in ten queues (eight Caro, two-player and four-player
 /// Quoridor) served by 3 matchmaking replicas; one guest in ten leaves, half while the call

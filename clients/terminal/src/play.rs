@@ -45,7 +45,7 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
     println!("signed in as {name} ({kind}, {player_id})");
     let mut lines = input::stdin_lines();
     let (game_id, seat) = match &args.computer {
-        // Issue 15: a game against the computer starts at once, unrated.
+        // a game against the computer starts at once, unrated.
         Some(level) => {
             let game = play_computer(&mut client, settings, level).await?;
             println!(

@@ -1,4 +1,4 @@
-//! `ludus room`: friend rooms (issue 14) in the terminal. `create` opens one (an account,
+//! `ludus room`: friend rooms (ARCHITECTURE.md, "Rooms") in the terminal. `create` opens one (an account,
 //! Ping44) and prints its code and invite link, `join` comes in by code as a player or
 //! (`--watch`) a spectator, `list` shows the public rooms. Then the room loop: the room's
 //! events as lines (from `SubscribeRoom`, resumed after a drop with no gap and no

@@ -1,4 +1,4 @@
-// A friend room (issue 14, ARCHITECTURE.md "Rooms"): joined by its code (`#/room/K7M4QP`, or
+// A friend room (ARCHITECTURE.md, "Rooms"): joined by its code (`#/room/K7M4QP`, or
 // the invite link `/?room=K7M4QP`, the web form of `ludus://room/K7M4QP`). The page shows the
 // members, the seats and the chat live from SubscribeRoom, lets the player take a seat, get
 // ready and (the host) start, and opens the room's game when it starts: a seated player's

@@ -1,4 +1,4 @@
-//! The computer players (issue 15): always a legal action, the budget contract, determinism,
+//! The computer players (ARCHITECTURE.md, "Computer players"): always a legal action, the budget contract, determinism,
 //! and the behaviour each level promises on hand-made positions (rule ids cited).
 
 use ludus_backgammon::board::Board;

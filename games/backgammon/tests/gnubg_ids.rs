@@ -201,7 +201,7 @@ fn every_fixture_row_equals_gnubg_both_ways() {
     );
 }
 
-/// The fixture covers what issue 11 asks for; a regenerated file must keep covering it.
+/// The fixture covers every case the gnubg comparison covers; a regenerated file must keep covering it.
 #[test]
 fn fixture_covers_every_state_kind() {
     let rows = rows();
@@ -615,7 +615,7 @@ fn import_accepts_every_reachable_offer() {
     );
 }
 
-/// The three differences issue 11 found, with the ids gnubg 1.1.0a16 gave for them.
+/// The three differences the gnubg comparison found, with the ids gnubg 1.1.0a16 gave for them.
 #[test]
 fn the_three_gnubg_differences() {
     let mut rng = ScriptedRandom::new(Vec::new());

@@ -1,5 +1,5 @@
 //! Plays Caro levels against each other like the arena and prints every game's moves, so that
-//! the positions where a game was decided can be read (issue 15: why Hard loses or draws).
+//! the positions where a game was decided can be read (why Hard loses or draws).
 //!
 //! `cargo run --release -p ludus-caro --example duel -- hard normal 0 40 '{"size":15,"blocked_ends":true,"exactly_five":false}' [board]`
 //!

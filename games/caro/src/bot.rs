@@ -11,13 +11,13 @@
 //!   forced win it keeps only the moves after which that win is gone; otherwise a quiet
 //!   "set-up" move, one after which Hard would have a forced win if the opponent passed and
 //!   still has one after the opponent's likeliest replies, provided the alpha-beta below
-//!   finds no loss after it (issue 15: without set-ups, Hard as the second mover drew full
+//!   finds no loss after it (without set-ups, Hard as the second mover drew full
 //!   boards against Medium's solid blocking); else a 6-ply alpha-beta over the 10 best
 //!   candidates (by the pattern board's values, both sides' shapes) at every node, with the
 //!   pattern evaluation at the leaves. The search's threat
 //!   rules (a four must be blocked, an open four or four-three wins, an open three must be
 //!   stopped or out-foured) keep the tree narrow, so six plies see an opponent's quiet move
-//!   that leads to a double threat two moves later, which four plies missed (issue 15: Hard
+//!   that leads to a double threat two moves later, which four plies missed (Hard
 //!   lost such games to Medium as the second mover, e.g. an open three answered, then a
 //!   double open three).
 //!
@@ -362,7 +362,7 @@ fn wins_after_replies(search: &mut Search<'_>, me: usize) -> bool {
     })
 }
 
-/// The guard on a set-up move (issue 15: unguarded, set-ups let Medium reach a four-three):
+/// The guard on a set-up move (unguarded, set-ups let Medium reach a four-three):
 /// whether the `HARD_DEPTH`-ply alpha-beta finds no loss for `me` after `at`. A null window
 /// at the loss line: the opponent's value reaching `WON / 2` (an unstoppable threat or
 /// better) is a loss. An interrupted search counts as a loss.

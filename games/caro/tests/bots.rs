@@ -1,4 +1,4 @@
-//! The computer players of C17 (issue 15): legal and deterministic everywhere, and the
+//! The computer players of C17 (ARCHITECTURE.md, "Computer players"): legal and deterministic everywhere, and the
 //! tactics each level promises, on hand-made positions under the C5 options.
 
 use ludus_caro::{Caro, CaroAction, CaroOptions, Cell};
@@ -210,7 +210,7 @@ fn hard_wins_with_a_double_open_three() {
 
 #[test]
 fn hard_sets_up_a_forced_win_with_a_quiet_move() {
-    // Issue 15, arena game 62 (15×15 blocked-ends), Hard as X after 8 stones: no VCF or
+    // arena game 62 (15×15 blocked-ends), Hard as X after 8 stones: no VCF or
     // VCT yet, and none for O. H6 is quiet (no four, no open three) but after it X would
     // win by threats if O passed, and still does after O's likeliest answers; the 6-ply
     // alpha-beta alone played I10 here and the game was drawn on a full board.

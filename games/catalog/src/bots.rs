@@ -1,4 +1,4 @@
-//! Computer players in the contract (issue 15): what a computer seat may know of a game (its
+//! Computer players in the contract (ARCHITECTURE.md, "Computer players"): what a computer seat may know of a game (its
 //! *seat position*), and the action a level chooses from it.
 //!
 //! The split is the privacy boundary. game-state, which holds the whole game, calls

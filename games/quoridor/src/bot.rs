@@ -1,4 +1,4 @@
-//! Computer players (issue 15): Easy, Normal and Hard for every board size (Q1), goal (Q9,
+//! Computer players (ARCHITECTURE.md, "Computer players"): Easy, Normal and Hard for every board size (Q1), goal (Q9,
 //! Q25), player count (Q4) and mode (Q22-Q24). A bot in a team seat plays for its team's pawn.
 //!
 //! - **Easy** walks its shortest path; now and then it places a wall that lengthens the

@@ -15,7 +15,7 @@
 //! - [`QuoridorError`] (`error`): why an action was refused, naming the rule.
 //! - [`score`] (`score`): Q31-Q32 points from distances.
 //! - [`Bracket`] (`bracket`): the knockout tournament, Q24 and Q35.
-//! - `bot`: the computer players (issue 15), [`ludus_rules::Bot`] for [`Quoridor`].
+//! - `bot`: the computer players (ARCHITECTURE.md, "Computer players"), [`ludus_rules::Bot`] for [`Quoridor`].
 //! - `board`, `bits`: walls and paths on 256-bit bitboards; wall legality (Q15 for every
 //!   pawn) is a flood fill only for the few walls that could matter.
 //!

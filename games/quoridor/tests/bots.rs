@@ -1,4 +1,4 @@
-//! The computer players (issue 15): always a legal action on every board, goal, mode and
+//! The computer players (ARCHITECTURE.md, "Computer players"): always a legal action on every board, goal, mode and
 //! player count; `None` off turn; an answer even with no time; deterministic for a seed and
 //! a work budget; and the tactics each level promises, on hand-made positions.
 

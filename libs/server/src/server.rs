@@ -205,7 +205,7 @@ where
     let _stop_following = AbortOnDrop(follow_readiness);
 
     // Reflection advertises what this server serves, not every service in the descriptors: the
-    // public gateway must not list the internal services it does not route (issue 16).
+    // public gateway must not list the internal services it does not route (ARCHITECTURE.md, "Security").
     // The same listing under both reflection versions: clients differ in which one they ask.
     let reflection = || {
         tonic_reflection::server::Builder::configure()

@@ -1,4 +1,4 @@
-//! bots: plays the computer seats (issue 15).
+//! bots: plays the computer seats (ARCHITECTURE.md, "Computer players").
 //!
 //! game-state arms a durable timer (`bot/<game>/<turn_seq>`, due at once) before every commit
 //! that starts a computer seat's turn; the timers worker calls [`Bots.TakeTurn`] for it at

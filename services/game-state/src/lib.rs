@@ -46,7 +46,7 @@ pub struct Config {
     pub ratings_url: String,
     /// The accounts service, which archives finished games, e.g. `http://accounts:50055`.
     pub accounts_url: String,
-    /// The rooms service, told when a room's game ends (issue 14), e.g.
+    /// The rooms service, told when a room's game ends (ARCHITECTURE.md, "Rooms"), e.g.
     /// `http://rooms:50056`; `None` when no rooms run (games created by a room then finish
     /// without telling it).
     pub rooms_url: Option<String>,

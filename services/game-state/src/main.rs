@@ -29,7 +29,7 @@ struct Args {
         default_value = "http://accounts:50055"
     )]
     accounts_url: String,
-    /// The rooms service, told when a room's game ends (issue 14), e.g. `http://rooms:50056`.
+    /// The rooms service, told when a room's game ends (ARCHITECTURE.md, "Rooms"), e.g. `http://rooms:50056`.
     #[arg(long, env = "LUDUS_ROOMS_URL", default_value = "http://rooms:50056")]
     rooms_url: String,
     /// Seconds a disconnected player has to come back in games with a disconnection rule

@@ -68,7 +68,7 @@ pub struct Config {
     pub rating_window: RatingWindow,
     /// Tickets are ordered and aged by it ([`Clock::system`]; tests pass a manual one).
     pub clock: Clock,
-    /// How long a waiting ticket stays matchable unless its watch renews it (issue 16).
+    /// How long a waiting ticket stays matchable unless its watch renews it (ARCHITECTURE.md, "Disconnection (presence)").
     pub ticket_lease: Duration,
     /// How long a proposed table waits for every seat's confirmation.
     pub confirm_window: Duration,

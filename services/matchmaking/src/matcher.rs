@@ -79,7 +79,7 @@ pub struct Matcher {
     creating: Arc<Semaphore>,
     /// Tickets are ordered and aged by it (Unix ms, so replicas agree).
     clock: Clock,
-    /// How long a ticket stays matchable after its last renewal by a watch (issue 16).
+    /// How long a ticket stays matchable after its last renewal by a watch (ARCHITECTURE.md, "Disconnection (presence)").
     ticket_lease: Duration,
     /// How long a proposed table waits for its confirmations.
     confirm_window: Duration,

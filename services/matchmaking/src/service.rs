@@ -309,7 +309,7 @@ async fn watch(
     tx: mpsc::Sender<Result<pb::TicketUpdate, Status>>,
     stop: CancellationToken,
 ) {
-    // While this watch lives the ticket's lease is renewed: somebody waits on it (issue 16).
+    // While this watch lives the ticket's lease is renewed: somebody waits on it (ARCHITECTURE.md, "Disconnection (presence)").
     let mut renewed = tokio::time::Instant::now();
     if ticket.status.is_live() {
         matcher.keep_alive(&ticket).await;

@@ -601,7 +601,7 @@ async fn enqueue_request(
 
 /// An Enqueue retried with its request id (its first answer was lost: the replica died, or
 /// Redis answered past the client's timeout, after the ticket was queued) gets the ticket the
-/// first attempt queued, queued or already matched, instead of ALREADY_EXISTS (issue 16); the
+/// first attempt queued, queued or already matched, instead of ALREADY_EXISTS (ARCHITECTURE.md, "Matchmaking"); the
 /// id never hands over another player's ticket, and a new request still meets the one-ticket
 /// rule.
 async fn retried_enqueue(backend: Backend) {

@@ -1,4 +1,4 @@
-//! Room codes (C16, issue 14): six characters from an alphabet without look-alikes, shown as
+//! Room codes (C16): six characters from an alphabet without look-alikes, shown as
 //! two groups of three ("K7M 4QP"), drawn from the random source the caller passes (the
 //! service passes the CSPRNG).
 

@@ -1,4 +1,4 @@
-//! rooms: friend tables with six-character codes (issue 14): seats and teams, spectators,
+//! rooms: friend tables with six-character codes (ARCHITECTURE.md, "Rooms"): seats and teams, spectators,
 //! host settings, countdowns, rematches, knockout tournaments, chat and room scoreboards. A
 //! room's games are ordinary games created through game-state; a room's state lives in the
 //! session store with the games' commit discipline (a seq, compare-and-set in one script, an

@@ -24,7 +24,7 @@ use crate::error::RoomError;
 use crate::model;
 use crate::room::{Change, Room};
 
-/// An empty room expires after this long (issue 14 item 2).
+/// An empty room expires after this long (ARCHITECTURE.md, "Rooms").
 pub const EMPTY_ROOM_TTL: Duration = Duration::from_secs(10 * 60);
 /// A member with no room stream and no request for this long leaves the room (a vanished
 /// member, a dead gateway): three of the gateway's 20 s stream heartbeats, so two lost ones

@@ -39,7 +39,7 @@ pub struct RoomSettings {
     pub first_mover: FirstMover,
     /// The next game starts 30 s after one ends, where the game allows it (Q29).
     pub auto_start: bool,
-    /// Spectators may chat (issue 14 item 6: on unless the host turns it off).
+    /// Spectators may chat (on unless the host turns it off).
     pub spectator_chat: bool,
 }
 

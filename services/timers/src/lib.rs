@@ -50,7 +50,7 @@ pub struct Config {
     /// rooms, the owner of room countdowns (Q29), e.g. `http://rooms:50056`; without it a
     /// room countdown that comes due is refused (deleted) with an error in the log.
     pub rooms_url: Option<String>,
-    /// bots, the owner of computer turns (issue 15), e.g. `http://bots:50057`: one URL per
+    /// bots, the owner of computer turns (ARCHITECTURE.md, "Computer players"), e.g. `http://bots:50057`: one URL per
     /// replica or one for a load-balanced service. A bot turn is offered to them in turn,
     /// the next one when a replica is unreachable; with none configured it waits (fires
     /// again) until one is.

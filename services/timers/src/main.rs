@@ -27,7 +27,7 @@ struct Args {
     /// rooms, which owns room countdowns (Q29).
     #[arg(long, env = "LUDUS_ROOMS_URL", default_value = "http://rooms:50056")]
     rooms_url: String,
-    /// bots, which owns computer turns (issue 15); repeat the flag (or separate with commas)
+    /// bots, which owns computer turns (ARCHITECTURE.md, "Computer players"); repeat the flag (or separate with commas)
     /// for one URL per replica.
     #[arg(
         long,

@@ -1,7 +1,7 @@
 //! soak: the multi-process system under a steady load for a long time, one process SIGKILLed
 //! and restarted at every interval (rotating through the roles), every process's memory
-//! sampled, and the promises of the design checked on everything the load did (issue 16,
-//! item 7). Run by `scripts/soak.sh`; not in CI (it lasts 30 minutes by default).
+//! sampled, and the promises of the design checked on everything the load did (ARCHITECTURE.md,
+//! "Faults: the multi-process harness"). Run by `scripts/soak.sh`; not in CI (it lasts 30 minutes by default).
 //!
 //! # The load
 //! `--tables` workers, each a loop of rounds until the duration is over: two fresh guests,

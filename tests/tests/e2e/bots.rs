@@ -1,4 +1,4 @@
-//! Games against the computer end to end (issue 15): `PlayComputer` through the gateway, the
+//! Games against the computer end to end (ARCHITECTURE.md, "Computer players"): `PlayComputer` through the gateway, the
 //! bot timers game-state arms, the timers worker handing each computer turn to the bots
 //! service, its submissions through game-state, take-backs (C17, M11), and a bots replica
 //! stopped mid-think. Real redis-server, every service real.
@@ -426,7 +426,7 @@ async fn refusals_name_the_levels_and_the_rules() {
     ludus.shutdown().await;
 }
 
-/// Rooms (issue 15): the host seats a computer player, ready at once; the room's game gets
+/// Rooms (ARCHITECTURE.md, "Computer players"): the host seats a computer player, ready at once; the room's game gets
 /// the computer seat and the bots service plays it.
 #[tokio::test]
 async fn a_room_game_seats_the_hosts_computer_player() {

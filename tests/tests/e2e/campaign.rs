@@ -1,4 +1,4 @@
-//! The bad-input campaign (issue 16): over ten thousand generated requests through the public
+//! The bad-input campaign (ARCHITECTURE.md, "Security"): over ten thousand generated requests through the public
 //! gateway against live games of all five kinds, from strangers, from forged tokens and from
 //! the seated players themselves. Whatever arrives:
 //! - no answer is INTERNAL, UNKNOWN or DATA_LOSS, and none is UNAVAILABLE or CANCELLED: every

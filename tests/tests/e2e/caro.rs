@@ -311,7 +311,7 @@ async fn an_action_id_is_one_players_key_so_the_opponent_reusing_it_plays_their_
     let (game, mut x, mut o) = matched(&ludus).await;
     let first = x.submit(&game, 1, "m1", "H8").await.expect("x");
     assert_eq!(first.event.as_ref().map(|e| e.seq), Some(2));
-    // Issue 16: O's `m1` used to be taken for a retry of X's and silently dropped.
+    // Regression: O's `m1` used to be taken for a retry of X's and silently dropped.
     let mine = o.submit(&game, 2, "m1", "A1").await.expect("o");
     assert!(!mine.duplicate, "O's action is new, not X's retried");
     let event = mine.event.expect("event");
@@ -336,7 +336,7 @@ async fn resuming_a_finished_game_ends_at_once_and_resuming_past_its_end_is_out_
     x.play(&game, "H8").await.expect("x");
     let last = o.resign(&game).await.expect("resign").seq;
 
-    // Issue 16: a stream resumed after the last event used to wait forever.
+    // Regression: a stream resumed after the last event used to wait forever.
     let mut caught_up = x.subscribe(&game, last).await;
     let end = tokio::time::timeout(patience(), caught_up.message())
         .await

@@ -1,4 +1,4 @@
-//! Players who leave FindMatch are never seated (issue 16): whenever the stream goes, even
+//! Players who leave FindMatch are never seated (ARCHITECTURE.md, "Matchmaking"): whenever the stream goes, even
 //! while Enqueue is still in flight, the ticket goes with it.
 
 use std::time::Duration;
@@ -73,7 +73,7 @@ async fn a_seated_player_flapping_subscribe_cannot_flood_the_game_log() {
             }
         }
     }
-    // Issue 16: 150 flaps added 299 presence events, each sent to every watcher.
+    // Regression: 150 flaps added 299 presence events, each sent to every watcher.
     assert!(
         refused >= 30 - 12,
         "only a dozen opens a minute get through: {refused}"
@@ -104,7 +104,7 @@ async fn first_update(player: &mut ludus_tests::Player) -> pb::FindMatchUpdate {
 
 /// A client whose FindMatch stream broke after its ticket was matched (the soak saw a
 /// gateway answer a retryable error then) asks again: it must land in the game its opponent
-/// already sits in, not queue a ticket nobody meets while the opponent's clock runs (issue 16).
+/// already sits in, not queue a ticket nobody meets while the opponent's clock runs (ARCHITECTURE.md, "Matchmaking").
 /// Once that game is over, FindMatch queues a ticket as usual.
 #[tokio::test]
 async fn find_match_again_after_a_match_lands_in_the_game_in_progress() {

@@ -1,4 +1,4 @@
-//! The public port as a stranger meets it (issue 16): request bodies that are not the call's
+//! The public port as a stranger meets it (ARCHITECTURE.md, "Security"): request bodies that are not the call's
 //! message are the client's mistake (INVALID_ARGUMENT, reason MALFORMED_REQUEST, never
 //! INTERNAL) and the gateway keeps serving; reflection lists only what the gateway serves.
 
@@ -78,7 +78,7 @@ macro_rules! listed_services {
 #[tokio::test]
 async fn reflection_on_the_public_port_lists_only_what_the_gateway_serves() {
     let ludus = Ludus::start().await;
-    // Issue 16: GameState, Matchmaking, Ratings and Timers used to be listed too. Both
+    // Regression: GameState, Matchmaking, Ratings and Timers used to be listed too. Both
     // protocol versions are served (clients differ in which one they ask), with one listing.
     let served = ["grpc.health.v1.Health", "ludus.v1.Gateway"];
     assert_eq!(listed_services!(v1, ludus.channel().await), served);
@@ -135,7 +135,7 @@ async fn an_oversized_authorization_header_is_refused_with_a_status_and_the_conn
             .metadata_mut()
             .insert("authorization", header.parse().expect("ascii"));
         let err = client.list_live_games(request).await.expect_err("refused");
-        // Issue 16: HTTP 431 (UNKNOWN) at 20 KB, a GOAWAY for the whole connection at 64 KB.
+        // Regression: HTTP 431 (UNKNOWN) at 20 KB, a GOAWAY for the whole connection at 64 KB.
         assert_eq!(err.code(), Code::Unauthenticated, "{size}: {err:?}");
         assert!(err.message().contains("bytes"), "{}", err.message());
     }
@@ -165,7 +165,7 @@ async fn internal_servers_refuse_a_caller_that_is_not_a_ludus_service() {
         action_id: "forged".into(),
         action: None,
     };
-    // A local process that found game-state's loopback port (issue 16: it used to commit
+    // A local process that found game-state's loopback port (it used to commit
     // moves as any player).
     let mut stranger = ludus_proto::pb::game_state_client::GameStateClient::new(
         ludus_tests::connect(ludus.game_state).await,

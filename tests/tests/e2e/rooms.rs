@@ -1,4 +1,4 @@
-//! Rooms (issue 14) through the public gateway on a real Redis: a Caro friend room (C10
+//! Rooms (ARCHITECTURE.md, "Rooms") through the public gateway on a real Redis: a Caro friend room (C10
 //! rock-paper-scissors, C11 loser first, C16 spectator cap, chat, the host leaving, a room
 //! stream resumed with no gap), a Quoridor team game played to the end (Q23, Q30-Q33), and
 //! the refusals of bad input.
@@ -395,7 +395,7 @@ async fn room_refusals_name_the_problem() {
     );
     assert_eq!(clock.code(), Code::InvalidArgument);
     assert!(clock.message().contains("C12"), "{}", clock.message());
-    // Computer players (issue 15): a known level, seated by the host only.
+    // Computer players (ARCHITECTURE.md, "Computer players"): a known level, seated by the host only.
     let add_computer = |level: &str| pb::AddComputerPlayerRequest {
         code: code.clone(),
         level: level.into(),

@@ -1,4 +1,4 @@
-//! A Redis outage as clients and operators see it (issue 16): calls fail fast with UNAVAILABLE
+//! A Redis outage as clients and operators see it (ARCHITECTURE.md, "Errors"): calls fail fast with UNAVAILABLE
 //! (retry) inside a client's deadline instead of hanging past it, the services that need the
 //! store report NOT_SERVING while it is gone, and play resumes when it is back.
 

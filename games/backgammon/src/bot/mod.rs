@@ -1,4 +1,4 @@
-//! The computer players (issue 15): checker play and cube decisions (B8-B19) in money and
+//! The computer players (ARCHITECTURE.md, "Computer players"): checker play and cube decisions (B8-B19) in money and
 //! match play (B22), at three levels, behind [`ludus_rules::Bot`] for [`Backgammon`] and for
 //! the hosted [`crate::BackgammonSession`].
 //!

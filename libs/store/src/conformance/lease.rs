@@ -3,7 +3,7 @@
 use crate::{Backend, HeldStream, StreamLeases};
 
 /// A holder's streams are counted per (game, player); a lease that ran out is taken once, with
-/// its streams, and a renewal afterwards reports the holder as new (issue 16).
+/// its streams, and a renewal afterwards reports the holder as new (ARCHITECTURE.md, "Disconnection (presence)").
 pub async fn stream_leases_lapse_and_are_taken_once(backend: Backend) {
     let leases = StreamLeases::new(backend);
     assert!(

@@ -1,5 +1,5 @@
 //! [`StreamLeases`]: which seated players' event streams each gateway holds, under a lease the
-//! gateway renews (issue 16). A gateway that dies stops renewing; another gateway takes its
+//! gateway renews (ARCHITECTURE.md, "Disconnection (presence)"). A gateway that dies stops renewing; another gateway takes its
 //! streams once the lease has lapsed and closes them for it (game-state's presence count), so
 //! a dead gateway's players are declared disconnected instead of counted connected forever.
 //!

@@ -222,7 +222,7 @@ impl QueueStore {
     /// Extends the lease of a queued ticket to `until_ms` (Unix ms, system time: it says a
     /// process still waits on the ticket). A watch renews it while its FindMatch stream lives;
     /// the matcher drops a ticket whose lease ran out ([`QueueStore::lease_ends`]) instead of
-    /// seating a player nobody waits for (issue 16). `Ok(false)` when the ticket is not live
+    /// seating a player nobody waits for (ARCHITECTURE.md, "Matchmaking"). `Ok(false)` when the ticket is not live
     /// (queued or proposed).
     pub async fn keep_alive(
         &self,

@@ -25,7 +25,7 @@ static ANALYSES: tokio::sync::Semaphore =
     tokio::sync::Semaphore::const_new(MAX_CONCURRENT_ANALYSES);
 /// Analyses admitted on this replica, running or waiting for a turn. Past it the answer is
 /// RESOURCE_EXHAUSTED at once: an unbounded queue let a few long requests push everybody
-/// else's 40 ms analysis to seconds (issue 16).
+/// else's 40 ms analysis to seconds (ARCHITECTURE.md, "Mancala").
 pub const MAX_ADMITTED_ANALYSES: usize = 6;
 /// Players with an analysis admitted on this replica: one each, so one caller cannot fill the
 /// queue.

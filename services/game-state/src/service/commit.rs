@@ -69,10 +69,7 @@ impl From<CommitError> for ServiceError {
 
 /// The store's answer to the commit of `loaded` in game-state's terms: the seq written, or
 /// why nothing was.
-fn landed(
-    outcome: Result<Committed, CommitRefusal>,
-    loaded: &Loaded,
-) -> Result<u64, CommitError> {
+fn landed(outcome: Result<Committed, CommitRefusal>, loaded: &Loaded) -> Result<u64, CommitError> {
     match outcome {
         Ok(Committed { seq }) => Ok(seq),
         Err(CommitRefusal::StaleSeq { current }) => Err(CommitError::StaleSeq {
@@ -81,9 +78,10 @@ fn landed(
             current,
         }),
         Err(CommitRefusal::DuplicateAction { seq }) => Err(CommitError::DuplicateAction { seq }),
-        Err(CommitRefusal::NotFound) => Err(CommitError::Failed(ServiceError::NotFound(
-            format!("no game {}", loaded.game_id),
-        ))),
+        Err(CommitRefusal::NotFound) => Err(CommitError::Failed(ServiceError::NotFound(format!(
+            "no game {}",
+            loaded.game_id
+        )))),
     }
 }
 

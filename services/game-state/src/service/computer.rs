@@ -13,7 +13,6 @@ use crate::model::{Loaded, UndoPoint};
 
 pub use ludus_catalog::bots::BOT_ID_PREFIX;
 
-
 /// Checks the players of a create: a computer seat has a known level and a `bot-` id, a
 /// person's id never starts with `bot-`. Returns each seat's canonical level (`""` for a
 /// person).

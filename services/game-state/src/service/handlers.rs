@@ -70,7 +70,7 @@ impl GameStateService {
             // A retry whose first attempt wrote the game but lost its answer (a store reply
             // past the timeout, a killed replica) before listing it and indexing its players
             // finishes those steps, both idempotent: else the game was missing from every
-            // player's ListMyGames for good (issue 16's 10,000-ticket scenario).
+            // player's ListMyGames for good (the 10,000-ticket scenario of tests/tests/faults.rs).
             if loaded.game.outcome().is_none() {
                 self.list_live(&loaded).await?;
             }
@@ -423,7 +423,7 @@ impl GameStateService {
         Ok(pb::ReportOutcomeResponse { newly_recorded })
     }
 
-    /// Tells the room that started the game how it ended (issue 14). A failure fails the
+    /// Tells the room that started the game how it ended (ARCHITECTURE.md, "Rooms"). A failure fails the
     /// report, so the outcome timer fires again; a room that no longer exists (expired) is
     /// only logged.
     async fn tell_room(

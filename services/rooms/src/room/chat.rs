@@ -29,7 +29,7 @@ pub struct ChatLine {
 }
 
 impl Room {
-    /// A chat line (issue 14 item 6): at most 200 characters, no control characters,
+    /// A chat line (ARCHITECTURE.md, "Rooms"): at most 200 characters, no control characters,
     /// [`CHAT_BURST`] lines per [`CHAT_WINDOW_MS`] per player; spectators may chat unless the
     /// host turned it off. The room keeps the last [`CHAT_KEPT`].
     pub fn chat(&mut self, player: &str, text: &str, now_ms: u64) -> Changes {

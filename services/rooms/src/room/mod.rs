@@ -74,7 +74,7 @@ pub struct Member {
     pub seat: Option<Seat>,
     /// Times of the member's recent chat lines (at most [`CHAT_BURST`]).
     chat_times: Vec<u64>,
-    /// A computer player's level (canonical name; issue 15): the host seated it, it is always
+    /// A computer player's level (canonical name; ARCHITECTURE.md, "Computer players"): the host seated it, it is always
     /// ready, and the bots service plays its seat in the room's games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computer: Option<String>,

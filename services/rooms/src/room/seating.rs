@@ -9,7 +9,7 @@ use crate::error::{RoomError, reason};
 use crate::settings::{RoomMode, RoomSettings};
 
 impl Room {
-    /// The host seats a computer player at `level` (issue 15), ready at once, on the team
+    /// The host seats a computer player at `level` (ARCHITECTURE.md, "Computer players"), ready at once, on the team
     /// with fewer players in team mode. It leaves when the host removes it (`kick`).
     pub fn add_computer(
         &mut self,

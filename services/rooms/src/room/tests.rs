@@ -605,7 +605,7 @@ fn the_room_survives_its_json_form() {
     assert_eq!(back.tables, r.tables);
 }
 
-/// Issue 15: the host seats a computer player, ready at once; nobody else may; it leaves when
+/// A room's computer player: the host seats a computer player, ready at once; nobody else may; it leaves when
 /// the host removes it, and computers alone do not keep a room alive.
 #[test]
 fn the_host_seats_a_computer_player_and_removes_it() {
