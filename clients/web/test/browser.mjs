@@ -12,7 +12,7 @@
 
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -23,8 +23,16 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const LUDUS = process.env.LUDUS_BIN ?? here("../../../target/debug/ludus");
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const ARTIFACTS = process.env.ARTIFACTS ?? here("../artifacts");
-// A bound on a hang, never a performance assertion.
-const PATIENCE_MS = 20_000;
+// A bound on a hang, never a performance assertion: 20 s, stretched on a busy machine the way
+// the Rust harness stretches its waits (`ludus_store::testing::patience`): by the load per
+// core when above 1, times LUDUS_TEST_PATIENCE when set, at most 8 times in all. Read at each
+// wait, as the load is then.
+function patienceMs() {
+  const busy = Math.max(loadavg()[0] / availableParallelism(), 1);
+  const asked = Number(process.env.LUDUS_TEST_PATIENCE);
+  const factor = Math.min(busy * (Number.isFinite(asked) && asked >= 1 ? asked : 1), 8);
+  return Math.round(20_000 * factor);
+}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -38,7 +46,7 @@ function freePort() {
 }
 
 async function waitFor(check, what) {
-  const deadline = Date.now() + PATIENCE_MS;
+  const deadline = Date.now() + patienceMs();
   let last;
   while (Date.now() < deadline) {
     try {
@@ -126,7 +134,7 @@ const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch:
 async function openPage(browser, url, options, errors, label) {
   const context = await browser.newContext(options);
   const page = await context.newPage();
-  page.setDefaultTimeout(PATIENCE_MS);
+  page.setDefaultTimeout(patienceMs());
   page.on("pageerror", (error) => errors.push(`${label}: ${error.message}`));
   await page.goto(url);
   return { context, page, label };
