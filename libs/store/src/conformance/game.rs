@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use futures::future::join_all;
 
-use super::{RACERS, RECV_BOUND, commit};
+use super::{RACERS, RECV_BOUND, commit, commit_lands, try_commit};
 use crate::{
     Backend, Commit, CommitRefusal, Committed, GameRead, GameStore, StoredEvent, TimerArm,
     TimerStore, TimerWrites,
@@ -178,32 +178,20 @@ pub async fn game_create_and_load(backend: Backend) {
 pub async fn game_commit_compare_and_set(backend: Backend) {
     let games = GameStore::new(backend);
     assert_eq!(
-        games
-            .commit("nope", commit(1, None, b"x"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "nope", 1, None, b"x").await,
         Err(CommitRefusal::NotFound)
     );
     games.create("g", b"m", b"s1", b"e1").await.expect("create");
     assert_eq!(
-        games
-            .commit("g", commit(1, None, b"2"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "g", 1, None, b"2").await,
         Ok(Committed { seq: 2 })
     );
     assert_eq!(
-        games
-            .commit("g", commit(1, Some("late"), b"x"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "g", 1, Some("late"), b"x").await,
         Err(CommitRefusal::StaleSeq { current: 2 })
     );
     assert_eq!(
-        games
-            .commit("g", commit(5, None, b"x"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "g", 5, None, b"x").await,
         Err(CommitRefusal::StaleSeq { current: 2 })
     );
     let g = games.load("g").await.expect("load").expect("game");
@@ -214,10 +202,7 @@ pub async fn game_commit_compare_and_set(backend: Backend) {
     assert_eq!(games.event("g", 3).await.expect("event"), None);
     // The stale action id was not recorded: it can still commit.
     assert_eq!(
-        games
-            .commit("g", commit(2, Some("late"), b"3"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "g", 2, Some("late"), b"3").await,
         Ok(Committed { seq: 3 })
     );
 }
@@ -226,21 +211,10 @@ pub async fn game_commit_compare_and_set(backend: Backend) {
 pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     let games = GameStore::new(backend);
     games.create("g", b"m", b"s", b"e1").await.expect("create");
-    let first = games
-        .commit("g", commit(1, Some("a"), b"2"))
-        .await
-        .expect("commit");
+    let first = try_commit(&games, "g", 1, Some("a"), b"2").await;
     assert_eq!(first, Ok(Committed { seq: 2 }));
-    games
-        .commit("g", commit(2, Some("b"), b"3"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
-    games
-        .commit("g", commit(3, None, b"4"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
+    commit_lands(&games, "g", 2, Some("b"), b"3").await;
+    commit_lands(&games, "g", 3, None, b"4").await;
     for expected in [1, 4, 9] {
         assert_eq!(
             games
@@ -278,10 +252,7 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     // Action ids are per game.
     games.create("h", b"m", b"s", b"e1").await.expect("create");
     assert_eq!(
-        games
-            .commit("h", commit(1, Some("a"), b"2"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "h", 1, Some("a"), b"2").await,
         Ok(Committed { seq: 2 })
     );
 }
@@ -327,11 +298,7 @@ pub async fn game_events_after_order_and_limit(backend: Backend) {
     games.create("g", b"m", b"s", b"1").await.expect("create");
     for seq in 1..=10u64 {
         let body = (seq + 1).to_string();
-        games
-            .commit("g", commit(seq, None, body.as_bytes()))
-            .await
-            .expect("commit")
-            .expect("the commit lands");
+        commit_lands(&games, "g", seq, None, body.as_bytes()).await;
     }
     let all = games.events_after("g", 0, 100).await.expect("events");
     assert_eq!(
@@ -432,10 +399,7 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
                 .expect("create")
         );
         games.mark_live(id, 1).await.expect("live");
-        let committed = games
-            .commit(id, commit(1, Some("a1"), b"two"))
-            .await
-            .expect("commit");
+        let committed = try_commit(&games, id, 1, Some("a1"), b"two").await;
         assert_eq!(committed, Ok(Committed { seq: 2 }));
         games.presence(id, 0, 1).await.expect("presence");
     }
