@@ -10,6 +10,19 @@ use crate::{
     TimerStore, TimerWrites,
 };
 
+/// The events of game `id` after seq `after_seq`, at most `limit`; the store must answer.
+async fn events_after(
+    games: &GameStore,
+    id: &str,
+    after_seq: u64,
+    limit: usize,
+) -> Vec<StoredEvent> {
+    games
+        .events_after(id, after_seq, limit)
+        .await
+        .expect("events")
+}
+
 /// A commit's timer writes: when it lands, its timers are armed (payload and due time as
 /// given) and the stale ones deleted; a commit that does not land changes no game state. (On
 /// one node and in memory the timers are part of the commit; on a cluster they are armed just
@@ -217,10 +230,7 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     commit_lands(&games, "g", 3, None, b"4").await;
     for expected in [1, 4, 9] {
         assert_eq!(
-            games
-                .commit("g", commit(expected, Some("a"), b"again"))
-                .await
-                .expect("retry"),
+            try_commit(&games, "g", expected, Some("a"), b"again").await,
             Err(CommitRefusal::DuplicateAction { seq: 2 })
         );
     }
@@ -279,28 +289,19 @@ pub async fn game_concurrent_commits_one_wins(backend: Backend) {
         }
     }
     assert_eq!(committed, 1);
-    assert_eq!(
-        games.events_after("g", 0, 100).await.expect("events").len(),
-        2
-    );
+    assert_eq!(events_after(&games, "g", 0, 100).await.len(), 2);
 }
 
 /// The log reads back in order, from any seq, bounded by the limit.
 pub async fn game_events_after_order_and_limit(backend: Backend) {
     let games = GameStore::new(backend);
-    assert!(
-        games
-            .events_after("none", 0, 10)
-            .await
-            .expect("events")
-            .is_empty()
-    );
+    assert!(events_after(&games, "none", 0, 10).await.is_empty());
     games.create("g", b"m", b"s", b"1").await.expect("create");
     for seq in 1..=10u64 {
         let body = (seq + 1).to_string();
         commit_lands(&games, "g", seq, None, body.as_bytes()).await;
     }
-    let all = games.events_after("g", 0, 100).await.expect("events");
+    let all = events_after(&games, "g", 0, 100).await;
     assert_eq!(
         all.iter().map(|e| e.seq).collect::<Vec<_>>(),
         (1..=11).collect::<Vec<_>>()
@@ -308,25 +309,13 @@ pub async fn game_events_after_order_and_limit(backend: Backend) {
     for e in &all {
         assert_eq!(e.payload, e.seq.to_string().into_bytes());
     }
-    let page = games.events_after("g", 3, 4).await.expect("events");
+    let page = events_after(&games, "g", 3, 4).await;
     assert_eq!(
         page.iter().map(|e| e.seq).collect::<Vec<_>>(),
         vec![4, 5, 6, 7]
     );
-    assert!(
-        games
-            .events_after("g", 11, 10)
-            .await
-            .expect("events")
-            .is_empty()
-    );
-    assert!(
-        games
-            .events_after("g", 0, 0)
-            .await
-            .expect("events")
-            .is_empty()
-    );
+    assert!(events_after(&games, "g", 11, 10).await.is_empty());
+    assert!(events_after(&games, "g", 0, 0).await.is_empty());
     assert_eq!(games.event("g", 0).await.expect("event"), None);
     assert_eq!(games.event("g", 12).await.expect("event"), None);
     assert_eq!(games.event("none", 1).await.expect("event"), None);
@@ -422,24 +411,11 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
         .expect("finish new");
     assert!(games.live_games(10).await.expect("live").is_empty());
     assert_eq!(games.load("old").await.expect("load"), None);
-    assert!(
-        games
-            .events_after("old", 0, 10)
-            .await
-            .expect("events")
-            .is_empty()
-    );
+    assert!(events_after(&games, "old", 0, 10).await.is_empty());
     assert_eq!(games.action_seq("old", "a1").await.expect("action"), None);
     assert_eq!(games.presence("old", 0, 0).await.expect("presence"), 0);
     assert!(games.load("new").await.expect("load").is_some());
-    assert_eq!(
-        games
-            .events_after("new", 0, 10)
-            .await
-            .expect("events")
-            .len(),
-        2
-    );
+    assert_eq!(events_after(&games, "new", 0, 10).await.len(), 2);
     // A game finished again (or unknown) is fine.
     games
         .finish("gone", 60_000, Duration::from_secs(1))
