@@ -7,8 +7,9 @@ use std::time::Duration;
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::ClusterClientBuilder;
 use redis::cluster_async::ClusterConnection;
-use redis::{Cmd, Pipeline, RedisFuture, Value};
+use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, ToRedisArgs, Value};
 use tokio::sync::watch;
+use tracing::Instrument;
 
 use super::StoreError;
 use crate::feed::{FeedClient, RedisFeed};
@@ -117,27 +118,38 @@ impl RedisBackend {
     /// the timers' claim poll, a gauge's count) starts no trace of its own, or every replica
     /// would export a trace per poll.
     pub(crate) fn command(&self, operation: &'static str) -> tracing::Span {
-        if tracing::Span::current().is_none() {
-            return tracing::Span::none();
-        }
-        let span = tracing::info_span!(
-            target: TRACE_TARGET,
-            "redis",
-            otel.name = operation,
-            otel.kind = "client",
-            db.system.name = "redis",
-            db.operation.name = operation,
-            server.address = tracing::field::Empty,
-            server.port = tracing::field::Empty,
-        );
-        self.record_server(&span);
-        span
+        self.span(operation, operation, None)
     }
 
     /// The span of one Lua script call: `db.operation.name` = `EVALSHA` (what the client
     /// sends; it falls back to `EVAL` once per script), `db.stored_procedure.name` = the
     /// script (`commit`), named `name` (`EVALSHA commit`). See [`RedisBackend::command`].
     pub(crate) fn script(&self, name: &'static str, script: &'static str) -> tracing::Span {
+        self.span(name, "EVALSHA", Some(script))
+    }
+
+    /// One command `operation` with `args` on the shared connection, in its
+    /// [`RedisBackend::command`] span.
+    pub(crate) async fn query<T: FromRedisValue>(
+        &self,
+        operation: &'static str,
+        args: impl ToRedisArgs,
+    ) -> Result<T, StoreError> {
+        Ok(redis::cmd(operation)
+            .arg(args)
+            .query_async(&mut self.conn.clone())
+            .instrument(self.command(operation))
+            .await?)
+    }
+
+    /// What [`RedisBackend::command`] and [`RedisBackend::script`] share: no span outside
+    /// traced work, and the server's address on every span.
+    fn span(
+        &self,
+        name: &'static str,
+        operation: &'static str,
+        procedure: Option<&'static str>,
+    ) -> tracing::Span {
         if tracing::Span::current().is_none() {
             return tracing::Span::none();
         }
@@ -147,8 +159,8 @@ impl RedisBackend {
             otel.name = name,
             otel.kind = "client",
             db.system.name = "redis",
-            db.operation.name = "EVALSHA",
-            db.stored_procedure.name = script,
+            db.operation.name = operation,
+            db.stored_procedure.name = procedure,
             server.address = tracing::field::Empty,
             server.port = tracing::field::Empty,
         );

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{RECV_BOUND, commit, recv};
+use super::{RECV_BOUND, commit_lands, recv};
 use crate::{
     Backend, Commit, FEED_CAPACITY, FeedError, FeedSubscription, GameFeed, GameStore, StoredEvent,
 };
@@ -84,11 +84,7 @@ pub async fn feed_subscribers_share_one_channel(backend: Backend) {
     let mut a = feed.subscribe("g").await.expect("subscribe");
     let mut b = feed.subscribe("g").await.expect("subscribe");
     assert_eq!(feed.open_channels(), 1);
-    games
-        .commit("g", commit(1, None, b"e2"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
+    commit_lands(&games, "g", 1, None, b"e2").await;
     for sub in [&mut a, &mut b] {
         let e = recv(sub).await.expect("event");
         assert_eq!(
@@ -101,11 +97,7 @@ pub async fn feed_subscribers_share_one_channel(backend: Backend) {
     }
     drop(a);
     assert_eq!(feed.open_channels(), 1);
-    games
-        .commit("g", commit(2, None, b"e3"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
+    commit_lands(&games, "g", 2, None, b"e3").await;
     assert_eq!(recv(&mut b).await.expect("event").seq, 3);
     drop(b);
     assert_eq!(feed.open_channels(), 0);
@@ -131,11 +123,7 @@ pub async fn feed_event_right_after_subscribe_is_received(backend: Backend) {
     // A second process-level feed (another gateway) subscribing now also gets the next event.
     let other = GameFeed::new(backend);
     let mut sub2 = other.subscribe("g").await.expect("subscribe");
-    games
-        .commit("g", commit(1, None, b"e2"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
+    commit_lands(&games, "g", 1, None, b"e2").await;
     assert_eq!(recv(&mut sub).await.expect("event").seq, 2);
     assert_eq!(recv(&mut sub2).await.expect("event").seq, 2);
 }
@@ -149,19 +137,11 @@ pub async fn feed_games_are_separate(backend: Backend) {
     assert_eq!(feed.open_channels(), 2);
     games.create("a", b"m", b"s", b"a1").await.expect("create");
     games.create("b", b"m", b"s", b"b1").await.expect("create");
-    games
-        .commit("a", commit(1, None, b"a2"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
+    commit_lands(&games, "a", 1, None, b"a2").await;
     assert_eq!(recv(&mut a).await.expect("event").payload, b"a1");
     assert_eq!(recv(&mut a).await.expect("event").payload, b"a2");
     assert_eq!(recv(&mut b).await.expect("event").payload, b"b1");
-    games
-        .commit("b", commit(1, None, b"b2"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
+    commit_lands(&games, "b", 1, None, b"b2").await;
     assert_eq!(recv(&mut b).await.expect("event").payload, b"b2");
 }
 
@@ -173,11 +153,7 @@ pub async fn feed_lagging_subscriber_sees_lagged(backend: Backend) {
     games.create("g", b"m", b"s", b"e").await.expect("create");
     let total = FEED_CAPACITY as u64 + 10;
     for seq in 1..total {
-        games
-            .commit("g", commit(seq, None, b"e"))
-            .await
-            .expect("commit")
-            .expect("the commit lands");
+        commit_lands(&games, "g", seq, None, b"e").await;
     }
     // Wait for the last event to be delivered, counting what came before it.
     let mut lagged = false;
@@ -202,11 +178,7 @@ pub async fn feed_resubscribe_after_drop(backend: Backend) {
     games.create("g", b"m", b"s", b"e1").await.expect("create");
     for seq in 1..5u64 {
         let mut sub = feed.subscribe("g").await.expect("subscribe");
-        games
-            .commit("g", commit(seq, None, b"e"))
-            .await
-            .expect("commit")
-            .expect("the commit lands");
+        commit_lands(&games, "g", seq, None, b"e").await;
         assert_eq!(recv(&mut sub).await.expect("event").seq, seq + 1);
         drop(sub);
         assert_eq!(feed.open_channels(), 0);

@@ -4,11 +4,24 @@ use std::time::Duration;
 
 use futures::future::join_all;
 
-use super::{RACERS, RECV_BOUND, commit};
+use super::{RACERS, RECV_BOUND, commit, commit_lands, try_commit};
 use crate::{
     Backend, Commit, CommitRefusal, Committed, GameRead, GameStore, StoredEvent, TimerArm,
     TimerStore, TimerWrites,
 };
+
+/// The events of game `id` after seq `after_seq`, at most `limit`; the store must answer.
+async fn events_after(
+    games: &GameStore,
+    id: &str,
+    after_seq: u64,
+    limit: usize,
+) -> Vec<StoredEvent> {
+    games
+        .events_after(id, after_seq, limit)
+        .await
+        .expect("events")
+}
 
 /// A commit's timer writes: when it lands, its timers are armed (payload and due time as
 /// given) and the stale ones deleted; a commit that does not land changes no game state. (On
@@ -178,32 +191,20 @@ pub async fn game_create_and_load(backend: Backend) {
 pub async fn game_commit_compare_and_set(backend: Backend) {
     let games = GameStore::new(backend);
     assert_eq!(
-        games
-            .commit("nope", commit(1, None, b"x"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "nope", 1, None, b"x").await,
         Err(CommitRefusal::NotFound)
     );
     games.create("g", b"m", b"s1", b"e1").await.expect("create");
     assert_eq!(
-        games
-            .commit("g", commit(1, None, b"2"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "g", 1, None, b"2").await,
         Ok(Committed { seq: 2 })
     );
     assert_eq!(
-        games
-            .commit("g", commit(1, Some("late"), b"x"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "g", 1, Some("late"), b"x").await,
         Err(CommitRefusal::StaleSeq { current: 2 })
     );
     assert_eq!(
-        games
-            .commit("g", commit(5, None, b"x"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "g", 5, None, b"x").await,
         Err(CommitRefusal::StaleSeq { current: 2 })
     );
     let g = games.load("g").await.expect("load").expect("game");
@@ -214,10 +215,7 @@ pub async fn game_commit_compare_and_set(backend: Backend) {
     assert_eq!(games.event("g", 3).await.expect("event"), None);
     // The stale action id was not recorded: it can still commit.
     assert_eq!(
-        games
-            .commit("g", commit(2, Some("late"), b"3"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "g", 2, Some("late"), b"3").await,
         Ok(Committed { seq: 3 })
     );
 }
@@ -226,27 +224,13 @@ pub async fn game_commit_compare_and_set(backend: Backend) {
 pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     let games = GameStore::new(backend);
     games.create("g", b"m", b"s", b"e1").await.expect("create");
-    let first = games
-        .commit("g", commit(1, Some("a"), b"2"))
-        .await
-        .expect("commit");
+    let first = try_commit(&games, "g", 1, Some("a"), b"2").await;
     assert_eq!(first, Ok(Committed { seq: 2 }));
-    games
-        .commit("g", commit(2, Some("b"), b"3"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
-    games
-        .commit("g", commit(3, None, b"4"))
-        .await
-        .expect("commit")
-        .expect("the commit lands");
+    commit_lands(&games, "g", 2, Some("b"), b"3").await;
+    commit_lands(&games, "g", 3, None, b"4").await;
     for expected in [1, 4, 9] {
         assert_eq!(
-            games
-                .commit("g", commit(expected, Some("a"), b"again"))
-                .await
-                .expect("retry"),
+            try_commit(&games, "g", expected, Some("a"), b"again").await,
             Err(CommitRefusal::DuplicateAction { seq: 2 })
         );
     }
@@ -278,10 +262,7 @@ pub async fn game_duplicate_action_returns_original_seq(backend: Backend) {
     // Action ids are per game.
     games.create("h", b"m", b"s", b"e1").await.expect("create");
     assert_eq!(
-        games
-            .commit("h", commit(1, Some("a"), b"2"))
-            .await
-            .expect("commit"),
+        try_commit(&games, "h", 1, Some("a"), b"2").await,
         Ok(Committed { seq: 2 })
     );
 }
@@ -308,32 +289,19 @@ pub async fn game_concurrent_commits_one_wins(backend: Backend) {
         }
     }
     assert_eq!(committed, 1);
-    assert_eq!(
-        games.events_after("g", 0, 100).await.expect("events").len(),
-        2
-    );
+    assert_eq!(events_after(&games, "g", 0, 100).await.len(), 2);
 }
 
 /// The log reads back in order, from any seq, bounded by the limit.
 pub async fn game_events_after_order_and_limit(backend: Backend) {
     let games = GameStore::new(backend);
-    assert!(
-        games
-            .events_after("none", 0, 10)
-            .await
-            .expect("events")
-            .is_empty()
-    );
+    assert!(events_after(&games, "none", 0, 10).await.is_empty());
     games.create("g", b"m", b"s", b"1").await.expect("create");
     for seq in 1..=10u64 {
         let body = (seq + 1).to_string();
-        games
-            .commit("g", commit(seq, None, body.as_bytes()))
-            .await
-            .expect("commit")
-            .expect("the commit lands");
+        commit_lands(&games, "g", seq, None, body.as_bytes()).await;
     }
-    let all = games.events_after("g", 0, 100).await.expect("events");
+    let all = events_after(&games, "g", 0, 100).await;
     assert_eq!(
         all.iter().map(|e| e.seq).collect::<Vec<_>>(),
         (1..=11).collect::<Vec<_>>()
@@ -341,25 +309,13 @@ pub async fn game_events_after_order_and_limit(backend: Backend) {
     for e in &all {
         assert_eq!(e.payload, e.seq.to_string().into_bytes());
     }
-    let page = games.events_after("g", 3, 4).await.expect("events");
+    let page = events_after(&games, "g", 3, 4).await;
     assert_eq!(
         page.iter().map(|e| e.seq).collect::<Vec<_>>(),
         vec![4, 5, 6, 7]
     );
-    assert!(
-        games
-            .events_after("g", 11, 10)
-            .await
-            .expect("events")
-            .is_empty()
-    );
-    assert!(
-        games
-            .events_after("g", 0, 0)
-            .await
-            .expect("events")
-            .is_empty()
-    );
+    assert!(events_after(&games, "g", 11, 10).await.is_empty());
+    assert!(events_after(&games, "g", 0, 0).await.is_empty());
     assert_eq!(games.event("g", 0).await.expect("event"), None);
     assert_eq!(games.event("g", 12).await.expect("event"), None);
     assert_eq!(games.event("none", 1).await.expect("event"), None);
@@ -432,10 +388,7 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
                 .expect("create")
         );
         games.mark_live(id, 1).await.expect("live");
-        let committed = games
-            .commit(id, commit(1, Some("a1"), b"two"))
-            .await
-            .expect("commit");
+        let committed = try_commit(&games, id, 1, Some("a1"), b"two").await;
         assert_eq!(committed, Ok(Committed { seq: 2 }));
         games.presence(id, 0, 1).await.expect("presence");
     }
@@ -458,24 +411,11 @@ pub async fn game_finish_forgets_the_game_after_its_retention(backend: Backend) 
         .expect("finish new");
     assert!(games.live_games(10).await.expect("live").is_empty());
     assert_eq!(games.load("old").await.expect("load"), None);
-    assert!(
-        games
-            .events_after("old", 0, 10)
-            .await
-            .expect("events")
-            .is_empty()
-    );
+    assert!(events_after(&games, "old", 0, 10).await.is_empty());
     assert_eq!(games.action_seq("old", "a1").await.expect("action"), None);
     assert_eq!(games.presence("old", 0, 0).await.expect("presence"), 0);
     assert!(games.load("new").await.expect("load").is_some());
-    assert_eq!(
-        games
-            .events_after("new", 0, 10)
-            .await
-            .expect("events")
-            .len(),
-        2
-    );
+    assert_eq!(events_after(&games, "new", 0, 10).await.len(), 2);
     // A game finished again (or unknown) is fine.
     games
         .finish("gone", 60_000, Duration::from_secs(1))

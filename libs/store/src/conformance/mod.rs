@@ -11,7 +11,9 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::{Backend, Commit, FeedError, FeedSubscription, StoredEvent};
+use crate::{
+    Backend, Commit, CommitRefusal, Committed, FeedError, FeedSubscription, GameStore, StoredEvent,
+};
 
 mod feed;
 mod game;
@@ -140,6 +142,34 @@ fn commit<'a>(expected_seq: u64, action_id: Option<&'a str>, body: &'a [u8]) -> 
         version: None,
         expected_version: None,
     }
+}
+
+/// Commits `body` (as state and event) to game `id` at `expected_seq`: the store answers,
+/// and the answer may be a refusal.
+async fn try_commit(
+    games: &GameStore,
+    id: &str,
+    expected_seq: u64,
+    action_id: Option<&str>,
+    body: &[u8],
+) -> Result<Committed, CommitRefusal> {
+    games
+        .commit(id, commit(expected_seq, action_id, body))
+        .await
+        .expect("commit")
+}
+
+/// [`try_commit`] where the commit must land.
+async fn commit_lands(
+    games: &GameStore,
+    id: &str,
+    expected_seq: u64,
+    action_id: Option<&str>,
+    body: &[u8],
+) -> Committed {
+    try_commit(games, id, expected_seq, action_id, body)
+        .await
+        .expect("the commit lands")
 }
 
 async fn recv(sub: &mut FeedSubscription) -> Result<StoredEvent, FeedError> {

@@ -22,21 +22,29 @@ fn ticket(queue: &str, id: &str, player: &str, created_ms: u64) -> Ticket {
     }
 }
 
+/// Enqueues a fresh ticket (see [`ticket`]); the store must answer.
+async fn enqueue(
+    q: &QueueStore,
+    queue: &str,
+    id: &str,
+    player: &str,
+    created_ms: u64,
+) -> EnqueueOutcome {
+    q.enqueue(&ticket(queue, id, player, created_ms))
+        .await
+        .expect("enqueue")
+}
+
 /// Enqueued tickets are listed oldest first per queue; queues() names non-empty queues.
 pub async fn queue_enqueue_and_list(backend: Backend) {
     let q = QueueStore::new(backend);
     assert!(q.queues().await.expect("queues").is_empty());
     assert!(q.queued("caro", 10).await.expect("queued").is_empty());
     for (id, player, created) in [("t2", "p2", 20), ("t1", "p1", 10), ("t3", "p3", 30)] {
-        let outcome = q
-            .enqueue(&ticket("caro", id, player, created))
-            .await
-            .expect("enqueue");
+        let outcome = enqueue(&q, "caro", id, player, created).await;
         assert_eq!(outcome, EnqueueOutcome::Queued);
     }
-    q.enqueue(&ticket("quoridor", "t9", "p9", 5))
-        .await
-        .expect("enqueue");
+    enqueue(&q, "quoridor", "t9", "p9", 5).await;
     assert_eq!(q.queues().await.expect("queues"), vec!["caro", "quoridor"]);
     let listed = q.queued("caro", 10).await.expect("queued");
     assert_eq!(
@@ -63,9 +71,7 @@ pub async fn queue_enqueue_and_list(backend: Backend) {
 pub async fn queue_one_live_ticket_per_player(backend: Backend) {
     let q = QueueStore::new(backend);
     assert_eq!(q.live_ticket("p1").await.expect("live"), None);
-    q.enqueue(&ticket("caro", "t1", "p1", 10))
-        .await
-        .expect("enqueue");
+    enqueue(&q, "caro", "t1", "p1", 10).await;
     assert_eq!(
         q.live_ticket("p1").await.expect("live"),
         Some(("caro".to_owned(), "t1".to_owned()))
@@ -73,29 +79,12 @@ pub async fn queue_one_live_ticket_per_player(backend: Backend) {
     let again = EnqueueOutcome::AlreadyQueued {
         ticket_id: "t1".into(),
     };
-    assert_eq!(
-        q.enqueue(&ticket("caro", "t1", "p1", 10))
-            .await
-            .expect("retry"),
-        again
-    );
-    assert_eq!(
-        q.enqueue(&ticket("caro", "t2", "p1", 11))
-            .await
-            .expect("second"),
-        again
-    );
-    assert_eq!(
-        q.enqueue(&ticket("mancala", "t3", "p1", 12))
-            .await
-            .expect("other queue"),
-        again
-    );
+    assert_eq!(enqueue(&q, "caro", "t1", "p1", 10).await, again);
+    assert_eq!(enqueue(&q, "caro", "t2", "p1", 11).await, again);
+    assert_eq!(enqueue(&q, "mancala", "t3", "p1", 12).await, again);
     assert_eq!(q.queued("caro", 10).await.expect("queued").len(), 1);
     assert!(q.queued("mancala", 10).await.expect("queued").is_empty());
-    q.enqueue(&ticket("caro", "t4", "p2", 13))
-        .await
-        .expect("enqueue");
+    enqueue(&q, "caro", "t4", "p2", 13).await;
     assert!(
         q.take("caro", &ids(&["t1", "t4"]), "g1")
             .await
@@ -103,17 +92,12 @@ pub async fn queue_one_live_ticket_per_player(backend: Backend) {
     );
     assert_eq!(q.live_ticket("p1").await.expect("live"), None);
     // A retried enqueue of the matched ticket must not re-queue it.
-    let retry = q
-        .enqueue(&ticket("caro", "t1", "p1", 10))
-        .await
-        .expect("retry");
+    let retry = enqueue(&q, "caro", "t1", "p1", 10).await;
     assert_eq!(retry, again);
     assert!(q.queued("caro", 10).await.expect("queued").is_empty());
     // A new ticket is fine once matched.
     assert_eq!(
-        q.enqueue(&ticket("caro", "t5", "p1", 14))
-            .await
-            .expect("new"),
+        enqueue(&q, "caro", "t5", "p1", 14).await,
         EnqueueOutcome::Queued
     );
 }
@@ -165,9 +149,7 @@ pub async fn queue_concurrent_enqueues_of_one_player_queue_one(backend: Backend)
     assert_eq!(q.live_ticket("p").await.expect("live"), None);
     assert!(q.queues().await.expect("queues").is_empty());
     assert_eq!(
-        q.enqueue(&ticket("again", "t-again", "p", 100))
-            .await
-            .expect("enqueue"),
+        enqueue(&q, "again", "t-again", "p", 100).await,
         EnqueueOutcome::Queued
     );
 }
@@ -176,9 +158,7 @@ pub async fn queue_concurrent_enqueues_of_one_player_queue_one(backend: Backend)
 pub async fn queue_take_all_or_nothing(backend: Backend) {
     let q = QueueStore::new(backend);
     for (id, player) in [("a", "pa"), ("b", "pb"), ("c", "pc")] {
-        q.enqueue(&ticket("qu", id, player, 1))
-            .await
-            .expect("enqueue");
+        enqueue(&q, "qu", id, player, 1).await;
     }
     assert!(
         !q.take("qu", &ids(&["a", "missing"]), "g0")
@@ -229,9 +209,7 @@ pub async fn queue_concurrent_overlapping_takes(backend: Backend) {
     let q = QueueStore::new(backend);
     let n = 12;
     for i in 0..n {
-        q.enqueue(&ticket("qu", &format!("t{i}"), &format!("p{i}"), i))
-            .await
-            .expect("enqueue");
+        enqueue(&q, "qu", &format!("t{i}"), &format!("p{i}"), i).await;
     }
     // Racer r wants tickets r and r+1 (mod n): neighbours overlap.
     let results = join_all((0..RACERS).map(|r| {
@@ -277,9 +255,7 @@ fn claim(game: &str, list: &[&str]) -> TableClaim {
 pub async fn queue_take_tables_each_table_alone(backend: Backend) {
     let q = QueueStore::new(backend);
     for (i, id) in ["a", "b", "c", "d", "e", "f", "g"].iter().enumerate() {
-        q.enqueue(&ticket("qu", id, &format!("p{id}"), i as u64))
-            .await
-            .expect("enqueue");
+        enqueue(&q, "qu", id, &format!("p{id}"), i as u64).await;
     }
     let taken = q
         .take_tables(
@@ -347,9 +323,7 @@ pub async fn queue_concurrent_batched_takes_never_match_twice(backend: Backend) 
     let q = QueueStore::new(backend);
     let n = 40usize;
     for i in 0..n {
-        q.enqueue(&ticket("qu", &format!("t{i}"), &format!("p{i}"), i as u64))
-            .await
-            .expect("enqueue");
+        enqueue(&q, "qu", &format!("t{i}"), &format!("p{i}"), i as u64).await;
     }
     // Racer r pairs ticket i with ticket (i + r + 1) mod n for every i, a different pairing
     // per racer, so every batch overlaps every other.
@@ -482,6 +456,13 @@ fn changed(list: &[&str], game: Option<&str>) -> TicketNotice {
     }
 }
 
+/// Proposes `tables` in queue `qu`, to be confirmed by `deadline_ms`; the store must answer.
+async fn propose(q: &QueueStore, tables: &[TableProposal], deadline_ms: u64) -> Vec<TableOutcome> {
+    q.propose_tables("qu", tables, deadline_ms)
+        .await
+        .expect("propose")
+}
+
 fn proposal(game: &str, list: &[&str], confirmed: &[bool]) -> TableProposal {
     TableProposal {
         claim: claim(game, list),
@@ -532,23 +513,19 @@ async fn queued_ids(q: &QueueStore) -> Vec<String> {
 pub async fn queue_proposal_matches_once_every_seat_confirmed(backend: Backend) {
     let q = QueueStore::new(backend);
     for (i, id) in ["a", "b", "c", "d", "e"].iter().enumerate() {
-        q.enqueue(&ticket("qu", id, &format!("p{id}"), i as u64))
-            .await
-            .expect("enqueue");
+        enqueue(&q, "qu", id, &format!("p{id}"), i as u64).await;
     }
-    let outcomes = q
-        .propose_tables(
-            "qu",
-            &[
-                proposal("g1", &["b", "a"], &[false, true]),
-                proposal("g2", &["a", "c"], &[false, false]),
-                proposal("g3", &["e", "d"], &[true, true]),
-                proposal("g4", &["c"], &[]),
-            ],
-            FAR_MS,
-        )
-        .await
-        .expect("propose");
+    let outcomes = propose(
+        &q,
+        &[
+            proposal("g1", &["b", "a"], &[false, true]),
+            proposal("g2", &["a", "c"], &[false, false]),
+            proposal("g3", &["e", "d"], &[true, true]),
+            proposal("g4", &["c"], &[]),
+        ],
+        FAR_MS,
+    )
+    .await;
     assert_eq!(
         outcomes,
         [
@@ -586,9 +563,7 @@ pub async fn queue_proposal_matches_once_every_seat_confirmed(backend: Backend) 
         Some(("qu".into(), "b".into()))
     );
     assert_eq!(
-        q.enqueue(&ticket("other", "b2", "pb", 9))
-            .await
-            .expect("enqueue"),
+        enqueue(&q, "other", "b2", "pb", 9).await,
         EnqueueOutcome::AlreadyQueued {
             ticket_id: "b".into()
         }
@@ -643,19 +618,10 @@ pub async fn queue_proposal_matches_once_every_seat_confirmed(backend: Backend) 
     ));
     // A two-seat table confirmed one seat at a time.
     assert_eq!(
-        q.enqueue(&ticket("qu", "f", "pf", 10))
-            .await
-            .expect("enqueue"),
+        enqueue(&q, "qu", "f", "pf", 10).await,
         EnqueueOutcome::Queued
     );
-    let outcomes = q
-        .propose_tables(
-            "qu",
-            &[proposal("g5", &["c", "f"], &[false, false])],
-            FAR_MS,
-        )
-        .await
-        .expect("propose");
+    let outcomes = propose(&q, &[proposal("g5", &["c", "f"], &[false, false])], FAR_MS).await;
     assert_eq!(outcomes, [TableOutcome::Proposed]);
     assert_eq!(
         q.queues().await.expect("queues"),
@@ -693,18 +659,9 @@ pub async fn queue_cancelled_proposal_sends_the_others_to_the_front(backend: Bac
     let q = QueueStore::new(backend);
     let mut notices = q.subscribe_settled().await.expect("subscribe");
     for (i, id) in ["a", "b", "c", "d"].iter().enumerate() {
-        q.enqueue(&ticket("qu", id, &format!("p{id}"), i as u64 + 1))
-            .await
-            .expect("enqueue");
+        enqueue(&q, "qu", id, &format!("p{id}"), i as u64 + 1).await;
     }
-    let outcomes = q
-        .propose_tables(
-            "qu",
-            &[proposal("g1", &["c", "a"], &[false, false])],
-            FAR_MS,
-        )
-        .await
-        .expect("propose");
+    let outcomes = propose(&q, &[proposal("g1", &["c", "a"], &[false, false])], FAR_MS).await;
     assert_eq!(outcomes, [TableOutcome::Proposed]);
     let told = tokio::time::timeout(RECV_BOUND, notices.recv())
         .await
@@ -743,14 +700,7 @@ pub async fn queue_cancelled_proposal_sends_the_others_to_the_front(backend: Bac
         }))
     ));
     // The confirmation did not carry over: a new proposal asks again.
-    let outcomes = q
-        .propose_tables(
-            "qu",
-            &[proposal("g2", &["a", "b"], &[false, false])],
-            FAR_MS,
-        )
-        .await
-        .expect("propose");
+    let outcomes = propose(&q, &[proposal("g2", &["a", "b"], &[false, false])], FAR_MS).await;
     assert_eq!(outcomes, [TableOutcome::Proposed]);
     assert_eq!(
         q.confirm("qu", "b", "pb", "g2", 7).await.expect("confirm"),
@@ -771,21 +721,17 @@ pub async fn queue_cancelled_proposal_sends_the_others_to_the_front(backend: Bac
 pub async fn queue_expired_proposal_requeues_every_ticket(backend: Backend) {
     let q = QueueStore::new(backend);
     for (i, id) in ["a", "b", "c", "d"].iter().enumerate() {
-        q.enqueue(&ticket("qu", id, &format!("p{id}"), i as u64 + 1))
-            .await
-            .expect("enqueue");
+        enqueue(&q, "qu", id, &format!("p{id}"), i as u64 + 1).await;
     }
-    let outcomes = q
-        .propose_tables(
-            "qu",
-            &[
-                proposal("g1", &["b", "a"], &[false, true]),
-                proposal("g2", &["d", "c"], &[false, false]),
-            ],
-            1_000,
-        )
-        .await
-        .expect("propose");
+    let outcomes = propose(
+        &q,
+        &[
+            proposal("g1", &["b", "a"], &[false, true]),
+            proposal("g2", &["d", "c"], &[false, false]),
+        ],
+        1_000,
+    )
+    .await;
     assert_eq!(outcomes, [TableOutcome::Proposed, TableOutcome::Proposed]);
     assert!(queued_ids(&q).await.is_empty());
     assert_eq!(q.queues().await.expect("queues"), ["qu"]);
@@ -828,9 +774,7 @@ pub async fn queue_concurrent_confirms_and_cancels_seat_nobody_twice(backend: Ba
     let q = QueueStore::new(backend);
     let tables = 8usize;
     for i in 0..2 * tables {
-        q.enqueue(&ticket("qu", &format!("t{i}"), &format!("p{i}"), i as u64))
-            .await
-            .expect("enqueue");
+        enqueue(&q, "qu", &format!("t{i}"), &format!("p{i}"), i as u64).await;
     }
     let proposals: Vec<TableProposal> = (0..tables)
         .map(|t| TableProposal {
@@ -841,10 +785,7 @@ pub async fn queue_concurrent_confirms_and_cancels_seat_nobody_twice(backend: Ba
             confirmed: vec![false, false],
         })
         .collect();
-    let outcomes = q
-        .propose_tables("qu", &proposals, FAR_MS)
-        .await
-        .expect("propose");
+    let outcomes = propose(&q, &proposals, FAR_MS).await;
     assert!(outcomes.iter().all(|o| *o == TableOutcome::Proposed));
     join_all((0..tables).map(|t| {
         let q = q.clone();
@@ -880,15 +821,9 @@ pub async fn queue_concurrent_confirms_and_cancels_seat_nobody_twice(backend: Ba
 /// Cancel works only for the owner, only while queued; it shows a match that came first.
 pub async fn queue_cancel(backend: Backend) {
     let q = QueueStore::new(backend);
-    q.enqueue(&ticket("qu", "a", "pa", 1))
-        .await
-        .expect("enqueue");
-    q.enqueue(&ticket("qu", "b", "pb", 2))
-        .await
-        .expect("enqueue");
-    q.enqueue(&ticket("qu", "c", "pc", 3))
-        .await
-        .expect("enqueue");
+    enqueue(&q, "qu", "a", "pa", 1).await;
+    enqueue(&q, "qu", "b", "pb", 2).await;
+    enqueue(&q, "qu", "c", "pc", 3).await;
     assert_eq!(q.cancel("a", "qu", "intruder").await.expect("cancel"), None);
     assert_eq!(q.cancel("zz", "qu", "pa").await.expect("cancel"), None);
     let a = q.cancel("a", "qu", "pa").await.expect("cancel").expect("a");
@@ -910,9 +845,7 @@ pub async fn queue_cancel(backend: Backend) {
     assert_eq!(again.status, TicketStatus::Cancelled);
     assert!(q.queues().await.expect("queues").is_empty());
     assert_eq!(
-        q.enqueue(&ticket("qu", "a2", "pa", 4))
-            .await
-            .expect("requeue"),
+        enqueue(&q, "qu", "a2", "pa", 4).await,
         EnqueueOutcome::Queued
     );
 }

@@ -5,6 +5,18 @@ use futures::future::join_all;
 use super::{RACERS, ids};
 use crate::{Backend, RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 
+/// The result recorded for `game_id`; the store must answer.
+async fn result(r: &RatingStore, game_id: &str) -> Option<Vec<u8>> {
+    r.result(game_id).await.expect("result")
+}
+
+/// Marks `game_id` unrated with `result`; true when this call recorded it.
+async fn record_unrated(r: &RatingStore, game_id: &str, result: &[u8]) -> bool {
+    r.record_unrated(game_id, result)
+        .await
+        .expect("record unrated")
+}
+
 fn update(player: &str, expected_version: u64, rating: f64, games: u32) -> RatingUpdate {
     RatingUpdate {
         player_id: player.to_owned(),
@@ -76,7 +88,7 @@ pub async fn rating_record_twice_is_already_recorded(backend: Backend) {
         .clone()
         .expect("p1");
     assert_eq!((p1.rating, p1.version), (1510.0, 1));
-    assert_eq!(r.result("g1").await.expect("result"), Some(b"r".to_vec()));
+    assert_eq!(result(&r, "g1").await, Some(b"r".to_vec()));
 }
 
 /// A stale version anywhere makes the whole record a Conflict that writes nothing.
@@ -91,7 +103,7 @@ pub async fn rating_version_conflict(backend: Backend) {
         RecordOutcome::Conflict
     );
     assert_eq!(r.get("rs", &ids(&["p2"])).await.expect("get"), vec![None]);
-    assert_eq!(r.result("g2").await.expect("result"), None);
+    assert_eq!(result(&r, "g2").await, None);
     let future = [update("p1", 7, 1520.0, 2)];
     assert_eq!(
         r.record("rs", "g2", &future, b"r").await.expect("record"),
@@ -127,32 +139,18 @@ pub async fn rating_version_conflict(backend: Backend) {
 /// Unrated games are marked once; results come back for rated and unrated games.
 pub async fn rating_unrated_and_results(backend: Backend) {
     let r = RatingStore::new(backend);
-    assert_eq!(r.result("g1").await.expect("result"), None);
-    assert!(r.record_unrated("g1", b"cancelled").await.expect("unrated"));
-    assert!(
-        !r.record_unrated("g1", b"other")
-            .await
-            .expect("unrated twice")
-    );
-    assert_eq!(
-        r.result("g1").await.expect("result"),
-        Some(b"cancelled".to_vec())
-    );
+    assert_eq!(result(&r, "g1").await, None);
+    assert!(record_unrated(&r, "g1", b"cancelled").await);
+    assert!(!record_unrated(&r, "g1", b"other").await);
+    assert_eq!(result(&r, "g1").await, Some(b"cancelled".to_vec()));
     let ups = [update("p1", 0, 1500.0, 1)];
     assert_eq!(
         r.record("rs", "g1", &ups, b"rated").await.expect("record"),
         RecordOutcome::AlreadyRecorded
     );
     r.record("rs", "g2", &ups, b"rated").await.expect("record");
-    assert!(
-        !r.record_unrated("g2", b"x")
-            .await
-            .expect("unrated after rated")
-    );
-    assert_eq!(
-        r.result("g2").await.expect("result"),
-        Some(b"rated".to_vec())
-    );
+    assert!(!record_unrated(&r, "g2", b"x").await);
+    assert_eq!(result(&r, "g2").await, Some(b"rated".to_vec()));
 }
 
 /// The leaderboard: highest first, ties by fewer games then id, paged by offset.

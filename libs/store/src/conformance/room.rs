@@ -7,21 +7,27 @@ use futures::future::join_all;
 use super::{RACERS, recv};
 use crate::{Backend, CommitRefusal, Committed, GameFeed, GameStore, RoomRecord, RoomStore};
 
+/// Creates room `code` at `now_ms`; true when this call created it. The store must answer.
+async fn create_room(
+    rooms: &RoomStore,
+    code: &str,
+    state: &[u8],
+    event: &[u8],
+    now_ms: u64,
+) -> bool {
+    rooms
+        .create(code, state, event, now_ms)
+        .await
+        .expect("create room")
+}
+
 /// A code names one live room: creating it again writes nothing.
 pub async fn room_codes_are_unique_among_live_rooms(backend: Backend) {
     let rooms = RoomStore::new(backend);
     assert_eq!(rooms.load("K7M4QP", 0).await.expect("load"), None);
+    assert!(create_room(&rooms, "K7M4QP", b"s1", b"e1", 0).await);
     assert!(
-        rooms
-            .create("K7M4QP", b"s1", b"e1", 0)
-            .await
-            .expect("create")
-    );
-    assert!(
-        !rooms
-            .create("K7M4QP", b"other", b"x", 0)
-            .await
-            .expect("create again"),
+        !create_room(&rooms, "K7M4QP", b"other", b"x", 0).await,
         "the code is taken"
     );
     assert_eq!(
@@ -38,12 +44,7 @@ pub async fn room_codes_are_unique_among_live_rooms(backend: Backend) {
 pub async fn room_commits_compare_and_set_and_publish(backend: Backend) {
     let rooms = RoomStore::new(backend);
     let mut live = rooms.subscribe("ABC234").await.expect("subscribe");
-    assert!(
-        rooms
-            .create("ABC234", b"s1", b"e1", 0)
-            .await
-            .expect("create")
-    );
+    assert!(create_room(&rooms, "ABC234", b"s1", b"e1", 0).await);
     // In order: a commit on seq 1, a stale one, one on a room that does not exist.
     let attempts = [
         ("ABC234", 1, &b"s2"[..], Ok(Committed { seq: 2 })),
@@ -110,12 +111,7 @@ pub async fn room_log_is_apart_from_a_game_with_the_same_id(backend: Backend) {
             .await
             .expect("game")
     );
-    assert!(
-        rooms
-            .create("SAME22", b"room", b"r1", 0)
-            .await
-            .expect("room")
-    );
+    assert!(create_room(&rooms, "SAME22", b"room", b"r1", 0).await);
     assert_eq!(
         recv(&mut game_live).await.expect("game event").payload,
         b"g1"
@@ -139,7 +135,7 @@ pub async fn room_log_is_apart_from_a_game_with_the_same_id(backend: Backend) {
 pub async fn room_lobby_lists_public_rooms(backend: Backend) {
     let rooms = RoomStore::new(backend.clone());
     for (code, since) in [("AAA222", 1), ("BBB222", 2), ("CCC222", 3)] {
-        assert!(rooms.create(code, b"s", b"e", 0).await.expect("create"));
+        assert!(create_room(&rooms, code, b"s", b"e", 0).await);
         rooms.set_listed(code, true, since).await.expect("list");
     }
     rooms.set_listed("BBB222", false, 9).await.expect("unlist");
@@ -164,7 +160,7 @@ pub async fn room_lobby_lists_public_rooms(backend: Backend) {
 pub async fn room_empty_room_expires_unless_kept(backend: Backend) {
     let rooms = RoomStore::new(backend);
     for code in ["KEPT22", "GONE22"] {
-        assert!(rooms.create(code, b"s", b"e", 0).await.expect("create"));
+        assert!(create_room(&rooms, code, b"s", b"e", 0).await);
         rooms.set_listed(code, true, 1).await.expect("list");
         rooms
             // A second: long enough for a loaded machine to see the room before it expires.
@@ -196,10 +192,7 @@ pub async fn room_empty_room_expires_unless_kept(backend: Backend) {
         "someone joined"
     );
     assert!(
-        rooms
-            .create("GONE22", b"new", b"e", 2_100)
-            .await
-            .expect("create"),
+        create_room(&rooms, "GONE22", b"new", b"e", 2_100).await,
         "an expired room's code is free"
     );
     assert_eq!(

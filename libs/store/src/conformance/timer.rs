@@ -5,7 +5,21 @@ use std::collections::HashSet;
 use futures::future::join_all;
 
 use super::RACERS;
-use crate::{Backend, TimerStore};
+use crate::{Backend, DueTimer, TimerStore};
+
+/// Claims up to `limit` timers due by `now_ms`, hidden from other claimants for
+/// `visibility_ms`; the store must answer.
+async fn claim(
+    timers: &TimerStore,
+    now_ms: u64,
+    visibility_ms: u64,
+    limit: usize,
+) -> Vec<DueTimer> {
+    timers
+        .claim_due(now_ms, visibility_ms, limit)
+        .await
+        .expect("claim")
+}
 
 /// Armed timers, and those due by a time (the backlog gauge).
 pub async fn timer_counts_armed_and_due(backend: Backend) {
@@ -69,32 +83,20 @@ pub async fn timer_claim_order_limit_and_ack(backend: Backend) {
     for (key, due) in [("c", 300), ("a", 100), ("b", 200), ("d", 400)] {
         timers.arm(key, key.as_bytes(), due).await.expect("arm");
     }
-    assert!(
-        timers
-            .claim_due(99, 1000, 10)
-            .await
-            .expect("claim")
-            .is_empty()
-    );
-    let claimed = timers.claim_due(350, 1000, 2).await.expect("claim");
+    assert!(claim(&timers, 99, 1000, 10).await.is_empty());
+    let claimed = claim(&timers, 350, 1000, 2).await;
     let keys: Vec<_> = claimed
         .iter()
         .map(|t| (t.key.as_str(), t.due_ms, t.claim_ms))
         .collect();
     assert_eq!(keys, vec![("a", 100, 1350), ("b", 200, 1350)]);
     assert_eq!(claimed[0].payload, b"a");
-    let rest = timers.claim_due(350, 1000, 10).await.expect("claim");
+    let rest = claim(&timers, 350, 1000, 10).await;
     assert_eq!(
         rest.iter().map(|t| t.key.as_str()).collect::<Vec<_>>(),
         vec!["c"]
     );
-    assert!(
-        timers
-            .claim_due(350, 1000, 10)
-            .await
-            .expect("claim")
-            .is_empty()
-    );
+    assert!(claim(&timers, 350, 1000, 10).await.is_empty());
     assert_eq!(
         timers.get("a").await.expect("get"),
         Some((1350, b"a".to_vec()))
@@ -105,30 +107,18 @@ pub async fn timer_claim_order_limit_and_ack(backend: Backend) {
     assert!(!timers.ack("a", 1350).await.expect("ack twice"));
     assert!(!timers.ack("zz", 1350).await.expect("ack unknown"));
     assert_eq!(timers.get("a").await.expect("get"), None);
-    assert!(
-        timers
-            .claim_due(350, 1000, 0)
-            .await
-            .expect("claim")
-            .is_empty()
-    );
+    assert!(claim(&timers, 350, 1000, 0).await.is_empty());
 }
 
 /// A claim that is never acked comes due again at its claim deadline, for a new claimant.
 pub async fn timer_unacked_claim_comes_due_again(backend: Backend) {
     let timers = TimerStore::new(backend);
     timers.arm("t", b"p", 100).await.expect("arm");
-    let first = timers.claim_due(100, 50, 10).await.expect("claim");
+    let first = claim(&timers, 100, 50, 10).await;
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].claim_ms, 150);
-    assert!(
-        timers
-            .claim_due(149, 50, 10)
-            .await
-            .expect("claim")
-            .is_empty()
-    );
-    let again = timers.claim_due(150, 50, 10).await.expect("claim");
+    assert!(claim(&timers, 149, 50, 10).await.is_empty());
+    let again = claim(&timers, 150, 50, 10).await;
     assert_eq!(again.len(), 1);
     assert_eq!(
         (again[0].due_ms, again[0].claim_ms, &again[0].payload[..]),
@@ -143,7 +133,7 @@ pub async fn timer_unacked_claim_comes_due_again(backend: Backend) {
 pub async fn timer_rearm_during_claim_defeats_ack(backend: Backend) {
     let timers = TimerStore::new(backend);
     timers.arm("t", b"turn 3", 100).await.expect("arm");
-    let claimed = timers.claim_due(100, 1000, 10).await.expect("claim");
+    let claimed = claim(&timers, 100, 1000, 10).await;
     timers.arm("t", b"turn 4", 5000).await.expect("re-arm");
     assert!(!timers.ack("t", claimed[0].claim_ms).await.expect("ack"));
     assert_eq!(

@@ -185,13 +185,11 @@ pub(super) async fn load(
     log: Log,
     game_id: &str,
 ) -> Result<Option<GameRecord>, StoreError> {
-    let fields: [Option<Vec<u8>>; 3] = redis::cmd("HMGET")
-        .arg(r.keys.log_state(log, game_id))
-        .arg("seq")
-        .arg("state")
-        .arg("meta")
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("HMGET"))
+    let fields: [Option<Vec<u8>>; 3] = r
+        .query(
+            "HMGET",
+            (r.keys.log_state(log, game_id), "seq", "state", "meta"),
+        )
         .await?;
     record_from_fields(game_id, fields)
 }
@@ -402,14 +400,17 @@ pub(super) async fn events_after(
     after_seq: u64,
     limit: usize,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    let entries: Vec<(String, Vec<Vec<u8>>)> = redis::cmd("XRANGE")
-        .arg(r.keys.log_events(log, game_id))
-        .arg(format!("{}-0", after_seq.saturating_add(1)))
-        .arg("+")
-        .arg("COUNT")
-        .arg(limit)
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("XRANGE"))
+    let entries: Vec<(String, Vec<Vec<u8>>)> = r
+        .query(
+            "XRANGE",
+            (
+                r.keys.log_events(log, game_id),
+                format!("{}-0", after_seq.saturating_add(1)),
+                "+",
+                "COUNT",
+                limit,
+            ),
+        )
         .await?;
     entries.into_iter().map(stream_entry).collect()
 }
@@ -420,11 +421,8 @@ pub(super) async fn action_seq(
     game_id: &str,
     action_id: &str,
 ) -> Result<Option<u64>, StoreError> {
-    let seq: Option<u64> = redis::cmd("HGET")
-        .arg(r.keys.log_actions(log, game_id))
-        .arg(action_id)
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("HGET"))
+    let seq: Option<u64> = r
+        .query("HGET", (r.keys.log_actions(log, game_id), action_id))
         .await?;
     Ok(seq)
 }
@@ -436,12 +434,8 @@ pub(super) async fn event(
     seq: u64,
 ) -> Result<Option<StoredEvent>, StoreError> {
     let id = format!("{seq}-0");
-    let entries: Vec<(String, Vec<Vec<u8>>)> = redis::cmd("XRANGE")
-        .arg(r.keys.log_events(log, game_id))
-        .arg(&id)
-        .arg(&id)
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("XRANGE"))
+    let entries: Vec<(String, Vec<Vec<u8>>)> = r
+        .query("XRANGE", (r.keys.log_events(log, game_id), &id, &id))
         .await?;
     entries.into_iter().next().map(stream_entry).transpose()
 }
@@ -497,12 +491,7 @@ pub(super) async fn purge_expired(
 }
 
 pub(super) async fn unmark_live(r: &RedisBackend, log: Log, id: &str) -> Result<(), StoreError> {
-    redis::cmd("ZREM")
-        .arg(r.keys.live_set(log))
-        .arg(id)
-        .query_async::<()>(&mut r.conn.clone())
-        .instrument(r.command("ZREM"))
-        .await?;
+    r.query::<()>("ZREM", (r.keys.live_set(log), id)).await?;
     Ok(())
 }
 
@@ -516,11 +505,7 @@ pub(super) async fn seat_players(
 ) -> Result<(), StoreError> {
     let command = if seated { "SADD" } else { "SREM" };
     for player in players {
-        redis::cmd(command)
-            .arg(r.keys.player_games(player))
-            .arg(game_id)
-            .query_async::<()>(&mut r.conn.clone())
-            .instrument(r.command(command))
+        r.query::<()>(command, (r.keys.player_games(player), game_id))
             .await?;
     }
     Ok(())
@@ -532,16 +517,18 @@ pub(super) async fn player_games(
     player: &str,
     limit: usize,
 ) -> Result<Vec<String>, StoreError> {
-    Ok(redis::cmd("SORT")
-        .arg(r.keys.player_games(player))
-        .arg("ALPHA")
-        .arg("DESC")
-        .arg("LIMIT")
-        .arg(0)
-        .arg(limit)
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("SORT"))
-        .await?)
+    r.query(
+        "SORT",
+        (
+            r.keys.player_games(player),
+            "ALPHA",
+            "DESC",
+            "LIMIT",
+            0,
+            limit,
+        ),
+    )
+    .await
 }
 
 pub(super) async fn mark_live(
@@ -550,13 +537,7 @@ pub(super) async fn mark_live(
     game_id: &str,
     since_ms: u64,
 ) -> Result<(), StoreError> {
-    redis::cmd("ZADD")
-        .arg(r.keys.live_set(log))
-        .arg("NX")
-        .arg(since_ms)
-        .arg(game_id)
-        .query_async::<()>(&mut r.conn.clone())
-        .instrument(r.command("ZADD"))
+    r.query::<()>("ZADD", (r.keys.live_set(log), "NX", since_ms, game_id))
         .await?;
     Ok(())
 }
@@ -567,13 +548,8 @@ pub(super) async fn live_games(
     log: Log,
     limit: usize,
 ) -> Result<Vec<String>, StoreError> {
-    Ok(redis::cmd("ZREVRANGE")
-        .arg(r.keys.live_set(log))
-        .arg(0)
-        .arg(limit - 1)
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("ZREVRANGE"))
-        .await?)
+    r.query("ZREVRANGE", (r.keys.live_set(log), 0, limit - 1))
+        .await
 }
 
 /// Decodes one XRANGE entry (`<seq>-0`, [`e`, payload]).

@@ -330,11 +330,7 @@ pub(super) async fn lease_ends(
 }
 
 pub(super) async fn queues(r: &RedisBackend) -> Result<Vec<String>, StoreError> {
-    let mut names: Vec<String> = redis::cmd("SMEMBERS")
-        .arg(r.keys.mm_queues())
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("SMEMBERS"))
-        .await?;
+    let mut names: Vec<String> = r.query("SMEMBERS", r.keys.mm_queues()).await?;
     names.sort();
     Ok(names)
 }
@@ -431,12 +427,7 @@ pub(super) async fn publish_notice(r: &RedisBackend, payload: String) -> Result<
     let mut message = b"0:".to_vec();
     message.extend_from_slice(payload.as_bytes());
     let command = r.publish.command();
-    let _: i64 = redis::cmd(command)
-        .arg(r.keys.mm_settled())
-        .arg(message)
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command(command))
-        .await?;
+    let _: i64 = r.query(command, (r.keys.mm_settled(), message)).await?;
     Ok(())
 }
 
@@ -482,11 +473,8 @@ pub(super) async fn confirmed_at(
     queue: &str,
     ticket_id: &str,
 ) -> Result<Option<u64>, StoreError> {
-    let at: Option<Vec<u8>> = redis::cmd("HGET")
-        .arg(r.keys.mm_ticket(queue, ticket_id))
-        .arg("confirmed")
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("HGET"))
+    let at: Option<Vec<u8>> = r
+        .query("HGET", (r.keys.mm_ticket(queue, ticket_id), "confirmed"))
         .await?;
     // '0' (not yet) and 'start' are not times.
     Ok(at
@@ -499,10 +487,8 @@ pub(super) async fn ticket(
     queue: &str,
     ticket_id: &str,
 ) -> Result<Option<Ticket>, StoreError> {
-    let fields: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
-        .arg(r.keys.mm_ticket(queue, ticket_id))
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("HGETALL"))
+    let fields: HashMap<String, Vec<u8>> = r
+        .query("HGETALL", r.keys.mm_ticket(queue, ticket_id))
         .await?;
     if fields.is_empty() {
         return Ok(None);
@@ -519,11 +505,8 @@ pub(super) async fn live_ticket(
     };
     // The index may outlive its ticket (see the module docs): only a queued
     // ticket is live.
-    let status: Option<Vec<u8>> = redis::cmd("HGET")
-        .arg(r.keys.mm_ticket(&queue, &ticket))
-        .arg("status")
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("HGET"))
+    let status: Option<Vec<u8>> = r
+        .query("HGET", (r.keys.mm_ticket(&queue, &ticket), "status"))
         .await?;
     let live = matches!(status.as_deref(), Some(b"queued" | b"proposed"));
     Ok(live.then_some((queue, ticket)))
@@ -536,23 +519,23 @@ pub(super) async fn expire_proposals(
     now_ms: u64,
 ) -> Result<Vec<String>, StoreError> {
     let k = &r.keys;
-    let games: Vec<String> = redis::cmd("ZRANGEBYSCORE")
-        .arg(k.mm_proposals(queue))
-        .arg("-inf")
-        .arg(format!("({now_ms}"))
-        .arg("LIMIT")
-        .arg(0)
-        .arg(EXPIRE_BATCH)
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("ZRANGEBYSCORE"))
+    let games: Vec<String> = r
+        .query(
+            "ZRANGEBYSCORE",
+            (
+                k.mm_proposals(queue),
+                "-inf",
+                format!("({now_ms}"),
+                "LIMIT",
+                0,
+                EXPIRE_BATCH,
+            ),
+        )
         .await?;
     let mut requeued = Vec::new();
     for game in games {
-        let csv: Option<String> = redis::cmd("HGET")
-            .arg(k.mm_proposal_tables(queue))
-            .arg(&game)
-            .query_async(&mut r.conn.clone())
-            .instrument(r.command("HGET"))
+        let csv: Option<String> = r
+            .query("HGET", (k.mm_proposal_tables(queue), &game))
             .await?;
         let Some(csv) = csv else {
             // Completed or taken down since the read.
@@ -620,12 +603,8 @@ async fn read_index(
     r: &RedisBackend,
     player_id: &str,
 ) -> Result<Option<(String, String)>, StoreError> {
-    let [queue, ticket]: [Option<String>; 2] = redis::cmd("HMGET")
-        .arg(r.keys.mm_player(player_id))
-        .arg("queue")
-        .arg("ticket")
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("HMGET"))
+    let [queue, ticket]: [Option<String>; 2] = r
+        .query("HMGET", (r.keys.mm_player(player_id), "queue", "ticket"))
         .await?;
     Ok(queue.zip(ticket))
 }
@@ -700,11 +679,7 @@ pub(super) async fn enqueue(
         if queued {
             // After the zset holds the ticket (see `forget_queue_if_empty`); again on a
             // retry, in case the first attempt failed right here.
-            redis::cmd("SADD")
-                .arg(k.mm_queues())
-                .arg(&ticket.queue)
-                .query_async::<()>(&mut r.conn.clone())
-                .instrument(r.command("SADD"))
+            r.query::<()>("SADD", (k.mm_queues(), &ticket.queue))
                 .await?;
         } else {
             // A retried enqueue of a finished ticket: the index must not name it.
@@ -877,32 +852,13 @@ async fn release_indexes(r: &RedisBackend, queue: &str, released: &[(String, &st
 /// (or a proposal is pending) meanwhile (an enqueue adds the name only after its ticket is in the zset, so either that
 /// add comes after this removal or the second look sees the ticket). Best effort (logged).
 async fn forget_queue_if_empty(r: &RedisBackend, queue: &str) {
-    let outcome: Result<(), redis::RedisError> = async {
-        let mut conn = r.conn.clone();
-        redis::cmd("SREM")
-            .arg(r.keys.mm_queues())
-            .arg(queue)
-            .query_async::<()>(&mut conn)
-            .instrument(r.command("SREM"))
-            .await?;
-        let left: u64 = redis::cmd("ZCARD")
-            .arg(r.keys.mm_queue(queue))
-            .query_async(&mut conn)
-            .instrument(r.command("ZCARD"))
-            .await?;
+    let outcome: Result<(), StoreError> = async {
+        r.query::<()>("SREM", (r.keys.mm_queues(), queue)).await?;
+        let left: u64 = r.query("ZCARD", r.keys.mm_queue(queue)).await?;
         // A pending proposal keeps the queue listed: its matcher has to see it expire.
-        let proposed: u64 = redis::cmd("ZCARD")
-            .arg(r.keys.mm_proposals(queue))
-            .query_async(&mut conn)
-            .instrument(r.command("ZCARD"))
-            .await?;
+        let proposed: u64 = r.query("ZCARD", r.keys.mm_proposals(queue)).await?;
         if left + proposed > 0 {
-            redis::cmd("SADD")
-                .arg(r.keys.mm_queues())
-                .arg(queue)
-                .query_async::<()>(&mut conn)
-                .instrument(r.command("SADD"))
-                .await?;
+            r.query::<()>("SADD", (r.keys.mm_queues(), queue)).await?;
         }
         Ok(())
     }

@@ -126,22 +126,14 @@ pub(super) async fn record_unrated(
     game_id: &str,
     result: &[u8],
 ) -> Result<bool, StoreError> {
-    let set: Option<String> = redis::cmd("SET")
-        .arg(r.keys.rating_game(game_id))
-        .arg(result)
-        .arg("NX")
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("SET"))
+    let set: Option<String> = r
+        .query("SET", (r.keys.rating_game(game_id), result, "NX"))
         .await?;
     Ok(set.is_some())
 }
 
 pub(super) async fn result(r: &RedisBackend, game_id: &str) -> Result<Option<Vec<u8>>, StoreError> {
-    Ok(redis::cmd("GET")
-        .arg(r.keys.rating_game(game_id))
-        .query_async(&mut r.conn.clone())
-        .instrument(r.command("GET"))
-        .await?)
+    r.query("GET", r.keys.rating_game(game_id)).await
 }
 
 pub(super) async fn rank(

@@ -147,13 +147,8 @@ pub(super) async fn counts(r: &RedisBackend, now_ms: u64) -> Result<(u64, u64), 
 /// The earliest of every shard's first score.
 pub(super) async fn next_due(r: &RedisBackend) -> Result<Option<u64>, StoreError> {
     let firsts = try_join_all((0..TIMER_SHARDS).map(|shard| async move {
-        let first: Vec<Vec<u8>> = redis::cmd("ZRANGE")
-            .arg(r.keys.timers_due(shard))
-            .arg(0)
-            .arg(0)
-            .arg("WITHSCORES")
-            .query_async(&mut r.conn.clone())
-            .instrument(r.command("ZRANGE"))
+        let first: Vec<Vec<u8>> = r
+            .query("ZRANGE", (r.keys.timers_due(shard), 0, 0, "WITHSCORES"))
             .await?;
         first
             .get(1)
@@ -192,16 +187,19 @@ pub(super) async fn claim_due(
     while claimed.len() < limit {
         let wanted = limit - claimed.len();
         let due = try_join_all((0..TIMER_SHARDS).map(|shard| async move {
-            let flat: Vec<Vec<u8>> = redis::cmd("ZRANGEBYSCORE")
-                .arg(r.keys.timers_due(shard))
-                .arg("-inf")
-                .arg(now_ms)
-                .arg("WITHSCORES")
-                .arg("LIMIT")
-                .arg(0)
-                .arg(wanted)
-                .query_async(&mut r.conn.clone())
-                .instrument(r.command("ZRANGEBYSCORE"))
+            let flat: Vec<Vec<u8>> = r
+                .query(
+                    "ZRANGEBYSCORE",
+                    (
+                        r.keys.timers_due(shard),
+                        "-inf",
+                        now_ms,
+                        "WITHSCORES",
+                        "LIMIT",
+                        0,
+                        wanted,
+                    ),
+                )
                 .await?;
             flat.chunks(2)
                 .map(|pair| match pair {
