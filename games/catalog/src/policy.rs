@@ -460,7 +460,12 @@ pub fn table_seats(settings: &pb::GameSettings) -> usize {
 mod tests {
     use super::*;
 
-    fn settings(options: pb::game_settings::Options, turn_time_ms: u64) -> pb::GameSettings {
+    /// Settings of `options` with a turn clock of `turn_time_ms` (also for the submodules'
+    /// tests).
+    pub(super) fn settings(
+        options: pb::game_settings::Options,
+        turn_time_ms: u64,
+    ) -> pb::GameSettings {
         pb::GameSettings {
             options: Some(options),
             turn_time_ms,

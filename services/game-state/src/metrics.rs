@@ -74,16 +74,21 @@ impl GameMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ludus_proto::pb::game_event::Kind;
     use ludus_telemetry::testing::{MetricsRecorder, attrs};
 
-    fn applied(automatic: bool) -> pb::GameEvent {
+    fn event(kind: Kind) -> pb::GameEvent {
         pb::GameEvent {
-            kind: Some(pb::game_event::Kind::ActionApplied(pb::ActionApplied {
-                automatic,
-                ..Default::default()
-            })),
+            kind: Some(kind),
             ..Default::default()
         }
+    }
+
+    fn applied(automatic: bool) -> pb::GameEvent {
+        event(Kind::ActionApplied(pb::ActionApplied {
+            automatic,
+            ..Default::default()
+        }))
     }
 
     fn finishing(event: pb::GameEvent, kind: pb::ResultKind) -> pb::GameEvent {
@@ -107,22 +112,12 @@ mod tests {
             &finishing(applied(false), pb::ResultKind::Win),
         );
         metrics.committed(GameKind::Junqi, &applied(true));
-        let resigned = pb::GameEvent {
-            kind: Some(pb::game_event::Kind::Resigned(pb::PlayerResigned {
-                seat: 0,
-            })),
-            ..Default::default()
-        };
+        let resigned = event(Kind::Resigned(pb::PlayerResigned { seat: 0 }));
         metrics.committed(
             GameKind::Quoridor,
             &finishing(resigned, pb::ResultKind::Win),
         );
-        let agreed = pb::GameEvent {
-            kind: Some(pb::game_event::Kind::DrawAgreed(pb::DrawOffered {
-                seat: 1,
-            })),
-            ..Default::default()
-        };
+        let agreed = event(Kind::DrawAgreed(pb::DrawOffered { seat: 1 }));
         metrics.committed(GameKind::Mancala, &finishing(agreed, pb::ResultKind::Draw));
         // A disconnection, say: neither a move nor an ending.
         metrics.committed(GameKind::Caro, &pb::GameEvent::default());
@@ -133,33 +128,17 @@ mod tests {
             .map(|p| (p.name, p.attributes, p.value))
             .collect();
         points.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
-        let mut expected = vec![
-            (
-                "ludus.moves".to_owned(),
-                attrs(&[("game", "caro"), ("automatic", "false")]),
-                3.0,
-            ),
-            (
-                "ludus.moves".to_owned(),
-                attrs(&[("game", "junqi"), ("automatic", "true")]),
-                1.0,
-            ),
-            (
-                "ludus.games.finished".to_owned(),
-                attrs(&[("game", "caro"), ("result", "win")]),
-                1.0,
-            ),
-            (
-                "ludus.games.finished".to_owned(),
-                attrs(&[("game", "quoridor"), ("result", "win")]),
-                1.0,
-            ),
-            (
-                "ludus.games.finished".to_owned(),
-                attrs(&[("game", "mancala"), ("result", "draw")]),
-                1.0,
-            ),
-        ];
+        // (instrument, game, its other attribute, value)
+        let mut expected: Vec<_> = [
+            ("ludus.moves", "caro", ("automatic", "false"), 3.0),
+            ("ludus.moves", "junqi", ("automatic", "true"), 1.0),
+            ("ludus.games.finished", "caro", ("result", "win"), 1.0),
+            ("ludus.games.finished", "quoridor", ("result", "win"), 1.0),
+            ("ludus.games.finished", "mancala", ("result", "draw"), 1.0),
+        ]
+        .into_iter()
+        .map(|(name, game, other, value)| (name.to_owned(), attrs(&[("game", game), other]), value))
+        .collect();
         expected.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
         assert_eq!(points, expected);
     }

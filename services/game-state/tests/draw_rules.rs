@@ -9,24 +9,27 @@ use ludus_proto::pb::{self, game_settings::Options};
 use support::{create_game, player, service};
 use tonic::{Code, Status};
 
-async fn offer(service: &GameStateService, game_id: &str, by: &str) -> Result<(), ServiceError> {
-    service.offer_draw(player(game_id, by)).await.map(drop)
+/// A draw step by one seat: offering a draw, or accepting the pending offer.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Offer(&'static str),
+    Accept(&'static str),
 }
 
-async fn answer(
-    service: &GameStateService,
-    game_id: &str,
-    by: &str,
-    accept: bool,
-) -> Result<(), ServiceError> {
-    service
-        .respond_draw(pb::RespondDrawInternalRequest {
-            game_id: game_id.to_owned(),
-            player_id: by.to_owned(),
-            accept,
-        })
-        .await
-        .map(drop)
+impl Step {
+    async fn take(self, service: &GameStateService, game_id: &str) -> Result<(), ServiceError> {
+        match self {
+            Step::Offer(by) => service.offer_draw(player(game_id, by)).await.map(drop),
+            Step::Accept(by) => service
+                .respond_draw(pb::RespondDrawInternalRequest {
+                    game_id: game_id.to_owned(),
+                    player_id: by.to_owned(),
+                    accept: true,
+                })
+                .await
+                .map(drop),
+        }
+    }
 }
 
 /// The refusal is FAILED_PRECONDITION and its message starts with `rule`.
@@ -47,79 +50,81 @@ fn assert_refused(result: Result<(), ServiceError>, rule: &str, what: &str) {
     );
 }
 
-/// A game with draws by agreement: every refusal about the offer names `rule`, and an
-/// accepted offer ends the game under it.
-async fn draws_by_agreement_name(rule: &str, options: Options) {
+/// Takes `steps` in a new game of `options` between seats `a` and `b`: a step with a refusal
+/// must be refused naming `rule` (the refusal says what was refused), one without must
+/// succeed. Returns the service and the game.
+async fn take_steps(
+    rule: &str,
+    options: Options,
+    steps: &[(Step, Option<&str>)],
+) -> (GameStateService, String) {
     let service = service().await;
     let game_id = format!("draw-{rule}");
     create_game(&service, &game_id, options, ["a", "b"]).await;
-    assert_refused(
-        answer(&service, &game_id, "b", true).await,
-        rule,
-        "an answer with no offer",
-    );
-    offer(&service, &game_id, "a").await.expect("offer");
-    assert_refused(
-        offer(&service, &game_id, "a").await,
-        rule,
-        "a second offer by the same seat",
-    );
-    assert_refused(
-        offer(&service, &game_id, "b").await,
-        rule,
-        "an offer while the opponent's is pending",
-    );
-    assert_refused(
-        answer(&service, &game_id, "a", true).await,
-        rule,
-        "an answer to one's own offer",
-    );
-    answer(&service, &game_id, "b", true).await.expect("accept");
+    for &(step, refusal) in steps {
+        let result = step.take(&service, &game_id).await;
+        match refusal {
+            Some(what) => assert_refused(result, rule, what),
+            None => result.unwrap_or_else(|error| panic!("{rule}: {step:?}: {error:?}")),
+        }
+    }
+    (service, game_id)
+}
+
+/// A game with draws by agreement: every refusal about the offer names `rule`, and an
+/// accepted offer ends the game under it.
+async fn draws_by_agreement_name(rule: &str, options: Options) {
+    let steps = [
+        (Step::Accept("b"), Some("an answer with no offer")),
+        (Step::Offer("a"), None),
+        (Step::Offer("a"), Some("a second offer by the same seat")),
+        (
+            Step::Offer("b"),
+            Some("an offer while the opponent's is pending"),
+        ),
+        (Step::Accept("a"), Some("an answer to one's own offer")),
+        (Step::Accept("b"), None),
+    ];
+    let (service, game_id) = take_steps(rule, options, &steps).await;
     let snapshot = service
         .get_snapshot(pb::GetSnapshotRequest {
-            game_id: game_id.clone(),
+            game_id,
             viewer_player_id: String::new(),
         })
         .await
         .expect("snapshot");
-    let outcome = snapshot.outcome.expect("drawn");
+    let outcome = snapshot
+        .outcome
+        .unwrap_or_else(|| panic!("{rule}: an accepted offer draws"));
     assert_eq!(outcome.kind, pb::ResultKind::Draw as i32);
 }
 
 /// A game without draws by agreement: offers and answers name `rule`.
 async fn no_draws_name(rule: &str, options: Options) {
-    let service = service().await;
-    let game_id = format!("no-draw-{rule}");
-    create_game(&service, &game_id, options, ["a", "b"]).await;
-    assert_refused(offer(&service, &game_id, "a").await, rule, "an offer");
-    assert_refused(
-        answer(&service, &game_id, "b", true).await,
-        rule,
-        "an answer with no offer",
-    );
+    let steps = [
+        (Step::Offer("a"), Some("an offer")),
+        (Step::Accept("b"), Some("an answer with no offer")),
+    ];
+    take_steps(rule, options, &steps).await;
 }
 
 #[tokio::test]
-async fn c8_caro_draw_refusals_name_c8() {
-    draws_by_agreement_name("C8", Options::Caro(pb::CaroOptions::default())).await;
+async fn c8_m9_lj1_draw_refusals_name_each_games_rule() {
+    for (rule, options) in [
+        ("C8", Options::Caro(pb::CaroOptions::default())),
+        ("M9", Options::Mancala(pb::MancalaOptions::default())),
+        ("LJ1", Options::Junqi(pb::JunqiOptions {})),
+    ] {
+        draws_by_agreement_name(rule, options).await;
+    }
 }
 
 #[tokio::test]
-async fn m9_mancala_draw_refusals_name_m9() {
-    draws_by_agreement_name("M9", Options::Mancala(pb::MancalaOptions::default())).await;
-}
-
-#[tokio::test]
-async fn lj1_junqi_draw_refusals_name_our_rule() {
-    draws_by_agreement_name("LJ1", Options::Junqi(pb::JunqiOptions {})).await;
-}
-
-#[tokio::test]
-async fn q18_quoridor_has_no_draw_by_agreement() {
-    no_draws_name("Q18", Options::Quoridor(pb::QuoridorOptions::default())).await;
-}
-
-#[tokio::test]
-async fn b13_backgammon_has_no_draws() {
-    no_draws_name("B13", Options::Backgammon(pb::BackgammonOptions::default())).await;
+async fn q18_quoridor_and_b13_backgammon_have_no_draw_by_agreement() {
+    for (rule, options) in [
+        ("Q18", Options::Quoridor(pb::QuoridorOptions::default())),
+        ("B13", Options::Backgammon(pb::BackgammonOptions::default())),
+    ] {
+        no_draws_name(rule, options).await;
+    }
 }

@@ -3,19 +3,12 @@
 
 mod support;
 
-use ludus_proto::pb::{self, game_settings::Options};
-use support::{create_game, player, service};
+use ludus_proto::pb;
+use support::{player, service_with_caro_game};
 
 #[tokio::test]
 async fn a_page_cut_at_its_limit_says_more_may_follow_and_the_last_page_says_none() {
-    let service = service().await;
-    create_game(
-        &service,
-        "g1",
-        Options::Caro(pb::CaroOptions::default()),
-        ["x", "o"],
-    )
-    .await;
+    let service = service_with_caro_game("g1").await;
     service.offer_draw(player("g1", "x")).await.expect("offer");
     let read = |after_seq, limit| {
         service.read_events(pb::ReadEventsRequest {

@@ -7,8 +7,8 @@ mod support;
 
 use ludus_game_state::service::FINISHING_COMMIT_PATIENCE_MS;
 use ludus_game_state::{GameStateService, error::ServiceError};
-use ludus_proto::pb::{self, game_settings::Options};
-use support::{create_game, service};
+use ludus_proto::pb;
+use support::service_with_caro_game;
 use tonic::{Code, Status};
 
 async fn seq_of(service: &GameStateService, game_id: &str) -> u64 {
@@ -42,14 +42,7 @@ async fn report(
 
 #[tokio::test]
 async fn a_report_before_its_finishing_commit_lands_is_retried_and_after_a_lost_one_refused() {
-    let service = service().await;
-    create_game(
-        &service,
-        "g1",
-        Options::Caro(pb::CaroOptions::default()),
-        ["x", "o"],
-    )
-    .await;
+    let service = service_with_caro_game("g1").await;
     let seq = seq_of(&service, "g1").await;
 
     let armed_just_now = now_ms();

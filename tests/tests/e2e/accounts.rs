@@ -7,26 +7,31 @@ use std::{
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
-use ludus_accounts::limits::SignInLimitsConfig;
+use ludus_accounts::{limits::SignInLimitsConfig, testing::PostgresServer};
 use ludus_proto::error_details::{DOMAIN_ACCOUNTS, StatusExt};
 use ludus_proto::pb::{self, gateway_client::GatewayClient};
 use ludus_tests::{
-    AccountsDatabase, Ludus, account_player, anonymous_from, caro_settings, refused_with,
+    AccountsDatabase, Ludus, Player, account_player, anonymous_from, caro_settings, refused_with,
 };
-use tonic::{Code, metadata::MetadataValue, transport::Channel};
+use tonic::{Code, Response, Status, metadata::MetadataValue, transport::Channel};
 
 const ME: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));
 /// The secret `Ludus::start*` signs tokens with.
 const TEST_SECRET: &[u8] = b"end-to-end tests secret, 32+ bytes long";
 
 /// The `ErrorInfo` (AIP-193) of a refusal: its reason and metadata, as a client reads them.
-fn reason(status: &tonic::Status) -> (String, String) {
+fn reason(status: &Status) -> (String, String) {
     let info = status
         .get_error_details()
         .error_info()
         .cloned()
         .expect("every refusal carries an ErrorInfo");
     (info.reason, info.domain)
+}
+
+/// Asserts that `status`'s message mentions `text`, printing the message otherwise.
+fn assert_mentions(status: &Status, text: &str) {
+    assert!(status.message().contains(text), "{}", status.message());
 }
 
 fn register(username: &str, password: &str, name: &str) -> pb::RegisterRequest {
@@ -50,6 +55,36 @@ fn refresh(token: &str) -> pb::RefreshRequest {
     }
 }
 
+/// A guest's request to become the account `username` (password "correct horse battery"),
+/// keeping their display name.
+fn upgrade(username: &str) -> pb::UpgradeGuestRequest {
+    pb::UpgradeGuestRequest {
+        username: username.into(),
+        password: "correct horse battery".into(),
+        display_name: String::new(),
+    }
+}
+
+fn rename(display_name: &str) -> pb::UpdateProfileRequest {
+    pb::UpdateProfileRequest {
+        display_name: display_name.into(),
+        rulesets: vec![],
+    }
+}
+
+/// The message of a gateway call's answer, or its refusal.
+async fn answer<T>(call: impl Future<Output = Result<Response<T>, Status>>) -> Result<T, Status> {
+    call.await.map(Response::into_inner)
+}
+
+/// The PostgreSQL server behind the accounts database of `ludus` (started on PostgreSQL).
+fn postgres(ludus: &mut Ludus) -> &mut PostgresServer {
+    ludus
+        .accounts_db()
+        .postgres_server()
+        .expect("accounts run on PostgreSQL")
+}
+
 async fn anonymous(ludus: &Ludus) -> GatewayClient<Channel> {
     anonymous_from(ludus.gateway, ME).await
 }
@@ -60,11 +95,9 @@ async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
         Ludus::start_with_accounts(AccountsDatabase::postgres(), SignInLimitsConfig::default())
             .await;
     let mut gateway = anonymous(&ludus).await;
-    let registered = gateway
-        .register(register("Ann_e2e", "correct horse battery", "Ann"))
+    let registered = answer(gateway.register(register("Ann_e2e", "correct horse battery", "Ann")))
         .await
-        .expect("register")
-        .into_inner();
+        .expect("register");
     let account = registered.account.clone().expect("account");
     assert_eq!(account.username, "ann_e2e");
     let lifetime_ms = registered.access_expires_at_unix_ms
@@ -80,11 +113,9 @@ async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
         "access tokens live 15 minutes: {lifetime_ms}"
     );
 
-    let session = gateway
-        .sign_in(sign_in("ANN_E2E", "correct horse battery"))
+    let session = answer(gateway.sign_in(sign_in("ANN_E2E", "correct horse battery")))
         .await
-        .expect("sign in")
-        .into_inner();
+        .expect("sign in");
     let mut ann = account_player(ludus.gateway, &session).await;
     assert_eq!(ann.id, account.player_id);
     let profile = ann
@@ -96,11 +127,9 @@ async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
     assert_eq!(profile.ratings[0].rating, 1200.0);
 
     // Rotation: every refresh spends the token and hands out a new one.
-    let rotated = gateway
-        .refresh(refresh(&session.refresh_token))
+    let rotated = answer(gateway.refresh(refresh(&session.refresh_token)))
         .await
-        .expect("refresh")
-        .into_inner();
+        .expect("refresh");
     assert_ne!(rotated.refresh_token, session.refresh_token);
     let mut renewed = account_player(ludus.gateway, &rotated).await;
     renewed
@@ -110,8 +139,7 @@ async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
         .expect("the renewed access token works");
 
     // Reuse: presenting the spent token revokes the whole family, newest token included.
-    let replay = gateway
-        .refresh(refresh(&session.refresh_token))
+    let replay = answer(gateway.refresh(refresh(&session.refresh_token)))
         .await
         .unwrap_err();
     assert_eq!(replay.code(), Code::Unauthenticated);
@@ -119,68 +147,52 @@ async fn register_sign_in_rotate_detect_reuse_and_sign_out_on_postgres() {
         reason(&replay),
         ("REFRESH_REUSED".to_owned(), DOMAIN_ACCOUNTS.to_owned())
     );
-    assert!(
-        replay.message().contains("already used"),
-        "{}",
-        replay.message()
-    );
-    let newest = gateway
-        .refresh(refresh(&rotated.refresh_token))
+    assert_mentions(&replay, "already used");
+    let newest = answer(gateway.refresh(refresh(&rotated.refresh_token)))
         .await
         .unwrap_err();
     assert_eq!(newest.code(), Code::Unauthenticated);
 
     // Sign-out ends a session; another sign-in is unaffected.
-    let laptop = gateway
-        .sign_in(sign_in("ann_e2e", "correct horse battery"))
+    let laptop = answer(gateway.sign_in(sign_in("ann_e2e", "correct horse battery")))
         .await
-        .expect("sign in")
-        .into_inner();
-    let phone = gateway
-        .sign_in(sign_in("ann_e2e", "correct horse battery"))
+        .expect("sign in");
+    let phone = answer(gateway.sign_in(sign_in("ann_e2e", "correct horse battery")))
         .await
-        .expect("sign in")
-        .into_inner();
+        .expect("sign in");
     gateway
         .sign_out(pb::SignOutRequest {
             refresh_token: laptop.refresh_token.clone(),
         })
         .await
         .expect("sign out");
-    let after = gateway
-        .refresh(refresh(&laptop.refresh_token))
+    let after = answer(gateway.refresh(refresh(&laptop.refresh_token)))
         .await
         .unwrap_err();
     assert_eq!(after.code(), Code::Unauthenticated);
-    gateway
-        .refresh(refresh(&phone.refresh_token))
+    answer(gateway.refresh(refresh(&phone.refresh_token)))
         .await
         .expect("the other device stays signed in");
 
     // Bad input: precise statuses.
-    let duplicate = gateway
-        .register(register("ANN_E2E", "another password", "Imposter"))
+    let duplicate = answer(gateway.register(register("ANN_E2E", "another password", "Imposter")))
         .await
         .unwrap_err();
     assert_eq!(duplicate.code(), Code::AlreadyExists);
     refused_with(
-        gateway.register(register("bob_e2e", "short", "Bob")).await,
+        answer(gateway.register(register("bob_e2e", "short", "Bob"))).await,
         Code::InvalidArgument,
         "password",
     );
     refused_with(
-        gateway
-            .register(register("bob e2e", "long enough", "Bob"))
-            .await,
+        answer(gateway.register(register("bob e2e", "long enough", "Bob"))).await,
         Code::InvalidArgument,
         "username",
     );
-    let wrong = gateway
-        .sign_in(sign_in("ann_e2e", "not the password"))
+    let wrong = answer(gateway.sign_in(sign_in("ann_e2e", "not the password")))
         .await
         .unwrap_err();
-    let unknown = gateway
-        .sign_in(sign_in("nobody_e2e", "not the password"))
+    let unknown = answer(gateway.sign_in(sign_in("nobody_e2e", "not the password")))
         .await
         .unwrap_err();
     assert_eq!(
@@ -200,16 +212,9 @@ async fn a_guest_upgrade_keeps_the_player_id_games_and_rating() {
         .create_game("", caro_settings(), &[&guest, &opponent])
         .await;
 
-    let upgraded = guest
-        .client
-        .upgrade_guest(pb::UpgradeGuestRequest {
-            username: "gil".into(),
-            password: "correct horse battery".into(),
-            display_name: String::new(),
-        })
+    let upgraded = answer(guest.client.upgrade_guest(upgrade("gil")))
         .await
-        .expect("upgrade")
-        .into_inner();
+        .expect("upgrade");
     let account = upgraded.account.clone().expect("account");
     assert_eq!(
         account.player_id, guest.id,
@@ -237,46 +242,27 @@ async fn a_guest_upgrade_keeps_the_player_id_games_and_rating() {
     assert_eq!(profile.username, "gil");
 
     // The account can sign in with its password and comes back as the same player.
-    let again = anonymous(&ludus)
+    let mut gateway = anonymous(&ludus).await;
+    let again = answer(gateway.sign_in(sign_in("gil", "correct horse battery")))
         .await
-        .sign_in(sign_in("gil", "correct horse battery"))
-        .await
-        .expect("sign in")
-        .into_inner();
+        .expect("sign in");
     assert_eq!(again.account.expect("account").player_id, guest.id);
 
     // An account cannot upgrade again; a guest has no profile to update.
-    let twice = gil
-        .client
-        .upgrade_guest(pb::UpgradeGuestRequest {
-            username: "gil_two".into(),
-            password: "correct horse battery".into(),
-            display_name: String::new(),
-        })
+    let twice = answer(gil.client.upgrade_guest(upgrade("gil_two")))
         .await
         .unwrap_err();
     assert_eq!(twice.code(), Code::FailedPrecondition);
     let mut other = ludus.player("Other").await;
-    let no_profile = other
-        .client
-        .update_profile(pb::UpdateProfileRequest {
-            display_name: "X".into(),
-            rulesets: vec![],
-        })
+    let no_profile = answer(other.client.update_profile(rename("X")))
         .await
         .unwrap_err();
     assert_eq!(no_profile.code(), Code::FailedPrecondition);
     let not_found = other.own_profile(&[]).await.unwrap_err();
     assert_eq!(not_found.code(), Code::NotFound, "guests have no profile");
-    let renamed = gil
-        .client
-        .update_profile(pb::UpdateProfileRequest {
-            display_name: "Gil the Great".into(),
-            rulesets: vec![],
-        })
+    let renamed = answer(gil.client.update_profile(rename("Gil the Great")))
         .await
-        .expect("rename")
-        .into_inner();
+        .expect("rename");
     assert_eq!(renamed.display_name, "Gil the Great");
     ludus.shutdown().await;
 }
@@ -292,7 +278,7 @@ async fn failed_sign_in_limits_stop_one_attacker_and_not_others() {
     let ludus = Ludus::start_with_accounts(AccountsDatabase::sqlite(), limits).await;
     let mut me = anonymous(&ludus).await;
     for name in ["victim", "bystander"] {
-        me.register(register(name, "correct horse battery", name))
+        answer(me.register(register(name, "correct horse battery", name)))
             .await
             .expect("register");
     }
@@ -300,26 +286,20 @@ async fn failed_sign_in_limits_stop_one_attacker_and_not_others() {
     let attacker_ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 66));
     let mut attacker = anonymous_from(ludus.gateway, attacker_ip).await;
     for i in 0..5 {
-        let refused = attacker
-            .sign_in(sign_in(&format!("target_{i}"), "guess guess"))
+        let refused = answer(attacker.sign_in(sign_in(&format!("target_{i}"), "guess guess")))
             .await
             .unwrap_err();
         assert_eq!(refused.code(), Code::Unauthenticated);
         assert_eq!(reason(&refused).0, "WRONG_CREDENTIALS");
     }
     let _ = attacker.sign_in(sign_in("target_5", "guess guess")).await;
-    let stopped = attacker
-        .sign_in(sign_in("victim", "correct horse battery"))
+    let stopped = answer(attacker.sign_in(sign_in("victim", "correct horse battery")))
         .await
         .unwrap_err();
     assert_eq!(stopped.code(), Code::ResourceExhausted);
     assert_eq!(reason(&stopped).0, "SIGN_IN_LOCKED");
-    assert!(
-        stopped.message().contains("per-address"),
-        "{}",
-        stopped.message()
-    );
-    me.sign_in(sign_in("victim", "correct horse battery"))
+    assert_mentions(&stopped, "per-address");
+    answer(me.sign_in(sign_in("victim", "correct horse battery")))
         .await
         .expect("the victim, elsewhere, still signs in");
 
@@ -329,17 +309,12 @@ async fn failed_sign_in_limits_stop_one_attacker_and_not_others() {
             anonymous_from(ludus.gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 1, host))).await;
         let _ = guesser.sign_in(sign_in("bystander", "guess guess")).await;
     }
-    let slowed = me
-        .sign_in(sign_in("bystander", "correct horse battery"))
+    let slowed = answer(me.sign_in(sign_in("bystander", "correct horse battery")))
         .await
         .unwrap_err();
     assert_eq!(slowed.code(), Code::ResourceExhausted);
-    assert!(
-        slowed.message().contains("per-username"),
-        "{}",
-        slowed.message()
-    );
-    me.sign_in(sign_in("victim", "correct horse battery"))
+    assert_mentions(&slowed, "per-username");
+    answer(me.sign_in(sign_in("victim", "correct horse battery")))
         .await
         .expect("other usernames are not slowed");
     ludus.shutdown().await;
@@ -354,7 +329,7 @@ struct ForgedClaims {
     kind: &'static str,
 }
 
-async fn call_with(ludus: &Ludus, token: &str) -> tonic::Status {
+async fn call_with(ludus: &Ludus, token: &str) -> Status {
     let mut request = tonic::Request::new(pb::ListMyGamesRequest { limit: 1 });
     let bearer: MetadataValue<_> = format!("Bearer {token}").parse().expect("ascii");
     request.metadata_mut().insert("authorization", bearer);
@@ -394,14 +369,8 @@ async fn forged_and_expired_access_tokens_are_refused() {
     assert_eq!(forged.code(), Code::Unauthenticated);
     let expired = call_with(&ludus, &sign(TEST_SECRET, now - 3600)).await;
     assert_eq!(expired.code(), Code::Unauthenticated);
-    assert!(
-        expired.message().contains("expired"),
-        "{}",
-        expired.message()
-    );
-    let garbage = anonymous(&ludus)
-        .await
-        .refresh(refresh("f".repeat(64).as_str()))
+    assert_mentions(&expired, "expired");
+    let garbage = answer(anonymous(&ludus).await.refresh(refresh(&"f".repeat(64))))
         .await
         .unwrap_err();
     assert_eq!(garbage.code(), Code::Unauthenticated);
@@ -413,27 +382,18 @@ async fn with_the_accounts_database_down_sign_in_is_unavailable_and_games_go_on(
     let mut ludus =
         Ludus::start_with_accounts(AccountsDatabase::postgres(), SignInLimitsConfig::default())
             .await;
-    let registered = anonymous(&ludus)
+    let mut gateway = anonymous(&ludus).await;
+    let registered = answer(gateway.register(register("dana", "correct horse battery", "Dana")))
         .await
-        .register(register("dana", "correct horse battery", "Dana"))
-        .await
-        .expect("register")
-        .into_inner();
+        .expect("register");
     let mut dana = account_player(ludus.gateway, &registered).await;
     let mut guest = ludus.player("Gus").await;
     let game = ludus
         .create_game("", caro_settings(), &[&dana, &guest])
         .await;
 
-    ludus
-        .accounts_db()
-        .postgres_server()
-        .expect("postgres")
-        .stop()
-        .expect("stop postgres");
-    let down = anonymous(&ludus)
-        .await
-        .sign_in(sign_in("dana", "correct horse battery"))
+    postgres(&mut ludus).stop().expect("stop postgres");
+    let down = answer(gateway.sign_in(sign_in("dana", "correct horse battery")))
         .await
         .unwrap_err();
     assert_eq!(down.code(), Code::Unavailable, "{}", down.message());
@@ -449,7 +409,7 @@ async fn with_the_accounts_database_down_sign_in_is_unavailable_and_games_go_on(
 }
 
 /// X plays D8..H8 (five in a row, C1), O answers on row 1.
-async fn caro_x_wins(game: &str, x: &mut ludus_tests::Player, o: &mut ludus_tests::Player) {
+async fn caro_x_wins(game: &str, x: &mut Player, o: &mut Player) {
     let o_moves = ["A1", "C1", "E1", "G1"];
     for (i, cell) in ["D8", "E8", "F8", "G8"].iter().enumerate() {
         x.play(game, cell).await.expect("x moves");
@@ -459,10 +419,7 @@ async fn caro_x_wins(game: &str, x: &mut ludus_tests::Player, o: &mut ludus_test
 }
 
 /// Quick-matches two players and returns (game, X, O).
-async fn quick_match(
-    mut a: ludus_tests::Player,
-    mut b: ludus_tests::Player,
-) -> (String, ludus_tests::Player, ludus_tests::Player) {
+async fn quick_match(mut a: Player, mut b: Player) -> (String, Player, Player) {
     let ((game_a, seat_a), (game_b, _)) =
         tokio::join!(a.find_match(caro_settings()), b.find_match(caro_settings()));
     assert_eq!(game_a, game_b);
@@ -561,21 +518,13 @@ async fn a_game_ending_while_the_database_is_down_is_archived_once_it_is_back_an
         .await
         .game_id;
 
-    ludus
-        .accounts_db()
-        .postgres_server()
-        .expect("postgres")
-        .stop()
-        .expect("stop postgres");
+    postgres(&mut ludus).stop().expect("stop postgres");
     caro_x_wins(&game, &mut dana, &mut gus).await;
     // Not archived yet, so the live game is still readable (its keys wait for the archive).
     let snapshot = gus.game(&game).await;
     assert!(snapshot.outcome.is_some());
 
-    ludus
-        .accounts_db()
-        .postgres_server()
-        .expect("postgres")
+    postgres(&mut ludus)
         .start_again()
         .expect("start postgres again");
     // The outcome timer fires again and the archive takes the game.

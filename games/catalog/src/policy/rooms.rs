@@ -85,14 +85,8 @@ pub fn tournament_game(settings: &pb::GameSettings, first_seat: Option<usize>) -
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::settings;
     use super::*;
-
-    fn settings(options: pb::game_settings::Options, turn_time_ms: u64) -> pb::GameSettings {
-        pb::GameSettings {
-            options: Some(options),
-            turn_time_ms,
-        }
-    }
 
     fn quoridor(mode: pb::QuoridorMode, players: u32) -> pb::game_settings::Options {
         pb::game_settings::Options::Quoridor(pb::QuoridorOptions {

@@ -36,6 +36,20 @@ pub async fn create_game(
     create_timed_game(service, game_id, options, players, 0).await;
 }
 
+/// A fresh [`service`] holding `game_id`: a default Caro game between `x` (seat 0) and `o`,
+/// no turn clock.
+pub async fn service_with_caro_game(game_id: &str) -> GameStateService {
+    let service = service().await;
+    create_game(
+        &service,
+        game_id,
+        Options::Caro(pb::CaroOptions::default()),
+        ["x", "o"],
+    )
+    .await;
+    service
+}
+
 /// [`create_game`] with a turn clock of `turn_time_ms` (0: none).
 pub async fn create_timed_game(
     service: &GameStateService,
