@@ -13,9 +13,8 @@ mod referee;
 
 use std::time::Instant;
 
-use ludus_caro::Caro;
-use ludus_rules::{Bot, Budget, Game, Level, SplitMix64};
-use referee::bridge::{game_of, index};
+use ludus_rules::Level;
+use referee::bridge::choice;
 use referee::{Class, Rules};
 
 #[derive(Default)]
@@ -68,16 +67,10 @@ fn main() {
             if class == Class::Quiet {
                 continue;
             }
-            let game = game_of(&position);
-            let seat = game.to_move().expect("the game goes on");
             for (l, level) in Level::ALL.into_iter().enumerate() {
-                let budget = Budget::work(Caro::default_work(level));
                 let started = Instant::now();
-                let action = game
-                    .choose(seat, level, &budget, &mut SplitMix64(seed))
-                    .expect("a move");
+                let at = choice(&position, level, seed);
                 tally.slowest[l] = tally.slowest[l].max(started.elapsed().as_secs_f64());
-                let at = index(&position, action.cell);
                 match &class {
                     Class::WinIn1 { cells } => {
                         tally.won[l] += usize::from(cells.contains(&at));
@@ -93,11 +86,8 @@ fn main() {
                                 "{} seed {seed}: {level:?} played {} against threats {:?}, saves {:?}; moves {:?}",
                                 rules.name(),
                                 position.name(at),
-                                threats
-                                    .iter()
-                                    .map(|&i| position.name(i))
-                                    .collect::<Vec<_>>(),
-                                saves.iter().map(|&i| position.name(i)).collect::<Vec<_>>(),
+                                position.names(threats),
+                                position.names(saves),
                                 position
                                     .moves
                                     .iter()
@@ -115,7 +105,7 @@ fn main() {
                                 "{} seed {seed}: Hard played {} for a VCF in {own_moves} starting on {:?}",
                                 rules.name(),
                                 position.name(at),
-                                moves.iter().map(|&i| position.name(i)).collect::<Vec<_>>(),
+                                position.names(moves),
                             );
                         }
                     }

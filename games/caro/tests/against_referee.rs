@@ -7,24 +7,12 @@
 
 mod referee;
 
-use ludus_caro::Caro;
-use ludus_rules::{Bot, Budget, Game, GameResult, Level, SplitMix64};
-use referee::bridge::{game_of, index};
+use ludus_rules::{Game, GameResult, Level, SplitMix64};
+use referee::bridge::{choice, game_of, index};
 use referee::{Class, Position, Rules};
 
 /// Generated positions per rule set in the quick tests (debug builds, 2 cores in CI).
 const POSITIONS: u64 = 60;
-
-/// The cell `level` chooses with its default work (what players meet).
-fn choice(position: &Position, level: Level, seed: u64) -> usize {
-    let game = game_of(position);
-    let seat = game.to_move().expect("the game goes on");
-    let budget = Budget::work(Caro::default_work(level));
-    let action = game
-        .choose(seat, level, &budget, &mut SplitMix64(seed))
-        .expect("a bot answers on its turn");
-    index(position, action.cell)
-}
 
 /// The positions of seeds `from..` under `rules`, as many as `count` (seeds whose stones
 /// cannot be ordered without an early win are skipped).
@@ -82,10 +70,9 @@ fn the_referee_sees_the_blocked_end_of_a_four() {
         let Class::MustBlock { threats, saves } = position.classify() else {
             panic!("{}: O must block", rules.name());
         };
-        let names = |cells: &[usize]| cells.iter().map(|&i| position.name(i)).collect::<Vec<_>>();
-        assert_eq!(names(&threats), ["A1", "F6"], "{}", rules.name());
+        assert_eq!(position.names(&threats), ["A1", "F6"], "{}", rules.name());
         let expected: &[&str] = if rules.blocked_ends { &["F6"] } else { &[] };
-        assert_eq!(names(&saves), expected, "{}", rules.name());
+        assert_eq!(position.names(&saves), expected, "{}", rules.name());
         if rules.blocked_ends {
             for level in [Level::Normal, Level::Hard] {
                 assert_eq!(
@@ -107,40 +94,32 @@ fn medium_and_hard_never_miss_a_win_in_one_nor_a_forced_block() {
     let mut checked = [0usize; 2];
     for rules in Rules::all() {
         for (seed, position) in positions(rules, 1, POSITIONS) {
-            let class = position.classify_forced();
-            if class == Class::Quiet {
-                // Nothing forced; Hard would spend its whole budget on it.
-                continue;
-            }
-            for level in [Level::Normal, Level::Hard] {
-                let at = choice(&position, level, seed);
-                match &class {
-                    Class::WinIn1 { cells } => {
-                        checked[0] += 1;
-                        assert!(
-                            cells.contains(&at),
-                            "{} seed {seed}: {level:?} played {} with a win on {}",
-                            rules.name(),
-                            position.name(at),
-                            position.name(cells[0]),
-                        );
-                    }
-                    Class::MustBlock { threats, saves } if !saves.is_empty() => {
-                        checked[1] += 1;
-                        assert!(
-                            saves.contains(&at),
-                            "{} seed {seed}: {level:?} played {} against fours on {:?}; saves {:?}",
-                            rules.name(),
-                            position.name(at),
-                            threats
-                                .iter()
-                                .map(|&i| position.name(i))
-                                .collect::<Vec<_>>(),
-                            saves.iter().map(|&i| position.name(i)).collect::<Vec<_>>(),
-                        );
-                    }
-                    _ => {}
+            // The cells a good move is among, which count it feeds, and what the message says.
+            let (kind, good, against) = match position.classify_forced() {
+                Class::WinIn1 { cells } => {
+                    let against = format!("with a win on {}", position.name(cells[0]));
+                    (0, cells, against)
                 }
+                Class::MustBlock { threats, saves } if !saves.is_empty() => {
+                    let against = format!(
+                        "against fours on {:?}; saves {:?}",
+                        position.names(&threats),
+                        position.names(&saves)
+                    );
+                    (1, saves, against)
+                }
+                // Nothing forced (Hard would spend its whole budget on it), or already lost.
+                _ => continue,
+            };
+            for level in [Level::Normal, Level::Hard] {
+                checked[kind] += 1;
+                let at = choice(&position, level, seed);
+                assert!(
+                    good.contains(&at),
+                    "{} seed {seed}: {level:?} played {} {against}",
+                    rules.name(),
+                    position.name(at),
+                );
             }
         }
     }

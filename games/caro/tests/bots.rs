@@ -240,42 +240,38 @@ fn hard_sets_up_a_forced_win_with_a_quiet_move() {
     assert!(hard_wins_against_medium(after, 21), "after O's {answer}");
 }
 
-/// X's stones make H8 a win under the free rules only; O threatens to win at H10. Every
-/// level takes H8 under the free rules; under each of `rules` H8 wins nothing, so Medium
-/// and Hard block H10 instead.
-fn h8_wins_only_under_free_rules(x: &[&str], o: &[&str], rules: &[CaroOptions]) {
-    for level in Level::ALL {
-        let free = position(options(15, false, false), x, o);
-        assert_eq!(choose(&free, level, 0), cell("H8", 15), "{level} free");
-    }
-    for &rule in rules {
-        for level in [Level::Normal, Level::Hard] {
-            let game = position(rule, x, o);
-            assert_eq!(choose(&game, level, 0), cell("H10", 15), "{level} {rule:?}");
+#[test]
+fn a_win_the_c5_rules_deny_is_not_taken_so_the_bot_blocks_instead() {
+    // X's stones make H8 a win under the free rules only; O threatens to win at H10
+    // (D10-G10, C10 is X). Every level takes H8 under the free rules; under each rule set
+    // listed H8 wins nothing, so Medium and Hard block H10 instead.
+    let cases: [(&[&str], &[&str], [CaroOptions; 2]); 2] = [
+        // X: D8 E8 F8 G8 _ I8, C8 is O. Filling H8 makes six: nothing under exactly-five.
+        (
+            &["D8", "E8", "F8", "G8", "I8", "C10"],
+            &["D10", "E10", "F10", "G10", "C8", "A3"],
+            [options(15, false, true), options(15, true, true)],
+        ),
+        // X: D8 E8 F8 G8 between O's C8 and I8. H8 makes a five blocked at both ends:
+        // nothing under blocked-ends.
+        (
+            &["D8", "E8", "F8", "G8", "C10", "L3"],
+            &["C8", "I8", "D10", "E10", "F10", "G10"],
+            [options(15, true, false), options(15, true, true)],
+        ),
+    ];
+    for (x, o, denying) in cases {
+        for level in Level::ALL {
+            let free = position(options(15, false, false), x, o);
+            assert_eq!(choose(&free, level, 0), cell("H8", 15), "{level} free");
+        }
+        for rule in denying {
+            for level in [Level::Normal, Level::Hard] {
+                let game = position(rule, x, o);
+                assert_eq!(choose(&game, level, 0), cell("H10", 15), "{level} {rule:?}");
+            }
         }
     }
-}
-
-#[test]
-fn a_six_under_exactly_five_is_not_a_win_so_the_bot_blocks_instead() {
-    // X: D8 E8 F8 G8 _ I8, C8 is O. Filling H8 makes six: a win under the free rules,
-    // nothing under C5 exactly-five. O (D10-G10, C10 is X) threatens H10.
-    h8_wins_only_under_free_rules(
-        &["D8", "E8", "F8", "G8", "I8", "C10"],
-        &["D10", "E10", "F10", "G10", "C8", "A3"],
-        &[options(15, false, true), options(15, true, true)],
-    );
-}
-
-#[test]
-fn a_five_blocked_at_both_ends_is_not_a_win_so_the_bot_blocks_instead() {
-    // X: D8 E8 F8 G8 between O's C8 and I8. H8 makes a five blocked at both ends: a win
-    // only without the C5 blocked-ends rule. O threatens H10 (D10-G10, C10 is X).
-    h8_wins_only_under_free_rules(
-        &["D8", "E8", "F8", "G8", "C10", "L3"],
-        &["C8", "I8", "D10", "E10", "F10", "G10"],
-        &[options(15, true, false), options(15, true, true)],
-    );
 }
 
 #[test]

@@ -117,6 +117,11 @@ impl Position {
         format!("{}{}", (b'A' + col as u8) as char, row + 1)
     }
 
+    /// C1 notation of each of `cells`, in order (for assertion and report messages).
+    pub fn names(&self, cells: &[usize]) -> Vec<String> {
+        cells.iter().map(|&i| self.name(i)).collect()
+    }
+
     /// Whether `stone` placed on the empty cell `index` makes a winning run: C4 measures the
     /// maximal run through it in each direction and which ends are blocked (an opponent stone
     /// or off the board), C6 says whether that run wins (7+ counts as 6).
@@ -319,10 +324,11 @@ pub enum Class {
 }
 
 /// The bridge to the crate (not part of the judging): the game the referee's position was
-/// built by, replayed through the crate's rules, and a crate cell as the referee's index.
+/// built by, replayed through the crate's rules, a crate cell as the referee's index, and the
+/// cell a bot level chooses there.
 pub mod bridge {
     use ludus_caro::{Caro, CaroAction, CaroOptions, Cell};
-    use ludus_rules::{Game, SplitMix64};
+    use ludus_rules::{Bot, Budget, Game, Level, SplitMix64};
 
     use super::Position;
 
@@ -354,6 +360,17 @@ pub mod bridge {
 
     pub fn index(position: &Position, cell: Cell) -> usize {
         usize::from(cell.row) * position.rules.size + usize::from(cell.col)
+    }
+
+    /// The cell `level` chooses with its default work (what players meet), seeded by `seed`.
+    pub fn choice(position: &Position, level: Level, seed: u64) -> usize {
+        let game = game_of(position);
+        let seat = game.to_move().expect("the game goes on");
+        let budget = Budget::work(Caro::default_work(level));
+        let action = game
+            .choose(seat, level, &budget, &mut SplitMix64(seed))
+            .expect("a bot answers on its turn");
+        index(position, action.cell)
     }
 }
 
