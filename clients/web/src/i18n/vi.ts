@@ -1,0 +1,9 @@
+// Vietnamese strings of the web client, as the seed sites say them (cờ caro, cờ vây bốn phương…).
+// `satisfies` makes a key missing here, or one that English does not have, a compile error.
+
+import type { MessageKey } from "./en.js";
+
+export const vi = {
+  "lang.name": "Tiếng Việt",
+  "lang.switch": "English",
+} as const satisfies Record<MessageKey, string>;
