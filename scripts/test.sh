@@ -42,6 +42,31 @@ cargo fmt --all --check
 echo "== cargo clippy (warnings denied)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+# The API contract (proto/): buf's lint rules, and no breaking change against the last released
+# set (proto/released/, see its README), which apps in the field were generated from. buf comes
+# from the web client's lockfile (npm ci only when it changed).
+echo "== the API contract: buf lint, buf breaking against proto/released"
+apt_install() {
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "$@" >/dev/null
+}
+if ! command -v npm >/dev/null 2>&1; then
+  echo "installing nodejs and npm"
+  apt_install nodejs npm
+fi
+node --version
+(
+  cd clients/web
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  fi
+  npx buf lint ../../proto
+  npx buf breaking ../../proto --against ../../proto/released
+)
+
 # The rules crates must stay free of anything a browser cannot run (no I/O, no OS randomness):
 # they are built for wasm32 on every run, so a dependency that cannot go there fails here. So is
 # the offline module, which maps its views with ludus-catalog and ludus-proto without their
@@ -108,22 +133,10 @@ du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk '{ print "build directory
 # one device with no server, for two people and against the computer. Board screenshots land
 # in clients/web/artifacts/.
 echo "== web client in headless Chromium"
-apt_install() {
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq "$@" >/dev/null
-}
 if [ ! -x /usr/bin/chromium ]; then
   echo "installing chromium"
   apt_install chromium
 fi
-if ! command -v npm >/dev/null 2>&1; then
-  echo "installing nodejs and npm"
-  apt_install nodejs npm
-fi
-node --version
 # target/debug/ludus was built above with the tests (same features): not built again here.
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac

@@ -9,32 +9,16 @@ seq the move got. Any failure raises (non-zero exit, traceback on stderr).
 """
 
 import json
-import os
 import sys
-import tempfile
 
-
-def generate_stubs(proto_dir: str, out_dir: str) -> None:
-    from grpc_tools import protoc
-
-    protos = []
-    for root, _dirs, files in os.walk(proto_dir):
-        protos += [os.path.join(root, f) for f in files if f.endswith(".proto")]
-    status = protoc.main(
-        ["protoc", f"-I{proto_dir}", f"--python_out={out_dir}", f"--grpc_python_out={out_dir}"]
-        + sorted(protos)
-    )
-    if status != 0:
-        raise SystemExit(f"grpc_tools.protoc failed with status {status}")
+from stubs import load_stubs
 
 
 def main() -> None:
     proto_dir, address, ca_file = sys.argv[1:4]
     import grpc
 
-    out_dir = tempfile.mkdtemp(prefix="ludus-py-stubs-")
-    generate_stubs(proto_dir, out_dir)
-    sys.path.insert(0, out_dir)
+    load_stubs(proto_dir)
     from ludus.v1 import caro_pb2, game_pb2, gateway_pb2, gateway_pb2_grpc
 
     with open(ca_file, "rb") as f:

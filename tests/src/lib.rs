@@ -60,6 +60,25 @@ pub fn patience() -> Duration {
     ludus_store::testing::patience(PATIENCE)
 }
 
+/// The Python interpreter with grpcio and grpcio-tools for the Python clients in
+/// `tests/python`: `LUDUS_PYTHON` (scripts/test.sh points it at the virtual environment it
+/// installs them into), else `python3`; `None` (the test says it skipped) only when neither
+/// exists. CI always has one.
+pub fn python_with_grpc() -> Option<String> {
+    if let Ok(python) = std::env::var("LUDUS_PYTHON") {
+        return Some(python);
+    }
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !found {
+        eprintln!("SKIPPED: python3 is not installed: the Python grpcio client did not run");
+        return None;
+    }
+    Some("python3".to_owned())
+}
+
 /// The one web-page origin the test system's gateway lets call it with grpc-web (CORS).
 pub const WEB_ORIGIN: &str = "http://ludus-web.test:8080";
 

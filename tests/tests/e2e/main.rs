@@ -8,6 +8,7 @@ mod backgammon;
 mod bots;
 mod campaign;
 mod caro;
+mod contract;
 mod grpc_web;
 mod junqi;
 mod leaving;

@@ -236,24 +236,8 @@ async fn a_renewed_certificate_reaches_new_connections_while_open_ones_play_on()
 
 #[tokio::test]
 async fn a_python_grpcio_client_connects_with_the_tests_ca_and_plays_a_move() {
-    // The interpreter with grpcio and grpcio-tools: `LUDUS_PYTHON` (scripts/test.sh points it
-    // at the virtual environment it installs them into), else `python3`. The one case this
-    // test does not run: no `LUDUS_PYTHON` and no `python3` at all (CI has one).
-    let python = match std::env::var("LUDUS_PYTHON") {
-        Ok(python) => python,
-        Err(_) => {
-            let found = std::process::Command::new("python3")
-                .arg("--version")
-                .output()
-                .is_ok();
-            if !found {
-                eprintln!(
-                    "SKIPPED: python3 is not installed: the Python grpcio client did not run"
-                );
-                return;
-            }
-            "python3".to_owned()
-        }
+    let Some(python) = ludus_tests::python_with_grpc() else {
+        return;
     };
     let ca = TestCa::new();
     let files = ca.server_files().expect("certificate files");
