@@ -66,8 +66,7 @@ export class GamePage {
   private snapshot: GameSnapshot | undefined;
   private board: Board | undefined;
   private lastSeq = 0n;
-  // `server`: the line is the server's own words (a timeout's effect), not the page's.
-  private moves: { seq: bigint; text: string; server?: boolean }[] = [];
+  private moves: ({ seq: bigint } & MoveLine)[] = [];
   private notice = "";
   private connection: "connecting" | "live" | "reconnecting" | "ended" = "connecting";
   private readonly abort = new AbortController();
@@ -310,7 +309,14 @@ export class GamePage {
     const moveList = h(
       "ol",
       { id: "moves", class: "moves" },
-      ...this.moves.map((m) => h("li", { "data-seq": String(m.seq), translate: m.server ? "no" : undefined }, m.text)),
+      ...this.moves.map((m) => h(
+          "li",
+          { "data-seq": String(m.seq), translate: m.server ? "no" : undefined },
+          m.text,
+          m.notation === undefined ? null : h("span", { translate: "no" }, m.notation),
+          m.suffix ?? "",
+        ),
+      ),
     );
     this.root.append(
       h(
@@ -391,8 +397,18 @@ function outcomeNodes(snapshot: GameSnapshot): (string | HTMLElement)[] {
   return [t("game.outcome", { head, rule: outcome.rule }), h("span", { translate: "no" }, outcome.reason)];
 }
 
+// One line of the move list: the page's words, then the move in the game's notation (the same
+// in every language), then what follows it. `server`: the line is the server's own words (a
+// timeout's effect), not the page's.
+interface MoveLine {
+  text: string;
+  notation?: string;
+  suffix?: string;
+  server?: boolean;
+}
+
 // One line of the move list per event, in the game's notation.
-function describe(event: GameEvent, snapshot: GameSnapshot | undefined): { text: string; server?: boolean } | undefined {
+function describe(event: GameEvent, snapshot: GameSnapshot | undefined): MoveLine | undefined {
   const kind = snapshot?.settings?.options.case;
   const seat = (n: number) => ({ seat: seatLabel(kind, n) });
   switch (event.kind.case) {
@@ -405,7 +421,7 @@ function describe(event: GameEvent, snapshot: GameSnapshot | undefined): { text:
       if (!text && play?.case === "backgammon" && play.value.kind.case === "play") {
         text = play.value.kind.value.moves.map(moveText).join(" ");
       }
-      return { text: `${seatLabel(kind, a.seat)}: ${text}${a.automatic ? t("game.auto") : ""}` };
+      return { text: `${seatLabel(kind, a.seat)}: `, notation: text, suffix: a.automatic ? t("game.auto") : "" };
     }
     case "turnTimedOut":
       return { text: event.kind.value.effect, server: true };

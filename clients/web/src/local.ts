@@ -350,7 +350,7 @@ export class LocalPage {
                 : null,
             ),
             h("h3", {}, t("game.moves")),
-            h("ol", { id: "moves", class: "moves" }, ...state.moves.map((m) => h("li", {}, `${seatLabel(kind, m.seat ?? 0)}: ${m.notation}`))),
+            h("ol", { id: "moves", class: "moves" }, ...state.moves.map((m) => h("li", {}, `${seatLabel(kind, m.seat ?? 0)}: `, h("span", { translate: "no" }, m.notation)))),
           ),
         ),
       ),

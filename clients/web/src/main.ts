@@ -91,7 +91,7 @@ async function route(): Promise<void> {
   const local = /^#\/local\/([a-z]+)$/.exec(location.hash);
   const computer = /^#\/computer\/([a-z]+)\/([a-z]+)$/.exec(location.hash);
   if (local || computer) {
-    page = local ? new LocalPage(app, local[1]) : new LocalPage(app, computer![1], computer![2]);
+    page = local ? new LocalPage(app, local[1]) : new LocalPage(app, computer?.[1] ?? "", computer?.[2]);
     await page.open();
     return;
   }

@@ -146,7 +146,7 @@ export class BackgammonBoard implements Board {
     const clickBar = () => this.clickPoint(input, BAR, sources, destinations, b);
     const barRect = s("rect", { x: barX, y: M, width: BW, height: 2 * HALF + 20, class: `bg-bar${this.selected === undefined && sources.has(BAR) ? " source" : ""}`, "data-point": "bar", onclick: clickBar });
     const barLabel = t("backgammon.bar", { mine: bar[0], theirs: bar[1] }) + this.marks(BAR, sources, destinations);
-    svg.append(place(barRect, { key: "bar", row: 1, column: 6, label: barLabel, activate: clickBar }));
+    svg.append(place(barRect, { key: "bar", row: 0, column: 6, label: barLabel, activate: clickBar }));
     const offX = M + 12 * PW + BW + 4;
     const clickOff = () => this.clickPoint(input, OFF, sources, destinations, b);
     const offRect = s("rect", {
@@ -160,7 +160,7 @@ export class BackgammonBoard implements Board {
       onclick: clickOff,
     });
     const offLabel = t("backgammon.off", { n: off[0] }) + this.marks(OFF, sources, destinations);
-    svg.append(place(offRect, { key: "off", row: 1, column: 13, label: offLabel, activate: clickOff }));
+    svg.append(place(offRect, { key: "off", row: 0, column: 13, label: offLabel, activate: clickOff }));
 
     const slotX = (p: number) => {
       if (p <= 6) return barX + BW + (6 - p) * PW;
@@ -196,7 +196,8 @@ export class BackgammonBoard implements Board {
       }
       g.append(s("text", { x: x + PW / 2, y: top ? M - 3 : height - 3, class: "coord" }, String(p)));
       // Points in the viewer's numbering (B1), placed for the arrow keys as drawn: the top
-      // row 13-24 left to right, the bottom row 12-1, the bar between the halves.
+      // row 13-24 left to right with the bar between the halves and the tray after 24, the
+      // bottom row 12-1 (Up and Down go straight across).
       const column = p <= 6 ? 7 + (6 - p) : p <= 12 ? 12 - p : p <= 18 ? p - 13 : 7 + (p - 19);
       const content = n === 0 ? t("backgammon.empty") : t("backgammon.checkers", { n, colour: t(colour === "white" ? "backgammon.white" : "backgammon.black") });
       const label = t("backgammon.point", { point: p, content }) + this.marks(p, sources, destinations);
@@ -230,7 +231,7 @@ export class BackgammonBoard implements Board {
       for (const legal of input.legal) {
         const a = legal.action?.action;
         if (a?.case === "backgammon" && a.value.kind.case === "simple") {
-          controls.append(h("button", { "data-action": legal.notation, onclick: () => input.submit(legal.action!) }, SIMPLE_LABEL[a.value.kind.value] ? t(SIMPLE_LABEL[a.value.kind.value]) : legal.notation));
+          controls.append(h("button", { "data-action": legal.notation, onclick: () => legal.action && input.submit(legal.action) }, SIMPLE_LABEL[a.value.kind.value] ? t(SIMPLE_LABEL[a.value.kind.value]) : legal.notation));
         }
       }
       if (playing) {

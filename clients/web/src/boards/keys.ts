@@ -75,6 +75,18 @@ export function keyboardBoard(board: Element, kind: string, label: string): Elem
   board.setAttribute("aria-description", t("board.keysHint"));
   const places = [...board.querySelectorAll("[data-key]")];
   if (places.length === 0) return board;
+  // The label says all (the seeds, the point's number, the piece): the figures drawn inside a
+  // place move out beside it (same coordinates, clicks pass through to the place), so that
+  // its name is its label alone and nothing is read twice.
+  for (const p of places) {
+    let after: Element = p;
+    for (const text of [...p.querySelectorAll("text")]) {
+      text.setAttribute("aria-hidden", "true");
+      text.setAttribute("pointer-events", "none");
+      after.after(text);
+      after = text;
+    }
+  }
   const memory = remembered.get(kind);
   const current = places.find((p) => p.getAttribute("data-key") === memory?.key) ?? places[0];
   current.setAttribute("tabindex", "0");

@@ -166,7 +166,7 @@ export class QuoridorBoard implements Board {
     for (const legal of input.legal) {
       const a = legal.action?.action;
       if (a?.case === "quoridor" && a.value.kind.case === "pass") {
-        controls.append(h("button", { onclick: () => input.submit(legal.action!) }, t("quoridor.pass")));
+        controls.append(h("button", { onclick: () => legal.action && input.submit(legal.action) }, t("quoridor.pass")));
       }
     }
     const walls = q.pawns
