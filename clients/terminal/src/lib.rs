@@ -33,6 +33,7 @@
 #![forbid(unsafe_code)]
 
 pub mod account;
+mod i18n;
 mod input;
 mod play;
 mod render;

@@ -4,6 +4,7 @@ use anyhow::Context as _;
 use ludus_proto::pb;
 
 use super::WatchArgs;
+use super::i18n::{tr, trf};
 use super::saved_session::{self, SessionFile};
 use super::session::{self, Events, Next, Session};
 use super::table::Table;
@@ -24,12 +25,15 @@ pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
                 .list_live_games(pb::ListLiveGamesRequest { limit: LIST_LIMIT })
                 .await
                 .map_err(|status| {
-                    anyhow::anyhow!("cannot list live games: {}", session::describe(&status))
+                    anyhow::anyhow!(trf(
+                        "watch.listFailed",
+                        &[("reason", &session::describe(&status))]
+                    ))
                 })?
                 .into_inner()
                 .games;
             if games.is_empty() {
-                println!("no live games right now");
+                println!("{}", tr("watch.none"));
                 return Ok(());
             }
             print!("{}", listing(&games));
@@ -38,8 +42,8 @@ pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
                 .into_iter()
                 .next()
                 .map(|g| g.game_id)
-                .context("no live games")?;
-            println!("watching the newest: {newest}");
+                .context(tr("watch.noneContext"))?;
+            println!("{}", trf("watch.newest", &[("game", &newest)]));
             newest
         }
     };
@@ -88,7 +92,7 @@ fn redraw(table: &Table) {
 
 /// The live games, one a line: id, players, seq.
 fn listing(games: &[pb::LiveGame]) -> String {
-    let mut out = String::from("live games (newest first):\n");
+    let mut out = format!("{}\n", tr("watch.listHeader"));
     for game in games {
         let players: Vec<&str> = game.seats.iter().map(|s| s.display_name.as_str()).collect();
         out.push_str(&format!(
