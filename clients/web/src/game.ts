@@ -7,7 +7,7 @@
 // event for their own view and legal actions.
 
 import { create } from "@bufbuild/protobuf";
-import { Code, errorCode, gateway, refusalText, currentSession } from "./api.js";
+import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
 import { BackgammonBoard, moveText } from "./boards/backgammon.js";
 import type { ActionInit, Board } from "./boards/board.js";
 import { CaroBoard } from "./boards/caro.js";
@@ -15,14 +15,8 @@ import { JunqiBoard } from "./boards/junqi.js";
 import { MancalaBoard } from "./boards/mancala.js";
 import { QuoridorBoard } from "./boards/quoridor.js";
 import { clear, h } from "./dom.js";
+import { type GameEvent, type GameSnapshot, GameSnapshotSchema, GameStatus, ResultKind } from "./gen/ludus/v1/game_pb.js";
 import { type MessageKey, t } from "./i18n.js";
-import {
-  GameSnapshotSchema,
-  GameStatus,
-  ResultKind,
-  type GameEvent,
-  type GameSnapshot,
-} from "./gen/ludus/v1/game_pb.js";
 
 const BACKOFF_START_MS = 500;
 const BACKOFF_MAX_MS = 8000;
@@ -135,10 +129,7 @@ export class GamePage {
     while (!this.abort.signal.aborted) {
       try {
         const client = await gateway();
-        const stream = client.subscribe(
-          { gameId: this.gameId, afterSeq: this.lastSeq },
-          { signal: this.abort.signal },
-        );
+        const stream = client.subscribe({ gameId: this.gameId, afterSeq: this.lastSeq }, { signal: this.abort.signal });
         for await (const event of stream) {
           if (this.connection !== "live") {
             this.connection = "live";
@@ -251,7 +242,11 @@ export class GamePage {
     } else if (offeredBy !== me) {
       buttons.append(
         h("button", { id: "accept-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: true })) }, t("game.acceptDraw")),
-        h("button", { id: "decline-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: false })) }, t("game.declineDraw")),
+        h(
+          "button",
+          { id: "decline-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: false })) },
+          t("game.declineDraw"),
+        ),
       );
     } else {
       buttons.append(h("span", { class: "small" }, t("game.drawOffered")));
@@ -309,7 +304,8 @@ export class GamePage {
     const moveList = h(
       "ol",
       { id: "moves", class: "moves" },
-      ...this.moves.map((m) => h(
+      ...this.moves.map((m) =>
+        h(
           "li",
           { "data-seq": String(m.seq), translate: m.server ? "no" : undefined },
           m.text,
@@ -321,7 +317,13 @@ export class GamePage {
     this.root.append(
       h(
         "section",
-        { class: "game", "data-game": this.gameId, "data-kind": kind ?? "", "data-seq": String(snapshot.seq), "data-status": active ? "active" : "finished" },
+        {
+          class: "game",
+          "data-game": this.gameId,
+          "data-kind": kind ?? "",
+          "data-seq": String(snapshot.seq),
+          "data-status": active ? "active" : "finished",
+        },
         h("h2", {}, `${gameTitle(kind)} ${me === undefined ? t("game.watching") : ""}`),
         h(
           "div",
@@ -388,7 +390,9 @@ function outcomeNodes(snapshot: GameSnapshot): (string | HTMLElement)[] {
   const kind = snapshot.settings?.options.case;
   let head = t("game.over");
   if (outcome.kind === ResultKind.WIN) {
-    head = t("game.won", { winners: outcome.winners.map((w) => `${seatLabel(kind, w)} (${snapshot.seats[w]?.displayName ?? "?"})`).join(", ") });
+    head = t("game.won", {
+      winners: outcome.winners.map((w) => `${seatLabel(kind, w)} (${snapshot.seats[w]?.displayName ?? "?"})`).join(", "),
+    });
   } else if (outcome.kind === ResultKind.DRAW) {
     head = t("game.draw");
   } else if (outcome.kind === ResultKind.CANCELLED) {

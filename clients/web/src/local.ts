@@ -7,16 +7,16 @@
 // GameSnapshot mapped by the same Rust code game-state runs, decoded here like any other.
 
 import { fromBinary } from "@bufbuild/protobuf";
-import type { ActionInit, Board } from "./boards/board.js";
 import { moveText } from "./boards/backgammon.js";
+import type { ActionInit, Board } from "./boards/board.js";
 import { CaroBoard, caroCellName } from "./boards/caro.js";
 import { quoridorCellName } from "./boards/quoridor.js";
 import { clear, h } from "./dom.js";
 import { boardForKind, gameTitle, seatLabel } from "./game.js";
-import { type MessageKey, t } from "./i18n.js";
 import { BackgammonSimpleAction } from "./gen/ludus/v1/backgammon_pb.js";
 import { GameSnapshotSchema, GameStatus } from "./gen/ludus/v1/game_pb.js";
 import { QuoridorOrientation } from "./gen/ludus/v1/quoridor_pb.js";
+import { type MessageKey, t } from "./i18n.js";
 
 interface LocalGame {
   play(notation: string, random: Uint32Array): void;
@@ -137,7 +137,6 @@ function boardFor(kind: string): Board {
   return boardForKind(kind) ?? new CaroBoard();
 }
 
-
 export class LocalPage {
   private game: LocalGame | undefined;
   private board: Board;
@@ -242,19 +241,23 @@ export class LocalPage {
     if (!game || !this.level || this.thinking) return;
     this.thinking = true;
     const generation = this.generation;
-    void this.ask({ type: "think", kind: this.kind, level: this.level, position: game.position(), thinkMs: THINK_MS[this.level] ?? 2000 }).then(
-      (reply) => {
-        if (generation !== this.generation || this.closed) return;
-        this.thinking = false;
-        if (reply.error !== undefined || reply.notation === undefined) {
-          this.notice = t("local.computerFailed", { error: reply.error ?? "-" });
-          this.render(module);
-          return;
-        }
-        const notation = reply.notation;
-        this.act(module, () => this.game?.playComputer(notation, fresh()));
-      },
-    );
+    void this.ask({
+      type: "think",
+      kind: this.kind,
+      level: this.level,
+      position: game.position(),
+      thinkMs: THINK_MS[this.level] ?? 2000,
+    }).then((reply) => {
+      if (generation !== this.generation || this.closed) return;
+      this.thinking = false;
+      if (reply.error !== undefined || reply.notation === undefined) {
+        this.notice = t("local.computerFailed", { error: reply.error ?? "-" });
+        this.render(module);
+        return;
+      }
+      const notation = reply.notation;
+      this.act(module, () => this.game?.playComputer(notation, fresh()));
+    });
   }
 
   private render(module: OfflineModule): void {
@@ -350,7 +353,11 @@ export class LocalPage {
                 : null,
             ),
             h("h3", {}, t("game.moves")),
-            h("ol", { id: "moves", class: "moves" }, ...state.moves.map((m) => h("li", {}, `${seatLabel(kind, m.seat ?? 0)}: `, h("span", { translate: "no" }, m.notation)))),
+            h(
+              "ol",
+              { id: "moves", class: "moves" },
+              ...state.moves.map((m) => h("li", {}, `${seatLabel(kind, m.seat ?? 0)}: `, h("span", { translate: "no" }, m.notation))),
+            ),
           ),
         ),
       ),

@@ -7,15 +7,15 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, currentSession, errorCode, gateway, refusalText, setSession } from "./api.js";
 import { clear, h } from "./dom.js";
-import { lang, setLang, t } from "./i18n.js";
 import { GamePage, gameTitle, seatLabel } from "./game.js";
-import { RoomPage, normaliseRoomCode } from "./room.js";
-import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
-import { LEVELS, LocalPage, OFFLINE_GAMES, levelName, offlineModule } from "./local.js";
 import type { GameSettingsSchema } from "./gen/ludus/v1/game_pb.js";
 import { MancalaFirstPlayer, MancalaRuleSet } from "./gen/ludus/v1/mancala_pb.js";
 import { TicketState } from "./gen/ludus/v1/matchmaking_pb.js";
 import { QuoridorGoal, QuoridorMode } from "./gen/ludus/v1/quoridor_pb.js";
+import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
+import { lang, setLang, t } from "./i18n.js";
+import { LEVELS, LocalPage, levelName, OFFLINE_GAMES, offlineModule } from "./local.js";
+import { normaliseRoomCode, RoomPage } from "./room.js";
 
 type Settings = MessageInitShape<typeof GameSettingsSchema>;
 
@@ -28,7 +28,9 @@ const QUICK_MATCHES: { kind: string; settings: Settings }[] = [
   },
   {
     kind: "quoridor",
-    settings: { options: { case: "quoridor", value: { mode: QuoridorMode.FREE_FOR_ALL, goal: QuoridorGoal.OPPOSITE, size: 9, players: 2 } } },
+    settings: {
+      options: { case: "quoridor", value: { mode: QuoridorMode.FREE_FOR_ALL, goal: QuoridorGoal.OPPOSITE, size: 9, players: 2 } },
+    },
   },
   { kind: "backgammon", settings: { options: { case: "backgammon", value: {} } } },
   { kind: "junqi", settings: { options: { case: "junqi", value: {} } } },
@@ -56,7 +58,18 @@ function showWho(): void {
   if (session) {
     who.append(
       h("span", { translate: "no" }, `${session.name} `),
-      h("button", { class: "link", id: "sign-out", onclick: () => { setSession(undefined); void route(); } }, t("auth.signOut")),
+      h(
+        "button",
+        {
+          class: "link",
+          id: "sign-out",
+          onclick: () => {
+            setSession(undefined);
+            void route();
+          },
+        },
+        t("auth.signOut"),
+      ),
     );
   }
   // The language switch, always in the header: the page is drawn again in the other language.
@@ -116,7 +129,14 @@ async function route(): Promise<void> {
 }
 
 function signInForm(message = ""): void {
-  const input = h("input", { id: "name", name: "name", maxlength: 32, required: true, placeholder: t("auth.namePlaceholder"), autocomplete: "nickname" }) as HTMLInputElement;
+  const input = h("input", {
+    id: "name",
+    name: "name",
+    maxlength: 32,
+    required: true,
+    placeholder: t("auth.namePlaceholder"),
+    autocomplete: "nickname",
+  }) as HTMLInputElement;
   const notice = h("p", { id: "notice", class: "notice", role: "alert", translate: "no" }, message);
   const form = h(
     "form",
@@ -129,7 +149,12 @@ function signInForm(message = ""): void {
           try {
             const client = await gateway();
             const response = await client.signInGuest({ displayName: input.value.trim() });
-            setSession({ token: response.token, playerId: response.playerId, name: input.value.trim(), expiresAtMs: Number(response.expiresAtUnixMs) });
+            setSession({
+              token: response.token,
+              playerId: response.playerId,
+              name: input.value.trim(),
+              expiresAtMs: Number(response.expiresAtUnixMs),
+            });
             await route();
           } catch (error) {
             notice.textContent = refusalText(error);
@@ -157,14 +182,24 @@ function accountForm(): HTMLElement {
   };
   const username = field("username", t("auth.username"), { autocomplete: "username", maxlength: 24 });
   const password = field("password", t("auth.password"), { type: "password", autocomplete: "current-password", maxlength: 128 });
-  const display = h("input", { id: "display-name", name: "display-name", maxlength: 32, placeholder: t("auth.displayPlaceholder"), autocomplete: "nickname" }) as HTMLInputElement;
+  const display = h("input", {
+    id: "display-name",
+    name: "display-name",
+    maxlength: 32,
+    placeholder: t("auth.displayPlaceholder"),
+    autocomplete: "nickname",
+  }) as HTMLInputElement;
   const notice = h("p", { id: "account-notice", class: "notice", role: "alert", translate: "no" });
   const submit = (register: boolean) => {
     void (async () => {
       try {
         const client = await gateway();
         const session = register
-          ? await client.register({ username: username.input.value.trim(), password: password.input.value, displayName: display.value.trim() || username.input.value.trim() })
+          ? await client.register({
+              username: username.input.value.trim(),
+              password: password.input.value,
+              displayName: display.value.trim() || username.input.value.trim(),
+            })
           : await client.signIn({ username: username.input.value.trim(), password: password.input.value });
         const account = session.account;
         setSession({
@@ -199,7 +234,17 @@ function accountForm(): HTMLElement {
       "div",
       { class: "controls" },
       h("button", { type: "submit", id: "account-sign-in" }, t("auth.signIn")),
-      h("button", { type: "button", id: "register", onclick: () => { if (username.input.reportValidity() && password.input.reportValidity()) submit(true); } }, t("auth.register")),
+      h(
+        "button",
+        {
+          type: "button",
+          id: "register",
+          onclick: () => {
+            if (username.input.reportValidity() && password.input.reportValidity()) submit(true);
+          },
+        },
+        t("auth.register"),
+      ),
     ),
     notice,
   );
@@ -207,7 +252,14 @@ function accountForm(): HTMLElement {
 
 // Friend rooms: join one by its code; an account also creates one for any game.
 function roomsCard(notice: HTMLElement): HTMLElement {
-  const code = h("input", { id: "room-code", name: "room-code", maxlength: 9, placeholder: "K7M 4QP", autocomplete: "off", translate: "no" }) as HTMLInputElement;
+  const code = h("input", {
+    id: "room-code",
+    name: "room-code",
+    maxlength: 9,
+    placeholder: "K7M 4QP",
+    autocomplete: "off",
+    translate: "no",
+  }) as HTMLInputElement;
   const join = h(
     "form",
     {
@@ -222,7 +274,13 @@ function roomsCard(notice: HTMLElement): HTMLElement {
     code,
     h("button", { type: "submit" }, t("lobby.join")),
   );
-  const card = h("div", { class: "card", id: "rooms" }, h("h2", {}, t("lobby.rooms")), h("label", { for: "room-code" }, t("lobby.joinByCode")), join);
+  const card = h(
+    "div",
+    { class: "card", id: "rooms" },
+    h("h2", {}, t("lobby.rooms")),
+    h("label", { for: "room-code" }, t("lobby.joinByCode")),
+    join,
+  );
   if (currentSession()?.account) {
     const create = h("div", { class: "quick" });
     for (const q of QUICK_MATCHES) {
@@ -289,7 +347,11 @@ async function lobby(current: () => boolean): Promise<void> {
           h(
             "li",
             {},
-            h("a", { href: `#/game/${encodeURIComponent(game.gameId)}`, "data-watch": game.gameId }, t("lobby.liveLine", { game: gameTitle(kind), players })),
+            h(
+              "a",
+              { href: `#/game/${encodeURIComponent(game.gameId)}`, "data-watch": game.gameId },
+              t("lobby.liveLine", { game: gameTitle(kind), players }),
+            ),
             h("span", { class: "small" }, t("lobby.moveNumber", { seq: String(game.seq) })),
           ),
         );
@@ -302,7 +364,13 @@ async function lobby(current: () => boolean): Promise<void> {
           .filter((s) => s.seat !== game.yourSeat)
           .map((s) => s.displayName)
           .join(", ");
-        mine.append(h("li", {}, h("a", { href: `#/game/${encodeURIComponent(game.gameId)}` }, t("lobby.myGameLine", { game: gameTitle(kind), opponents }))));
+        mine.append(
+          h(
+            "li",
+            {},
+            h("a", { href: `#/game/${encodeURIComponent(game.gameId)}` }, t("lobby.myGameLine", { game: gameTitle(kind), opponents })),
+          ),
+        );
       }
     } catch (error) {
       if (errorCode(error) === Code.Unauthenticated) {
@@ -337,7 +405,13 @@ async function offlineCard(): Promise<void> {
     const row = h("div", { class: "offline-row" }, h("span", { class: "offline-title" }, gameTitle(kind)));
     row.append(h("a", { class: "button", href: `#/local/${kind}`, "data-local": kind }, t("lobby.twoPlayers")));
     for (const level of LEVELS) {
-      row.append(h("a", { class: "button", href: `#/computer/${kind}/${level}`, "data-computer": `${kind}-${level}` }, t("lobby.versusLevel", { level: levelName(kind, level) })));
+      row.append(
+        h(
+          "a",
+          { class: "button", href: `#/computer/${kind}/${level}`, "data-computer": `${kind}-${level}` },
+          t("lobby.versusLevel", { level: levelName(kind, level) }),
+        ),
+      );
     }
     rows.append(row);
   }
@@ -392,7 +466,11 @@ if ("serviceWorker" in navigator) {
 // after signing in if need be.
 const invited = new URLSearchParams(location.search).get("room");
 if (invited && (location.hash === "" || location.hash === "#/")) {
-  history.replaceState(null, "", `${location.pathname}${location.search.replace(/([?&])room=[^&]*&?/, "$1").replace(/[?&]$/, "")}#/room/${encodeURIComponent(normaliseRoomCode(invited))}`);
+  history.replaceState(
+    null,
+    "",
+    `${location.pathname}${location.search.replace(/([?&])room=[^&]*&?/, "$1").replace(/[?&]$/, "")}#/room/${encodeURIComponent(normaliseRoomCode(invited))}`,
+  );
 }
 
 // The page's language for screen readers and the browser (index.html ships `en`).

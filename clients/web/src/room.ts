@@ -7,8 +7,15 @@
 import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
 import { clear, h } from "./dom.js";
 import { gameTitle } from "./game.js";
+import {
+  RoomChange_Kind,
+  type RoomChatLine,
+  type RoomEvent,
+  RoomPhase,
+  type RoomSnapshot,
+  type RoomView,
+} from "./gen/ludus/v1/rooms_pb.js";
 import { t } from "./i18n.js";
-import { RoomChange_Kind, RoomPhase, type RoomChatLine, type RoomEvent, type RoomSnapshot, type RoomView } from "./gen/ludus/v1/rooms_pb.js";
 
 const BACKOFF_START_MS = 500;
 const BACKOFF_MAX_MS = 8000;
@@ -32,7 +39,13 @@ export class RoomPage {
   // Games already opened, so a late event does not pull the player back into one.
   private readonly opened = new Set<string>();
   // One input for the page's life: a redraw (any room event) keeps what is being typed.
-  private readonly chatInput = h("input", { id: "chat-text", maxlength: 200, placeholder: t("room.chatPlaceholder"), "aria-label": t("room.chatLabel"), autocomplete: "off" }) as HTMLInputElement;
+  private readonly chatInput = h("input", {
+    id: "chat-text",
+    maxlength: 200,
+    placeholder: t("room.chatPlaceholder"),
+    "aria-label": t("room.chatLabel"),
+    autocomplete: "off",
+  }) as HTMLInputElement;
 
   constructor(
     private readonly root: HTMLElement,
@@ -168,7 +181,11 @@ export class RoomPage {
     const controls = h("div", { class: "controls" });
     if (mine?.seated) {
       controls.append(
-        h("button", { id: "ready", onclick: () => this.command((c) => c.setReady({ code, ready: !mine.ready })) }, mine.ready ? t("room.notReady") : t("room.ready")),
+        h(
+          "button",
+          { id: "ready", onclick: () => this.command((c) => c.setReady({ code, ready: !mine.ready })) },
+          mine.ready ? t("room.notReady") : t("room.ready"),
+        ),
         h("button", { id: "leave-seat", onclick: () => this.command((c) => c.leaveSeat({ code })) }, t("room.leaveSeat")),
       );
     } else {
@@ -206,7 +223,11 @@ export class RoomPage {
     );
     const input = this.chatInput;
     const typing = document.activeElement === input;
-    const chat = h("ol", { id: "chat", class: "chat" }, ...this.chat.map((line) => h("li", { translate: "no" }, h("b", {}, `${line.displayName}: `), line.text)));
+    const chat = h(
+      "ol",
+      { id: "chat", class: "chat" },
+      ...this.chat.map((line) => h("li", { translate: "no" }, h("b", {}, `${line.displayName}: `), line.text)),
+    );
     const chatForm = h(
       "form",
       {

@@ -102,7 +102,10 @@ async function caroByKeys(lan, ann) {
   await tabToButton(page, /^Đầu hàng$/);
   await page.keyboard.press("Enter");
   for (const s of [lan, ann]) {
-    await waitFor(async () => (await s.page.getAttribute("section.game", "data-status")) === "finished", `${s.label} to see the resignation`);
+    await waitFor(
+      async () => (await s.page.getAttribute("section.game", "data-status")) === "finished",
+      `${s.label} to see the resignation`,
+    );
   }
   assert.match(await page.textContent("#status"), /thắng — C14: /, "the outcome in Vietnamese, the rule id kept");
   await checkLanguage(lan, "vi", "finished caro game (vi)", NAMES);
@@ -144,7 +147,11 @@ async function onTheDeviceByKeys(lan, url) {
     await keyTo(page, point, null);
     await pressAndWait(page, "Enter", `flip ${point} by keys`);
   }
-  assert.match(await page.getAttribute("[data-key=c7]", "aria-label"), /^c7: .+ (đỏ|xanh)/, "a flipped piece is read with its rank and colour");
+  assert.match(
+    await page.getAttribute("[data-key=c7]", "aria-label"),
+    /^c7: .+ (đỏ|xanh)/,
+    "a flipped piece is read with its rank and colour",
+  );
   await checkLanguage(lan, "vi", "junqi on the device", NAMES);
   await checkAxe(lan, "junqi on the device (vi)");
 

@@ -19,7 +19,20 @@ import assert from "node:assert/strict";
 import { mkdir, rm } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { vietnameseKeyboard } from "./a11y.mjs";
-import { ARTIFACTS, axeReport, CHROMIUM, checkAxe, DESKTOP, FLAGS, openPage, PHONE, screenshotPage, signIn, startLudus, startRelay } from "./lib.mjs";
+import {
+  ARTIFACTS,
+  axeReport,
+  CHROMIUM,
+  checkAxe,
+  DESKTOP,
+  FLAGS,
+  openPage,
+  PHONE,
+  screenshotPage,
+  signIn,
+  startLudus,
+  startRelay,
+} from "./lib.mjs";
 import { computer, offline } from "./offline.mjs";
 import { backgammon, caroToAWin, junqi, mancala, quoridor } from "./play.mjs";
 import { room } from "./rooms.mjs";

@@ -3,13 +3,13 @@
 // (patienceMs), the moves every feature plays, screenshots, and the checks every page passes:
 // axe-core (no serious or critical violation), the page in the chosen language only.
 
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
+import { connect, createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import assert from "node:assert/strict";
 
 export const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 export const LUDUS = process.env.LUDUS_BIN ?? here("../../../target/debug/ludus");
@@ -59,10 +59,14 @@ export async function startLudus() {
     LUDUS,
     [
       "serve",
-      "--listen", `127.0.0.1:${gatewayPort}`,
-      "--web-listen", `127.0.0.1:${webPort}`,
-      "--web-dir", here("../dist"),
-      "--data-dir", dataDir,
+      "--listen",
+      `127.0.0.1:${gatewayPort}`,
+      "--web-listen",
+      `127.0.0.1:${webPort}`,
+      "--web-dir",
+      here("../dist"),
+      "--data-dir",
+      dataDir,
     ],
     { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? "warn" } },
   );
@@ -83,7 +87,10 @@ export async function startRelay(gatewayPort) {
       return;
     }
     const upstream = connect(gatewayPort, "127.0.0.1");
-    for (const [a, b] of [[client, upstream], [upstream, client]]) {
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ]) {
       sockets.add(a);
       a.on("error", () => b.destroy());
       a.on("close", () => {
@@ -240,7 +247,6 @@ export async function screenshotPage(session, name) {
   console.log(`  screenshot ${path}`);
 }
 
-
 // --- Accessibility: axe-core in the page ---------------------------------------------------
 
 const AXE = here("../node_modules/axe-core/axe.min.js");
@@ -359,7 +365,11 @@ export async function keyTo(page, key, press = "Enter") {
       const goal = document.querySelector(`[data-key="${target}"]`);
       if (!now || !goal) return null;
       const n = (el, a) => Number(el.getAttribute(a));
-      return { name: now.getAttribute("data-key"), dr: n(goal, "data-row") - n(now, "data-row"), dc: n(goal, "data-column") - n(now, "data-column") };
+      return {
+        name: now.getAttribute("data-key"),
+        dr: n(goal, "data-row") - n(now, "data-row"),
+        dc: n(goal, "data-column") - n(now, "data-column"),
+      };
     }, key);
     assert.ok(at, `the place ${key} is on the board`);
     if (at.name === key) {

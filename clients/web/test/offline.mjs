@@ -3,16 +3,7 @@
 // against the computer (Caro to an end, take-backs C17/M11, every game answered).
 
 import assert from "node:assert/strict";
-import {
-  backgammonTurn,
-  checkAxe,
-  computerAnswered,
-  localClick,
-  screenshotBoard,
-  screenshotPage,
-  seqOf,
-  waitFor,
-} from "./lib.mjs";
+import { backgammonTurn, checkAxe, computerAnswered, localClick, screenshotBoard, screenshotPage, seqOf, waitFor } from "./lib.mjs";
 
 // Two players on one device, every game, the rules in WebAssembly and no server: a few
 // actions each (Caro to a win, with a refusal and no take-back between people, C15), a
@@ -165,9 +156,14 @@ export async function computer(session, url) {
   // Mancala Hard builds its endgame database in the worker before its first move.
   await page.goto(`${url}#/computer/mancala/hard`);
   await page.waitForSelector("section.game.local[data-kind=mancala]");
-  await waitFor(async () => (await page.evaluate(() => document.documentElement.dataset.computerPrepared)) !== undefined, "the endgame database");
+  await waitFor(
+    async () => (await page.evaluate(() => document.documentElement.dataset.computerPrepared)) !== undefined,
+    "the endgame database",
+  );
   const prepared = JSON.parse(await page.evaluate(() => document.documentElement.dataset.computerPrepared));
-  console.log(`  mancala Hard in the tab: ${prepared.seeds}-seed endgame database, ${prepared.positions} positions, built in ${prepared.ms} ms, wasm memory ${(prepared.wasmBytes / 1048576).toFixed(1)} MiB`);
+  console.log(
+    `  mancala Hard in the tab: ${prepared.seeds}-seed endgame database, ${prepared.positions} positions, built in ${prepared.ms} ms, wasm memory ${(prepared.wasmBytes / 1048576).toFixed(1)} MiB`,
+  );
   assert.equal(prepared.seeds, 12, "the browser's smaller database");
   await computerAnswered(page);
   await localClick(page, ".pit.playable", "a sow against Hard");
@@ -176,4 +172,3 @@ export async function computer(session, url) {
   await screenshotPage(session, "computer-mancala-hard-phone");
   console.log("computer: caro to an end, take-backs (C17, M11), every game answered");
 }
-

@@ -2,17 +2,7 @@
 // watches Caro to a win (C7), dropping its connection and resuming from its last seq.
 
 import assert from "node:assert/strict";
-import {
-  act,
-  ARTIFACTS,
-  backgammonTurn,
-  checkAxe,
-  quickMatch,
-  screenshotBoard,
-  seqOf,
-  toMove,
-  waitFor,
-} from "./lib.mjs";
+import { ARTIFACTS, act, backgammonTurn, checkAxe, quickMatch, screenshotBoard, seqOf, toMove, waitFor } from "./lib.mjs";
 
 export async function caroToAWin(ann, bob, wes, relay) {
   const game = await quickMatch(ann, bob, "caro");
@@ -133,4 +123,3 @@ export async function backgammon(ann, bob) {
   await checkAxe(ann, "backgammon");
   await screenshotBoard(ann, "backgammon");
 }
-

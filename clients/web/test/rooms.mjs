@@ -2,13 +2,7 @@
 // seats, ready and start.
 
 import assert from "node:assert/strict";
-import {
-  checkAxe,
-  DESKTOP,
-  openPage,
-  screenshotPage,
-  waitFor,
-} from "./lib.mjs";
+import { checkAxe, DESKTOP, openPage, screenshotPage, waitFor } from "./lib.mjs";
 
 // A room by its code: a host with an account creates a Caro room, a guest joins it by the
 // code typed in the lobby, a spectator by the invite link; chat is seen by all; the guest sits
@@ -61,4 +55,3 @@ export async function room(browser, url, errors, bob, wes) {
   console.log("room: joined by code and by invite link, chat seen by all, the game started");
   await hal.context.close();
 }
-

@@ -10,14 +10,14 @@
 
 import { h, s } from "../dom.js";
 import {
-  BackgammonPhase,
-  BackgammonSimpleAction,
   type BackgammonMove,
+  BackgammonPhase,
   type BackgammonPlay,
+  BackgammonSimpleAction,
   type BackgammonView,
 } from "../gen/ludus/v1/backgammon_pb.js";
-import { t } from "../i18n.js";
 import type { MessageKey } from "../i18n.js";
+import { t } from "../i18n.js";
 import type { Board, BoardInput } from "./board.js";
 import { keyboardBoard, place } from "./keys.js";
 
@@ -121,9 +121,7 @@ export class BackgammonBoard implements Board {
         }
       }
     }
-    const destinations = new Set(
-      candidates.filter((m) => m.from === this.selected).map((m) => m.to),
-    );
+    const destinations = new Set(candidates.filter((m) => m.from === this.selected).map((m) => m.to));
     const sources = new Set(candidates.map((m) => m.from));
 
     const landed = new Set<number>();
@@ -144,7 +142,15 @@ export class BackgammonBoard implements Board {
     svg.append(s("rect", { x: M, y: M, width: 12 * PW + BW, height: 2 * HALF + 20, class: "bg-felt" }));
     const barX = M + 6 * PW;
     const clickBar = () => this.clickPoint(input, BAR, sources, destinations, b);
-    const barRect = s("rect", { x: barX, y: M, width: BW, height: 2 * HALF + 20, class: `bg-bar${this.selected === undefined && sources.has(BAR) ? " source" : ""}`, "data-point": "bar", onclick: clickBar });
+    const barRect = s("rect", {
+      x: barX,
+      y: M,
+      width: BW,
+      height: 2 * HALF + 20,
+      class: `bg-bar${this.selected === undefined && sources.has(BAR) ? " source" : ""}`,
+      "data-point": "bar",
+      onclick: clickBar,
+    });
     const barLabel = t("backgammon.bar", { mine: bar[0], theirs: bar[1] }) + this.marks(BAR, sources, destinations);
     svg.append(place(barRect, { key: "bar", row: 0, column: 6, label: barLabel, activate: clickBar }));
     const offX = M + 12 * PW + BW + 4;
@@ -199,7 +205,10 @@ export class BackgammonBoard implements Board {
       // row 13-24 left to right with the bar between the halves and the tray after 24, the
       // bottom row 12-1 (Up and Down go straight across).
       const column = p <= 6 ? 7 + (6 - p) : p <= 12 ? 12 - p : p <= 18 ? p - 13 : 7 + (p - 19);
-      const content = n === 0 ? t("backgammon.empty") : t("backgammon.checkers", { n, colour: t(colour === "white" ? "backgammon.white" : "backgammon.black") });
+      const content =
+        n === 0
+          ? t("backgammon.empty")
+          : t("backgammon.checkers", { n, colour: t(colour === "white" ? "backgammon.white" : "backgammon.black") });
       const label = t("backgammon.point", { point: p, content }) + this.marks(p, sources, destinations);
       place(g, { key: String(p), row: top ? 0 : 2, column, label, activate: clickThis });
       svg.append(g);
@@ -207,10 +216,26 @@ export class BackgammonBoard implements Board {
     const myColour = black ? "black" : "white";
     const theirColour = black ? "white" : "black";
     for (let i = 0; i < bar[0]; i++) {
-      svg.append(s("circle", { cx: barX + BW / 2, cy: M + HALF + 50 + i * 2 * R, r: R - 1, class: `checker ${myColour}${this.selected === BAR ? " selected" : ""}`, "pointer-events": "none" }));
+      svg.append(
+        s("circle", {
+          cx: barX + BW / 2,
+          cy: M + HALF + 50 + i * 2 * R,
+          r: R - 1,
+          class: `checker ${myColour}${this.selected === BAR ? " selected" : ""}`,
+          "pointer-events": "none",
+        }),
+      );
     }
     for (let i = 0; i < bar[1]; i++) {
-      svg.append(s("circle", { cx: barX + BW / 2, cy: M + HALF - 30 - i * 2 * R, r: R - 1, class: `checker ${theirColour}`, "pointer-events": "none" }));
+      svg.append(
+        s("circle", {
+          cx: barX + BW / 2,
+          cy: M + HALF - 30 - i * 2 * R,
+          r: R - 1,
+          class: `checker ${theirColour}`,
+          "pointer-events": "none",
+        }),
+      );
     }
     svg.append(
       s("text", { x: offX + (OW - 8) / 2, y: M + 2 * HALF, class: "coord" }, t("backgammon.offCount", { n: off[0] })),
@@ -222,36 +247,75 @@ export class BackgammonBoard implements Board {
     dice.forEach((die, i) => {
       const x = barX + BW + 2 * PW + i * 46;
       const y = M + HALF - 10;
-      svg.append(s("rect", { x, y, width: 38, height: 38, rx: 6, class: b.dice.length > 0 ? "die" : "die old" }), s("text", { x: x + 19, y: y + 26, class: "die-pips" }, String(die)));
+      svg.append(
+        s("rect", { x, y, width: 38, height: 38, rx: 6, class: b.dice.length > 0 ? "die" : "die old" }),
+        s("text", { x: x + 19, y: y + 26, class: "die-pips" }, String(die)),
+      );
     });
-    svg.append(s("rect", { x: M + 2 * PW, y: M + HALF - 10, width: 38, height: 38, rx: 4, class: "cube" }), s("text", { x: M + 2 * PW + 19, y: M + HALF + 16, class: "die-pips" }, String(b.cubeValue || 1)));
+    svg.append(
+      s("rect", { x: M + 2 * PW, y: M + HALF - 10, width: 38, height: 38, rx: 4, class: "cube" }),
+      s("text", { x: M + 2 * PW + 19, y: M + HALF + 16, class: "die-pips" }, String(b.cubeValue || 1)),
+    );
 
     const controls = h("div", { class: "controls" });
     if (input.myTurn) {
       for (const legal of input.legal) {
         const a = legal.action?.action;
         if (a?.case === "backgammon" && a.value.kind.case === "simple") {
-          controls.append(h("button", { "data-action": legal.notation, onclick: () => legal.action && input.submit(legal.action) }, SIMPLE_LABEL[a.value.kind.value] ? t(SIMPLE_LABEL[a.value.kind.value]) : legal.notation));
+          controls.append(
+            h(
+              "button",
+              { "data-action": legal.notation, onclick: () => legal.action && input.submit(legal.action) },
+              SIMPLE_LABEL[a.value.kind.value] ? t(SIMPLE_LABEL[a.value.kind.value]) : legal.notation,
+            ),
+          );
         }
       }
       if (playing) {
         const empty = b.legalPlays.find((p) => p.moves.length === 0);
         if (empty) {
-          controls.append(h("button", { onclick: () => input.submit({ action: { case: "backgammon", value: { kind: { case: "play", value: empty } } } }) }, t("backgammon.noMovePass")));
+          controls.append(
+            h(
+              "button",
+              { onclick: () => input.submit({ action: { case: "backgammon", value: { kind: { case: "play", value: empty } } } }) },
+              t("backgammon.noMovePass"),
+            ),
+          );
         }
         if (this.made.length > 0) {
           controls.append(
-            h("button", { onclick: () => { this.made = []; this.selected = undefined; this.hint = ""; input.redraw(); } }, t("backgammon.undo")),
+            h(
+              "button",
+              {
+                onclick: () => {
+                  this.made = [];
+                  this.selected = undefined;
+                  this.hint = "";
+                  input.redraw();
+                },
+              },
+              t("backgammon.undo"),
+            ),
             h("span", { class: "small" }, ` ${this.made.map(moveText).join(" ")}`),
           );
         }
       }
     }
-    const pips = t("backgammon.pips", { list: b.pips.map((p, seat) => `${input.snapshot.seats[seat]?.displayName ?? seat} ${p}`).join(" · ") });
+    const pips = t("backgammon.pips", {
+      list: b.pips.map((p, seat) => `${input.snapshot.seats[seat]?.displayName ?? seat} ${p}`).join(" · "),
+    });
     // Dice and cube for a screen reader (the SVG draws them as shapes).
     const diceLine = `${dice.length ? `${t("backgammon.dice", { dice: dice.join(", ") })} · ` : ""}${t("backgammon.cube", { value: String(b.cubeValue || 1) })}`;
     const board = keyboardBoard(svg, "backgammon", t("backgammon.board"));
-    return h("div", { class: "board-wrap", "data-made": this.made.length }, board, h("p", { class: "small", id: "dice" }, diceLine), controls, this.hint ? h("p", { class: "hint" }, this.hint) : null, h("p", { class: "small" }, pips));
+    return h(
+      "div",
+      { class: "board-wrap", "data-made": this.made.length },
+      board,
+      h("p", { class: "small", id: "dice" }, diceLine),
+      controls,
+      this.hint ? h("p", { class: "hint" }, this.hint) : null,
+      h("p", { class: "small" }, pips),
+    );
   }
 
   private clickPoint(input: BoardInput, p: number, sources: Set<number>, destinations: Set<number>, b: BackgammonView): void {

@@ -4,12 +4,7 @@
 // there (J9-J15; the server's legal targets are marked). The last action is highlighted.
 
 import { h, s } from "../dom.js";
-import {
-  JunqiColour,
-  JunqiPointState,
-  JunqiRank,
-  type JunqiView,
-} from "../gen/ludus/v1/junqi_pb.js";
+import { JunqiColour, JunqiPointState, JunqiRank, type JunqiView } from "../gen/ludus/v1/junqi_pb.js";
 import { type MessageKey, t } from "../i18n.js";
 import type { Board, BoardInput } from "./board.js";
 import { keyboardBoard, place } from "./keys.js";
@@ -76,7 +71,8 @@ export class JunqiBoard implements Board {
         svg.append(s("line", { x1: px(column), y1: py(from), x2: px(column), y2: py(to), class: "road" }));
       }
       if (rail) svg.append(s("line", { x1: px(column), y1: py(1), x2: px(column), y2: py(10), class: "rail" }));
-      if (column % 2 === 0) svg.append(s("line", { x1: px(column), y1: py(5), x2: px(column), y2: py(6), class: column === 2 ? "rail" : "road" }));
+      if (column % 2 === 0)
+        svg.append(s("line", { x1: px(column), y1: py(5), x2: px(column), y2: py(6), class: column === 2 ? "rail" : "road" }));
     }
 
     const targets = new Set<string>();

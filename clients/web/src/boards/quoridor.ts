@@ -5,11 +5,7 @@
 // one above). The last move or wall is highlighted.
 
 import { h, s } from "../dom.js";
-import {
-  QuoridorColour,
-  QuoridorOrientation,
-  type QuoridorView,
-} from "../gen/ludus/v1/quoridor_pb.js";
+import { QuoridorColour, QuoridorOrientation, type QuoridorView } from "../gen/ludus/v1/quoridor_pb.js";
 import { t } from "../i18n.js";
 import type { Board, BoardInput } from "./board.js";
 import { keyboardBoard, place } from "./keys.js";
@@ -171,7 +167,10 @@ export class QuoridorBoard implements Board {
     }
     const walls = q.pawns
       .map((p) =>
-        t("quoridor.wallsLeft", { who: p.seats.map((seat) => input.snapshot.seats[seat]?.displayName ?? seat).join(" & "), n: p.wallsLeft }),
+        t("quoridor.wallsLeft", {
+          who: p.seats.map((seat) => input.snapshot.seats[seat]?.displayName ?? seat).join(" & "),
+          n: p.wallsLeft,
+        }),
       )
       .join(" · ");
     const board = keyboardBoard(svg, "quoridor", t("quoridor.board", { size: n }));

@@ -23,7 +23,9 @@ describe("dictionaries", () => {
     // English (Mancala, Backgammon), notation and pure formats.
     const same = Object.keys(en).filter((key) => en[key as keyof typeof en] === vi[key as keyof typeof en]);
     for (const key of same) {
-      expect(key, `${key} is not translated`).toMatch(/^(game\.(mancala|backgammon)|caro\.(x|o|cell)|lobby\.liveLine|game\.outcome|quoridor\.cell|junqi\.point|junqi\.short\.(mine|bomb))$/);
+      expect(key, `${key} is not translated`).toMatch(
+        /^(game\.(mancala|backgammon)|caro\.(x|o|cell)|lobby\.liveLine|game\.outcome|quoridor\.cell|junqi\.point|junqi\.short\.(mine|bomb))$/,
+      );
     }
   });
 });

@@ -5,11 +5,11 @@ import { moveText } from "../../src/boards/backgammon.js";
 import { caroCellName } from "../../src/boards/caro.js";
 import { junqiPointName } from "../../src/boards/junqi.js";
 import { quoridorCellName } from "../../src/boards/quoridor.js";
-import { QuoridorOrientation } from "../../src/gen/ludus/v1/quoridor_pb.js";
+import { gameTitle, seatLabel } from "../../src/game.js";
 import { BackgammonSimpleAction } from "../../src/gen/ludus/v1/backgammon_pb.js";
+import { QuoridorOrientation } from "../../src/gen/ludus/v1/quoridor_pb.js";
 import { setLang } from "../../src/i18n.js";
 import { actionNotation, levelName } from "../../src/local.js";
-import { gameTitle, seatLabel } from "../../src/game.js";
 
 describe("cell names", () => {
   it("Caro: column letter from the left, row from the top (C1)", () => {
@@ -38,14 +38,34 @@ describe("actionNotation", () => {
     expect(actionNotation({ action: { case: "quoridor", value: { kind: { case: "move", value: { file: 4, rank: 1 } } } } })).toBe("e2");
     expect(
       actionNotation({
-        action: { case: "quoridor", value: { kind: { case: "wall", value: { cell: { file: 3, rank: 4 }, orientation: QuoridorOrientation.VERTICAL } } } },
+        action: {
+          case: "quoridor",
+          value: { kind: { case: "wall", value: { cell: { file: 3, rank: 4 }, orientation: QuoridorOrientation.VERTICAL } } },
+        },
       }),
     ).toBe("d5v");
     expect(actionNotation({ action: { case: "junqi", value: { kind: { case: "move", value: { from: "c7", to: "c6" } } } } })).toBe("c7-c6");
-    expect(actionNotation({ action: { case: "backgammon", value: { kind: { case: "simple", value: BackgammonSimpleAction.ROLL } } } })).toBe("roll");
+    expect(
+      actionNotation({ action: { case: "backgammon", value: { kind: { case: "simple", value: BackgammonSimpleAction.ROLL } } } }),
+    ).toBe("roll");
     expect(actionNotation({ action: { case: "backgammon", value: { kind: { case: "play", value: { moves: [] } } } } })).toBe("no play");
     expect(
-      actionNotation({ action: { case: "backgammon", value: { kind: { case: "play", value: { moves: [{ from: 8, to: 5 }, { from: 6, to: 5 }] } } } } }),
+      actionNotation({
+        action: {
+          case: "backgammon",
+          value: {
+            kind: {
+              case: "play",
+              value: {
+                moves: [
+                  { from: 8, to: 5 },
+                  { from: 6, to: 5 },
+                ],
+              },
+            },
+          },
+        },
+      }),
     ).toBe("8/5 6/5");
   });
 });
