@@ -233,6 +233,82 @@ const EN: &[(&str, &str)] = &[
         "{chooser} waits one more minute for {who}",
     ),
     ("render.chose", "{chooser} chose: {effect}"),
+    // input.rs: the help of each game (the commands stay as typed, in both languages)
+    (
+        "help.caro",
+        "commands:
+  H8        place a stone (column letter A-O or A-S, row number from the top)
+  resign    give up the game
+  draw      offer a draw
+  undo      take back your last move (against Easy or Medium, C17)
+  accept    accept a draw offer
+  decline   decline a draw offer
+  wait      in a friend room, when your opponent did not come back (C13): wait one
+            more minute (once); win takes the win, draw calls it a draw
+  quit      leave (resigns a game in progress)
+  help      this list
+  (empty)   redraw the board",
+    ),
+    (
+        "help.mancala",
+        "commands:
+  3         sow your pit 3 (pits count 1-6, or 1-7 in congklak, from your far end
+            toward your store)
+  ?         list the pits you may sow
+  undo      take back your last sow (against the computer, M11)
+  resign    give up the game
+  draw      offer a draw; accept / decline answer one
+  quit      leave (resigns a game in progress)
+  help      this list
+  (empty)   redraw the board",
+    ),
+    (
+        "help.quoridor",
+        "commands:
+  e2        move your pawn to e2 (a step, a jump or a diagonal; files a-i from the left,
+            ranks 1-9 from the bottom)
+  e3h       place a wall along the top edges of e3 and f3
+  e3v       place a wall along the right edges of e3 and e4
+  pass      pass the turn
+  ?         list the legal actions
+  resign    give up the game
+  draw      offer a draw; accept / decline answer one
+  quit      leave (resigns a game in progress)
+  help      this list
+  (empty)   redraw the board",
+    ),
+    (
+        "help.backgammon",
+        "commands (points counted 1-24 from your own home board, bar and off):
+  roll              roll the dice
+  24/18 13/11       play the roll (also bar/22, 6/off, 8/2(2), 13/7*; no play when blocked)
+  double            offer the cube before rolling
+  take, drop, beaver   answer a double
+  resign gammon     offer to resign a single, gammon or backgammon (the other accepts
+                    or rejects: accept, reject)
+  ?                 list the legal actions
+  resign            give up the game at once
+  quit              leave (resigns a game in progress)
+  help              this list
+  (empty)           redraw the board",
+    ),
+    (
+        "help.junqi",
+        "commands (points: a column a-e, then a row 1-12 from the bottom):
+  c6        flip the face-down piece on c6 (also: flip c6)
+  c6-c7     move your face-up piece from c6 to c7, attacking what is there (also:
+            move c6-c7); until colours settle (J8) every action is a flip
+  ?         list the legal actions
+  resign    give up the game
+  draw      offer a draw; accept / decline answer one
+  quit      leave (resigns a game in progress)
+  help      this list
+  (empty)   redraw the board
+the board: rCm a red commander, bEn a blue engineer; ### face down; ( ) a camp
+(its piece cannot be attacked), { } a headquarters; === and | | railways, --- and
+| roads, ^ a mountain (no link), \\ / camp diagonals; [ ] the last action's point,
+< > where it moved from",
+    ),
 ];
 
 const VI: &[(&str, &str)] = &[
@@ -397,6 +473,81 @@ const VI: &[(&str, &str)] = &[
     ("render.absenceWinDraw", "win (xử thắng) hoặc draw (hòa)"),
     ("render.waitsForOne", "{chooser} chờ {who} thêm một phút"),
     ("render.chose", "{chooser} đã chọn: {effect}"),
+    (
+        "help.caro",
+        "lệnh:
+  H8        đánh một quân (chữ cột A-O hoặc A-S, số hàng tính từ trên xuống)
+  resign    đầu hàng
+  draw      xin hòa
+  undo      đi lại nước vừa đánh (khi chơi với máy mức Dễ hoặc Vừa, C17)
+  accept    đồng ý hòa
+  decline   từ chối hòa
+  wait      trong phòng bạn bè, khi đối thủ không quay lại (C13): chờ thêm một
+            phút (một lần); win để xử thắng, draw để xử hòa
+  quit      rời ván (đang chơi thì tính là đầu hàng)
+  help      danh sách này
+  (trống)   vẽ lại bàn cờ",
+    ),
+    (
+        "help.mancala",
+        "lệnh:
+  3         rải hố số 3 của bạn (hố đánh số 1-6, hoặc 1-7 với congklak, từ đầu xa
+            về phía kho của bạn)
+  ?         liệt kê các hố được rải
+  undo      đi lại lần rải cuối (khi chơi với máy, M11)
+  resign    đầu hàng
+  draw      xin hòa; accept / decline để trả lời
+  quit      rời ván (đang chơi thì tính là đầu hàng)
+  help      danh sách này
+  (trống)   vẽ lại bàn",
+    ),
+    (
+        "help.quoridor",
+        "lệnh:
+  e2        đi quân tới e2 (một bước, nhảy qua hoặc đi chéo; cột a-i từ trái sang,
+            hàng 1-9 từ dưới lên)
+  e3h       đặt tường dọc theo cạnh trên của e3 và f3
+  e3v       đặt tường dọc theo cạnh phải của e3 và e4
+  pass      bỏ lượt
+  ?         liệt kê các nước hợp lệ
+  resign    đầu hàng
+  draw      xin hòa; accept / decline để trả lời
+  quit      rời ván (đang chơi thì tính là đầu hàng)
+  help      danh sách này
+  (trống)   vẽ lại bàn",
+    ),
+    (
+        "help.backgammon",
+        "lệnh (điểm đánh số 1-24 từ bàn chủ của bạn, bar là thanh giữa, off là đưa quân ra):
+  roll              đổ xúc xắc
+  24/18 13/11       đi theo xúc xắc (cũng như bar/22, 6/off, 8/2(2), 13/7*; no play khi bị chặn)
+  double            gấp đôi khối nhân đôi trước khi đổ
+  take, drop, beaver   trả lời lời gấp đôi (nhận, bỏ, gấp đôi lại)
+  resign gammon     xin thua một ván đơn, gammon hoặc backgammon (đối thủ chấp nhận
+                    hoặc từ chối: accept, reject)
+  ?                 liệt kê các nước hợp lệ
+  resign            đầu hàng ngay
+  quit              rời ván (đang chơi thì tính là đầu hàng)
+  help              danh sách này
+  (trống)           vẽ lại bàn",
+    ),
+    (
+        "help.junqi",
+        "lệnh (điểm: một cột a-e, rồi một hàng 1-12 từ dưới lên):
+  c6        lật quân úp ở c6 (cũng được: flip c6)
+  c6-c7     đi quân đã lật của bạn từ c6 tới c7, tấn công quân ở đó (cũng được:
+            move c6-c7); trước khi định màu (J8) chỉ được lật quân
+  ?         liệt kê các nước hợp lệ
+  resign    đầu hàng
+  draw      xin hòa; accept / decline để trả lời
+  quit      rời ván (đang chơi thì tính là đầu hàng)
+  help      danh sách này
+  (trống)   vẽ lại bàn
+bàn cờ: rCm tư lệnh đỏ, bEn công binh xanh; ### quân úp; ( ) trại (quân trong
+trại không bị tấn công), { } đại bản doanh; === và | | đường sắt, --- và
+| đường bộ, ^ núi (không nối), \\ / đường chéo của trại; [ ] điểm của nước vừa đi,
+< > nơi quân vừa rời đi",
+    ),
 ];
 
 #[cfg(test)]
