@@ -233,6 +233,26 @@ const EN: &[(&str, &str)] = &[
         "{chooser} waits one more minute for {who}",
     ),
     ("render.chose", "{chooser} chose: {effect}"),
+    // watch.rs: a game's settings in a line; lib.rs: the options' checks
+    ("name.caroSize", "caro {side}x{side}"),
+    ("name.quoridorSize", "quoridor {side}x{side}"),
+    ("name.backgammonMatch", "backgammon match to {length}"),
+    ("name.backgammonMoney", "backgammon money"),
+    ("name.mancalaKalah", "mancala kalah"),
+    ("name.mancalaCongklak", "mancala congklak"),
+    ("name.junqi", "junqi"),
+    (
+        "options.caroSize",
+        "a caro board is 15 or 19 (C1), not {size}",
+    ),
+    (
+        "options.quoridorSize",
+        "a quoridor board is 9, 11 or 13 (Q26), not {size}",
+    ),
+    (
+        "options.boardSize",
+        "the board is 15 or 19 (caro), or 9, 11 or 13 (quoridor)",
+    ),
     // input.rs: the help of each game (the commands stay as typed, in both languages)
     (
         "help.caro",
@@ -473,6 +493,25 @@ const VI: &[(&str, &str)] = &[
     ("render.absenceWinDraw", "win (xử thắng) hoặc draw (hòa)"),
     ("render.waitsForOne", "{chooser} chờ {who} thêm một phút"),
     ("render.chose", "{chooser} đã chọn: {effect}"),
+    ("name.caroSize", "cờ caro {side}x{side}"),
+    ("name.quoridorSize", "rào chắn {side}x{side}"),
+    ("name.backgammonMatch", "backgammon, trận {length} điểm"),
+    ("name.backgammonMoney", "backgammon ván lẻ (money)"),
+    ("name.mancalaKalah", "mancala kalah"),
+    ("name.mancalaCongklak", "mancala congklak"),
+    ("name.junqi", "cờ quân lật"),
+    (
+        "options.caroSize",
+        "bàn cờ caro là 15 hoặc 19 (C1), không phải {size}",
+    ),
+    (
+        "options.quoridorSize",
+        "bàn rào chắn là 9, 11 hoặc 13 (Q26), không phải {size}",
+    ),
+    (
+        "options.boardSize",
+        "bàn cờ là 15 hoặc 19 (cờ caro), hoặc 9, 11 hoặc 13 (rào chắn)",
+    ),
     (
         "help.caro",
         "lệnh:

@@ -116,24 +116,24 @@ pub(crate) fn game_name(settings: Option<&pb::GameSettings>) -> String {
             } else {
                 caro.board_size
             };
-            format!("caro {side}x{side}")
+            trf("name.caroSize", &[("side", &side)])
         }
         Some(Options::Quoridor(quoridor)) => {
             let side = if quoridor.size == 0 { 9 } else { quoridor.size };
-            format!("quoridor {side}x{side}")
+            trf("name.quoridorSize", &[("side", &side)])
         }
         Some(Options::Backgammon(backgammon)) => match &backgammon.match_game {
-            Some(game) => format!("backgammon match to {}", game.length),
-            None => "backgammon money".to_owned(),
+            Some(game) => trf("name.backgammonMatch", &[("length", &game.length)]),
+            None => tr("name.backgammonMoney").to_owned(),
         },
         Some(Options::Mancala(mancala)) => {
             if mancala.rule_set == pb::MancalaRuleSet::Congklak as i32 {
-                "mancala congklak".to_owned()
+                tr("name.mancalaCongklak").to_owned()
             } else {
-                "mancala kalah".to_owned()
+                tr("name.mancalaKalah").to_owned()
             }
         }
-        Some(Options::Junqi(_)) => "junqi".to_owned(),
+        Some(Options::Junqi(_)) => tr("name.junqi").to_owned(),
         None => "?".to_owned(),
     }
 }
