@@ -303,7 +303,8 @@ export class GamePage {
     });
     const moveList = h(
       "ol",
-      { id: "moves", class: "moves" },
+      // Scrolls once long: focusable so the keyboard scrolls it too (WCAG 2.1.1).
+      { id: "moves", class: "moves", tabindex: 0, "aria-label": t("game.moves") },
       ...this.moves.map((m) =>
         h(
           "li",

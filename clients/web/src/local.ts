@@ -355,7 +355,7 @@ export class LocalPage {
             h("h3", {}, t("game.moves")),
             h(
               "ol",
-              { id: "moves", class: "moves" },
+              { id: "moves", class: "moves", tabindex: 0, "aria-label": t("game.moves") },
               ...state.moves.map((m) => h("li", {}, `${seatLabel(kind, m.seat ?? 0)}: `, h("span", { translate: "no" }, m.notation))),
             ),
           ),

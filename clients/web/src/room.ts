@@ -140,11 +140,24 @@ export class RoomPage {
         const snapshot = await send(await gateway());
         this.notice = "";
         this.take(snapshot);
+        // The start's own answer can carry the new game before the stream does (and the
+        // stream then skips that event as already seen): go to it from here too.
+        if (this.enterNewGame()) return;
       } catch (error) {
         this.notice = refusalText(error);
       }
       this.render();
     })();
+  }
+
+  // Goes to the first unfinished table of this player not opened yet; true if it did.
+  private enterNewGame(): boolean {
+    const me = currentSession()?.playerId;
+    const table = this.room?.tables.find((t) => !t.finished && me && t.playerIds.includes(me) && !this.opened.has(t.gameId));
+    if (!table) return false;
+    this.opened.add(table.gameId);
+    location.hash = `#/game/${encodeURIComponent(table.gameId)}`;
+    return true;
   }
 
   private render(): void {
@@ -225,7 +238,7 @@ export class RoomPage {
     const typing = document.activeElement === input;
     const chat = h(
       "ol",
-      { id: "chat", class: "chat" },
+      { id: "chat", class: "chat", tabindex: 0, "aria-label": t("room.chat") },
       ...this.chat.map((line) => h("li", { translate: "no" }, h("b", {}, `${line.displayName}: `), line.text)),
     );
     const chatForm = h(
