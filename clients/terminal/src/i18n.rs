@@ -233,6 +233,36 @@ const EN: &[(&str, &str)] = &[
         "{chooser} waits one more minute for {who}",
     ),
     ("render.chose", "{chooser} chose: {effect}"),
+    // account.rs
+    ("account.cannotReadPassword", "cannot read the password"),
+    (
+        "account.cannotReadPasswordStdin",
+        "cannot read the password from standard input",
+    ),
+    ("account.passwordPrompt", "password (8 to 128 characters): "),
+    ("account.passwordAgain", "the same again: "),
+    (
+        "account.passwordsDiffer",
+        "the passwords differ; nothing was registered",
+    ),
+    (
+        "account.registered",
+        "registered {username} ({name}) and signed in; player id {id}",
+    ),
+    ("account.register", "register"),
+    ("account.passwordFor", "password for {username}: "),
+    (
+        "account.signedIn",
+        "signed in as {username} ({name}); the session is saved in {path}",
+    ),
+    ("account.signIn", "sign in"),
+    ("account.cannot", "cannot {what}: {reason}"),
+    ("account.signedOut", "signed out {username}"),
+    ("account.notSignedIn", "not signed in"),
+    (
+        "account.notSignedInOn",
+        "not signed in on {server}: `ludus login` first",
+    ),
     // watch.rs: a game's settings in a line; lib.rs: the options' checks
     ("name.caroSize", "caro {side}x{side}"),
     ("name.quoridorSize", "quoridor {side}x{side}"),
@@ -493,6 +523,35 @@ const VI: &[(&str, &str)] = &[
     ("render.absenceWinDraw", "win (xử thắng) hoặc draw (hòa)"),
     ("render.waitsForOne", "{chooser} chờ {who} thêm một phút"),
     ("render.chose", "{chooser} đã chọn: {effect}"),
+    ("account.cannotReadPassword", "không đọc được mật khẩu"),
+    (
+        "account.cannotReadPasswordStdin",
+        "không đọc được mật khẩu từ đầu vào chuẩn",
+    ),
+    ("account.passwordPrompt", "mật khẩu (8 đến 128 ký tự): "),
+    ("account.passwordAgain", "nhập lại: "),
+    (
+        "account.passwordsDiffer",
+        "hai mật khẩu khác nhau; chưa đăng ký gì",
+    ),
+    (
+        "account.registered",
+        "đã đăng ký {username} ({name}) và đăng nhập; mã người chơi {id}",
+    ),
+    ("account.register", "đăng ký"),
+    ("account.passwordFor", "mật khẩu của {username}: "),
+    (
+        "account.signedIn",
+        "đã đăng nhập: {username} ({name}); phiên được lưu ở {path}",
+    ),
+    ("account.signIn", "đăng nhập"),
+    ("account.cannot", "không {what} được: {reason}"),
+    ("account.signedOut", "đã đăng xuất {username}"),
+    ("account.notSignedIn", "chưa đăng nhập"),
+    (
+        "account.notSignedInOn",
+        "chưa đăng nhập trên {server}: chạy `ludus login` trước",
+    ),
     ("name.caroSize", "cờ caro {side}x{side}"),
     ("name.quoridorSize", "rào chắn {side}x{side}"),
     ("name.backgammonMatch", "backgammon, trận {length} điểm"),
