@@ -126,12 +126,14 @@ LUDUS_TEST_REDIS=cluster cargo test -p ludus-tests --test e2e --locked --no-fail
   --skip store_outage:: --skip campaign:: 2>&1 | tee -a "$log" || failed=1
 du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk '{ print "build directory after the run: " $1 }' || true
 
-# The web client in a real browser (clients/web/test/browser.mjs): Debian's Chromium, the
-# client's packages from the committed lockfile (npm ci, only when they changed), a build (with
-# the offline games in WebAssembly), then two players and a spectator in headless Chromium
-# against the all-in-one binary, a room joined by its code and invite link, and every game on
-# one device with no server, for two people and against the computer. Board screenshots land
-# in clients/web/artifacts/.
+# The web client (clients/web): Debian's Chromium, the client's packages from the committed
+# lockfile (npm ci, only when they changed), lint and format (Biome), a build (typecheck, with
+# the offline games in WebAssembly), the unit tests of the pages' logic (Vitest), then the
+# browser test by feature (test/browser.mjs runs play, rooms, a11y and offline): two players
+# and a spectator in headless Chromium against the all-in-one binary, a room joined by its
+# code and invite link, a Vietnamese player on a phone with the keyboard only, and every game
+# on one device with no server. Every page passes axe-core at phone and desktop sizes and shows
+# only words of its language; screenshots land in clients/web/artifacts/.
 echo "== web client in headless Chromium"
 if [ ! -x /usr/bin/chromium ]; then
   echo "installing chromium"
@@ -153,8 +155,13 @@ set +e
   if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen 0.2.130" ]; then
     cargo install wasm-bindgen-cli --version 0.2.130
   fi
+  echo "== web: lint and format (biome)"
+  npm run lint --silent
   npm run build:offline --silent
   npm run build --silent
+  echo "== web: unit tests (vitest)"
+  npm run test:unit --silent
+  echo "== web: browser tests"
   LUDUS_BIN="$target_dir/debug/ludus" node test/browser.mjs
 )
 browser=$?

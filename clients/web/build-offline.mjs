@@ -4,8 +4,8 @@
 // `npm run bundle` copies into dist/offline/. Without it the client simply offers no offline
 // games.
 import { execFileSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const target = process.env.CARGO_TARGET_DIR
@@ -16,9 +16,11 @@ const target = process.env.CARGO_TARGET_DIR
 const run = (command, args) => execFileSync(command, args, { stdio: "inherit", cwd: root });
 run("cargo", ["build", "--locked", "--release", "--target", "wasm32-unknown-unknown", "-p", "ludus-offline"]);
 run("wasm-bindgen", [
-  "--target", "web",
+  "--target",
+  "web",
   "--no-typescript",
-  "--out-dir", fileURLToPath(new URL("./offline-pkg/", import.meta.url)),
+  "--out-dir",
+  fileURLToPath(new URL("./offline-pkg/", import.meta.url)),
   join(target, "wasm32-unknown-unknown", "release", "ludus_offline.wasm"),
 ]);
 console.log("built clients/web/offline-pkg");

@@ -1,8 +1,9 @@
 // `npm run bundle`: bundles src/main.ts with esbuild into dist/app.js (and the computer's
 // worker, src/bot-worker.ts, into dist/bot-worker.js) and copies the page and
 // its stylesheet next to it. dist/ is what `ludus serve` hands out (--web-dir).
+
+import { copyFile, cp, mkdir, rm, stat } from "node:fs/promises";
 import { build } from "esbuild";
-import { cp, copyFile, mkdir, rm, stat } from "node:fs/promises";
 
 const dist = new URL("./dist/", import.meta.url);
 await rm(dist, { recursive: true, force: true });
@@ -33,7 +34,12 @@ await copyFile(new URL("./src/style.css", import.meta.url), new URL("style.css",
 await copyFile(new URL("./src/sw.js", import.meta.url), new URL("sw.js", dist));
 // Offline games, when `npm run build:offline` has made them.
 const offline = new URL("./offline-pkg/", import.meta.url);
-if (await stat(offline).then(() => true, () => false)) {
+if (
+  await stat(offline).then(
+    () => true,
+    () => false,
+  )
+) {
   await cp(offline, new URL("offline/", dist), { recursive: true });
   console.log("built clients/web/dist (with offline games)");
 } else {

@@ -10,6 +10,7 @@ use anyhow::Context as _;
 use ludus_proto::pb::{self, gateway_client::GatewayClient};
 
 use super::ServerFlag;
+use super::i18n::{tr, trf};
 use super::saved_session::{self, SessionFile};
 use super::session::{self, Session, describe};
 
@@ -77,22 +78,22 @@ pub struct ProfileArgs {
 /// scripts can pipe it in).
 fn read_password(prompt: &str) -> anyhow::Result<String> {
     if std::io::stdin().is_terminal() {
-        return rpassword::prompt_password(prompt).context("cannot read the password");
+        return rpassword::prompt_password(prompt).context(tr("account.cannotReadPassword"));
     }
     let mut line = String::new();
     std::io::stdin()
         .lock()
         .read_line(&mut line)
-        .context("cannot read the password from standard input")?;
+        .context(tr("account.cannotReadPasswordStdin"))?;
     Ok(line.trim_end_matches(['\r', '\n']).to_owned())
 }
 
 /// `ludus register`.
 pub async fn register(args: RegisterArgs) -> anyhow::Result<()> {
-    let password = read_password("password (8 to 128 characters): ")?;
+    let password = read_password(tr("account.passwordPrompt"))?;
     // A typo in a password nobody saw would lock the account out at once.
-    if std::io::stdin().is_terminal() && read_password("the same again: ")? != password {
-        anyhow::bail!("the passwords differ; nothing was registered");
+    if std::io::stdin().is_terminal() && read_password(tr("account.passwordAgain"))? != password {
+        anyhow::bail!(tr("account.passwordsDiffer"));
     }
     let file = SessionFile::default_location()?;
     let display_name = args.display_name.as_deref().unwrap_or(&args.username);
@@ -105,8 +106,15 @@ pub async fn register(args: RegisterArgs) -> anyhow::Result<()> {
     )
     .await?;
     println!(
-        "registered {} ({}) and signed in; player id {}",
-        account.username, account.display_name, account.player_id
+        "{}",
+        trf(
+            "account.registered",
+            &[
+                ("username", &account.username),
+                ("name", &account.display_name),
+                ("id", &account.player_id)
+            ]
+        )
     );
     Ok(())
 }
@@ -124,7 +132,7 @@ pub async fn register_with(
         password: password.to_owned(),
         display_name: display_name.to_owned(),
     };
-    open_session(file, server, "register", async |mut gateway| {
+    open_session(file, server, tr("account.register"), async |mut gateway| {
         gateway.register(request).await
     })
     .await
@@ -132,14 +140,19 @@ pub async fn register_with(
 
 /// `ludus login`.
 pub async fn login(args: LoginArgs) -> anyhow::Result<()> {
-    let password = read_password(&format!("password for {}: ", args.username))?;
+    let password = read_password(&trf("account.passwordFor", &[("username", &args.username)]))?;
     let file = SessionFile::default_location()?;
     let account = login_with(&file, args.server.address(), &args.username, &password).await?;
     println!(
-        "signed in as {} ({}); the session is saved in {}",
-        account.username,
-        account.display_name,
-        file.path().display()
+        "{}",
+        trf(
+            "account.signedIn",
+            &[
+                ("username", &account.username),
+                ("name", &account.display_name),
+                ("path", &file.path().display())
+            ]
+        )
     );
     Ok(())
 }
@@ -155,7 +168,7 @@ pub async fn login_with(
         username: username.to_owned(),
         password: password.to_owned(),
     };
-    open_session(file, server, "sign in", async |mut gateway| {
+    open_session(file, server, tr("account.signIn"), async |mut gateway| {
         gateway.sign_in(request).await
     })
     .await
@@ -176,7 +189,12 @@ async fn open_session(
     let (server, _) = saved_session::choose_server(server, file.load().ok().flatten());
     let opened = open(GatewayClient::new(session::connect(&server).await?))
         .await
-        .map_err(|status| anyhow::anyhow!("cannot {what}: {}", describe(&status)))?
+        .map_err(|status| {
+            anyhow::anyhow!(trf(
+                "account.cannot",
+                &[("what", &what), ("reason", &describe(&status))]
+            ))
+        })?
         .into_inner();
     replace_saved(file, &server, &opened).await
 }
@@ -201,8 +219,8 @@ async fn replace_saved(
 pub async fn logout() -> anyhow::Result<()> {
     let file = SessionFile::default_location()?;
     match saved_session::sign_out(&file).await? {
-        Some(username) => println!("signed out {username}"),
-        None => println!("not signed in"),
+        Some(username) => println!("{}", trf("account.signedOut", &[("username", &username)])),
+        None => println!("{}", tr("account.notSignedIn")),
     }
     Ok(())
 }
@@ -218,7 +236,7 @@ async fn signed_in(
     match saved {
         Some(saved) => saved_session::resume(file, &saved).await,
         None if public => session::sign_in(&server, VISITOR).await,
-        None => anyhow::bail!("not signed in on {server}: `ludus login` first"),
+        None => anyhow::bail!(trf("account.notSignedInOn", &[("server", &server)])),
     }
 }
 

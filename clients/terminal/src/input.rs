@@ -4,6 +4,7 @@
 use tokio::sync::mpsc;
 
 use super::GameChoice;
+use super::i18n::tr;
 
 /// One line of player input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,79 +37,14 @@ pub enum Command {
 }
 
 /// The help text shown by `help`.
-pub const HELP: &str = "commands:
-  H8        place a stone (column letter A-O or A-S, row number from the top)
-  resign    give up the game
-  draw      offer a draw
-  undo      take back your last move (against Easy or Medium, C17)
-  accept    accept a draw offer
-  decline   decline a draw offer
-  wait      in a friend room, when your opponent did not come back (C13): wait one
-            more minute (once); win takes the win, draw calls it a draw
-  quit      leave (resigns a game in progress)
-  help      this list
-  (empty)   redraw the board";
-
-/// The help text of each game.
+/// The help text of each game, in the player's language (the commands stay as typed).
 pub fn help(game: GameChoice) -> &'static str {
     match game {
-        GameChoice::Caro => HELP,
-        GameChoice::Mancala => {
-            "commands:
-  3         sow your pit 3 (pits count 1-6, or 1-7 in congklak, from your far end
-            toward your store)
-  ?         list the pits you may sow
-  undo      take back your last sow (against the computer, M11)
-  resign    give up the game
-  draw      offer a draw; accept / decline answer one
-  quit      leave (resigns a game in progress)
-  help      this list
-  (empty)   redraw the board"
-        }
-        GameChoice::Quoridor => {
-            "commands:
-  e2        move your pawn to e2 (a step, a jump or a diagonal; files a-i from the left,
-            ranks 1-9 from the bottom)
-  e3h       place a wall along the top edges of e3 and f3
-  e3v       place a wall along the right edges of e3 and e4
-  pass      pass the turn
-  ?         list the legal actions
-  resign    give up the game
-  draw      offer a draw; accept / decline answer one
-  quit      leave (resigns a game in progress)
-  help      this list
-  (empty)   redraw the board"
-        }
-        GameChoice::Backgammon => {
-            "commands (points counted 1-24 from your own home board, bar and off):
-  roll              roll the dice
-  24/18 13/11       play the roll (also bar/22, 6/off, 8/2(2), 13/7*; no play when blocked)
-  double            offer the cube before rolling
-  take, drop, beaver   answer a double
-  resign gammon     offer to resign a single, gammon or backgammon (the other accepts
-                    or rejects: accept, reject)
-  ?                 list the legal actions
-  resign            give up the game at once
-  quit              leave (resigns a game in progress)
-  help              this list
-  (empty)           redraw the board"
-        }
-        GameChoice::Junqi => {
-            "commands (points: a column a-e, then a row 1-12 from the bottom):
-  c6        flip the face-down piece on c6 (also: flip c6)
-  c6-c7     move your face-up piece from c6 to c7, attacking what is there (also:
-            move c6-c7); until colours settle (J8) every action is a flip
-  ?         list the legal actions
-  resign    give up the game
-  draw      offer a draw; accept / decline answer one
-  quit      leave (resigns a game in progress)
-  help      this list
-  (empty)   redraw the board
-the board: rCm a red commander, bEn a blue engineer; ### face down; ( ) a camp
-(its piece cannot be attacked), { } a headquarters; === and | | railways, --- and
-| roads, ^ a mountain (no link), \\ / camp diagonals; [ ] the last action's point,
-< > where it moved from"
-        }
+        GameChoice::Caro => tr("help.caro"),
+        GameChoice::Mancala => tr("help.mancala"),
+        GameChoice::Quoridor => tr("help.quoridor"),
+        GameChoice::Backgammon => tr("help.backgammon"),
+        GameChoice::Junqi => tr("help.junqi"),
     }
 }
 

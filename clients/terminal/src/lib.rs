@@ -33,6 +33,7 @@
 #![forbid(unsafe_code)]
 
 pub mod account;
+mod i18n;
 mod input;
 mod play;
 mod render;
@@ -212,7 +213,7 @@ impl GameFlags {
             GameChoice::Caro => {
                 let size = self.size.unwrap_or(15);
                 if size != 15 && size != 19 {
-                    anyhow::bail!("a caro board is 15 or 19 (C1), not {size}");
+                    anyhow::bail!(i18n::trf("options.caroSize", &[("size", &size)]));
                 }
                 Options::Caro(pb::CaroOptions {
                     board_size: size,
@@ -231,7 +232,7 @@ impl GameFlags {
             GameChoice::Quoridor => {
                 let size = self.size.unwrap_or(9);
                 if ![9, 11, 13].contains(&size) {
-                    anyhow::bail!("a quoridor board is 9, 11 or 13 (Q26), not {size}");
+                    anyhow::bail!(i18n::trf("options.quoridorSize", &[("size", &size)]));
                 }
                 Options::Quoridor(pb::QuoridorOptions {
                     mode: pb::QuoridorMode::FreeForAll as i32,
@@ -320,7 +321,7 @@ fn parse_size(text: &str) -> Result<u32, String> {
         "9" => Ok(9),
         "11" => Ok(11),
         "13" => Ok(13),
-        _ => Err("the board is 15 or 19 (caro), or 9, 11 or 13 (quoridor)".to_owned()),
+        _ => Err(i18n::tr("options.boardSize").to_owned()),
     }
 }
 

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
 use super::flush;
+use super::i18n::{tr, trf};
 use super::input::{self, Command};
 use super::render;
 use super::saved_session::{self, SessionFile};
@@ -41,16 +42,29 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
     )
     .await?;
     // Guests play casual queues, accounts rated ones (M12): say which this will be.
-    let kind = if account { "account" } else { "guest" };
-    println!("signed in as {name} ({kind}, {player_id})");
+    let kind = if account {
+        tr("play.account")
+    } else {
+        tr("play.guest")
+    };
+    println!(
+        "{}",
+        trf(
+            "play.signedIn",
+            &[("name", &name), ("kind", &kind), ("id", &player_id)]
+        )
+    );
     let mut lines = input::stdin_lines();
     let (game_id, seat) = match &args.computer {
         // a game against the computer starts at once, unrated.
         Some(level) => {
             let game = play_computer(&mut client, settings, level).await?;
             println!(
-                "game {} against the computer ({level}), you are seat {}; unrated",
-                game.0, game.1
+                "{}",
+                trf(
+                    "play.againstComputer",
+                    &[("game", &game.0), ("level", level), ("seat", &game.1)]
+                )
             );
             game
         }
@@ -58,7 +72,10 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
             let Some((game_id, seat)) = find_match(&mut client, settings, &mut lines).await? else {
                 return Ok(());
             };
-            println!("\nmatched: game {game_id}, you are seat {seat}");
+            println!(
+                "\n{}",
+                trf("play.matched", &[("game", &game_id), ("seat", &seat)])
+            );
             (game_id, seat)
         }
     };
@@ -87,7 +104,7 @@ pub(crate) async fn play_game(
 ) -> anyhow::Result<()> {
     let snapshot = session::get_game(&mut client, game_id).await?;
     let kind = GameChoice::of(snapshot.settings.as_ref())
-        .with_context(|| format!("game {game_id} is not one this client can play"))?;
+        .with_context(|| trf("play.notPlayable", &[("game", &game_id)]))?;
     let mut table = Table::from_snapshot(snapshot);
     table.me = table.me.or(seat);
     let events = Events::new(client.clone(), game_id.to_owned(), table.seq);
@@ -123,14 +140,14 @@ async fn play_computer(
         })
         .await
         .map_err(|status| {
-            anyhow::anyhow!(
-                "cannot start a game against the computer: {}",
-                session::describe(&status)
-            )
+            anyhow::anyhow!(trf(
+                "play.computerFailed",
+                &[("reason", &session::describe(&status))]
+            ))
         })?
         .into_inner()
         .game
-        .ok_or_else(|| anyhow::anyhow!("the server sent no game"))?;
+        .ok_or_else(|| anyhow::anyhow!(tr("play.noGame")))?;
     Ok((game.game_id, game.your_seat.unwrap_or(0)))
 }
 
@@ -147,20 +164,25 @@ async fn find_match(
             ranking: pb::MatchRanking::Default as i32,
         })
         .await
-        .map_err(|status| anyhow::anyhow!("cannot join the queue: {}", session::describe(&status)))?
+        .map_err(|status| {
+            anyhow::anyhow!(trf(
+                "play.queueFailed",
+                &[("reason", &session::describe(&status))]
+            ))
+        })?
         .into_inner();
     let started = tokio::time::Instant::now();
     let mut tick = tokio::time::interval(QUEUE_TICK);
     let mut ticket_id = String::new();
     let mut input_open = true;
-    println!("type quit to leave the queue");
+    println!("{}", tr("play.quitHint"));
     loop {
         tokio::select! {
             update = updates.message() => {
                 let update = match update {
                     Ok(Some(update)) => update,
-                    Ok(None) => anyhow::bail!("the server closed the queue before a match was found"),
-                    Err(status) => anyhow::bail!("finding a match failed: {}", session::describe(&status)),
+                    Ok(None) => anyhow::bail!(tr("play.queueClosed")),
+                    Err(status) => anyhow::bail!(trf("play.findFailed", &[("reason", &session::describe(&status))])),
                 };
                 if !update.ticket_id.is_empty() {
                     ticket_id = update.ticket_id.clone();
@@ -169,13 +191,13 @@ async fn find_match(
                     Ok(pb::TicketState::Matched) if !update.game_id.is_empty() => {
                         return Ok(Some((update.game_id, update.seat)));
                     }
-                    Ok(pb::TicketState::Matched) => anyhow::bail!("matched, but the server sent no game id"),
-                    Ok(pb::TicketState::Cancelled) => anyhow::bail!("the queue ticket was cancelled"),
+                    Ok(pb::TicketState::Matched) => anyhow::bail!(tr("play.noGameId")),
+                    Ok(pb::TicketState::Cancelled) => anyhow::bail!(tr("play.ticketCancelled")),
                     Ok(pb::TicketState::Queued | pb::TicketState::Unspecified) | Err(_) => {}
                 }
             }
             _ = tick.tick() => {
-                print!("\rwaiting for an opponent… {} s ", started.elapsed().as_secs());
+                print!("\r{}", trf("play.waiting", &[("seconds", &started.elapsed().as_secs())]));
                 flush();
             }
             // Only `quit` matters here, and it reads the same in every game.
@@ -185,7 +207,7 @@ async fn find_match(
                     leave_queue(client, &ticket_id).await;
                     return Ok(None);
                 }
-                Some(_) => println!("\nstill waiting for an opponent; type quit to leave the queue"),
+                Some(_) => println!("\n{}", tr("play.stillWaiting")),
             },
         }
     }
@@ -196,7 +218,7 @@ async fn find_match(
 async fn leave_queue(client: &mut Client, ticket_id: &str) {
     if ticket_id.is_empty() {
         // Dropping the FindMatch stream cancels a ticket the server has not named yet.
-        println!("\nleft the queue");
+        println!("\n{}", tr("play.leftQueue"));
         return;
     }
     let cancel = client
@@ -215,20 +237,31 @@ async fn leave_queue(client: &mut Client, ticket_id: &str) {
                     .await;
                 match resigned {
                     Ok(_) => println!(
-                        "\na match was found first: resigned game {}",
-                        response.game_id
+                        "\n{}",
+                        trf("play.matchedFirstResigned", &[("game", &response.game_id)])
                     ),
                     Err(status) => println!(
-                        "\na match was found first (game {}); resigning failed: {}",
-                        response.game_id,
-                        session::describe(&status)
+                        "\n{}",
+                        trf(
+                            "play.matchedFirstFailed",
+                            &[
+                                ("game", &response.game_id),
+                                ("reason", &session::describe(&status))
+                            ]
+                        )
                     ),
                 }
             } else {
-                println!("\nleft the queue");
+                println!("\n{}", tr("play.leftQueue"));
             }
         }
-        Err(status) => println!("\nleaving the queue failed: {}", session::describe(&status)),
+        Err(status) => println!(
+            "\n{}",
+            trf(
+                "play.leaveFailed",
+                &[("reason", &session::describe(&status))]
+            )
+        ),
     }
 }
 
@@ -281,13 +314,13 @@ impl Game {
                     Some(line) => self.on_command(input::parse(&line, self.kind)).await?,
                     None => {
                         self.input_open = false;
-                        self.screen.line("input closed: following the game without commands (ctrl-c leaves)");
+                        self.screen.line(tr("play.inputClosed"));
                         Flow::Continue
                     }
                 },
                 () = sleep_opt(warning) => {
                     self.warned_turn = self.table.turn.as_ref().map(|t| t.turn_seq);
-                    self.screen.line(&format!("\n{} s left to move!", CLOCK_WARNING.as_secs()));
+                    self.screen.line(&format!("\n{}", trf("play.clockWarning", &[("seconds", &CLOCK_WARNING.as_secs())])));
                     self.prompt();
                     Flow::Continue
                 }
@@ -409,7 +442,7 @@ impl Game {
             }
             Command::Legal => {
                 if !self.table.my_turn() {
-                    self.say("not your turn yet");
+                    self.say(tr("play.notYourTurn"));
                 } else {
                     self.show_legal().await;
                 }
@@ -420,12 +453,15 @@ impl Game {
                 return Ok(Flow::Continue);
             }
             Command::Unknown(text) => {
-                self.say(&format!("unknown command {text:?}: type help for the list"));
+                self.say(&trf(
+                    "play.unknownCommand",
+                    &[("text", &format!("{text:?}"))],
+                ));
                 return Ok(Flow::Continue);
             }
             Command::Play(cell) => {
                 if !self.table.my_turn() {
-                    self.say("not your turn yet");
+                    self.say(tr("play.notYourTurn"));
                     return Ok(Flow::Continue);
                 }
                 self.attempts += 1;
@@ -463,12 +499,13 @@ impl Game {
                     Ok(Some(event)) => {
                         self.on_event(&event);
                     }
-                    Ok(None) => self.screen.line("resigned"),
-                    Err(status) => self
-                        .screen
-                        .line(&format!("resigning failed: {}", session::describe(&status))),
+                    Ok(None) => self.screen.line(tr("play.resigned")),
+                    Err(status) => self.screen.line(&trf(
+                        "play.resignFailed",
+                        &[("reason", &session::describe(&status))],
+                    )),
                 }
-                self.screen.line("bye");
+                self.screen.line(tr("play.bye"));
                 return Ok(Flow::Done);
             }
             // While a C13 choice is ours to make, `draw` calls the game a draw.
@@ -481,7 +518,7 @@ impl Game {
                 .await
                 .map(|r| r.into_inner().event),
             Command::Absence(_) if !self.absence_choice_is_mine() => {
-                self.say("there is no choice to make: wait and win answer an opponent who did not come back (C13, friend rooms)");
+                self.say(tr("play.noAbsenceChoice"));
                 return Ok(Flow::Continue);
             }
             Command::Absence(choice) => self.answer_absence(game_id, choice).await,
@@ -491,7 +528,7 @@ impl Game {
                     .draw_offered_by
                     .is_none_or(|by| Some(by) == self.table.me)
                 {
-                    self.say("there is no draw offer to answer");
+                    self.say(tr("play.noDrawOffer"));
                     return Ok(Flow::Continue);
                 }
                 self.client
@@ -530,12 +567,13 @@ impl Game {
         let message = session::describe(status);
         if status.code() == Code::Aborted {
             self.screen
-                .line(&format!("{message}: the game moved on, refreshing"));
+                .line(&trf("play.movedOn", &[("message", &message)]));
             match session::get_game(&mut self.client, &self.table.game_id.clone()).await {
                 Ok(snapshot) => {
                     self.events.seen(snapshot.seq);
                     self.table.refresh(snapshot);
-                    self.table.note(format!("refreshed after: {message}"));
+                    self.table
+                        .note(trf("play.refreshedAfter", &[("message", &message)]));
                     self.redraw();
                     if self.table.finished {
                         self.events.finish();
@@ -555,12 +593,10 @@ impl Game {
 /// the turn.
 fn prompt_text(game: GameChoice, view: Option<&pb::GameView>) -> String {
     match game {
-        GameChoice::Caro => "your move (a cell like H8, or help)> ".to_owned(),
-        GameChoice::Mancala => "your sow (a pit number; ? lists them, help)> ".to_owned(),
-        GameChoice::Quoridor => {
-            "your move (a cell like e2, a wall like e3h or e3v, pass; ? lists them)> ".to_owned()
-        }
-        GameChoice::Junqi => "your action (c6 flips, c6-c7 moves; ? lists them)> ".to_owned(),
+        GameChoice::Caro => tr("prompt.caro").to_owned(),
+        GameChoice::Mancala => tr("prompt.mancala").to_owned(),
+        GameChoice::Quoridor => tr("prompt.quoridor").to_owned(),
+        GameChoice::Junqi => tr("prompt.junqi").to_owned(),
         GameChoice::Backgammon => {
             let backgammon = match view.and_then(|v| v.view.as_ref()) {
                 Some(pb::game_view::View::Backgammon(b)) => Some(b),
@@ -569,18 +605,18 @@ fn prompt_text(game: GameChoice, view: Option<&pb::GameView>) -> String {
             let phase = backgammon.map_or(pb::BackgammonPhase::Unspecified as i32, |b| b.phase);
             match pb::BackgammonPhase::try_from(phase) {
                 Ok(pb::BackgammonPhase::Roll) if backgammon.is_some_and(|b| b.can_double) => {
-                    "roll or double> ".to_owned()
+                    tr("prompt.rollOrDouble").to_owned()
                 }
-                Ok(pb::BackgammonPhase::Roll) => "roll> ".to_owned(),
+                Ok(pb::BackgammonPhase::Roll) => tr("prompt.roll").to_owned(),
                 Ok(pb::BackgammonPhase::DoubleOffered) => {
                     if backgammon.is_some_and(|b| b.beavers) {
-                        "take, drop or beaver> ".to_owned()
+                        tr("prompt.takeDropBeaver").to_owned()
                     } else {
-                        "take or drop> ".to_owned()
+                        tr("prompt.takeDrop").to_owned()
                     }
                 }
-                Ok(pb::BackgammonPhase::ResignationOffered) => "accept or reject> ".to_owned(),
-                _ => "your play (like 24/18 13/11; ? lists them)> ".to_owned(),
+                Ok(pb::BackgammonPhase::ResignationOffered) => tr("prompt.acceptReject").to_owned(),
+                _ => tr("prompt.backgammonPlay").to_owned(),
             }
         }
     }

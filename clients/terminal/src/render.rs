@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 
 use ludus_proto::pb;
 
+use crate::i18n::{tr, trf};
+
 /// Largest board side the renderer draws: column names are single letters.
 const MAX_SIDE: u32 = 26;
 /// Moves per line of the move list, so a long game does not make one endless line.
@@ -133,10 +135,10 @@ fn column_letters(out: &mut String, side: u32) {
 /// `1.X H8   2.O G7`.
 pub fn render_moves(view: &pb::CaroView) -> String {
     if view.moves.is_empty() {
-        return "moves: none yet\n".to_owned();
+        return format!("{}\n", tr("render.noMoves"));
     }
     let side = view.board_size;
-    let mut out = String::from("moves:");
+    let mut out = String::from(tr("render.moves"));
     // Two spaces between moves, cells padded to three characters: the list lines up.
     for (i, cell) in view.moves.iter().enumerate() {
         // The stone on the cell says who played it, whoever moved first (C11).
@@ -163,13 +165,19 @@ pub fn seat_mark(view: Option<&pb::GameView>, seat: u32) -> String {
         Some(View::Caro(caro)) => seat_stone(Some(caro), seat).to_string(),
         None => seat_stone(None, seat).to_string(),
         Some(View::Backgammon(_)) => backgammon::seat_colour(seat).to_owned(),
-        Some(View::Quoridor(quoridor)) => quoridor::seat_colour(quoridor, seat)
-            .map_or_else(|| format!("seat {seat}"), str::to_owned),
-        Some(View::Junqi(junqi)) => {
-            junqi::seat_colour(junqi, seat).map_or_else(|| format!("seat {seat}"), str::to_owned)
+        Some(View::Quoridor(quoridor)) => {
+            quoridor::seat_colour(quoridor, seat).map_or_else(|| numbered_seat(seat), str::to_owned)
         }
-        Some(View::Mancala(_)) => format!("seat {seat}"),
+        Some(View::Junqi(junqi)) => {
+            junqi::seat_colour(junqi, seat).map_or_else(|| numbered_seat(seat), str::to_owned)
+        }
+        Some(View::Mancala(_)) => numbered_seat(seat),
     }
+}
+
+/// `seat 1`, in the player's language.
+fn numbered_seat(seat: u32) -> String {
+    trf("render.seat", &[("seat", &seat)])
 }
 
 /// A seat as people read it: `X (alice)`, `white (bob)`, `seat 0 (carol)`.
@@ -178,8 +186,8 @@ pub fn seat_label(view: Option<&pb::GameView>, seats: &[pb::SeatInfo], seat: u32
     match seats.iter().find(|s| s.seat == seat) {
         Some(info) => format!("{mark} ({})", info.display_name),
         // `seat 1 (seat 1)` would say nothing twice.
-        None if mark.starts_with("seat ") => mark,
-        None => format!("{mark} (seat {seat})"),
+        None if mark == numbered_seat(seat) => mark,
+        None => format!("{mark} ({})", numbered_seat(seat)),
     }
 }
 
@@ -188,7 +196,7 @@ pub fn player_name(seats: &[pb::SeatInfo], seat: u32) -> String {
     seats
         .iter()
         .find(|s| s.seat == seat)
-        .map_or_else(|| format!("seat {seat}"), |s| s.display_name.clone())
+        .map_or_else(|| numbered_seat(seat), |s| s.display_name.clone())
 }
 
 /// Seats 0 and 1 held by `ann` (player `p0`) and `bob` (`p1`): the table of the renderers'
@@ -223,17 +231,17 @@ pub fn trimmed(text: &str) -> String {
 pub fn render_legal(actions: &[pb::LegalAction]) -> String {
     const WIDTH: usize = 78;
     if actions.is_empty() {
-        return "no legal actions listed right now\n".to_owned();
+        return format!("{}\n", tr("render.noLegal"));
     }
     let mut out = String::new();
-    let mut line = String::from("legal:");
+    let mut line = String::from(tr("render.legal"));
     for (i, action) in actions.iter().enumerate() {
         let item = if i + 1 < actions.len() {
             format!(" {},", action.notation)
         } else {
             format!(" {}", action.notation)
         };
-        if line.len() + item.len() > WIDTH && line.len() > "legal:".len() {
+        if line.len() + item.len() > WIDTH && line.len() > tr("render.legal").len() {
             out.push_str(&line);
             out.push('\n');
             line = String::from("      ");
@@ -309,12 +317,20 @@ pub fn render_frame(frame: &Frame<'_>) -> String {
         .map(|s| {
             let mut label = seat_label(frame.view, frame.seats, s.seat);
             if frame.me == Some(s.seat) {
-                label.push_str(" — you");
+                label.push_str(tr("render.you"));
             }
             label
         })
         .collect();
-    let _ = writeln!(out, "game {}: {}", frame.game_id, players.join(" vs "));
+    let players = players.join(tr("render.versus"));
+    let _ = writeln!(
+        out,
+        "{}",
+        trf(
+            "render.gameLine",
+            &[("game", &frame.game_id), ("players", &players)]
+        )
+    );
     out.push('\n');
     out.push_str(&render_board(frame.view, frame.me, frame.seats));
     out.push('\n');
@@ -335,29 +351,32 @@ fn render_turn(frame: &Frame<'_>) -> String {
     match frame.turn.and_then(|t| t.to_move) {
         Some(seat) => {
             if frame.me == Some(seat) {
-                let _ = write!(out, "your turn ({})", seat_mark(view, seat));
+                let mark = seat_mark(view, seat);
+                out.push_str(&trf("render.yourTurn", &[("mark", &mark)]));
             } else {
-                let _ = write!(out, "{} to move", seat_label(view, frame.seats, seat));
+                let who = seat_label(view, frame.seats, seat);
+                out.push_str(&trf("render.toMove", &[("who", &who)]));
             }
             if let Some(secs) = frame
                 .turn
                 .and_then(|t| seconds_left(t.deadline_unix_ms, frame.now_ms))
             {
-                let _ = write!(out, " — {secs} s left");
+                out.push_str(&trf("render.secondsLeft", &[("seconds", &secs)]));
             }
             out.push('\n');
         }
-        None => out.push_str("nobody to move\n"),
+        None => {
+            out.push_str(tr("render.nobodyToMove"));
+            out.push('\n');
+        }
     }
     if let Some(by) = frame.draw_offered_by {
         if frame.me.is_some() && frame.me != Some(by) {
-            let _ = writeln!(
-                out,
-                "{} offers a draw: type accept or decline",
-                seat_label(view, frame.seats, by)
-            );
+            let who = seat_label(view, frame.seats, by);
+            let _ = writeln!(out, "{}", trf("render.offersDrawAnswer", &[("who", &who)]));
         } else {
-            let _ = writeln!(out, "draw offered by {}", seat_label(view, frame.seats, by));
+            let who = seat_label(view, frame.seats, by);
+            let _ = writeln!(out, "{}", trf("render.drawOfferedBy", &[("who", &who)]));
         }
     }
     out
@@ -370,7 +389,7 @@ pub fn render_outcome(
     seats: &[pb::SeatInfo],
 ) -> String {
     let Some(outcome) = outcome else {
-        return "game over\n".to_owned();
+        return format!("{}\n", tr("render.gameOver"));
     };
     let what = match pb::ResultKind::try_from(outcome.kind) {
         Ok(pb::ResultKind::Win) => {
@@ -380,14 +399,15 @@ pub fn render_outcome(
                 .map(|seat| seat_label(view, seats, *seat))
                 .collect();
             if winners.is_empty() {
-                "a win".to_owned()
+                tr("render.aWin").to_owned()
             } else {
-                format!("{} wins", winners.join(" and "))
+                let who = winners.join(tr("render.and"));
+                trf("render.wins", &[("who", &who)])
             }
         }
-        Ok(pb::ResultKind::Draw) => "draw".to_owned(),
-        Ok(pb::ResultKind::Cancelled) => "cancelled, no winner".to_owned(),
-        Ok(pb::ResultKind::Unspecified) | Err(_) => "ended".to_owned(),
+        Ok(pb::ResultKind::Draw) => tr("render.draw").to_owned(),
+        Ok(pb::ResultKind::Cancelled) => tr("render.cancelled").to_owned(),
+        Ok(pb::ResultKind::Unspecified) | Err(_) => tr("render.ended").to_owned(),
     };
     let why = match (outcome.rule.is_empty(), outcome.reason.is_empty()) {
         (true, true) => String::new(),
@@ -395,7 +415,10 @@ pub fn render_outcome(
         (true, false) => format!(" — {}", outcome.reason),
         (false, false) => format!(" — {}: {}", outcome.rule, outcome.reason),
     };
-    format!("game over: {what}{why}\n")
+    format!(
+        "{}\n",
+        trf("render.gameOverWhat", &[("what", &what), ("why", &why)])
+    )
 }
 
 /// One line about an event that is worth a note under the board (draw offers, timeouts,
@@ -414,21 +437,25 @@ pub fn event_line(
             let names: Vec<String> = started
                 .seats
                 .iter()
-                .map(|s| format!("{} (seat {})", s.display_name, s.seat))
+                .map(|s| format!("{} ({})", s.display_name, numbered_seat(s.seat)))
                 .collect();
-            Some(format!("#{seq} game started: {}", names.join(" vs ")))
+            let players = names.join(tr("render.versus"));
+            Some(format!(
+                "#{seq} {}",
+                trf("render.gameStarted", &[("players", &players)])
+            ))
         }
         // On a Caro board the move shows as the highlighted cell and in the move list; the
         // other boards highlight only the last action, so every action also gets a note in
         // the game's notation: the notes are the recent history.
         Kind::ActionApplied(applied) if caro.is_none() || applied.automatic => {
             let auto = if applied.automatic {
-                " (played by the server)"
+                tr("render.byServer")
             } else {
                 ""
             };
             let who = if caro.is_some() {
-                format!("seat {}", applied.seat)
+                numbered_seat(applied.seat)
             } else {
                 who(applied.seat)
             };
@@ -443,29 +470,44 @@ pub fn event_line(
             Some(format!("#{seq} {who}: {what}{auto}"))
         }
         Kind::ActionApplied(_) => None,
-        Kind::TurnTimedOut(timeout) if timeout.effect.is_empty() => {
-            Some(format!("#{seq} {} ran out of time", who(timeout.seat)))
-        }
+        Kind::TurnTimedOut(timeout) if timeout.effect.is_empty() => Some(format!(
+            "#{seq} {}",
+            trf("render.ranOutOfTime", &[("who", &who(timeout.seat))])
+        )),
         // The effect already names the seat and the rule, e.g. "C12: x ran out of time".
         Kind::TurnTimedOut(timeout) => Some(format!(
-            "#{seq} time is up for {}: {}",
-            who(timeout.seat),
-            timeout.effect
+            "#{seq} {}",
+            trf(
+                "render.timeIsUp",
+                &[("who", &who(timeout.seat)), ("effect", &timeout.effect)]
+            )
         )),
-        Kind::Resigned(resigned) => Some(format!("#{seq} {} resigned", who(resigned.seat))),
+        Kind::Resigned(resigned) => Some(format!(
+            "#{seq} {}",
+            trf("render.resigned", &[("who", &who(resigned.seat))])
+        )),
         Kind::TakenBack(taken) => Some(format!(
-            "#{seq} {} took back {} action(s): the position of #{} is back",
-            who(taken.seat),
-            taken.actions,
-            taken.restored_seq
+            "#{seq} {}",
+            trf(
+                "render.tookBack",
+                &[
+                    ("who", &who(taken.seat)),
+                    ("actions", &taken.actions),
+                    ("seq", &taken.restored_seq)
+                ]
+            )
         )),
-        Kind::DrawOffered(offer) => Some(format!("#{seq} {} offers a draw", who(offer.seat))),
-        Kind::DrawDeclined(declined) => {
-            Some(format!("#{seq} {} declined the draw", who(declined.seat)))
-        }
+        Kind::DrawOffered(offer) => Some(format!(
+            "#{seq} {}",
+            trf("render.offersDraw", &[("who", &who(offer.seat))])
+        )),
+        Kind::DrawDeclined(declined) => Some(format!(
+            "#{seq} {}",
+            trf("render.declinedDraw", &[("who", &who(declined.seat))])
+        )),
         Kind::DrawAgreed(agreed) => Some(format!(
-            "#{seq} draw agreed ({} had offered)",
-            who(agreed.seat)
+            "#{seq} {}",
+            trf("render.drawAgreed", &[("who", &who(agreed.seat))])
         )),
         Kind::PlayerDisconnected(gone) if gone.return_by_unix_ms > 0 => {
             let now = std::time::SystemTime::now()
@@ -473,34 +515,61 @@ pub fn event_line(
                 .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
             let seconds = (gone.return_by_unix_ms - now).max(0) / 1000;
             Some(format!(
-                "#{seq} {} disconnected: {seconds} s to come back",
-                who(gone.seat)
+                "#{seq} {}",
+                trf(
+                    "render.disconnectedFor",
+                    &[("who", &who(gone.seat)), ("seconds", &seconds)]
+                )
             ))
         }
-        Kind::PlayerDisconnected(gone) => Some(format!("#{seq} {} disconnected", who(gone.seat))),
-        Kind::PlayerReconnected(back) => Some(format!("#{seq} {} is back", who(back.seat))),
+        Kind::PlayerDisconnected(gone) => Some(format!(
+            "#{seq} {}",
+            trf("render.disconnected", &[("who", &who(gone.seat))])
+        )),
+        Kind::PlayerReconnected(back) => Some(format!(
+            "#{seq} {}",
+            trf("render.isBack", &[("who", &who(back.seat))])
+        )),
         Kind::AbsenceExpired(expired) => Some(format!(
-            "#{seq} {} did not come back: {}",
-            who(expired.seat),
-            expired.effect
+            "#{seq} {}",
+            trf(
+                "render.didNotComeBack",
+                &[("who", &who(expired.seat)), ("effect", &expired.effect)]
+            )
         )),
-        Kind::AbsenceChoiceOffered(offer) => Some(format!(
-            "#{seq} {} did not come back; {} chooses (C13): {}",
-            who(offer.seat),
-            who(offer.chooser),
-            if offer.wait_allowed {
-                "wait (one more minute), win or draw"
+        Kind::AbsenceChoiceOffered(offer) => {
+            let options = if offer.wait_allowed {
+                tr("render.absenceWaitWinDraw")
             } else {
-                "win or draw"
-            }
-        )),
+                tr("render.absenceWinDraw")
+            };
+            Some(format!(
+                "#{seq} {}",
+                trf(
+                    "render.absenceChoice",
+                    &[
+                        ("who", &who(offer.seat)),
+                        ("chooser", &who(offer.chooser)),
+                        ("options", &options)
+                    ]
+                )
+            ))
+        }
         Kind::AbsenceChoiceMade(made) => Some(match pb::AbsenceChoice::try_from(made.choice) {
             Ok(pb::AbsenceChoice::Wait) => format!(
-                "#{seq} {} waits one more minute for {}",
-                who(made.chooser),
-                who(made.seat)
+                "#{seq} {}",
+                trf(
+                    "render.waitsForOne",
+                    &[("chooser", &who(made.chooser)), ("who", &who(made.seat))]
+                )
             ),
-            _ => format!("#{seq} {} chose: {}", who(made.chooser), made.effect),
+            _ => format!(
+                "#{seq} {}",
+                trf(
+                    "render.chose",
+                    &[("chooser", &who(made.chooser)), ("effect", &made.effect)]
+                )
+            ),
         }),
     }
 }
@@ -835,6 +904,31 @@ mod tests {
             "game over: draw — C8\n"
         );
         assert_eq!(render_outcome(None, None, &[]), "game over\n");
+    }
+
+    // Under a Vietnamese locale the client's own words change; the rule id and the
+    // server's reason stay as sent.
+    #[test]
+    fn the_outcome_and_the_turn_read_in_vietnamese() {
+        use crate::i18n::{Lang, set_test_lang};
+        set_test_lang(Lang::Vi);
+        let draw = pb::Outcome {
+            kind: pb::ResultKind::Draw as i32,
+            rule: "C8".into(),
+            ..Default::default()
+        };
+        let outcome = render_outcome(Some(&draw), None, &[]);
+        let resigned = pb::GameEvent {
+            seq: 9,
+            kind: Some(pb::game_event::Kind::Resigned(pb::PlayerResigned {
+                seat: 1,
+            })),
+            ..Default::default()
+        };
+        let line = event_line(&resigned, None, &ann_and_bob());
+        set_test_lang(Lang::En);
+        assert_eq!(outcome, "hết ván: hòa — C8\n");
+        assert_eq!(line.as_deref(), Some("#9 O (bob) đầu hàng"));
     }
 
     #[test]

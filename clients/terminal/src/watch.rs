@@ -4,6 +4,7 @@ use anyhow::Context as _;
 use ludus_proto::pb;
 
 use super::WatchArgs;
+use super::i18n::{tr, trf};
 use super::saved_session::{self, SessionFile};
 use super::session::{self, Events, Next, Session};
 use super::table::Table;
@@ -24,12 +25,15 @@ pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
                 .list_live_games(pb::ListLiveGamesRequest { limit: LIST_LIMIT })
                 .await
                 .map_err(|status| {
-                    anyhow::anyhow!("cannot list live games: {}", session::describe(&status))
+                    anyhow::anyhow!(trf(
+                        "watch.listFailed",
+                        &[("reason", &session::describe(&status))]
+                    ))
                 })?
                 .into_inner()
                 .games;
             if games.is_empty() {
-                println!("no live games right now");
+                println!("{}", tr("watch.none"));
                 return Ok(());
             }
             print!("{}", listing(&games));
@@ -38,8 +42,8 @@ pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
                 .into_iter()
                 .next()
                 .map(|g| g.game_id)
-                .context("no live games")?;
-            println!("watching the newest: {newest}");
+                .context(tr("watch.noneContext"))?;
+            println!("{}", trf("watch.newest", &[("game", &newest)]));
             newest
         }
     };
@@ -88,7 +92,7 @@ fn redraw(table: &Table) {
 
 /// The live games, one a line: id, players, seq.
 fn listing(games: &[pb::LiveGame]) -> String {
-    let mut out = String::from("live games (newest first):\n");
+    let mut out = format!("{}\n", tr("watch.listHeader"));
     for game in games {
         let players: Vec<&str> = game.seats.iter().map(|s| s.display_name.as_str()).collect();
         out.push_str(&format!(
@@ -112,24 +116,24 @@ pub(crate) fn game_name(settings: Option<&pb::GameSettings>) -> String {
             } else {
                 caro.board_size
             };
-            format!("caro {side}x{side}")
+            trf("name.caroSize", &[("side", &side)])
         }
         Some(Options::Quoridor(quoridor)) => {
             let side = if quoridor.size == 0 { 9 } else { quoridor.size };
-            format!("quoridor {side}x{side}")
+            trf("name.quoridorSize", &[("side", &side)])
         }
         Some(Options::Backgammon(backgammon)) => match &backgammon.match_game {
-            Some(game) => format!("backgammon match to {}", game.length),
-            None => "backgammon money".to_owned(),
+            Some(game) => trf("name.backgammonMatch", &[("length", &game.length)]),
+            None => tr("name.backgammonMoney").to_owned(),
         },
         Some(Options::Mancala(mancala)) => {
             if mancala.rule_set == pb::MancalaRuleSet::Congklak as i32 {
-                "mancala congklak".to_owned()
+                tr("name.mancalaCongklak").to_owned()
             } else {
-                "mancala kalah".to_owned()
+                tr("name.mancalaKalah").to_owned()
             }
         }
-        Some(Options::Junqi(_)) => "junqi".to_owned(),
+        Some(Options::Junqi(_)) => tr("name.junqi").to_owned(),
         None => "?".to_owned(),
     }
 }

@@ -3,7 +3,7 @@
 // The session token lives in memory and in sessionStorage only (it survives a reload of this
 // tab, and dies with the tab); never in localStorage or a cookie.
 
-import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { Gateway } from "./gen/ludus/v1/gateway_pb.js";
 

@@ -7,7 +7,7 @@
 // event for their own view and legal actions.
 
 import { create } from "@bufbuild/protobuf";
-import { Code, errorCode, gateway, refusalText, currentSession } from "./api.js";
+import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
 import { BackgammonBoard, moveText } from "./boards/backgammon.js";
 import type { ActionInit, Board } from "./boards/board.js";
 import { CaroBoard } from "./boards/caro.js";
@@ -15,13 +15,8 @@ import { JunqiBoard } from "./boards/junqi.js";
 import { MancalaBoard } from "./boards/mancala.js";
 import { QuoridorBoard } from "./boards/quoridor.js";
 import { clear, h } from "./dom.js";
-import {
-  GameSnapshotSchema,
-  GameStatus,
-  ResultKind,
-  type GameEvent,
-  type GameSnapshot,
-} from "./gen/ludus/v1/game_pb.js";
+import { type GameEvent, type GameSnapshot, GameSnapshotSchema, GameStatus, ResultKind } from "./gen/ludus/v1/game_pb.js";
+import { type MessageKey, t } from "./i18n.js";
 
 const BACKOFF_START_MS = 500;
 const BACKOFF_MAX_MS = 8000;
@@ -48,28 +43,24 @@ export function boardForKind(kind: string | undefined): Board | undefined {
   }
 }
 
+const GAME_TITLES: Record<string, MessageKey> = {
+  caro: "game.caro",
+  mancala: "game.mancala",
+  quoridor: "game.quoridor",
+  junqi: "game.junqi",
+  backgammon: "game.backgammon",
+};
+
+// The game's name as its seed site says it (cờ caro, Rào chắn…).
 export function gameTitle(kind: string | undefined): string {
-  switch (kind) {
-    case "caro":
-      return "Caro";
-    case "mancala":
-      return "Mancala";
-    case "quoridor":
-      return "Quoridor";
-    case "junqi":
-      return "Flip Junqi";
-    case "backgammon":
-      return "Backgammon";
-    default:
-      return "Game";
-  }
+  return t(GAME_TITLES[kind ?? ""] ?? "game.unknown");
 }
 
 export class GamePage {
   private snapshot: GameSnapshot | undefined;
   private board: Board | undefined;
   private lastSeq = 0n;
-  private moves: { seq: bigint; text: string }[] = [];
+  private moves: ({ seq: bigint } & MoveLine)[] = [];
   private notice = "";
   private connection: "connecting" | "live" | "reconnecting" | "ended" = "connecting";
   private readonly abort = new AbortController();
@@ -138,10 +129,7 @@ export class GamePage {
     while (!this.abort.signal.aborted) {
       try {
         const client = await gateway();
-        const stream = client.subscribe(
-          { gameId: this.gameId, afterSeq: this.lastSeq },
-          { signal: this.abort.signal },
-        );
+        const stream = client.subscribe({ gameId: this.gameId, afterSeq: this.lastSeq }, { signal: this.abort.signal });
         for await (const event of stream) {
           if (this.connection !== "live") {
             this.connection = "live";
@@ -180,8 +168,8 @@ export class GamePage {
   private apply(event: GameEvent): void {
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;
-    const text = describe(event, this.snapshot);
-    if (text) this.moves.push({ seq: event.seq, text });
+    const line = describe(event, this.snapshot);
+    if (line) this.moves.push({ seq: event.seq, ...line });
     const snapshot = this.snapshot;
     if (snapshot && event.seq > snapshot.seq) {
       if (snapshot.yourSeat !== undefined) {
@@ -223,7 +211,7 @@ export class GamePage {
         // The server's own words, rule id first ("C3: H8 is already taken").
         this.notice = refusalText(error);
         if (errorCode(error) === Code.Aborted) {
-          this.notice = `${this.notice} — the game moved on; try again.`;
+          this.notice = `${this.notice}${t("game.movedOn")}`;
           void this.refresh();
         }
         this.render();
@@ -250,16 +238,20 @@ export class GamePage {
     const offeredBy = snapshot.drawOfferedBy;
     const buttons = h("div", { class: "controls" });
     if (offeredBy === undefined) {
-      buttons.append(h("button", { id: "offer-draw", onclick: () => this.call((c) => c.offerDraw({ gameId })) }, "Offer draw"));
+      buttons.append(h("button", { id: "offer-draw", onclick: () => this.call((c) => c.offerDraw({ gameId })) }, t("game.offerDraw")));
     } else if (offeredBy !== me) {
       buttons.append(
-        h("button", { id: "accept-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: true })) }, "Accept draw"),
-        h("button", { id: "decline-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: false })) }, "Decline draw"),
+        h("button", { id: "accept-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: true })) }, t("game.acceptDraw")),
+        h(
+          "button",
+          { id: "decline-draw", onclick: () => this.call((c) => c.respondDraw({ gameId, accept: false })) },
+          t("game.declineDraw"),
+        ),
       );
     } else {
-      buttons.append(h("span", { class: "small" }, "Draw offered"));
+      buttons.append(h("span", { class: "small" }, t("game.drawOffered")));
     }
-    buttons.append(h("button", { id: "resign", onclick: () => this.call((c) => c.resign({ gameId })) }, "Resign"));
+    buttons.append(h("button", { id: "resign", onclick: () => this.call((c) => c.resign({ gameId })) }, t("game.resign")));
     return buttons;
   }
 
@@ -274,7 +266,7 @@ export class GamePage {
     const snapshot = this.snapshot;
     clear(this.root);
     if (!snapshot) {
-      this.root.append(h("p", { id: "notice", class: "notice" }, this.notice || "Loading the game…"));
+      this.root.append(h("p", { id: "notice", class: "notice" }, this.notice || t("game.loading")));
       return;
     }
     const kind = snapshot.settings?.options.case;
@@ -290,15 +282,17 @@ export class GamePage {
         h(
           "li",
           { class: seat.seat === toMove && active ? "to-move" : undefined, "data-seat": seat.seat },
-          `${seatLabel(kind, seat.seat)}: ${seat.displayName}${seat.seat === me ? " (you)" : ""}`,
+          `${seatLabel(kind, seat.seat)}: `,
+          h("span", { translate: "no" }, seat.displayName),
+          seat.seat === me ? t("game.you") : "",
         ),
       ),
     );
     const status = active
       ? myTurn
-        ? "Your turn"
-        : `${seatLabel(kind, toMove ?? 0)} to move`
-      : outcomeText(snapshot);
+        ? t("game.yourTurn")
+        : t("game.toMove", { seat: seatLabel(kind, toMove ?? 0) })
+      : outcomeNodes(snapshot);
     const boardNode = this.board?.draw({
       snapshot,
       mySeat: me,
@@ -309,28 +303,44 @@ export class GamePage {
     });
     const moveList = h(
       "ol",
-      { id: "moves", class: "moves" },
-      ...this.moves.map((m) => h("li", { "data-seq": String(m.seq) }, m.text)),
+      // Scrolls once long: focusable so the keyboard scrolls it too (WCAG 2.1.1).
+      { id: "moves", class: "moves", tabindex: 0, "aria-label": t("game.moves") },
+      ...this.moves.map((m) =>
+        h(
+          "li",
+          { "data-seq": String(m.seq), translate: m.server ? "no" : undefined },
+          m.text,
+          m.notation === undefined ? null : h("span", { translate: "no" }, m.notation),
+          m.suffix ?? "",
+        ),
+      ),
     );
     this.root.append(
       h(
         "section",
-        { class: "game", "data-game": this.gameId, "data-kind": kind ?? "", "data-seq": String(snapshot.seq), "data-status": active ? "active" : "finished" },
-        h("h2", {}, `${gameTitle(kind)} ${me === undefined ? "· watching" : ""}`),
+        {
+          class: "game",
+          "data-game": this.gameId,
+          "data-kind": kind ?? "",
+          "data-seq": String(snapshot.seq),
+          "data-status": active ? "active" : "finished",
+        },
+        h("h2", {}, `${gameTitle(kind)} ${me === undefined ? t("game.watching") : ""}`),
         h(
           "div",
           { class: "game-grid" },
-          h("div", { class: "board-col" }, boardNode ?? h("p", {}, "This game cannot be drawn here.")),
+          h("div", { class: "board-col" }, boardNode ?? h("p", {}, t("game.cannotDraw"))),
           h(
             "aside",
             { class: "side" },
             players,
-            h("p", { id: "status", class: "status" }, status),
+            h("p", { id: "status", class: "status", "aria-live": "polite" }, ...(typeof status === "string" ? [status] : status)),
             h("p", { id: "clock", class: "clock" }, clockText(snapshot)),
             h("p", { id: "connection", class: `connection ${this.connection}` }, connectionText(this.connection)),
-            h("p", { id: "notice", class: "notice", role: "alert" }, this.notice),
+            // The server's refusal, in its own words (rule id first): not the page's to translate.
+            h("p", { id: "notice", class: "notice", role: "alert", translate: "no" }, this.notice),
             me !== undefined && active ? this.tableButtons(snapshot, me) : null,
-            h("h3", {}, "Moves"),
+            h("h3", {}, t("game.moves")),
             moveList,
           ),
         ),
@@ -343,13 +353,13 @@ export class GamePage {
 function connectionText(state: string): string {
   switch (state) {
     case "live":
-      return "● live";
+      return t("conn.live");
     case "reconnecting":
-      return "○ connection lost — reconnecting…";
+      return t("conn.lost");
     case "ended":
-      return "game over";
+      return t("conn.ended");
     default:
-      return "connecting…";
+      return t("conn.connecting");
   }
 }
 
@@ -358,9 +368,9 @@ export function seatLabel(kind: string | undefined, seat: number): string {
     case "caro":
       return seat === 0 ? "X" : "O";
     case "backgammon":
-      return seat === 0 ? "White" : "Black";
+      return seat === 0 ? t("seat.white") : t("seat.black");
     default:
-      return `Seat ${seat + 1}`;
+      return t("seat.numbered", { n: seat + 1 });
   }
 }
 
@@ -373,25 +383,39 @@ function clockText(snapshot: GameSnapshot | undefined): string {
   return `${who}: ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
-function outcomeText(snapshot: GameSnapshot): string {
+// The outcome line: the page's words for who won, then the rule id and the server's reason
+// (in the server's words, marked as not the page's to translate).
+function outcomeNodes(snapshot: GameSnapshot): (string | HTMLElement)[] {
   const outcome = snapshot.outcome;
-  if (!outcome) return "Game over";
+  if (!outcome) return [t("game.over")];
   const kind = snapshot.settings?.options.case;
-  let head = "Game over";
+  let head = t("game.over");
   if (outcome.kind === ResultKind.WIN) {
-    head = `${outcome.winners.map((w) => `${seatLabel(kind, w)} (${snapshot.seats[w]?.displayName ?? "?"})`).join(", ")} won`;
+    head = t("game.won", {
+      winners: outcome.winners.map((w) => `${seatLabel(kind, w)} (${snapshot.seats[w]?.displayName ?? "?"})`).join(", "),
+    });
   } else if (outcome.kind === ResultKind.DRAW) {
-    head = "Draw";
+    head = t("game.draw");
   } else if (outcome.kind === ResultKind.CANCELLED) {
-    head = "Cancelled";
+    head = t("game.cancelled");
   }
-  return `${head} — ${outcome.rule}: ${outcome.reason}`;
+  return [t("game.outcome", { head, rule: outcome.rule }), h("span", { translate: "no" }, outcome.reason)];
+}
+
+// One line of the move list: the page's words, then the move in the game's notation (the same
+// in every language), then what follows it. `server`: the line is the server's own words (a
+// timeout's effect), not the page's.
+interface MoveLine {
+  text: string;
+  notation?: string;
+  suffix?: string;
+  server?: boolean;
 }
 
 // One line of the move list per event, in the game's notation.
-function describe(event: GameEvent, snapshot: GameSnapshot | undefined): string | undefined {
+function describe(event: GameEvent, snapshot: GameSnapshot | undefined): MoveLine | undefined {
   const kind = snapshot?.settings?.options.case;
-  const name = (seat: number) => seatLabel(kind, seat);
+  const seat = (n: number) => ({ seat: seatLabel(kind, n) });
   switch (event.kind.case) {
     case "started":
       return undefined;
@@ -402,24 +426,24 @@ function describe(event: GameEvent, snapshot: GameSnapshot | undefined): string 
       if (!text && play?.case === "backgammon" && play.value.kind.case === "play") {
         text = play.value.kind.value.moves.map(moveText).join(" ");
       }
-      return `${name(a.seat)}: ${text}${a.automatic ? " (auto)" : ""}`;
+      return { text: `${seatLabel(kind, a.seat)}: `, notation: text, suffix: a.automatic ? t("game.auto") : "" };
     }
     case "turnTimedOut":
-      return event.kind.value.effect;
+      return { text: event.kind.value.effect, server: true };
     case "resigned":
-      return `${name(event.kind.value.seat)} resigned`;
+      return { text: t("game.resigned", seat(event.kind.value.seat)) };
     case "drawOffered":
-      return `${name(event.kind.value.seat)} offered a draw`;
+      return { text: t("game.offeredDraw", seat(event.kind.value.seat)) };
     case "drawDeclined":
-      return `${name(event.kind.value.seat)} declined the draw`;
+      return { text: t("game.declinedDraw", seat(event.kind.value.seat)) };
     case "drawAgreed":
-      return "Draw agreed";
+      return { text: t("game.drawAgreed") };
     case "playerDisconnected":
-      return `${name(event.kind.value.seat)} disconnected`;
+      return { text: t("game.disconnected", seat(event.kind.value.seat)) };
     case "playerReconnected":
-      return `${name(event.kind.value.seat)} is back`;
+      return { text: t("game.reconnected", seat(event.kind.value.seat)) };
     case "absenceExpired":
-      return event.kind.value.effect;
+      return { text: event.kind.value.effect, server: true };
     default:
       return undefined;
   }

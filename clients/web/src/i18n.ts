@@ -37,7 +37,5 @@ export function setLang(next: Lang): void {
 /** The string for `key` in the current language, with `{param}` placeholders filled. */
 export function t(key: MessageKey, params: Record<string, string | number> = {}): string {
   const template = DICTIONARIES[current][key];
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    name in params ? String(params[name]) : whole,
-  );
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }

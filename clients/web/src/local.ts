@@ -7,8 +7,8 @@
 // GameSnapshot mapped by the same Rust code game-state runs, decoded here like any other.
 
 import { fromBinary } from "@bufbuild/protobuf";
-import type { ActionInit, Board } from "./boards/board.js";
 import { moveText } from "./boards/backgammon.js";
+import type { ActionInit, Board } from "./boards/board.js";
 import { CaroBoard, caroCellName } from "./boards/caro.js";
 import { quoridorCellName } from "./boards/quoridor.js";
 import { clear, h } from "./dom.js";
@@ -16,6 +16,7 @@ import { boardForKind, gameTitle, seatLabel } from "./game.js";
 import { BackgammonSimpleAction } from "./gen/ludus/v1/backgammon_pb.js";
 import { GameSnapshotSchema, GameStatus } from "./gen/ludus/v1/game_pb.js";
 import { QuoridorOrientation } from "./gen/ludus/v1/quoridor_pb.js";
+import { type MessageKey, t } from "./i18n.js";
 
 interface LocalGame {
   play(notation: string, random: Uint32Array): void;
@@ -56,9 +57,10 @@ const THINK_MS: Record<string, number> = { easy: 1000, normal: 2000, hard: 5000 
 
 // The level as each game's seed names it (C17, M11, J20).
 export function levelName(kind: string, level: string): string {
-  if (kind === "caro" && level === "normal") return "Medium";
-  if (kind === "junqi") return { easy: "Beginner", normal: "Normal", hard: "Expert" }[level] ?? level;
-  return level.charAt(0).toUpperCase() + level.slice(1);
+  if (kind === "caro" && level === "normal") return t("level.caro.normal");
+  if (kind === "junqi" && (LEVELS as readonly string[]).includes(level)) return t(`level.junqi.${level}` as MessageKey);
+  if ((LEVELS as readonly string[]).includes(level)) return t(`level.${level}` as MessageKey);
+  return level;
 }
 
 let loaded: Promise<OfflineModule | undefined> | undefined;
@@ -135,10 +137,6 @@ function boardFor(kind: string): Board {
   return boardForKind(kind) ?? new CaroBoard();
 }
 
-// What one device shows both players, said once on the Junqi page.
-const JUNQI_NOTE =
-  "Both of you see this one screen: every piece not yet flipped is shown face down, unknown to you both, as at a real table. The deal came from this device's random generator and only the rules inside the page know it.";
-
 export class LocalPage {
   private game: LocalGame | undefined;
   private board: Board;
@@ -166,7 +164,7 @@ export class LocalPage {
     const module = await offlineModule();
     if (!module) {
       clear(this.root);
-      this.root.append(h("p", { id: "notice", class: "notice" }, "This build has no offline games (npm run build:offline makes them)."));
+      this.root.append(h("p", { id: "notice", class: "notice" }, t("local.noModule")));
       return;
     }
     delete document.documentElement.dataset.computerPrepared;
@@ -243,19 +241,23 @@ export class LocalPage {
     if (!game || !this.level || this.thinking) return;
     this.thinking = true;
     const generation = this.generation;
-    void this.ask({ type: "think", kind: this.kind, level: this.level, position: game.position(), thinkMs: THINK_MS[this.level] ?? 2000 }).then(
-      (reply) => {
-        if (generation !== this.generation || this.closed) return;
-        this.thinking = false;
-        if (reply.error !== undefined || reply.notation === undefined) {
-          this.notice = `The computer failed: ${reply.error ?? "no answer"}`;
-          this.render(module);
-          return;
-        }
-        const notation = reply.notation;
-        this.act(module, () => this.game?.playComputer(notation, fresh()));
-      },
-    );
+    void this.ask({
+      type: "think",
+      kind: this.kind,
+      level: this.level,
+      position: game.position(),
+      thinkMs: THINK_MS[this.level] ?? 2000,
+    }).then((reply) => {
+      if (generation !== this.generation || this.closed) return;
+      this.thinking = false;
+      if (reply.error !== undefined || reply.notation === undefined) {
+        this.notice = t("local.computerFailed", { error: reply.error ?? "-" });
+        this.render(module);
+        return;
+      }
+      const notation = reply.notation;
+      this.act(module, () => this.game?.playComputer(notation, fresh()));
+    });
   }
 
   private render(module: OfflineModule): void {
@@ -274,20 +276,22 @@ export class LocalPage {
     const computer = state.mode === "computer";
     const human = state.human ?? 0;
     const names = computer
-      ? [0, 1].map((seat) => (seat === human ? "You" : `Computer (${levelName(kind, state.level ?? "")})`))
-      : ["Player 1", "Player 2"];
+      ? [0, 1].map((seat) => (seat === human ? t("local.you") : t("local.computer", { level: levelName(kind, state.level ?? "") })))
+      : [t("local.player1"), t("local.player2")];
     // Who sits where is the page's to say: the module numbers the seats only.
     for (const seat of snapshot.seats) seat.displayName = names[seat.seat] ?? "";
     const mySeat = snapshot.yourSeat;
     const label = (seat: number) => `${seatLabel(kind, seat)} (${names[seat]})`;
-    let status: string;
+    let status: (string | HTMLElement)[];
     if (snapshot.outcome) {
       const winners = snapshot.outcome.winners.map(label).join(", ");
-      status = `${winners ? `${winners} won` : "Draw"} — ${snapshot.outcome.rule}: ${snapshot.outcome.reason}`;
+      const head = winners ? t("game.won", { winners }) : t("game.draw");
+      // The reason is the rules' own words (rule id first), not the page's to translate.
+      status = [t("game.outcome", { head, rule: snapshot.outcome.rule }), h("span", { translate: "no" }, snapshot.outcome.reason)];
     } else if (state.computerToMove) {
-      status = `${label(toMove ?? 0)} is thinking…`;
+      status = [t("local.thinking", { who: label(toMove ?? 0) })];
     } else {
-      status = `${label(toMove ?? 0)} to move`;
+      status = [t("game.toMove", { seat: label(toMove ?? 0) })];
     }
     const myTurn = !over && !state.computerToMove;
     const boardNode = this.board.draw({
@@ -301,10 +305,8 @@ export class LocalPage {
       },
       redraw: () => this.render(module),
     });
-    const subtitle = computer ? `against the computer (${levelName(kind, state.level ?? "")})` : "two players, this device";
-    const note = computer
-      ? "Offline: the rules and the computer run on this device, no server involved."
-      : "Offline: the rules run in this page, no server involved.";
+    const subtitle = computer ? t("local.againstComputer", { level: levelName(kind, state.level ?? "") }) : t("local.twoPlayers");
+    const note = computer ? t("local.noteComputer") : t("local.noteTwo");
     clear(this.root);
     this.root.append(
       h(
@@ -325,17 +327,17 @@ export class LocalPage {
           h(
             "aside",
             { class: "side" },
-            h("p", { id: "status", class: "status" }, status),
+            h("p", { id: "status", class: "status", "aria-live": "polite" }, ...status),
             h("p", { class: "small" }, note),
-            kind === "junqi" && !computer ? h("p", { class: "small", id: "face-down-note" }, JUNQI_NOTE) : null,
-            h("p", { id: "notice", class: "notice", role: "alert" }, this.notice),
+            kind === "junqi" && !computer ? h("p", { class: "small", id: "face-down-note" }, t("local.junqiNote")) : null,
+            h("p", { id: "notice", class: "notice", role: "alert", translate: "no" }, this.notice),
             h(
               "div",
               { class: "controls" },
               state.takeBackOffered
-                ? h("button", { id: "take-back", disabled: !state.canTakeBack, onclick: () => this.takeBack(module) }, "Take back")
+                ? h("button", { id: "take-back", disabled: !state.canTakeBack, onclick: () => this.takeBack(module) }, t("local.takeBack"))
                 : null,
-              h("button", { id: "new-game", onclick: () => this.newGame(module) }, "New game"),
+              h("button", { id: "new-game", onclick: () => this.newGame(module) }, t("local.newGame")),
               computer
                 ? h(
                     "button",
@@ -346,12 +348,16 @@ export class LocalPage {
                         this.newGame(module);
                       },
                     },
-                    "New game, other side",
+                    t("local.otherSide"),
                   )
                 : null,
             ),
-            h("h3", {}, "Moves"),
-            h("ol", { id: "moves", class: "moves" }, ...state.moves.map((m) => h("li", {}, `${seatLabel(kind, m.seat ?? 0)}: ${m.notation}`))),
+            h("h3", {}, t("game.moves")),
+            h(
+              "ol",
+              { id: "moves", class: "moves", tabindex: 0, "aria-label": t("game.moves") },
+              ...state.moves.map((m) => h("li", {}, `${seatLabel(kind, m.seat ?? 0)}: `, h("span", { translate: "no" }, m.notation))),
+            ),
           ),
         ),
       ),

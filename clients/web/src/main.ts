@@ -8,13 +8,14 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, currentSession, errorCode, gateway, refusalText, setSession } from "./api.js";
 import { clear, h } from "./dom.js";
 import { GamePage, gameTitle, seatLabel } from "./game.js";
-import { RoomPage, normaliseRoomCode } from "./room.js";
-import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
-import { LEVELS, LocalPage, OFFLINE_GAMES, levelName, offlineModule } from "./local.js";
 import type { GameSettingsSchema } from "./gen/ludus/v1/game_pb.js";
 import { MancalaFirstPlayer, MancalaRuleSet } from "./gen/ludus/v1/mancala_pb.js";
 import { TicketState } from "./gen/ludus/v1/matchmaking_pb.js";
 import { QuoridorGoal, QuoridorMode } from "./gen/ludus/v1/quoridor_pb.js";
+import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
+import { lang, setLang, t } from "./i18n.js";
+import { LEVELS, LocalPage, levelName, OFFLINE_GAMES, offlineModule } from "./local.js";
+import { normaliseRoomCode, RoomPage } from "./room.js";
 
 type Settings = MessageInitShape<typeof GameSettingsSchema>;
 
@@ -27,7 +28,9 @@ const QUICK_MATCHES: { kind: string; settings: Settings }[] = [
   },
   {
     kind: "quoridor",
-    settings: { options: { case: "quoridor", value: { mode: QuoridorMode.FREE_FOR_ALL, goal: QuoridorGoal.OPPOSITE, size: 9, players: 2 } } },
+    settings: {
+      options: { case: "quoridor", value: { mode: QuoridorMode.FREE_FOR_ALL, goal: QuoridorGoal.OPPOSITE, size: 9, players: 2 } },
+    },
   },
   { kind: "backgammon", settings: { options: { case: "backgammon", value: {} } } },
   { kind: "junqi", settings: { options: { case: "junqi", value: {} } } },
@@ -54,10 +57,40 @@ function showWho(): void {
   const session = currentSession();
   if (session) {
     who.append(
-      `${session.name} `,
-      h("button", { class: "link", id: "sign-out", onclick: () => { setSession(undefined); void route(); } }, "sign out"),
+      h("span", { translate: "no" }, `${session.name} `),
+      h(
+        "button",
+        {
+          class: "link",
+          id: "sign-out",
+          onclick: () => {
+            setSession(undefined);
+            void route();
+          },
+        },
+        t("auth.signOut"),
+      ),
     );
   }
+  // The language switch, always in the header: the page is drawn again in the other language.
+  const other = lang() === "vi" ? "en" : "vi";
+  who.append(
+    " ",
+    h(
+      "button",
+      {
+        class: "link",
+        id: "lang-switch",
+        lang: other,
+        "aria-label": t("lang.switchLabel"),
+        onclick: () => {
+          setLang(other);
+          void route();
+        },
+      },
+      t("lang.switch"),
+    ),
+  );
 }
 
 let routing = 0;
@@ -71,7 +104,7 @@ async function route(): Promise<void> {
   const local = /^#\/local\/([a-z]+)$/.exec(location.hash);
   const computer = /^#\/computer\/([a-z]+)\/([a-z]+)$/.exec(location.hash);
   if (local || computer) {
-    page = local ? new LocalPage(app, local[1]) : new LocalPage(app, computer![1], computer![2]);
+    page = local ? new LocalPage(app, local[1]) : new LocalPage(app, computer?.[1] ?? "", computer?.[2]);
     await page.open();
     return;
   }
@@ -96,8 +129,15 @@ async function route(): Promise<void> {
 }
 
 function signInForm(message = ""): void {
-  const input = h("input", { id: "name", name: "name", maxlength: 32, required: true, placeholder: "your name", autocomplete: "nickname" }) as HTMLInputElement;
-  const notice = h("p", { id: "notice", class: "notice", role: "alert" }, message);
+  const input = h("input", {
+    id: "name",
+    name: "name",
+    maxlength: 32,
+    required: true,
+    placeholder: t("auth.namePlaceholder"),
+    autocomplete: "nickname",
+  }) as HTMLInputElement;
+  const notice = h("p", { id: "notice", class: "notice", role: "alert", translate: "no" }, message);
   const form = h(
     "form",
     {
@@ -109,7 +149,12 @@ function signInForm(message = ""): void {
           try {
             const client = await gateway();
             const response = await client.signInGuest({ displayName: input.value.trim() });
-            setSession({ token: response.token, playerId: response.playerId, name: input.value.trim(), expiresAtMs: Number(response.expiresAtUnixMs) });
+            setSession({
+              token: response.token,
+              playerId: response.playerId,
+              name: input.value.trim(),
+              expiresAtMs: Number(response.expiresAtUnixMs),
+            });
             await route();
           } catch (error) {
             notice.textContent = refusalText(error);
@@ -117,10 +162,10 @@ function signInForm(message = ""): void {
         })();
       },
     },
-    h("h2", {}, "Play as a guest"),
-    h("label", { for: "name" }, "Name shown to others"),
+    h("h2", {}, t("auth.guestTitle")),
+    h("label", { for: "name" }, t("auth.nameLabel")),
     input,
-    h("button", { type: "submit" }, "Sign in"),
+    h("button", { type: "submit" }, t("auth.signIn")),
     notice,
   );
   app.append(form, accountForm());
@@ -135,16 +180,26 @@ function accountForm(): HTMLElement {
     const input = h("input", { id, name: id, required: true, ...attrs }) as HTMLInputElement;
     return { input, nodes: [h("label", { for: id }, label), input] };
   };
-  const username = field("username", "Username (3-24 of a-z, 0-9, _)", { autocomplete: "username", maxlength: 24 });
-  const password = field("password", "Password (8 or more characters)", { type: "password", autocomplete: "current-password", maxlength: 128 });
-  const display = h("input", { id: "display-name", name: "display-name", maxlength: 32, placeholder: "shown to others (registering)", autocomplete: "nickname" }) as HTMLInputElement;
-  const notice = h("p", { id: "account-notice", class: "notice", role: "alert" });
+  const username = field("username", t("auth.username"), { autocomplete: "username", maxlength: 24 });
+  const password = field("password", t("auth.password"), { type: "password", autocomplete: "current-password", maxlength: 128 });
+  const display = h("input", {
+    id: "display-name",
+    name: "display-name",
+    maxlength: 32,
+    placeholder: t("auth.displayPlaceholder"),
+    autocomplete: "nickname",
+  }) as HTMLInputElement;
+  const notice = h("p", { id: "account-notice", class: "notice", role: "alert", translate: "no" });
   const submit = (register: boolean) => {
     void (async () => {
       try {
         const client = await gateway();
         const session = register
-          ? await client.register({ username: username.input.value.trim(), password: password.input.value, displayName: display.value.trim() || username.input.value.trim() })
+          ? await client.register({
+              username: username.input.value.trim(),
+              password: password.input.value,
+              displayName: display.value.trim() || username.input.value.trim(),
+            })
           : await client.signIn({ username: username.input.value.trim(), password: password.input.value });
         const account = session.account;
         setSession({
@@ -170,16 +225,26 @@ function accountForm(): HTMLElement {
         submit(false);
       },
     },
-    h("h2", {}, "Or use an account (to host rooms)"),
+    h("h2", {}, t("auth.accountTitle")),
     ...username.nodes,
     ...password.nodes,
-    h("label", { for: "display-name" }, "Name shown to others"),
+    h("label", { for: "display-name" }, t("auth.nameLabel")),
     display,
     h(
       "div",
       { class: "controls" },
-      h("button", { type: "submit", id: "account-sign-in" }, "Sign in"),
-      h("button", { type: "button", id: "register", onclick: () => { if (username.input.reportValidity() && password.input.reportValidity()) submit(true); } }, "Register"),
+      h("button", { type: "submit", id: "account-sign-in" }, t("auth.signIn")),
+      h(
+        "button",
+        {
+          type: "button",
+          id: "register",
+          onclick: () => {
+            if (username.input.reportValidity() && password.input.reportValidity()) submit(true);
+          },
+        },
+        t("auth.register"),
+      ),
     ),
     notice,
   );
@@ -187,7 +252,14 @@ function accountForm(): HTMLElement {
 
 // Friend rooms: join one by its code; an account also creates one for any game.
 function roomsCard(notice: HTMLElement): HTMLElement {
-  const code = h("input", { id: "room-code", name: "room-code", maxlength: 9, placeholder: "K7M 4QP", autocomplete: "off" }) as HTMLInputElement;
+  const code = h("input", {
+    id: "room-code",
+    name: "room-code",
+    maxlength: 9,
+    placeholder: "K7M 4QP",
+    autocomplete: "off",
+    translate: "no",
+  }) as HTMLInputElement;
   const join = h(
     "form",
     {
@@ -200,9 +272,15 @@ function roomsCard(notice: HTMLElement): HTMLElement {
       },
     },
     code,
-    h("button", { type: "submit" }, "Join"),
+    h("button", { type: "submit" }, t("lobby.join")),
   );
-  const card = h("div", { class: "card", id: "rooms" }, h("h2", {}, "Rooms"), h("label", { for: "room-code" }, "Join a room by its code"), join);
+  const card = h(
+    "div",
+    { class: "card", id: "rooms" },
+    h("h2", {}, t("lobby.rooms")),
+    h("label", { for: "room-code" }, t("lobby.joinByCode")),
+    join,
+  );
   if (currentSession()?.account) {
     const create = h("div", { class: "quick" });
     for (const q of QUICK_MATCHES) {
@@ -229,17 +307,17 @@ function roomsCard(notice: HTMLElement): HTMLElement {
         ),
       );
     }
-    card.append(h("p", { class: "small" }, "Create a room for:"), create);
+    card.append(h("p", { class: "small" }, t("lobby.createRoomFor")), create);
   } else {
-    card.append(h("p", { class: "small" }, "Creating a room needs an account (sign out, then register)."));
+    card.append(h("p", { class: "small" }, t("lobby.createNeedsAccount")));
   }
   return card;
 }
 
 // `current` is false once the player navigated elsewhere: the lobby then stops refreshing.
 async function lobby(current: () => boolean): Promise<void> {
-  const notice = h("p", { id: "notice", class: "notice", role: "alert" });
-  const quick = h("div", { class: "card" }, h("h2", {}, "Quick match"));
+  const notice = h("p", { id: "notice", class: "notice", role: "alert", translate: "no" });
+  const quick = h("div", { class: "card" }, h("h2", {}, t("lobby.quickMatch")));
   const buttons = h("div", { class: "quick" });
   const searchState = h("p", { id: "search", class: "small" });
   for (const q of QUICK_MATCHES) {
@@ -252,8 +330,8 @@ async function lobby(current: () => boolean): Promise<void> {
     notice,
     quick,
     roomsCard(notice),
-    h("div", { class: "card" }, h("h2", {}, "Your games"), mine),
-    h("div", { class: "card" }, h("h2", {}, "Live games"), live),
+    h("div", { class: "card" }, h("h2", {}, t("lobby.yourGames")), mine),
+    h("div", { class: "card" }, h("h2", {}, t("lobby.liveGames")), live),
   );
   const refresh = async () => {
     if (!current()) return;
@@ -261,24 +339,45 @@ async function lobby(current: () => boolean): Promise<void> {
       const client = await gateway();
       const [liveGames, myGames] = await Promise.all([client.listLiveGames({ limit: 30 }), client.listMyGames({ limit: 20 })]);
       clear(live);
-      if (liveGames.games.length === 0) live.append(h("li", { class: "small" }, "Nobody is playing right now."));
+      if (liveGames.games.length === 0) live.append(h("li", { class: "small" }, t("lobby.nobodyPlaying")));
       for (const game of liveGames.games) {
         const kind = game.settings?.options.case;
-        const players = game.seats.map((s) => `${seatLabel(kind, s.seat)} ${s.displayName}`).join(" vs ");
-        live.append(h("li", {}, h("a", { href: `#/game/${encodeURIComponent(game.gameId)}`, "data-watch": game.gameId }, `${gameTitle(kind)}: ${players}`), h("span", { class: "small" }, ` · move ${game.seq}`)));
+        const players = game.seats.map((s) => `${seatLabel(kind, s.seat)} ${s.displayName}`).join(t("lobby.versus"));
+        live.append(
+          h(
+            "li",
+            {},
+            h(
+              "a",
+              { href: `#/game/${encodeURIComponent(game.gameId)}`, "data-watch": game.gameId },
+              t("lobby.liveLine", { game: gameTitle(kind), players }),
+            ),
+            h("span", { class: "small" }, t("lobby.moveNumber", { seq: String(game.seq) })),
+          ),
+        );
       }
       clear(mine);
-      if (myGames.games.length === 0) mine.append(h("li", { class: "small" }, "None in progress."));
+      if (myGames.games.length === 0) mine.append(h("li", { class: "small" }, t("lobby.noneInProgress")));
       for (const game of myGames.games) {
         const kind = game.settings?.options.case;
-        mine.append(h("li", {}, h("a", { href: `#/game/${encodeURIComponent(game.gameId)}` }, `${gameTitle(kind)} vs ${game.seats.filter((s) => s.seat !== game.yourSeat).map((s) => s.displayName).join(", ")}`)));
+        const opponents = game.seats
+          .filter((s) => s.seat !== game.yourSeat)
+          .map((s) => s.displayName)
+          .join(", ");
+        mine.append(
+          h(
+            "li",
+            {},
+            h("a", { href: `#/game/${encodeURIComponent(game.gameId)}` }, t("lobby.myGameLine", { game: gameTitle(kind), opponents })),
+          ),
+        );
       }
     } catch (error) {
       if (errorCode(error) === Code.Unauthenticated) {
         setSession(undefined);
         leave();
         clear(app);
-        signInForm(`Signed out: ${refusalText(error)}`);
+        signInForm(t("auth.signedOut", { reason: refusalText(error) }));
         return;
       }
       notice.textContent = refusalText(error);
@@ -298,15 +397,21 @@ async function offlineCard(): Promise<void> {
   const card = h(
     "div",
     { class: "card", id: "offline" },
-    h("h2", {}, "On this device (no network)"),
-    h("p", { class: "small" }, "Two players take turns on one screen, or play the computer: it runs on your device, so after the first visit this works with no network."),
+    h("h2", {}, t("lobby.offlineTitle")),
+    h("p", { class: "small" }, t("lobby.offlineText")),
   );
   const rows = h("div", { class: "offline-games" });
   for (const kind of OFFLINE_GAMES) {
     const row = h("div", { class: "offline-row" }, h("span", { class: "offline-title" }, gameTitle(kind)));
-    row.append(h("a", { class: "button", href: `#/local/${kind}`, "data-local": kind }, "Two players"));
+    row.append(h("a", { class: "button", href: `#/local/${kind}`, "data-local": kind }, t("lobby.twoPlayers")));
     for (const level of LEVELS) {
-      row.append(h("a", { class: "button", href: `#/computer/${kind}/${level}`, "data-computer": `${kind}-${level}` }, `vs ${levelName(kind, level)}`));
+      row.append(
+        h(
+          "a",
+          { class: "button", href: `#/computer/${kind}/${level}`, "data-computer": `${kind}-${level}` },
+          t("lobby.versusLevel", { level: levelName(kind, level) }),
+        ),
+      );
     }
     rows.append(row);
   }
@@ -319,7 +424,20 @@ function quickMatch(settings: Settings, state: HTMLElement, notice: HTMLElement)
   const abort = new AbortController();
   searching = abort;
   clear(state);
-  state.append("Looking for an opponent… ", h("button", { class: "link", onclick: () => { abort.abort(); state.textContent = "Cancelled."; } }, "cancel"));
+  state.append(
+    t("lobby.searching"),
+    h(
+      "button",
+      {
+        class: "link",
+        onclick: () => {
+          abort.abort();
+          state.textContent = t("lobby.cancelled");
+        },
+      },
+      t("lobby.cancel"),
+    ),
+  );
   void (async () => {
     try {
       const client = await gateway();
@@ -348,8 +466,16 @@ if ("serviceWorker" in navigator) {
 // after signing in if need be.
 const invited = new URLSearchParams(location.search).get("room");
 if (invited && (location.hash === "" || location.hash === "#/")) {
-  history.replaceState(null, "", `${location.pathname}${location.search.replace(/([?&])room=[^&]*&?/, "$1").replace(/[?&]$/, "")}#/room/${encodeURIComponent(normaliseRoomCode(invited))}`);
+  history.replaceState(
+    null,
+    "",
+    `${location.pathname}${location.search.replace(/([?&])room=[^&]*&?/, "$1").replace(/[?&]$/, "")}#/room/${encodeURIComponent(normaliseRoomCode(invited))}`,
+  );
 }
+
+// The page's language for screen readers and the browser (index.html ships `en`).
+document.documentElement.lang = lang();
+document.title = "Ludus";
 
 window.addEventListener("hashchange", () => void route());
 void route();

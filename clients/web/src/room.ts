@@ -7,7 +7,15 @@
 import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
 import { clear, h } from "./dom.js";
 import { gameTitle } from "./game.js";
-import { RoomChange_Kind, RoomPhase, type RoomChatLine, type RoomEvent, type RoomSnapshot, type RoomView } from "./gen/ludus/v1/rooms_pb.js";
+import {
+  RoomChange_Kind,
+  type RoomChatLine,
+  type RoomEvent,
+  RoomPhase,
+  type RoomSnapshot,
+  type RoomView,
+} from "./gen/ludus/v1/rooms_pb.js";
+import { t } from "./i18n.js";
 
 const BACKOFF_START_MS = 500;
 const BACKOFF_MAX_MS = 8000;
@@ -31,7 +39,13 @@ export class RoomPage {
   // Games already opened, so a late event does not pull the player back into one.
   private readonly opened = new Set<string>();
   // One input for the page's life: a redraw (any room event) keeps what is being typed.
-  private readonly chatInput = h("input", { id: "chat-text", maxlength: 200, placeholder: "Say something", autocomplete: "off" }) as HTMLInputElement;
+  private readonly chatInput = h("input", {
+    id: "chat-text",
+    maxlength: 200,
+    placeholder: t("room.chatPlaceholder"),
+    "aria-label": t("room.chatLabel"),
+    autocomplete: "off",
+  }) as HTMLInputElement;
 
   constructor(
     private readonly root: HTMLElement,
@@ -126,11 +140,24 @@ export class RoomPage {
         const snapshot = await send(await gateway());
         this.notice = "";
         this.take(snapshot);
+        // The start's own answer can carry the new game before the stream does (and the
+        // stream then skips that event as already seen): go to it from here too.
+        if (this.enterNewGame()) return;
       } catch (error) {
         this.notice = refusalText(error);
       }
       this.render();
     })();
+  }
+
+  // Goes to the first unfinished table of this player not opened yet; true if it did.
+  private enterNewGame(): boolean {
+    const me = currentSession()?.playerId;
+    const table = this.room?.tables.find((t) => !t.finished && me && t.playerIds.includes(me) && !this.opened.has(t.gameId));
+    if (!table) return false;
+    this.opened.add(table.gameId);
+    location.hash = `#/game/${encodeURIComponent(table.gameId)}`;
+    return true;
   }
 
   private render(): void {
@@ -139,8 +166,10 @@ export class RoomPage {
     const room = this.room;
     if (!room) {
       this.root.append(
-        h("p", { id: "notice", class: "notice", role: "alert" }, this.notice || "Joining the room…"),
-        h("p", {}, h("a", { href: "#/" }, "Back to the lobby")),
+        this.notice
+          ? h("p", { id: "notice", class: "notice", role: "alert", translate: "no" }, this.notice)
+          : h("p", { id: "notice", class: "notice", role: "alert" }, t("room.joining")),
+        h("p", {}, h("a", { href: "#/" }, t("room.back"))),
       );
       return;
     }
@@ -157,20 +186,25 @@ export class RoomPage {
         h(
           "li",
           { "data-member": m.displayName, "data-seated": m.seated ? "yes" : "no", "data-ready": m.ready ? "yes" : "no" },
-          `${m.displayName}${m.playerId === me ? " (you)" : ""}${m.host ? " · host" : ""} · ${m.seated ? (m.ready ? "seated, ready" : "seated") : "watching"}`,
+          h("span", { translate: "no" }, m.displayName),
+          `${m.playerId === me ? t("game.you") : ""}${m.host ? t("room.host") : ""} · ${m.seated ? (m.ready ? t("room.seatedReady") : t("room.seated")) : t("room.watching")}`,
         ),
       ),
     );
     const controls = h("div", { class: "controls" });
     if (mine?.seated) {
       controls.append(
-        h("button", { id: "ready", onclick: () => this.command((c) => c.setReady({ code, ready: !mine.ready })) }, mine.ready ? "Not ready" : "Ready"),
-        h("button", { id: "leave-seat", onclick: () => this.command((c) => c.leaveSeat({ code })) }, "Leave seat"),
+        h(
+          "button",
+          { id: "ready", onclick: () => this.command((c) => c.setReady({ code, ready: !mine.ready })) },
+          mine.ready ? t("room.notReady") : t("room.ready"),
+        ),
+        h("button", { id: "leave-seat", onclick: () => this.command((c) => c.leaveSeat({ code })) }, t("room.leaveSeat")),
       );
     } else {
-      controls.append(h("button", { id: "take-seat", onclick: () => this.command((c) => c.takeSeat({ code })) }, "Take a seat"));
+      controls.append(h("button", { id: "take-seat", onclick: () => this.command((c) => c.takeSeat({ code })) }, t("room.takeSeat")));
     }
-    if (host) controls.append(h("button", { id: "start", onclick: () => this.command((c) => c.startRoomGame({ code })) }, "Start the game"));
+    if (host) controls.append(h("button", { id: "start", onclick: () => this.command((c) => c.startRoomGame({ code })) }, t("room.start")));
     controls.append(
       h(
         "button",
@@ -181,28 +215,32 @@ export class RoomPage {
             location.hash = "#/";
           },
         },
-        "Leave the room",
+        t("room.leave"),
       ),
     );
     const tables = room.tables.filter((t) => !t.finished);
     const games = h(
       "ul",
       { id: "room-games", class: "games" },
-      ...tables.map((t) =>
+      ...tables.map((table) =>
         h(
           "li",
           {},
           h(
             "a",
-            { href: `#/game/${encodeURIComponent(t.gameId)}`, "data-room-game": t.gameId },
-            me && t.playerIds.includes(me) ? "Play your game" : "Watch",
+            { href: `#/game/${encodeURIComponent(table.gameId)}`, "data-room-game": table.gameId },
+            me && table.playerIds.includes(me) ? t("room.playYours") : t("room.watch"),
           ),
         ),
       ),
     );
     const input = this.chatInput;
     const typing = document.activeElement === input;
-    const chat = h("ol", { id: "chat", class: "chat" }, ...this.chat.map((line) => h("li", {}, h("b", {}, `${line.displayName}: `), line.text)));
+    const chat = h(
+      "ol",
+      { id: "chat", class: "chat", tabindex: 0, "aria-label": t("room.chat") },
+      ...this.chat.map((line) => h("li", { translate: "no" }, h("b", {}, `${line.displayName}: `), line.text)),
+    );
     const chatForm = h(
       "form",
       {
@@ -220,23 +258,27 @@ export class RoomPage {
         },
       },
       input,
-      h("button", { type: "submit" }, "Send"),
+      h("button", { type: "submit" }, t("room.send")),
     );
     this.root.append(
       h(
         "section",
         { class: "room card", "data-room": code, "data-phase": RoomPhase[room.phase] ?? "" },
-        h("h2", {}, `Room ${room.displayCode || code} · ${gameTitle(kind)}`),
-        h("p", { class: "small" }, "Invite: ", h("a", { id: "invite", href: inviteLink(code) }, inviteLink(code))),
-        h("p", { id: "room-phase" }, phaseText(room), ` · ${seated} of ${room.seats} seats taken`),
-        h("p", { id: "connection", class: `connection ${this.connection}` }, this.connection === "live" ? "● live" : this.connection === "reconnecting" ? "○ reconnecting…" : "connecting…"),
-        h("p", { id: "notice", class: "notice", role: "alert" }, this.notice),
-        h("h3", {}, "Members"),
+        h("h2", {}, t("room.title", { code: room.displayCode || code, game: gameTitle(kind) })),
+        h("p", { class: "small" }, t("room.invite"), h("a", { id: "invite", href: inviteLink(code), translate: "no" }, inviteLink(code))),
+        h("p", { id: "room-phase" }, phaseText(room), t("room.seatsTaken", { seated, seats: room.seats })),
+        h(
+          "p",
+          { id: "connection", class: `connection ${this.connection}` },
+          this.connection === "live" ? t("conn.live") : this.connection === "reconnecting" ? t("conn.reconnecting") : t("conn.connecting"),
+        ),
+        h("p", { id: "notice", class: "notice", role: "alert", translate: "no" }, this.notice),
+        h("h3", {}, t("room.members")),
         members,
         controls,
-        tables.length ? h("h3", {}, "Games") : null,
+        tables.length ? h("h3", {}, t("room.games")) : null,
         tables.length ? games : null,
-        h("h3", {}, "Chat"),
+        h("h3", {}, t("room.chat")),
         chat,
         chatForm,
       ),
@@ -249,15 +291,15 @@ export class RoomPage {
 function phaseText(room: RoomView): string {
   switch (room.phase) {
     case RoomPhase.LOBBY:
-      return "Waiting for players";
+      return t("room.waiting");
     case RoomPhase.COUNTDOWN: {
       const seconds = Math.max(0, Math.ceil((Number(room.countdownDueUnixMs) - Date.now()) / 1000));
-      return `The next game starts in ${seconds} s`;
+      return t("room.countdown", { seconds });
     }
     case RoomPhase.PAUSED:
-      return "Countdown paused";
+      return t("room.paused");
     case RoomPhase.PLAYING:
-      return "Playing";
+      return t("room.playing");
     default:
       return "";
   }

@@ -10,13 +10,16 @@
 
 import { h, s } from "../dom.js";
 import {
-  BackgammonPhase,
-  BackgammonSimpleAction,
   type BackgammonMove,
+  BackgammonPhase,
   type BackgammonPlay,
+  BackgammonSimpleAction,
   type BackgammonView,
 } from "../gen/ludus/v1/backgammon_pb.js";
+import type { MessageKey } from "../i18n.js";
+import { t } from "../i18n.js";
 import type { Board, BoardInput } from "./board.js";
+import { keyboardBoard, place } from "./keys.js";
 
 const PW = 44;
 const BW = 40;
@@ -27,14 +30,14 @@ const R = 18;
 const BAR = 25;
 const OFF = 0;
 
-const SIMPLE_LABEL: Record<number, string> = {
-  [BackgammonSimpleAction.ROLL]: "Roll",
-  [BackgammonSimpleAction.DOUBLE]: "Double",
-  [BackgammonSimpleAction.TAKE]: "Take",
-  [BackgammonSimpleAction.DROP]: "Drop",
-  [BackgammonSimpleAction.BEAVER]: "Beaver",
-  [BackgammonSimpleAction.ACCEPT_RESIGNATION]: "Accept resignation",
-  [BackgammonSimpleAction.REJECT_RESIGNATION]: "Reject resignation",
+const SIMPLE_LABEL: Record<number, MessageKey> = {
+  [BackgammonSimpleAction.ROLL]: "backgammon.roll",
+  [BackgammonSimpleAction.DOUBLE]: "backgammon.double",
+  [BackgammonSimpleAction.TAKE]: "backgammon.take",
+  [BackgammonSimpleAction.DROP]: "backgammon.drop",
+  [BackgammonSimpleAction.BEAVER]: "backgammon.beaver",
+  [BackgammonSimpleAction.ACCEPT_RESIGNATION]: "backgammon.acceptResignation",
+  [BackgammonSimpleAction.REJECT_RESIGNATION]: "backgammon.rejectResignation",
 };
 
 interface Step {
@@ -118,9 +121,7 @@ export class BackgammonBoard implements Board {
         }
       }
     }
-    const destinations = new Set(
-      candidates.filter((m) => m.from === this.selected).map((m) => m.to),
-    );
+    const destinations = new Set(candidates.filter((m) => m.from === this.selected).map((m) => m.to));
     const sources = new Set(candidates.map((m) => m.from));
 
     const landed = new Set<number>();
@@ -140,20 +141,32 @@ export class BackgammonBoard implements Board {
     svg.append(s("rect", { x: 0, y: 0, width, height, class: "bg-frame" }));
     svg.append(s("rect", { x: M, y: M, width: 12 * PW + BW, height: 2 * HALF + 20, class: "bg-felt" }));
     const barX = M + 6 * PW;
-    svg.append(s("rect", { x: barX, y: M, width: BW, height: 2 * HALF + 20, class: `bg-bar${this.selected === undefined && sources.has(BAR) ? " source" : ""}`, "data-point": "bar", onclick: () => this.clickPoint(input, BAR, sources, destinations, b) }));
+    const clickBar = () => this.clickPoint(input, BAR, sources, destinations, b);
+    const barRect = s("rect", {
+      x: barX,
+      y: M,
+      width: BW,
+      height: 2 * HALF + 20,
+      class: `bg-bar${this.selected === undefined && sources.has(BAR) ? " source" : ""}`,
+      "data-point": "bar",
+      onclick: clickBar,
+    });
+    const barLabel = t("backgammon.bar", { mine: bar[0], theirs: bar[1] }) + this.marks(BAR, sources, destinations);
+    svg.append(place(barRect, { key: "bar", row: 0, column: 6, label: barLabel, activate: clickBar }));
     const offX = M + 12 * PW + BW + 4;
-    svg.append(
-      s("rect", {
-        x: offX,
-        y: M,
-        width: OW - 8,
-        height: 2 * HALF + 20,
-        rx: 6,
-        class: `bg-off${destinations.has(OFF) ? " target" : ""}`,
-        "data-point": "off",
-        onclick: () => this.clickPoint(input, OFF, sources, destinations, b),
-      }),
-    );
+    const clickOff = () => this.clickPoint(input, OFF, sources, destinations, b);
+    const offRect = s("rect", {
+      x: offX,
+      y: M,
+      width: OW - 8,
+      height: 2 * HALF + 20,
+      rx: 6,
+      class: `bg-off${destinations.has(OFF) ? " target" : ""}`,
+      "data-point": "off",
+      onclick: clickOff,
+    });
+    const offLabel = t("backgammon.off", { n: off[0] }) + this.marks(OFF, sources, destinations);
+    svg.append(place(offRect, { key: "off", row: 0, column: 13, label: offLabel, activate: clickOff }));
 
     const slotX = (p: number) => {
       if (p <= 6) return barX + BW + (6 - p) * PW;
@@ -173,7 +186,8 @@ export class BackgammonBoard implements Board {
       if (this.selected === p) classes.push("selected");
       else if (this.selected === undefined && sources.has(p)) classes.push("source");
       const role = classes.includes("source") ? " source" : classes.includes("target") ? " target" : "";
-      const g = s("g", { class: `point${role}`, "data-point": String(p), onclick: () => this.clickPoint(input, p, sources, destinations, b) });
+      const clickThis = () => this.clickPoint(input, p, sources, destinations, b);
+      const g = s("g", { class: `point${role}`, "data-point": String(p), onclick: clickThis });
       g.append(s("path", { d: `M${x},${baseY}L${x + PW},${baseY}L${x + PW / 2},${tipY}Z`, class: classes.join(" ") }));
       const n = Math.abs(counts[p]);
       const mine = counts[p] > 0;
@@ -187,19 +201,45 @@ export class BackgammonBoard implements Board {
         g.append(s("text", { x: x + PW / 2, y: cy + 5, class: `count ${colour}` }, String(n)));
       }
       g.append(s("text", { x: x + PW / 2, y: top ? M - 3 : height - 3, class: "coord" }, String(p)));
+      // Points in the viewer's numbering (B1), placed for the arrow keys as drawn: the top
+      // row 13-24 left to right with the bar between the halves and the tray after 24, the
+      // bottom row 12-1 (Up and Down go straight across).
+      const column = p <= 6 ? 7 + (6 - p) : p <= 12 ? 12 - p : p <= 18 ? p - 13 : 7 + (p - 19);
+      const content =
+        n === 0
+          ? t("backgammon.empty")
+          : t("backgammon.checkers", { n, colour: t(colour === "white" ? "backgammon.white" : "backgammon.black") });
+      const label = t("backgammon.point", { point: p, content }) + this.marks(p, sources, destinations);
+      place(g, { key: String(p), row: top ? 0 : 2, column, label, activate: clickThis });
       svg.append(g);
     }
     const myColour = black ? "black" : "white";
     const theirColour = black ? "white" : "black";
     for (let i = 0; i < bar[0]; i++) {
-      svg.append(s("circle", { cx: barX + BW / 2, cy: M + HALF + 50 + i * 2 * R, r: R - 1, class: `checker ${myColour}${this.selected === BAR ? " selected" : ""}`, "pointer-events": "none" }));
+      svg.append(
+        s("circle", {
+          cx: barX + BW / 2,
+          cy: M + HALF + 50 + i * 2 * R,
+          r: R - 1,
+          class: `checker ${myColour}${this.selected === BAR ? " selected" : ""}`,
+          "pointer-events": "none",
+        }),
+      );
     }
     for (let i = 0; i < bar[1]; i++) {
-      svg.append(s("circle", { cx: barX + BW / 2, cy: M + HALF - 30 - i * 2 * R, r: R - 1, class: `checker ${theirColour}`, "pointer-events": "none" }));
+      svg.append(
+        s("circle", {
+          cx: barX + BW / 2,
+          cy: M + HALF - 30 - i * 2 * R,
+          r: R - 1,
+          class: `checker ${theirColour}`,
+          "pointer-events": "none",
+        }),
+      );
     }
     svg.append(
-      s("text", { x: offX + (OW - 8) / 2, y: M + 2 * HALF, class: "coord" }, `${off[0]} off`),
-      s("text", { x: offX + (OW - 8) / 2, y: M + 30, class: "coord" }, `${off[1]} off`),
+      s("text", { x: offX + (OW - 8) / 2, y: M + 2 * HALF, class: "coord" }, t("backgammon.offCount", { n: off[0] })),
+      s("text", { x: offX + (OW - 8) / 2, y: M + 30, class: "coord" }, t("backgammon.offCount", { n: off[1] })),
     );
     // Dice and cube in the middle of the right half.
     // The dice of this turn, or (faded) those of the last play.
@@ -207,33 +247,75 @@ export class BackgammonBoard implements Board {
     dice.forEach((die, i) => {
       const x = barX + BW + 2 * PW + i * 46;
       const y = M + HALF - 10;
-      svg.append(s("rect", { x, y, width: 38, height: 38, rx: 6, class: b.dice.length > 0 ? "die" : "die old" }), s("text", { x: x + 19, y: y + 26, class: "die-pips" }, String(die)));
+      svg.append(
+        s("rect", { x, y, width: 38, height: 38, rx: 6, class: b.dice.length > 0 ? "die" : "die old" }),
+        s("text", { x: x + 19, y: y + 26, class: "die-pips" }, String(die)),
+      );
     });
-    svg.append(s("rect", { x: M + 2 * PW, y: M + HALF - 10, width: 38, height: 38, rx: 4, class: "cube" }), s("text", { x: M + 2 * PW + 19, y: M + HALF + 16, class: "die-pips" }, String(b.cubeValue || 1)));
+    svg.append(
+      s("rect", { x: M + 2 * PW, y: M + HALF - 10, width: 38, height: 38, rx: 4, class: "cube" }),
+      s("text", { x: M + 2 * PW + 19, y: M + HALF + 16, class: "die-pips" }, String(b.cubeValue || 1)),
+    );
 
     const controls = h("div", { class: "controls" });
     if (input.myTurn) {
       for (const legal of input.legal) {
         const a = legal.action?.action;
         if (a?.case === "backgammon" && a.value.kind.case === "simple") {
-          controls.append(h("button", { "data-action": legal.notation, onclick: () => input.submit(legal.action!) }, SIMPLE_LABEL[a.value.kind.value] ?? legal.notation));
+          controls.append(
+            h(
+              "button",
+              { "data-action": legal.notation, onclick: () => legal.action && input.submit(legal.action) },
+              SIMPLE_LABEL[a.value.kind.value] ? t(SIMPLE_LABEL[a.value.kind.value]) : legal.notation,
+            ),
+          );
         }
       }
       if (playing) {
         const empty = b.legalPlays.find((p) => p.moves.length === 0);
         if (empty) {
-          controls.append(h("button", { onclick: () => input.submit({ action: { case: "backgammon", value: { kind: { case: "play", value: empty } } } }) }, "No legal move: pass"));
+          controls.append(
+            h(
+              "button",
+              { onclick: () => input.submit({ action: { case: "backgammon", value: { kind: { case: "play", value: empty } } } }) },
+              t("backgammon.noMovePass"),
+            ),
+          );
         }
         if (this.made.length > 0) {
           controls.append(
-            h("button", { onclick: () => { this.made = []; this.selected = undefined; this.hint = ""; input.redraw(); } }, "Undo"),
+            h(
+              "button",
+              {
+                onclick: () => {
+                  this.made = [];
+                  this.selected = undefined;
+                  this.hint = "";
+                  input.redraw();
+                },
+              },
+              t("backgammon.undo"),
+            ),
             h("span", { class: "small" }, ` ${this.made.map(moveText).join(" ")}`),
           );
         }
       }
     }
-    const pips = `pips: ${b.pips.map((p, seat) => `${input.snapshot.seats[seat]?.displayName ?? seat} ${p}`).join(" · ")}`;
-    return h("div", { class: "board-wrap", "data-made": this.made.length }, svg, controls, this.hint ? h("p", { class: "hint" }, this.hint) : null, h("p", { class: "small" }, pips));
+    const pips = t("backgammon.pips", {
+      list: b.pips.map((p, seat) => `${input.snapshot.seats[seat]?.displayName ?? seat} ${p}`).join(" · "),
+    });
+    // Dice and cube for a screen reader (the SVG draws them as shapes).
+    const diceLine = `${dice.length ? `${t("backgammon.dice", { dice: dice.join(", ") })} · ` : ""}${t("backgammon.cube", { value: String(b.cubeValue || 1) })}`;
+    const board = keyboardBoard(svg, "backgammon", t("backgammon.board"));
+    return h(
+      "div",
+      { class: "board-wrap", "data-made": this.made.length },
+      board,
+      h("p", { class: "small", id: "dice" }, diceLine),
+      controls,
+      this.hint ? h("p", { class: "hint" }, this.hint) : null,
+      h("p", { class: "small" }, pips),
+    );
   }
 
   private clickPoint(input: BoardInput, p: number, sources: Set<number>, destinations: Set<number>, b: BackgammonView): void {
@@ -262,9 +344,17 @@ export class BackgammonBoard implements Board {
     } else if (sources.has(p)) {
       this.selected = p;
     } else {
-      this.hint = p === BAR ? "No checker of yours can enter from the bar." : `No legal move starts at ${p === OFF ? "off" : p}.`;
+      this.hint = p === BAR ? t("backgammon.noEntry") : t("backgammon.noMoveFrom", { point: p === OFF ? "off" : p });
     }
     input.redraw();
+  }
+
+  // What a place offers now, said after its name: a source, a destination, the selection.
+  private marks(p: number, sources: Set<number>, destinations: Set<number>): string {
+    if (this.selected === p) return t("backgammon.selected");
+    if (destinations.has(p)) return t("backgammon.target");
+    if (this.selected === undefined && sources.has(p)) return t("backgammon.source");
+    return "";
   }
 
   private send(input: BoardInput, moves: Step[]): void {

@@ -4,7 +4,9 @@
 
 import { s } from "../dom.js";
 import { CaroStone, type CaroView } from "../gen/ludus/v1/caro_pb.js";
+import { t } from "../i18n.js";
 import type { Board, BoardInput } from "./board.js";
+import { keyboardBoard, place } from "./keys.js";
 
 const CELL = 32;
 const MARGIN = 24;
@@ -23,8 +25,6 @@ export class CaroBoard implements Board {
     const svg = s("svg", {
       viewBox: `0 0 ${extent} ${extent}`,
       class: "board caro",
-      role: "grid",
-      "aria-label": `Caro board ${size}x${size}`,
     });
     svg.append(s("rect", { x: 0, y: 0, width: extent, height: extent, class: "caro-bg" }));
     for (let i = 0; i < size; i++) {
@@ -44,16 +44,22 @@ export class CaroBoard implements Board {
         const x = MARGIN + CELL * column;
         const y = MARGIN + CELL * row;
         const name = caroCellName(column, row);
+        const play = () => {
+          if (input.mySeat === undefined) return;
+          // Every click goes to the server, occupied cells included: its refusal (C3, C2)
+          // is what the player sees.
+          input.submit({ action: { case: "caro", value: { place: { column, row } } } });
+        };
+        const content = stone === CaroStone.X ? t("caro.x") : stone === CaroStone.O ? t("caro.o") : t("caro.empty");
+        const marks =
+          (winning.has(`${column},${row}`) ? t("caro.winning") : "") +
+          (last && last.column === column && last.row === row ? t("caro.last") : "");
         const cell = s("g", {
           class: `cell${input.myTurn && stone === CaroStone.EMPTY ? " playable" : ""}`,
           "data-cell": name,
-          onclick: () => {
-            if (input.mySeat === undefined) return;
-            // Every click goes to the server, occupied cells included: its refusal (C3, C2)
-            // is what the player sees.
-            input.submit({ action: { case: "caro", value: { place: { column, row } } } });
-          },
+          onclick: play,
         });
+        place(cell, { key: name, row, column, label: t("caro.cell", { cell: name, content }) + marks, activate: play });
         cell.append(s("rect", { x, y, width: CELL, height: CELL, class: "hit" }));
         const cx = x + CELL / 2;
         const cy = y + CELL / 2;
@@ -74,6 +80,6 @@ export class CaroBoard implements Board {
         svg.append(cell);
       }
     }
-    return svg;
+    return keyboardBoard(svg, "caro", t("caro.board", { size }));
   }
 }

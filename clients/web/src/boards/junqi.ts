@@ -4,33 +4,37 @@
 // there (J9-J15; the server's legal targets are marked). The last action is highlighted.
 
 import { h, s } from "../dom.js";
-import {
-  JunqiColour,
-  JunqiPointState,
-  JunqiRank,
-  type JunqiView,
-} from "../gen/ludus/v1/junqi_pb.js";
+import { JunqiColour, JunqiPointState, JunqiRank, type JunqiView } from "../gen/ludus/v1/junqi_pb.js";
+import { type MessageKey, t } from "../i18n.js";
 import type { Board, BoardInput } from "./board.js";
+import { keyboardBoard, place } from "./keys.js";
 
 const W = 64;
 const H = 44;
 const M = 28;
 const FRONT = 36;
 
-const RANK_LABEL: Record<number, string> = {
-  [JunqiRank.COMMANDER]: "Cmdr",
-  [JunqiRank.CORPS_COMMANDER]: "Corps",
-  [JunqiRank.DIVISION]: "Div",
-  [JunqiRank.BRIGADE]: "Brig",
-  [JunqiRank.REGIMENT]: "Regt",
-  [JunqiRank.BATTALION]: "Bn",
-  [JunqiRank.COMPANY]: "Coy",
-  [JunqiRank.PLATOON]: "Plt",
-  [JunqiRank.ENGINEER]: "Eng",
-  [JunqiRank.MINE]: "Mine",
-  [JunqiRank.BOMB]: "Bomb",
-  [JunqiRank.FLAG]: "Flag",
+// Each rank's name (for screen readers) and the short label drawn on the piece, as JoyPip
+// writes them (Tư lệnh "TL"…).
+const RANK_KEY: Record<number, string> = {
+  [JunqiRank.COMMANDER]: "commander",
+  [JunqiRank.CORPS_COMMANDER]: "corps",
+  [JunqiRank.DIVISION]: "division",
+  [JunqiRank.BRIGADE]: "brigade",
+  [JunqiRank.REGIMENT]: "regiment",
+  [JunqiRank.BATTALION]: "battalion",
+  [JunqiRank.COMPANY]: "company",
+  [JunqiRank.PLATOON]: "platoon",
+  [JunqiRank.ENGINEER]: "engineer",
+  [JunqiRank.MINE]: "mine",
+  [JunqiRank.BOMB]: "bomb",
+  [JunqiRank.FLAG]: "flag",
 };
+
+function rankText(rank: JunqiRank, form: "rank" | "short"): string {
+  const key = RANK_KEY[rank];
+  return key ? t(`junqi.${form}.${key}` as MessageKey) : "?";
+}
 
 const CAMPS = new Set(["2,1", "2,3", "3,2", "4,1", "4,3", "7,1", "7,3", "8,2", "9,1", "9,3"]);
 const HEADQUARTERS = new Set(["0,1", "0,3", "11,1", "11,3"]);
@@ -67,7 +71,8 @@ export class JunqiBoard implements Board {
         svg.append(s("line", { x1: px(column), y1: py(from), x2: px(column), y2: py(to), class: "road" }));
       }
       if (rail) svg.append(s("line", { x1: px(column), y1: py(1), x2: px(column), y2: py(10), class: "rail" }));
-      if (column % 2 === 0) svg.append(s("line", { x1: px(column), y1: py(5), x2: px(column), y2: py(6), class: column === 2 ? "rail" : "road" }));
+      if (column % 2 === 0)
+        svg.append(s("line", { x1: px(column), y1: py(5), x2: px(column), y2: py(6), class: column === 2 ? "rail" : "road" }));
     }
 
     const targets = new Set<string>();
@@ -87,7 +92,8 @@ export class JunqiBoard implements Board {
         const name = junqiPointName(row, column);
         const point = j.points[row * 5 + column];
         const key = `${row},${column}`;
-        const g = s("g", { "data-point": name, onclick: () => this.click(input, name, point?.state) });
+        const activate = () => this.click(input, name, point?.state);
+        const g = s("g", { "data-point": name, onclick: activate });
         const cx = px(column);
         const cy = py(row);
         if (CAMPS.has(key)) g.append(s("circle", { cx, cy, r: 19, class: "camp" }));
@@ -102,9 +108,21 @@ export class JunqiBoard implements Board {
           const selected = this.selected === name ? " selected" : "";
           g.append(
             s("rect", { x: cx - 24, y: cy - 14, width: 48, height: 28, rx: 5, class: `piece ${colour}${selected}` }),
-            s("text", { x: cx, y: cy + 5, class: "piece-label" }, RANK_LABEL[point.piece.rank] ?? "?"),
+            s("text", { x: cx, y: cy + 5, class: "piece-label" }, rankText(point.piece.rank, "short")),
           );
         }
+        // The point's name (J2) and what stands on it, for a screen reader.
+        let content = t("junqi.emptyPoint");
+        if (point?.state === JunqiPointState.FACE_DOWN) content = t("junqi.faceDown");
+        else if (point?.state === JunqiPointState.FACE_UP && point.piece) {
+          content = t("junqi.piece", { colour: colourName(point.piece.colour), rank: rankText(point.piece.rank, "rank") });
+        }
+        let label = t("junqi.point", { point: name, content });
+        if (CAMPS.has(key)) label += t("junqi.camp");
+        else if (HEADQUARTERS.has(key)) label += t("junqi.headquarters");
+        if (this.selected === name) label += t("junqi.selected");
+        if (targets.has(name)) label += t("junqi.target");
+        place(g, { key: name, row, column, label, activate });
         svg.append(g);
       }
     }
@@ -112,8 +130,8 @@ export class JunqiBoard implements Board {
     return h(
       "div",
       { class: "board-wrap" },
-      svg,
-      h("p", { class: "small" }, colours.join(" · "), ` · quiet actions ${j.quietActions}/${j.drawLimit}`),
+      keyboardBoard(svg, "junqi", t("junqi.board")),
+      h("p", { class: "small" }, colours.join(" · "), t("junqi.quiet", { n: j.quietActions, limit: j.drawLimit })),
     );
   }
 
@@ -162,7 +180,7 @@ export class JunqiBoard implements Board {
 }
 
 function colourName(colour: JunqiColour): string {
-  if (colour === JunqiColour.RED) return "red";
-  if (colour === JunqiColour.BLUE) return "blue";
-  return "not settled";
+  if (colour === JunqiColour.RED) return t("junqi.red");
+  if (colour === JunqiColour.BLUE) return t("junqi.blue");
+  return t("junqi.unsettled");
 }

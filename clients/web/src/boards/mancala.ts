@@ -5,7 +5,9 @@
 
 import { h, s } from "../dom.js";
 import type { MancalaView } from "../gen/ludus/v1/mancala_pb.js";
+import { t } from "../i18n.js";
 import type { Board, BoardInput } from "./board.js";
+import { keyboardBoard, place } from "./keys.js";
 
 const PIT = 64;
 const GAP = 8;
@@ -29,13 +31,23 @@ export class MancalaBoard implements Board {
       const seeds = m.sides[seat]?.pits[index - 1] ?? 0;
       const mine = input.myTurn && seat === input.mySeat;
       const legal = mine && m.legalPits.includes(index);
+      const sow = () => {
+        if (input.mySeat === undefined || seat !== input.mySeat) return;
+        input.submit({ action: { case: "mancala", value: { pit: index } } });
+      };
       const g = s("g", {
         class: `pit${legal ? " playable" : ""}`,
         "data-pit": `${seat}-${index}`,
-        onclick: () => {
-          if (input.mySeat === undefined || seat !== input.mySeat) return;
-          input.submit({ action: { case: "mancala", value: { pit: index } } });
-        },
+        onclick: sow,
+      });
+      // Pits as M1 numbers them; the viewer's row is the lower one, read left to right.
+      const owner = seat === bottom ? t("mancala.yours") : t("mancala.theirs");
+      place(g, {
+        key: `${seat}-${index}`,
+        row: seat === bottom ? 1 : 0,
+        column: seat === bottom ? index : n + 1 - index,
+        label: t("mancala.pit", { owner, pit: index, seeds }),
+        activate: sow,
       });
       const classes = ["hole"];
       if (sown && sown.seat === seat && sown.pit === index) classes.push("last-from");
@@ -56,14 +68,15 @@ export class MancalaBoard implements Board {
     const store = (seat: number, x: number) => {
       const classes = ["hole", "store"];
       if (lastSpot && lastSpot.seat === seat && lastSpot.pit === 0) classes.push("last");
+      const owner = seat === bottom ? t("mancala.yours") : t("mancala.theirs");
       return s(
         "g",
-        { "data-store": seat },
+        { "data-store": seat, role: "img", "aria-label": t("mancala.store", { owner, seeds: m.sides[seat]?.store ?? 0 }) },
         s("rect", { x, y: rowTop, width: PIT, height: 2 * PIT + GAP, rx: PIT / 2, class: classes.join(" ") }),
         s("text", { x: x + PIT / 2, y: rowTop + PIT + 8, class: "seeds" }, String(m.sides[seat]?.store ?? 0)),
       );
     };
     svg.append(store(bottom, (PIT + GAP) * (n + 1) + GAP), store(top, GAP));
-    return h("div", { class: "board-wrap" }, svg);
+    return h("div", { class: "board-wrap" }, keyboardBoard(svg, "mancala", t("mancala.board")));
   }
 }

@@ -5,12 +5,10 @@
 // one above). The last move or wall is highlighted.
 
 import { h, s } from "../dom.js";
-import {
-  QuoridorColour,
-  QuoridorOrientation,
-  type QuoridorView,
-} from "../gen/ludus/v1/quoridor_pb.js";
+import { QuoridorColour, QuoridorOrientation, type QuoridorView } from "../gen/ludus/v1/quoridor_pb.js";
+import { t } from "../i18n.js";
 import type { Board, BoardInput } from "./board.js";
+import { keyboardBoard, place } from "./keys.js";
 
 const C = 40;
 const G = 10;
@@ -57,24 +55,48 @@ export class QuoridorBoard implements Board {
     const last = q.lastAction?.action?.kind;
     const lastFrom = q.lastAction?.from;
 
+    // What a screen reader says of each cell: whose pawn stands there, the walls it anchors.
+    const pawnAt = new Map<string, string>();
+    for (const pawn of q.pawns) {
+      if (!pawn.cell || !pawn.inGame) continue;
+      const who = pawn.seats.map((seat) => input.snapshot.seats[seat]?.displayName ?? String(seat)).join(" & ");
+      pawnAt.set(`${pawn.cell.file},${pawn.cell.rank}`, who);
+    }
+    const wallAt = new Map<string, string>();
+    for (const placed of q.walls) {
+      const wall = placed.wall;
+      if (!wall?.cell) continue;
+      const key = `${wall.cell.file},${wall.cell.rank}`;
+      const mark = wall.orientation === QuoridorOrientation.HORIZONTAL ? t("quoridor.wallH") : t("quoridor.wallV");
+      wallAt.set(key, (wallAt.get(key) ?? "") + mark);
+    }
     for (let rank = 0; rank < n; rank++) {
       for (let file = 0; file < n; file++) {
         const classes = ["square"];
         if (this.mode === "move" && targets.has(`${file},${rank}`)) classes.push("target");
         if (last?.case === "move" && last.value.file === file && last.value.rank === rank) classes.push("last");
         if (lastFrom && lastFrom.file === file && lastFrom.rank === rank && last?.case === "move") classes.push("last-from");
-        svg.append(
-          s("rect", {
-            x: x(file),
-            y: y(rank),
-            width: C,
-            height: C,
-            rx: 4,
-            class: classes.join(" "),
-            "data-cell": quoridorCellName(file, rank),
-            onclick: () => this.click(input, file, rank),
-          }),
-        );
+        const name = quoridorCellName(file, rank);
+        const key = `${file},${rank}`;
+        const pawn = pawnAt.get(key);
+        let label = t("quoridor.cell", { cell: name });
+        if (this.mode === "wall-h") label = t("quoridor.placeWallH", { cell: name });
+        else if (this.mode === "wall-v") label = t("quoridor.placeWallV", { cell: name });
+        else if (targets.has(key)) label += t("quoridor.reachable");
+        if (pawn !== undefined) label += t("quoridor.pawn", { who: pawn });
+        label += wallAt.get(key) ?? "";
+        const cell = s("rect", {
+          x: x(file),
+          y: y(rank),
+          width: C,
+          height: C,
+          rx: 4,
+          class: classes.join(" "),
+          "data-cell": name,
+          onclick: () => this.click(input, file, rank),
+        });
+        place(cell, { key: name, row: n - 1 - rank, column: file, label, activate: () => this.click(input, file, rank) });
+        svg.append(cell);
       }
     }
     for (let file = 0; file < n; file++) {
@@ -116,9 +138,9 @@ export class QuoridorBoard implements Board {
 
     const controls = h("div", { class: "controls" });
     const modes: [Mode, string][] = [
-      ["move", "Move pawn"],
-      ["wall-h", "Wall ─"],
-      ["wall-v", "Wall │"],
+      ["move", t("quoridor.movePawn")],
+      ["wall-h", t("quoridor.wallHButton")],
+      ["wall-v", t("quoridor.wallVButton")],
     ];
     for (const [mode, label] of modes) {
       controls.append(
@@ -126,6 +148,7 @@ export class QuoridorBoard implements Board {
           "button",
           {
             class: mode === this.mode ? "selected" : undefined,
+            "aria-pressed": mode === this.mode ? "true" : "false",
             "data-mode": mode,
             onclick: () => {
               this.mode = mode;
@@ -139,13 +162,19 @@ export class QuoridorBoard implements Board {
     for (const legal of input.legal) {
       const a = legal.action?.action;
       if (a?.case === "quoridor" && a.value.kind.case === "pass") {
-        controls.append(h("button", { onclick: () => input.submit(legal.action!) }, "Pass"));
+        controls.append(h("button", { onclick: () => legal.action && input.submit(legal.action) }, t("quoridor.pass")));
       }
     }
     const walls = q.pawns
-      .map((p) => `${p.seats.map((seat) => input.snapshot.seats[seat]?.displayName ?? seat).join(" & ")}: ${p.wallsLeft} walls left`)
+      .map((p) =>
+        t("quoridor.wallsLeft", {
+          who: p.seats.map((seat) => input.snapshot.seats[seat]?.displayName ?? seat).join(" & "),
+          n: p.wallsLeft,
+        }),
+      )
       .join(" · ");
-    return h("div", { class: "board-wrap" }, svg, input.mySeat !== undefined ? controls : null, h("p", { class: "small" }, walls));
+    const board = keyboardBoard(svg, "quoridor", t("quoridor.board", { size: n }));
+    return h("div", { class: "board-wrap" }, board, input.mySeat !== undefined ? controls : null, h("p", { class: "small" }, walls));
   }
 
   private click(input: BoardInput, file: number, rank: number): void {
