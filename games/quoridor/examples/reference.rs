@@ -65,18 +65,16 @@ fn play(level: Level, depth: u32, seed: u64, level_seat: usize, tally: &mut Tall
             "{text} is legal for the crate but not for the reference"
         );
         pos.play(act);
-        let action = game.parse_action(&text).expect("the crate reads the notation");
+        let action = game
+            .parse_action(&text)
+            .expect("the crate reads the notation");
         game = game
             .apply(seat, &action, &mut dice)
             .unwrap_or_else(|(_, e)| panic!("{text} refused by the crate: {e}"));
     }
     match &game.outcome().expect("the game is over").result {
         GameResult::Win { winners } => {
-            assert_eq!(
-                pos.winner(),
-                Some(winners[0]),
-                "both engines agree who won"
-            );
+            assert_eq!(pos.winner(), Some(winners[0]), "both engines agree who won");
             Some(winners.contains(&level_seat))
         }
         _ => None,

@@ -40,7 +40,11 @@ pub enum Act {
     /// Move the pawn to `(row, col)` by a step or a jump (Q12, Q13).
     Pawn(usize, usize),
     /// A wall with Q2 center `(r, c)`, horizontal or vertical.
-    Wall { r: usize, c: usize, horizontal: bool },
+    Wall {
+        r: usize,
+        c: usize,
+        horizontal: bool,
+    },
     /// Q19.
     Pass,
 }
@@ -60,7 +64,10 @@ pub struct Pos {
 impl Pos {
     /// The start of a duel (Q5) with `walls` each (Q27); side `first` moves first (Q8).
     pub fn start(n: usize, walls: u32, first: usize) -> Pos {
-        assert!((3..=MAX_N).contains(&n) && n % 2 == 1, "an odd size up to 13 (Q1)");
+        assert!(
+            (3..=MAX_N).contains(&n) && n % 2 == 1,
+            "an odd size up to 13 (Q1)"
+        );
         let mid = (n - 1) / 2;
         Pos {
             n,
@@ -233,7 +240,8 @@ impl Pos {
         for r in 0..self.n - 1 {
             for c in 0..self.n - 1 {
                 for horizontal in [true, false] {
-                    if self.wall_fits(r, c, horizontal) && self.after_wall(r, c, horizontal).is_some()
+                    if self.wall_fits(r, c, horizontal)
+                        && self.after_wall(r, c, horizontal).is_some()
                     {
                         out.push(Act::Wall { r, c, horizontal });
                     }
@@ -264,7 +272,12 @@ impl Pos {
         match a {
             Act::Pawn(r, c) => format!("{}{}", file(c), self.n - r),
             Act::Wall { r, c, horizontal } => {
-                format!("{}{}{}", file(c), self.n - 1 - r, if horizontal { 'h' } else { 'v' })
+                format!(
+                    "{}{}{}",
+                    file(c),
+                    self.n - 1 - r,
+                    if horizontal { 'h' } else { 'v' }
+                )
             }
             Act::Pass => "pass".to_owned(),
         }
@@ -395,10 +408,11 @@ impl Player {
         for (i, s) in slots.iter().enumerate() {
             for horizontal in [true, false] {
                 let (r, c) = (i / m, i % m);
-                if s[usize::from(horizontal)] && pos.wall_fits(r, c, horizontal) {
-                    if let Some((next, d)) = pos.after_wall(r, c, horizontal) {
-                        out.push((Act::Wall { r, c, horizontal }, next, d));
-                    }
+                if s[usize::from(horizontal)]
+                    && pos.wall_fits(r, c, horizontal)
+                    && let Some((next, d)) = pos.after_wall(r, c, horizontal)
+                {
+                    out.push((Act::Wall { r, c, horizontal }, next, d));
                 }
             }
         }
@@ -406,7 +420,15 @@ impl Player {
     }
 
     /// Negamax alpha-beta: the score of `pos` for its side to move.
-    fn search(&mut self, pos: &Pos, dist: [u32; 2], depth: u32, ply: i32, alpha: i32, beta: i32) -> i32 {
+    fn search(
+        &mut self,
+        pos: &Pos,
+        dist: [u32; 2],
+        depth: u32,
+        ply: i32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
         self.nodes += 1;
         if pos.winner().is_some() {
             // Only the side that just moved can have arrived (Q17).
