@@ -34,7 +34,7 @@ use ludus_proto::pb::{
     matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
     rooms_client::RoomsClient,
 };
-use ludus_store::{Backend, GameFeed, RoomStore};
+use ludus_store::{Backend, GameFeed, GameStore, RoomStore};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -136,6 +136,7 @@ pub async fn run(
             RoomStore::new(config.backend.clone()),
             config.clock.clone(),
         ),
+        games: GameStore::new(config.backend.clone()),
         feed: GameFeed::new(config.backend),
         limits,
         stopping: stopping.clone(),

@@ -12,7 +12,7 @@ use ludus_proto::pb::{
     matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
 };
 use ludus_server::Traced;
-use ludus_store::GameFeed;
+use ludus_store::{GameFeed, GameStore};
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tokio_util::sync::CancellationToken;
@@ -36,6 +36,9 @@ pub struct GatewayService {
     pub(crate) ratings: RatingsClient<Traced>,
     pub(crate) accounts: AccountsClient<Traced>,
     pub(crate) feed: GameFeed,
+    /// The games' store, read only for the players' game index (FindMatch asks game-state
+    /// only when the player sits in a game at all).
+    pub(crate) games: GameStore,
     pub(crate) limits: Limits,
     /// Rooms (gateway/src/rooms.rs).
     pub(crate) rooms: crate::rooms::RoomsGateway,
@@ -155,6 +158,17 @@ impl GatewayService {
         else {
             return Ok(None);
         };
+        // Most players queueing sit in no game: the index game-state lists from says so in
+        // one read, without a call to game-state and a load of each game. A player with games
+        // (or an unreadable index) is asked about as before: game-state knows which of them
+        // are unfinished and of which kind.
+        match self.games.player_games(player_id, 1).await {
+            Ok(ids) if ids.is_empty() => return Ok(None),
+            Ok(_) => {}
+            Err(error) => {
+                tracing::debug!(%error, "player's game index unreadable; asking game-state");
+            }
+        }
         let games = self
             .game_state
             .clone()

@@ -9,8 +9,10 @@
 //!   `--gateway URL --game-state URL` drives a system already running.
 //! - `loadgen streams`: N open `Subscribe` streams on one gateway process: RSS per stream and
 //!   one event's fan-out latency to F subscribers of one game.
-//! - `loadgen matchmaking`: T guests quick-matching through R matchmaking replicas: tickets/s
-//!   and a double-match check.
+//! - `loadgen matchmaking`: T guests quick-matching through R matchmaking replicas: tickets/s,
+//!   CPU per ticket by process, and a double-match check.
+//! - `loadgen ends`: E games ending within one second while other games keep moving: those
+//!   moves' submit latency before and from the burst on.
 //!
 //! Loopback only; every loop is bounded (by rounds, a duration or a patience).
 //!
@@ -19,6 +21,7 @@
 //! `target/release/loadgen play --games 32 --floor`.
 #![forbid(unsafe_code)]
 
+mod ends;
 mod floor;
 mod matchmaking;
 mod play;
@@ -47,6 +50,8 @@ enum Mode {
     Streams(streams::StreamsArgs),
     /// Quick-match tickets through several matchmaking replicas.
     Matchmaking(matchmaking::MatchmakingArgs),
+    /// Many games ending at once amid other games' moves.
+    Ends(ends::EndsArgs),
     /// One server of the floor chain (started by `play --floor`).
     #[command(hide = true)]
     FloorServe(floor::FloorServeArgs),
@@ -58,6 +63,7 @@ async fn main() -> anyhow::Result<()> {
         Mode::Play(args) => play::run(args).await,
         Mode::Streams(args) => streams::run(args).await,
         Mode::Matchmaking(args) => matchmaking::run(args).await,
+        Mode::Ends(args) => ends::run(args).await,
         Mode::FloorServe(args) => floor::serve(args).await,
     }
 }

@@ -59,6 +59,11 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
         .try_collect()
         .await?;
     let cpu_before = measure::cpu_time_of(&system.measured_pids());
+    let cpu_before_each: Vec<Duration> = system
+        .measured
+        .iter()
+        .map(|(_, pid)| measure::cpu_time(*pid))
+        .collect();
     let started = Instant::now();
     let patience = Duration::from_secs(args.patience_seconds);
     let tickets = players
@@ -135,6 +140,25 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
         measure::load_average()
     );
     println!("  FindMatch -> matched: {}", waits.summary());
+    // Where a ticket's CPU goes, process by process (replicas and gateways summed by name).
+    let mut by_process: Vec<(String, Duration)> = Vec::new();
+    for ((name, pid), before) in system.measured.iter().zip(cpu_before_each) {
+        let spent = measure::cpu_time(*pid).saturating_sub(before);
+        match by_process.iter_mut().find(|(seen, _)| seen == name) {
+            Some((_, total)) => *total += spent,
+            None => by_process.push((name.clone(), spent)),
+        }
+    }
+    let shares: Vec<String> = by_process
+        .iter()
+        .map(|(name, spent)| {
+            format!(
+                "{name} {:.0}",
+                spent.as_secs_f64() * 1e6 / paired.max(1) as f64
+            )
+        })
+        .collect();
+    println!("  CPU µs/ticket by process: {}", shares.join(", "));
     println!(
         "  double-match check: {} player(s) matched twice, {} game(s) without exactly two distinct players in seats 0 and 1, {} unmatched{}",
         doubles,

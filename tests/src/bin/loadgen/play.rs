@@ -216,15 +216,17 @@ impl Track {
 }
 
 /// One game ready to play.
-struct Table {
-    game_id: String,
-    seq0: u64,
-    players: [Client; 2],
+pub(crate) struct Table {
+    pub(crate) game_id: String,
+    pub(crate) seq0: u64,
+    pub(crate) players: [Client; 2],
     track: Arc<Track>,
     watchers: Vec<tokio::task::JoinHandle<()>>,
 }
 
-async fn set_table(
+/// Signs in two players and `spectators` watchers and creates their game (`loadgen ends` uses
+/// it too).
+pub(crate) async fn set_table(
     pool: &Pool,
     internal: &Pool,
     index: usize,
