@@ -126,6 +126,9 @@ fn cpu_seconds() -> f64 {
 }
 
 fn report(solver: &mut Solver, pos: &KalahPosition) -> Duration {
+    if std::env::args().any(|a| a == "--hard") {
+        return report_hard(pos);
+    }
     let t = Instant::now();
     let cpu = cpu_seconds();
     let s = solver.solve(pos);
@@ -138,6 +141,25 @@ fn report(solver: &mut Solver, pos: &KalahPosition) -> Duration {
         s.margin,
         s.best,
         s.nodes,
+        cpu_seconds() - cpu,
+    );
+    took
+}
+
+/// `--hard`: Kalah Hard's choice at its default work instead of a solve (its sow, the
+/// positions it searched, whether its exact solve finished, its CPU time).
+fn report_hard(pos: &KalahPosition) -> Duration {
+    use ludus_rules::{Bot, Budget, Level};
+    let t = Instant::now();
+    let cpu = cpu_seconds();
+    let budget = Budget::work(Mancala::default_work(Level::Hard));
+    let hard = ludus_mancala::bot::kalah_hard_choice(pos, &budget, &mut SplitMix64(0));
+    let took = t.elapsed();
+    println!(
+        "pits {:?} {:?} ({} seeds): Hard {hard:?} time {took:.2?} cpu {:.2} s",
+        pos.mover_pits(),
+        pos.opponent_pits(),
+        pos.seeds(),
         cpu_seconds() - cpu,
     );
     took

@@ -6,10 +6,12 @@
 //!   turn, M5/K3, is one more sow of the same side).
 //! - **Hard** in Kalah plays from the opening book (solved offline, [`crate::book`]), then
 //!   solves the position exactly with [`Solver`] and the shared [`EndgameDb`] when that fits in
-//!   its budget. With at most [`HARD_SURE_SEEDS`] seeds in the pits the whole budget goes to
-//!   that solve, which finished on 19 of 20 such positions judged by an outside referee
-//!   (`tests/referee.rs`, `BENCHMARKS.md`); where it finishes Hard gives away none of the
-//!   final margin. With more seeds
+//!   its budget. The solve's MTD(f) starts from a guess: a short deepening search that counts
+//!   the seeds in each side's pits as that side's (M7's sweep), usually the exact value, so two
+//!   null-window passes settle it. With at most [`HARD_SURE_SEEDS`] seeds in the pits the whole
+//!   budget goes to that solve; where it finishes Hard gives away none of the final margin
+//!   (judged by an outside referee, `tests/referee.rs`, `BENCHMARKS.md`). When the budget ends
+//!   after the first pass proved a sow worth at least the guess, Hard sows it. With more seeds
 //!   the solve gets half the budget and, when it does not finish, Hard deepens alpha-beta with
 //!   the rest, with exact values from the endgame database at the leaves. In Congklak it
 //!   deepens alpha-beta under Congklak's own rules (relay sowing K2, the K4 end) until it sees
@@ -38,10 +40,13 @@ const HARD_MAX_DEPTH: u32 = 80;
 /// Hard tries an exact solve when at most this many seeds are in the pits, with half its
 /// budget; above, the solve would rarely finish and the budget goes to the search.
 const HARD_EXACT_SEEDS: u32 = 40;
-/// With at most this many seeds in the pits Hard's whole budget goes to the exact solve: at
-/// the default work it finished on 19 of 20 such positions measured (`BENCHMARKS.md`); where
-/// it finishes, Hard's sow is a best one.
+/// With at most this many seeds in the pits Hard's whole budget goes to the exact solve
+/// (measured against the referee in `BENCHMARKS.md`); where it finishes, Hard's sow is a best
+/// one.
 pub const HARD_SURE_SEEDS: u32 = 36;
+/// The exact solve's first guess comes from a deepening search given this fraction of the
+/// solve's budget: a guess near the value saves most of MTD(f)'s passes.
+const HARD_GUESS_SHARE: u64 = 32;
 /// Transposition-table slots of Hard's exact solve: 2^20 × 16 bytes = 16 MiB per choice.
 const HARD_TABLE_BITS: u32 = 20;
 /// How often (in positions) a search asks the budget whether time is up.
@@ -102,6 +107,8 @@ trait Side: Copy + Default {
     fn children(&self, out: &mut [(Self, i32, Next, usize); MAX_PITS]) -> usize;
     /// The exact margin still to be won, when an endgame database holds the position.
     fn exact(&self, db: Option<&EndgameDb>) -> Option<i32>;
+    /// The margin if each side kept the seeds now in its pits (M7's sweep, were the game over).
+    fn swept(&self) -> i32;
 }
 
 /// Kalah pits, mover's six first (M1), sown by the solver's own [`play`].
@@ -124,6 +131,12 @@ impl Side for KalahSide {
     fn exact(&self, db: Option<&EndgameDb>) -> Option<i32> {
         db?.pits_value(&self.0)
     }
+
+    fn swept(&self) -> i32 {
+        let (own, theirs) = self.0.split_at(PITS);
+        own.iter().map(|&p| i32::from(p)).sum::<i32>()
+            - theirs.iter().map(|&p| i32::from(p)).sum::<i32>()
+    }
 }
 
 /// Congklak pits, mover's seven first, sown by the game's own engine ([`board::sow_recording`]).
@@ -145,6 +158,12 @@ impl Side for CongklakSide {
 
     fn exact(&self, _db: Option<&EndgameDb>) -> Option<i32> {
         None
+    }
+
+    fn swept(&self) -> i32 {
+        let [own, theirs] = self.0;
+        own.iter().map(|&p| i32::from(p)).sum::<i32>()
+            - theirs.iter().map(|&p| i32::from(p)).sum::<i32>()
     }
 }
 
@@ -178,6 +197,9 @@ struct Search<'a, 'b> {
     /// Whether some line stopped at the depth limit rather than at the end of the game.
     horizon: bool,
     db: Option<&'static EndgameDb>,
+    /// The value at the horizon: the seeds each side holds in its pits counted as its own
+    /// (`true`), or nothing beyond the store difference gained on the way (`false`).
+    sweep_at_horizon: bool,
 }
 
 const INF: i32 = i32::MAX / 2;
@@ -219,7 +241,7 @@ impl Search<'_, '_> {
         }
         if depth == 0 {
             self.horizon = true;
-            return 0;
+            return if self.sweep_at_horizon { s.swept() } else { 0 };
         }
         let mut kids = [(S::default(), 0, Next::Over, 0); MAX_PITS];
         let n = s.children(&mut kids);
@@ -287,19 +309,29 @@ fn choose_by_search<S: Side>(
         aborted: false,
         horizon: false,
         db,
+        sweep_at_horizon: false,
     };
-    let best = deepen(&mut search, kids, max_depth).0;
+    let best = deepen(&mut search, kids, max_depth).best;
     (best, search.nodes)
 }
 
-/// Iterative deepening at the root: each pass searches the previous best sow first. Returns
-/// the best pit index and whether its value is exact (no line stopped at the horizon).
+/// What iterative deepening found.
+struct Deepened {
+    /// The best pit index.
+    best: usize,
+    /// The value of the last pass that finished (the margin still to be won from the pits,
+    /// with the search's horizon value), if one did.
+    value: Option<i32>,
+}
+
+/// Iterative deepening at the root: each pass searches the previous best sow first.
 fn deepen<S: Side>(
     search: &mut Search<'_, '_>,
     kids: &mut [(S, i32, Next, usize)],
     max_depth: u32,
-) -> (usize, bool) {
+) -> Deepened {
     let mut best = kids[0].3;
+    let mut value = None;
     for depth in 1..=max_depth {
         search.horizon = false;
         let mut alpha = -INF;
@@ -321,13 +353,14 @@ fn deepen<S: Side>(
             kids[..=k].rotate_right(1);
         }
         if search.aborted {
-            return (best, false);
+            return Deepened { best, value };
         }
+        value = Some(alpha);
         if !search.horizon {
-            return (best, true);
+            return Deepened { best, value };
         }
     }
-    (best, false)
+    Deepened { best, value }
 }
 
 /// What Kalah Hard chose and what it cost: for measurements ([`kalah_hard_choice`]).
@@ -341,9 +374,10 @@ pub struct HardChoice {
     pub exact: bool,
 }
 
-/// Kalah Hard's choice on `pos`: the book, then an exact solve if it fits (the whole budget
-/// with at most [`HARD_SURE_SEEDS`] seeds in the pits, half of it up to 40 seeds), then the
-/// deepening search with the endgame database at the leaves. `None` when the game is over.
+/// Kalah Hard's choice on `pos`: the book, then an exact solve from a guessed value if it fits
+/// (the whole budget with at most [`HARD_SURE_SEEDS`] seeds in the pits, half of it up to 40
+/// seeds), else the sow its first pass proved worth the guess, else the deepening search with
+/// the endgame database at the leaves. `None` when the game is over.
 pub fn kalah_hard_choice(
     pos: &KalahPosition,
     budget: &Budget<'_>,
@@ -368,16 +402,30 @@ pub fn kalah_hard_choice(
         } else {
             budget.work / 2
         };
+        let (guess, guessed) = kalah_estimate(pos, share / HARD_GUESS_SHARE, budget, db);
         let mut solver = Solver::with_endgame_db(HARD_TABLE_BITS, db);
-        let report = solver.solve_until(pos, share, &|| budget.expired());
+        let share = share.saturating_sub(guessed);
+        let report = solver.solve_from_guess(pos, guess, share, &|| budget.expired());
         if let (true, Some(pit)) = (report.is_exact(), report.best) {
             return Some(HardChoice {
                 pit,
-                nodes: report.nodes,
+                nodes: guessed + report.nodes,
                 exact: true,
             });
         }
-        spent = report.nodes;
+        // MTD(f)'s first pass proves a sow worth at least the guess; when the budget ends
+        // before the pass that would show the position is worth no more, that sow is the best
+        // known, and a proof beats the search's horizon.
+        if let (Some(pit), Some(guess)) = (report.best, guess)
+            && report.lower >= guess
+        {
+            return Some(HardChoice {
+                pit,
+                nodes: guessed + report.nodes,
+                exact: false,
+            });
+        }
+        spent = guessed + report.nodes;
     }
     let rest = Budget {
         work: budget.work.saturating_sub(spent).max(1),
@@ -390,6 +438,35 @@ pub fn kalah_hard_choice(
         nodes: spent + nodes,
         exact: false,
     })
+}
+
+/// A first guess at `pos`'s final margin for the exact solve's MTD(f): deepening alpha-beta
+/// within `work` positions, exact endgame-database values at the leaves. Returns the guess
+/// (none if not even one pass finished) and the positions it took.
+fn kalah_estimate(
+    pos: &KalahPosition,
+    work: u64,
+    budget: &Budget<'_>,
+    db: &'static EndgameDb,
+) -> (Option<i32>, u64) {
+    let side = KalahSide(*pos.pits());
+    let mut kids = [(KalahSide::default(), 0, Next::Over, 0); MAX_PITS];
+    let n = side.children(&mut kids);
+    let kids = &mut kids[..n];
+    order(kids);
+    let mut search = Search {
+        nodes: 0,
+        limit: work.max(1),
+        budget,
+        aborted: false,
+        horizon: false,
+        db: Some(db),
+        sweep_at_horizon: true,
+    };
+    let found = deepen(&mut search, kids, HARD_MAX_DEPTH);
+    let [mine, theirs] = pos.stores();
+    let banked = i32::from(mine) - i32::from(theirs);
+    (found.value.map(|v| banked + v), search.nodes)
 }
 
 #[cfg(test)]

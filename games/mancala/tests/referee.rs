@@ -121,7 +121,10 @@ fn judge(referee: &mut Referee, game: &Mancala, rng_seed: u64) -> Judged {
 /// M4–M8 that must meet.
 #[test]
 fn m4_m8_the_referee_matches_minimax_over_the_game() {
-    let mut referee = Referee::new(16);
+    let mut plain = Referee::new(16);
+    // The referee remembering exact values up to 8 seeds (its table of small positions
+    // ranked by seed layout) must agree too.
+    let mut remembering = Referee::with_small_positions(16, 8);
     for game in positions(4, 14, 40, 1000) {
         let pos = KalahPosition::from_game(&game).unwrap();
         let mut pits = [0u8; 12];
@@ -142,18 +145,21 @@ fn m4_m8_the_referee_matches_minimax_over_the_game() {
             )
             .unwrap()
         };
-        for (pit, margin) in sow_values(&mirrored) {
-            assert_eq!(
-                banked + referee.sow_value(&pits, pit),
-                margin,
-                "{pits:?} pit {pit}"
-            );
-            let future = margin - banked;
-            assert!(
-                referee.sow_beats(&pits, pit, future - 1),
-                "{pits:?} pit {pit}"
-            );
-            assert!(!referee.sow_beats(&pits, pit, future), "{pits:?} pit {pit}");
+        let values = sow_values(&mirrored);
+        for referee in [&mut plain, &mut remembering] {
+            for &(pit, margin) in &values {
+                assert_eq!(
+                    banked + referee.sow_value(&pits, pit),
+                    margin,
+                    "{pits:?} pit {pit}"
+                );
+                let future = margin - banked;
+                assert!(
+                    referee.sow_beats(&pits, pit, future - 1),
+                    "{pits:?} pit {pit}"
+                );
+                assert!(!referee.sow_beats(&pits, pit, future), "{pits:?} pit {pit}");
+            }
         }
     }
 }
@@ -174,20 +180,37 @@ fn m11_kalah_hard_never_gives_away_margin_up_to_28_seeds() {
     }
 }
 
-/// M11: a 36-seed position of a random game where Hard's exact solve used to give up (at
-/// 750 k positions; it needs 2.4 M) and its fallback search sowed pit 4, worth 4 seeds less
-/// than the best. The referee's full run valued the position at +12 from the pits; Hard's sow
-/// must keep all 12 (one null-window search of the referee, not a full solve).
+/// M11: the positions of random games where Hard's exact solve used to give up and its
+/// fallback search gave away margin, with the margin the referee's full run valued them at
+/// from the pits: 36 seeds (the solve gave up at 750 k positions, it needs 2.4 M; pit 4 lost
+/// 4 seeds) and 35 seeds (4.5 M positions from MTD(f)'s old first guess of 0; pit 5 turned a
+/// win into a loss). Hard's sow must keep the whole margin: two null-window searches of the
+/// referee each, not a full solve.
 #[test]
 fn m11_kalah_hard_keeps_the_margin_where_its_solve_used_to_give_up() {
-    let pits = [1, 1, 1, 6, 1, 0, 1, 9, 0, 7, 7, 2];
-    let pos = KalahPosition::new([1, 1, 1, 6, 1, 0], [1, 9, 0, 7, 7, 2], [0, 0]).unwrap();
-    let budget = Budget::work(Mancala::default_work(Level::Hard));
-    let hard = kalah_hard_choice(&pos, &budget, &mut SplitMix64(0)).unwrap();
-    assert!(hard.exact, "{hard:?}");
-    let mut referee = Referee::new(22);
-    assert!(referee.sow_beats(&pits, hard.pit, 11), "{hard:?}");
-    assert!(!referee.sow_beats(&pits, hard.pit, 12), "{hard:?}");
+    let hard_positions: [([u8; 12], i32); 2] = [
+        ([1, 1, 1, 6, 1, 0, 1, 9, 0, 7, 7, 2], 12),
+        ([2, 2, 3, 1, 11, 3, 0, 4, 1, 0, 6, 2], 11),
+    ];
+    let mut referee = Referee::with_small_positions(22, 14);
+    for (pits, worth) in hard_positions {
+        let mut mover = [0u8; 6];
+        let mut opponent = [0u8; 6];
+        mover.copy_from_slice(&pits[..6]);
+        opponent.copy_from_slice(&pits[6..]);
+        let pos = KalahPosition::new(mover, opponent, [0, 0]).unwrap();
+        let budget = Budget::work(Mancala::default_work(Level::Hard));
+        let hard = kalah_hard_choice(&pos, &budget, &mut SplitMix64(0)).unwrap();
+        assert!(hard.exact, "{pits:?}: {hard:?}");
+        assert!(
+            referee.sow_beats(&pits, hard.pit, worth - 1),
+            "{pits:?}: {hard:?}"
+        );
+        assert!(
+            !referee.sow_beats(&pits, hard.pit, worth),
+            "{pits:?}: {hard:?}"
+        );
+    }
 }
 
 /// The full run behind `BENCHMARKS.md`: Hard against the referee on `LUDUS_REFEREE_COUNT`
@@ -210,7 +233,7 @@ fn m11_full_run_kalah_hard_against_the_referee() {
         .collect();
     let mut failures = Vec::new();
     for (fewest, most) in bands {
-        let mut referee = Referee::new(24);
+        let mut referee = Referee::with_small_positions(24, 16);
         let started = Instant::now();
         let mut optimal = 0;
         let mut changed = 0;

@@ -69,6 +69,11 @@ fn sow(pits: &[u8; 12], pit: usize) -> (i32, After) {
     }
 }
 
+/// Seeds in all 12 pits.
+fn total(pits: &[u8; 12]) -> usize {
+    pits.iter().map(|&p| usize::from(p)).sum()
+}
+
 #[derive(Copy, Clone, Default)]
 struct Slot {
     pits: [u8; 12],
@@ -79,9 +84,62 @@ struct Slot {
     best: u8,
 }
 
+/// Exact values of the positions with at most `seeds` seeds in the pits, each computed by
+/// plain minimax the first time the search meets it and kept: one byte per position, at its
+/// lexicographic rank among the ways to lay that many seeds in 12 pits.
+struct Small {
+    seeds: usize,
+    /// `value + 64`, 0 while unknown (a margin is at most the seeds: ±`seeds`).
+    values: Vec<u8>,
+    /// `level[s]`: where the positions of `s` seeds start in `values`.
+    level: Vec<usize>,
+    /// `ways[k][s]`: the ways to lay `s` seeds in `k` pits.
+    ways: Vec<Vec<usize>>,
+}
+
+impl Small {
+    fn new(seeds: usize) -> Small {
+        let mut ways = vec![vec![0usize; seeds + 1]; 13];
+        ways[0][0] = 1;
+        for k in 1..=12 {
+            for s in 0..=seeds {
+                // The first of k pits holds 0..=s seeds, the other k - 1 the rest.
+                ways[k][s] = (0..=s).map(|first| ways[k - 1][s - first]).sum();
+            }
+        }
+        let mut level = vec![0usize; seeds + 2];
+        for s in 0..=seeds {
+            level[s + 1] = level[s] + ways[12][s];
+        }
+        Small {
+            seeds,
+            // Zeroed pages cost nothing until written: only positions met take memory.
+            values: vec![0; level[seeds + 1]],
+            level,
+            ways,
+        }
+    }
+
+    /// Where `pits` (holding `seeds` seeds) is kept: the positions of as many seeds that come
+    /// before it pit by pit (fewer seeds in the first pit that differs).
+    fn rank(&self, pits: &[u8; 12], seeds: usize) -> usize {
+        let mut rank = self.level[seeds];
+        let mut left = seeds;
+        for (k, &p) in pits[..11].iter().enumerate() {
+            let rest = 11 - k;
+            for fewer in 0..usize::from(p) {
+                rank += self.ways[rest][left - fewer];
+            }
+            left -= usize::from(p);
+        }
+        rank
+    }
+}
+
 /// The referee: exact values of Kalah positions.
 pub struct Referee {
     table: Vec<Slot>,
+    small: Option<Small>,
     /// Positions visited, over the referee's life.
     pub nodes: u64,
 }
@@ -91,8 +149,47 @@ impl Referee {
     pub fn new(bits: u32) -> Referee {
         Referee {
             table: vec![Slot::default(); 1 << bits],
+            small: None,
             nodes: 0,
         }
+    }
+
+    /// A referee that also keeps the exact value of every position of at most `seeds` seeds
+    /// in the pits that it meets (plain minimax, remembered): the deep part of every line is
+    /// solved once, which is what makes positions of 37-48 seeds affordable.
+    pub fn with_small_positions(bits: u32, seeds: usize) -> Referee {
+        Referee {
+            small: Some(Small::new(seeds)),
+            ..Referee::new(bits)
+        }
+    }
+
+    /// The exact margin still to be won from `pits` (at most the small-position seeds, both
+    /// rows holding seeds) by plain minimax, remembered.
+    fn small_value(&mut self, pits: &[u8; 12], seeds: usize) -> i32 {
+        let Some(small) = &self.small else {
+            unreachable!("only called with small positions kept")
+        };
+        let at = small.rank(pits, seeds);
+        let known = small.values[at];
+        if known != 0 {
+            return i32::from(known) - 64;
+        }
+        self.nodes += 1;
+        let mut best = i32::MIN;
+        for p in (0..6).filter(|&p| pits[p] > 0) {
+            let (gain, after) = sow(pits, p);
+            let v = match after {
+                After::Over => gain,
+                After::Again(next) => gain + self.small_value(&next, total(&next)),
+                After::Turn(next) => gain - self.small_value(&next, total(&next)),
+            };
+            best = best.max(v);
+        }
+        if let Some(small) = &mut self.small {
+            small.values[at] = (best + 64) as u8;
+        }
+        best
     }
 
     /// The margin the mover still wins from `pits` (mover's pits 1–6, then the opponent's)
@@ -133,6 +230,10 @@ impl Referee {
     }
 
     fn negamax(&mut self, pits: &[u8; 12], mut alpha: i32, mut beta: i32) -> i32 {
+        let seeds = total(pits);
+        if self.small.as_ref().is_some_and(|s| seeds <= s.seeds) {
+            return self.small_value(pits, seeds);
+        }
         self.nodes += 1;
         let i = self.slot(pits);
         let hit = self.table[i];
