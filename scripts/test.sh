@@ -143,6 +143,8 @@ set +e
   npm run build:offline --silent
   npm run build --silent
   LUDUS_BIN="$target_dir/debug/ludus" node test/browser.mjs
+  # Options, the computer online, accounts (refresh past a 20 s token), replay, room hosting.
+  LUDUS_BIN="$target_dir/debug/ludus" node test/features.mjs
 )
 browser=$?
 set -e

@@ -14,6 +14,7 @@ import { CaroBoard } from "./boards/caro.js";
 import { JunqiBoard } from "./boards/junqi.js";
 import { MancalaBoard } from "./boards/mancala.js";
 import { QuoridorBoard } from "./boards/quoridor.js";
+import { takeBackButton } from "./computer.js";
 import { clear, h } from "./dom.js";
 import {
   GameSnapshotSchema,
@@ -315,7 +316,7 @@ export class GamePage {
     this.root.append(
       h(
         "section",
-        { class: "game", "data-game": this.gameId, "data-kind": kind ?? "", "data-seq": String(snapshot.seq), "data-status": active ? "active" : "finished" },
+        { class: "game", "data-game": this.gameId, "data-kind": kind ?? "", "data-seq": String(snapshot.seq), "data-status": active ? "active" : "finished", "data-my-turn": myTurn ? "yes" : "no" },
         h("h2", {}, `${gameTitle(kind)} ${me === undefined ? "· watching" : ""}`),
         h(
           "div",
@@ -330,6 +331,7 @@ export class GamePage {
             h("p", { id: "connection", class: `connection ${this.connection}` }, connectionText(this.connection)),
             h("p", { id: "notice", class: "notice", role: "alert" }, this.notice),
             me !== undefined && active ? this.tableButtons(snapshot, me) : null,
+            me !== undefined && active ? takeBackButton(snapshot, (send) => this.call(send)) : null,
             h("h3", {}, "Moves"),
             moveList,
           ),

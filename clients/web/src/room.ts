@@ -7,6 +7,7 @@
 import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
 import { clear, h } from "./dom.js";
 import { gameTitle } from "./game.js";
+import { roomExtras, type RoomCommand } from "./host.js";
 import { RoomChange_Kind, RoomPhase, type RoomChatLine, type RoomEvent, type RoomSnapshot, type RoomView } from "./gen/ludus/v1/rooms_pb.js";
 
 const BACKOFF_START_MS = 500;
@@ -31,6 +32,8 @@ export class RoomPage {
   // Games already opened, so a late event does not pull the player back into one.
   private readonly opened = new Set<string>();
   // One input for the page's life: a redraw (any room event) keeps what is being typed.
+  // One function for the page's life: the host's settings form is kept across redraws by it.
+  private readonly run: RoomCommand = (send) => this.command(send);
   private readonly chatInput = h("input", { id: "chat-text", maxlength: 200, placeholder: "Say something", autocomplete: "off" }) as HTMLInputElement;
 
   constructor(
@@ -234,6 +237,7 @@ export class RoomPage {
         h("h3", {}, "Members"),
         members,
         controls,
+        roomExtras(room, me, this.run),
         tables.length ? h("h3", {}, "Games") : null,
         tables.length ? games : null,
         h("h3", {}, "Chat"),
