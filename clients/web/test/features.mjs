@@ -266,6 +266,22 @@ async function replay(reg) {
   console.log(`replayed ${steps} positions; record ${download.suggestedFilename()} (${text.length} bytes)`);
 }
 
+// --- a guest registers and keeps their player id (UpgradeGuest) ---
+async function upgradeGuest(session, username) {
+  const page = session.page;
+  const before = JSON.parse(await page.evaluate(() => sessionStorage.getItem("ludus.session")));
+  await page.click("#account-link");
+  await page.fill("#upgrade-username", username);
+  await page.fill("#upgrade-password", "correct horse battery");
+  await page.click("#upgrade-submit");
+  await page.waitForSelector("#profile");
+  const after = JSON.parse(await page.evaluate(() => sessionStorage.getItem("ludus.session")));
+  assert.equal(after.playerId, before.playerId, "the guest keeps their player id");
+  assert.ok(after.account && after.refreshToken, "now an account with a refresh token");
+  await screenshot(session, "upgraded-profile");
+  console.log("guest upgraded to an account, same player id");
+}
+
 // --- a 4-player Quoridor room in teams, run by its host ---
 async function quoridorTeams(host, ann, bob, cy, dee) {
   await chooseGame(host, "room", "quoridor", { mode: "2", players: "4" });
@@ -404,6 +420,7 @@ async function main() {
     const dee = await openPage(browser, ludus.url, DESKTOP, "en-US", errors, "dee");
     await signInGuest(cy, "cy");
     await signInGuest(dee, "dee");
+    await upgradeGuest(dee, "dee_account");
     await quoridorTeams(reg, ann, bob, cy, dee);
 
     await backgammonMatch(ann, bob);
