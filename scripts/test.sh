@@ -163,6 +163,8 @@ set +e
   npm run test:unit --silent
   echo "== web: browser tests"
   LUDUS_BIN="$target_dir/debug/ludus" node test/browser.mjs
+  # Options, the computer online, accounts (refresh past a 20 s token), replay, room hosting.
+  LUDUS_BIN="$target_dir/debug/ludus" node test/features.mjs
 )
 browser=$?
 set -e

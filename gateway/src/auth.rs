@@ -70,6 +70,9 @@ pub struct Tokens {
     decoding: DecodingKey,
     validation: Validation,
     ttl: Duration,
+    /// How long an account's access token lives ([`ACCESS_TOKEN_TTL`] unless the operator
+    /// shortens it, e.g. for a test of the clients' refresh).
+    access_ttl: Duration,
     /// Terms start and end on it: the library checks only the signature and the claims'
     /// presence, the expiry is checked here so a test clock drives it.
     clock: Clock,
@@ -113,8 +116,16 @@ impl Tokens {
             decoding: DecodingKey::from_secret(secret)?,
             validation,
             ttl,
+            access_ttl: ACCESS_TOKEN_TTL,
             clock,
         })
+    }
+
+    /// The same tokens with accounts' access tokens living `access_ttl` (at least a second)
+    /// instead of [`ACCESS_TOKEN_TTL`].
+    pub fn with_access_ttl(mut self, access_ttl: Duration) -> Self {
+        self.access_ttl = access_ttl.max(Duration::from_secs(1));
+        self
     }
 
     /// Unix seconds on the gateway's clock.
@@ -138,7 +149,7 @@ impl Tokens {
         Ok((token, player_id, exp_ms))
     }
 
-    /// Issues an access token for a signed-in account ([`ACCESS_TOKEN_TTL`]); returns (token,
+    /// Issues an access token for a signed-in account (`access_ttl`); returns (token,
     /// expiry in Unix ms).
     pub fn issue_account(
         &self,
@@ -149,7 +160,7 @@ impl Tokens {
         self.sign(&Claims {
             sub: player_id.to_owned(),
             name: display_name.to_owned(),
-            exp: now + ACCESS_TOKEN_TTL.as_secs(),
+            exp: now + self.access_ttl.as_secs(),
             iat: now,
             kind: Kind::Account,
         })
@@ -348,6 +359,29 @@ mod tests {
         );
         manual.advance(Duration::from_secs(2));
         assert_refused_as_expired(&tokens, &bearer);
+    }
+
+    #[test]
+    fn a_shortened_access_term_expires_on_time_and_guests_keep_theirs() {
+        let manual = ludus_store::ManualClock::starting_now();
+        let tokens = Tokens::new(&[7; 32], DEFAULT_TOKEN_TTL, manual.clock())
+            .unwrap()
+            .with_access_ttl(Duration::from_secs(20));
+        let issued_ms = i64::try_from(manual.clock().now_ms()).unwrap();
+        let (account, exp_ms) = tokens.issue_account("a-1", "Ann").unwrap();
+        assert!(
+            (19_000..=20_000).contains(&(exp_ms - issued_ms)),
+            "{}",
+            exp_ms - issued_ms
+        );
+        let (guest, _, guest_exp_ms) = tokens.issue_guest("Gus").unwrap();
+        assert!(
+            guest_exp_ms - issued_ms > 3600 * 1000,
+            "guests keep the session term"
+        );
+        manual.advance(Duration::from_secs(20 + EXPIRY_LEEWAY_S + 2));
+        assert_refused_as_expired(&tokens, &metadata(&format!("Bearer {account}")));
+        assert!(tokens.caller(&metadata(&format!("Bearer {guest}"))).is_ok());
     }
 
     #[test]

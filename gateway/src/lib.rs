@@ -60,6 +60,9 @@ pub struct Config {
     /// HS256 secret for session tokens, at least 32 bytes.
     pub token_secret: Vec<u8>,
     pub token_ttl: Duration,
+    /// How long an account's access token lives ([`auth::ACCESS_TOKEN_TTL`] in production;
+    /// shorter only to test clients' refresh).
+    pub access_token_ttl: Duration,
     /// Origins of web pages allowed to call the gateway with grpc-web (CORS), e.g.
     /// `http://localhost:8080`; none by default.
     pub cors_origins: Vec<String>,
@@ -124,7 +127,8 @@ pub async fn run(
     tokio::spawn(async move { renewing.run(stop_renewing).await });
     let service = GatewayService {
         leases,
-        tokens: Tokens::new(&config.token_secret, config.token_ttl, config.clock.clone())?,
+        tokens: Tokens::new(&config.token_secret, config.token_ttl, config.clock.clone())?
+            .with_access_ttl(config.access_token_ttl),
         game_state,
         matchmaking: MatchmakingClient::new(ludus_server::traced_channel(&config.matchmaking_url)?),
         ratings: RatingsClient::new(ludus_server::traced_channel(&config.ratings_url)?),

@@ -53,6 +53,10 @@ struct Args {
     /// How long a guest token is valid, in hours.
     #[arg(long, env = "LUDUS_TOKEN_TTL_HOURS", default_value_t = 168)]
     token_ttl_hours: u64,
+    /// How long an account's access token lives, in seconds (900: 15 minutes). Shorten it only
+    /// to test a client's refresh.
+    #[arg(long, env = "LUDUS_ACCESS_TOKEN_SECONDS", default_value_t = ludus_gateway::auth::ACCESS_TOKEN_TTL.as_secs())]
+    access_token_seconds: u64,
     /// Origin of a web page allowed to call the gateway with grpc-web, e.g.
     /// `https://play.example.org` (repeat the flag or separate with commas); none by default.
     #[arg(long, env = "LUDUS_CORS_ORIGINS", value_delimiter = ',')]
@@ -88,6 +92,7 @@ async fn main() -> anyhow::Result<()> {
         rooms_url: args.rooms_url,
         token_secret: args.token_secret.into_bytes(),
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
+        access_token_ttl: Duration::from_secs(args.access_token_seconds),
         cors_origins: args.cors_origin,
         sign_ins: ludus_gateway::limits::SignInLimit {
             per_second: args.sign_ins_per_second,

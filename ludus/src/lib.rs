@@ -38,6 +38,9 @@ pub struct SystemConfig {
     pub gateway: TcpListener,
     /// HS256 secret for session tokens, 32+ bytes.
     pub token_secret: Vec<u8>,
+    /// How long an account's access token lives ([`ludus_gateway::auth::ACCESS_TOKEN_TTL`]
+    /// unless a test of the clients' refresh shortens it).
+    pub access_token_ttl: Duration,
     /// The quick-match clocks (each game's rule unless `--turn-ms` sets it: C12's minute for
     /// Caro…).
     pub turn_ms: ludus_matchmaking::QuickMatchClocks,
@@ -135,6 +138,7 @@ impl System {
             backend,
             gateway: gateway_listener,
             token_secret,
+            access_token_ttl,
             turn_ms,
             absence_grace,
             cors_origins,
@@ -215,6 +219,7 @@ impl System {
             rooms_url,
             token_secret,
             token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
+            access_token_ttl,
             cors_origins,
             sign_ins,
             per_player,

@@ -49,6 +49,10 @@ pub struct ServeArgs {
     /// signs everybody out at restart.
     #[arg(long, env = "LUDUS_TOKEN_SECRET", hide_env_values = true)]
     pub token_secret: Option<String>,
+    /// How long an account's access token lives, in seconds (900: 15 minutes). Shorten it only
+    /// to test a client's refresh (the web client's browser test does).
+    #[arg(long, env = "LUDUS_ACCESS_TOKEN_SECONDS", default_value_t = ludus_gateway::auth::ACCESS_TOKEN_TTL.as_secs())]
+    pub access_token_seconds: u64,
     /// Quick-match clocks, milliseconds per turn by game, e.g. `caro=60000,quoridor=30000`;
     /// a game left out keeps its table policy's clock (the default shown).
     #[arg(long, env = "LUDUS_TURN_MS", default_value_t = ludus_matchmaking::QuickMatchClocks::default())]
@@ -123,6 +127,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             backend,
             gateway: TcpListener::bind(args.listen).await?,
             token_secret: secret,
+            access_token_ttl: Duration::from_secs(args.access_token_seconds),
             turn_ms: args.turn_ms,
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
             cors_origins,

@@ -373,6 +373,7 @@ impl Ludus {
                 backend: backend.clone(),
                 gateway,
                 token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
+                access_token_ttl: ludus_gateway::auth::ACCESS_TOKEN_TTL,
                 turn_ms,
                 absence_grace,
                 cors_origins: vec![WEB_ORIGIN.to_owned()],

@@ -1,7 +1,9 @@
 // The gateway, over grpc-web: one client for the whole page, and the guest session.
 //
 // The session token lives in memory and in sessionStorage only (it survives a reload of this
-// tab, and dies with the tab); never in localStorage or a cookie.
+// tab, and dies with the tab); never in localStorage or a cookie. An account's refresh token
+// lives beside it (ARCHITECTURE.md, "Web client sessions"): account.ts trades it for a new
+// access token before the old one expires.
 
 import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -14,6 +16,11 @@ export interface Session {
   expiresAtMs: number;
   // A registered account (a guest otherwise): only accounts host rooms (Ping44).
   account?: boolean;
+  // Accounts: the single-use refresh token and its term, and when the access token came
+  // (the refresh is due at half its life, or a minute before its end, whichever is later).
+  refreshToken?: string;
+  refreshExpiresAtMs?: number;
+  obtainedAtMs?: number;
 }
 
 const SESSION_KEY = "ludus.session";
@@ -25,7 +32,10 @@ function loadSession(): Session | undefined {
     const raw = sessionStorage.getItem(SESSION_KEY);
     if (!raw) return undefined;
     const parsed = JSON.parse(raw) as Session;
-    if (typeof parsed.token !== "string" || parsed.expiresAtMs < Date.now()) return undefined;
+    if (typeof parsed.token !== "string") return undefined;
+    // An expired access token is still worth keeping while its refresh token is good.
+    const usable = Math.max(parsed.expiresAtMs, parsed.refreshToken ? (parsed.refreshExpiresAtMs ?? 0) : 0);
+    if (usable < Date.now()) return undefined;
     return parsed;
   } catch {
     return undefined;

@@ -14,6 +14,7 @@ import { CaroBoard } from "./boards/caro.js";
 import { JunqiBoard } from "./boards/junqi.js";
 import { MancalaBoard } from "./boards/mancala.js";
 import { QuoridorBoard } from "./boards/quoridor.js";
+import { takeBackButton } from "./computer.js";
 import { clear, h } from "./dom.js";
 import { type GameEvent, type GameSnapshot, GameSnapshotSchema, GameStatus, ResultKind } from "./gen/ludus/v1/game_pb.js";
 import { type MessageKey, t } from "./i18n.js";
@@ -324,6 +325,7 @@ export class GamePage {
           "data-kind": kind ?? "",
           "data-seq": String(snapshot.seq),
           "data-status": active ? "active" : "finished",
+          "data-my-turn": myTurn ? "yes" : "no",
         },
         h("h2", {}, `${gameTitle(kind)} ${me === undefined ? t("game.watching") : ""}`),
         h(
@@ -340,6 +342,7 @@ export class GamePage {
             // The server's refusal, in its own words (rule id first): not the page's to translate.
             h("p", { id: "notice", class: "notice", role: "alert", translate: "no" }, this.notice),
             me !== undefined && active ? this.tableButtons(snapshot, me) : null,
+            me !== undefined && active ? takeBackButton(snapshot, (send) => this.call(send)) : null,
             h("h3", {}, t("game.moves")),
             moveList,
           ),

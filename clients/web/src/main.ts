@@ -5,7 +5,10 @@
 // people on this device, `#/computer/<kind>/<level>` against the computer on this device.
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { accountLinks, accountSession, ensureFreshSession } from "./account.js";
 import { Code, currentSession, errorCode, gateway, refusalText, setSession } from "./api.js";
+import { PlayCard } from "./play.js";
+import { featurePage } from "./routes.js";
 import { clear, h } from "./dom.js";
 import { GamePage, gameTitle, seatLabel } from "./game.js";
 import type { GameSettingsSchema } from "./gen/ludus/v1/game_pb.js";
@@ -37,7 +40,7 @@ const QUICK_MATCHES: { kind: string; settings: Settings }[] = [
 ];
 
 const app = document.getElementById("app") as HTMLElement;
-let page: GamePage | LocalPage | RoomPage | undefined;
+let page: GamePage | LocalPage | RoomPage | ReturnType<typeof featurePage> | undefined;
 let lobbyTimer: number | undefined;
 let searching: AbortController | undefined;
 
@@ -108,9 +111,16 @@ async function route(): Promise<void> {
     await page.open();
     return;
   }
+  await ensureFreshSession();
+  if (generation !== routing) return;
   if (!currentSession()) {
     signInForm();
     void offlineCard();
+    return;
+  }
+  page = featurePage(app, location.hash);
+  if (page) {
+    await page.open();
     return;
   }
   const room = /^#\/room\/([A-Za-z0-9]+)$/.exec(location.hash);
@@ -173,8 +183,8 @@ function signInForm(message = ""): void {
 }
 
 // Registering (or signing in to) an account: what hosting a room needs (Ping44). The access
-// token lives like a guest's, in memory and sessionStorage; the refresh token is not kept, so
-// the session ends with the access token (15 minutes) and signing in again starts another.
+// token lives like a guest's, in memory and sessionStorage; account.ts renews it with the
+// refresh token before it expires (ARCHITECTURE.md, "Web client sessions").
 function accountForm(): HTMLElement {
   const field = (id: string, label: string, attrs: Record<string, string | number | boolean>) => {
     const input = h("input", { id, name: id, required: true, ...attrs }) as HTMLInputElement;
@@ -201,14 +211,7 @@ function accountForm(): HTMLElement {
               displayName: display.value.trim() || username.input.value.trim(),
             })
           : await client.signIn({ username: username.input.value.trim(), password: password.input.value });
-        const account = session.account;
-        setSession({
-          token: session.accessToken,
-          playerId: account?.playerId ?? "",
-          name: account?.displayName ?? username.input.value.trim(),
-          expiresAtMs: Number(session.accessExpiresAtUnixMs),
-          account: true,
-        });
+        setSession(accountSession(session, username.input.value.trim()));
         await route();
       } catch (error) {
         notice.textContent = refusalText(error);
@@ -328,6 +331,8 @@ async function lobby(current: () => boolean): Promise<void> {
   const live = h("ul", { id: "live-games", class: "games" });
   app.append(
     notice,
+    new PlayCard().node,
+    accountLinks(),
     quick,
     roomsCard(notice),
     h("div", { class: "card" }, h("h2", {}, t("lobby.yourGames")), mine),

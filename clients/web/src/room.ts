@@ -16,6 +16,7 @@ import {
   type RoomView,
 } from "./gen/ludus/v1/rooms_pb.js";
 import { t } from "./i18n.js";
+import { type RoomCommand, roomExtras } from "./host.js";
 
 const BACKOFF_START_MS = 500;
 const BACKOFF_MAX_MS = 8000;
@@ -39,6 +40,8 @@ export class RoomPage {
   // Games already opened, so a late event does not pull the player back into one.
   private readonly opened = new Set<string>();
   // One input for the page's life: a redraw (any room event) keeps what is being typed.
+  // One function for the page's life: the host's settings form is kept across redraws by it.
+  private readonly run: RoomCommand = (send) => this.command(send);
   private readonly chatInput = h("input", {
     id: "chat-text",
     maxlength: 200,
@@ -276,6 +279,7 @@ export class RoomPage {
         h("h3", {}, t("room.members")),
         members,
         controls,
+        roomExtras(room, me, this.run),
         tables.length ? h("h3", {}, t("room.games")) : null,
         tables.length ? games : null,
         h("h3", {}, t("room.chat")),

@@ -51,7 +51,7 @@ export async function waitFor(check, what) {
   throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
 }
 
-export async function startLudus() {
+export async function startLudus(extraArgs = []) {
   const [gatewayPort, webPort] = [await freePort(), await freePort()];
   // A fresh accounts database per run (the room's host registers an account).
   const dataDir = await mkdtemp(join(tmpdir(), "ludus-browser-"));
@@ -67,6 +67,7 @@ export async function startLudus() {
       here("../dist"),
       "--data-dir",
       dataDir,
+      ...extraArgs,
     ],
     { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? "warn" } },
   );
@@ -280,7 +281,10 @@ export async function checkAxe(session, name) {
 // The words of every string in one dictionary (src/i18n/en.ts or vi.ts): the strings are the
 // quoted values of its `"key": "value"` lines.
 async function vocabulary(lang) {
-  const source = await readFile(here(`../src/i18n/${lang}.ts`), "utf8");
+  // The pages' own strings and the feature pages' (features.<lang>.ts, spread into <lang>.ts).
+  const source =
+    (await readFile(here(`../src/i18n/${lang}.ts`), "utf8")) +
+    (await readFile(here(`../src/i18n/features.${lang}.ts`), "utf8"));
   const words = new Set();
   for (const match of source.matchAll(/^\s*(?:"[\w.]+":\s*)?"((?:[^"\\]|\\.)*)",?$/gm)) {
     for (const word of match[1].matchAll(/[\p{L}\p{N}]+/gu)) words.add(word[0].toLowerCase());

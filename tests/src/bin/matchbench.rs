@@ -184,6 +184,7 @@ async fn main() -> anyhow::Result<()> {
             backend: Backend::redis(&redis.url()).await?,
             gateway,
             token_secret: b"matchbench secret, at least 32 bytes long".to_vec(),
+            access_token_ttl: ludus_gateway::auth::ACCESS_TOKEN_TTL,
             turn_ms: Default::default(),
             absence_grace: Duration::from_secs(60),
             cors_origins: Vec::new(),

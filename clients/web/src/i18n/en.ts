@@ -3,7 +3,10 @@
 //
 // `{name}` marks a parameter filled by `t(key, { name })`.
 
+import { featuresEn } from "./features.en.js";
+
 export const en = {
+  ...featuresEn,
   "lang.name": "English",
   "lang.switch": "Tiếng Việt",
   "lang.switchLabel": "Đổi sang tiếng Việt",

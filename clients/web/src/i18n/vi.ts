@@ -3,8 +3,10 @@
 // `satisfies` makes a key missing here, or one that English does not have, a compile error.
 
 import type { MessageKey } from "./en.js";
+import { featuresVi } from "./features.vi.js";
 
 export const vi = {
+  ...featuresVi,
   "lang.name": "Tiếng Việt",
   "lang.switch": "English",
   "lang.switchLabel": "Switch to English",

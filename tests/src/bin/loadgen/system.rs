@@ -296,6 +296,7 @@ impl System {
             backend,
             gateway: listener,
             token_secret: TOKEN_SECRET.as_bytes().to_vec(),
+            access_token_ttl: ludus_gateway::auth::ACCESS_TOKEN_TTL,
             turn_ms: Default::default(),
             absence_grace: Duration::from_secs(60),
             sign_ins: ludus_gateway::limits::SignInLimit {
