@@ -34,8 +34,8 @@ import gnubg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-CORPUS = os.path.join(HERE, "corpus.txt")
-CACHE = os.path.join(HERE, "cache.json")
+CORPUS = os.environ.get("JUDGE_CORPUS", os.path.join(HERE, "corpus.txt"))
+CACHE = os.environ.get("JUDGE_CACHE", os.path.join(HERE, "cache.json"))
 BOT = os.environ.get("JUDGE_BOT", os.path.join(ROOT, "target", "release", "examples", "judge_bot"))
 
 gnubg.command("set threads 1")  # the library deadlocks in `hint` with worker threads

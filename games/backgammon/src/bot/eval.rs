@@ -1,12 +1,14 @@
 //! The bots' evaluation: how good a position is for the side that has just moved, with the
 //! opponent on roll, as the probabilities of the six results (B16: single, gammon and
-//! backgammon, won or lost). Hand-made, not trained:
+//! backgammon, won or lost). Hand-made, not trained, but calibrated against gnubg's chances
+//! (`games/backgammon/judge`):
 //!
-//! - **Race** (no contact left): the expected turns each side needs to bear off, from the
-//!   one-sided table of [`super::bearoff`] when a side's checkers are home and few, else from
-//!   the pip count with a wastage allowance; the spread of a race of `n` pips
-//!   (`0.034 n` turns², from the 18.5 variance of the pips of one roll) turns the difference
-//!   into a winning chance. Gammons come the same way: can the loser bring everything home
+//! - **Race** (no contact left): when both sides are bearing off, the exact winning chance
+//!   from the two turn distributions of the one-sided database [`super::bearoff`]; otherwise
+//!   the expected turns each side needs (the database's once a side is home, else the pip
+//!   count with a wastage allowance) and their spread (the database's variance, or
+//!   `0.034 n` turns² for a race of `n` pips, from the 18.5 variance of the pips of one roll)
+//!   turn the difference into a winning chance. Gammons come the same way: can the loser bring everything home
 //!   and bear one checker off before the winner finishes?
 //! - **Contact**: a logit built from the race (pip difference, the opponent has the roll),
 //!   made points weighted by where they stand (the 5-point, the bar point, advanced anchors),
@@ -157,22 +159,21 @@ fn home_board(s: &Side) -> Option<Home> {
     Some(home)
 }
 
-/// Expected turns to bear everything off, in a race, and their variance: exact from the
-/// bear-off database once every checker is home, else from the pips.
+/// Expected turns to bear everything off in a race, and their variance. A home side's turns
+/// are the database's; a side still coming home is read as bringing its stragglers to its
+/// 6-point (their pips beyond it, by the mean roll) and then bearing off that home board, so
+/// both sides are measured with the same yardstick (a pip formula against the exact turns of
+/// the other side misjudged races, judged by gnubg). The spread stays the pips' one.
 fn race_turns(s: &Side) -> (f64, f64) {
-    if let Some(home) = home_board(s)
-        && let (Some(t), Some(v)) = (
-            bearoff::expected_turns(&home),
-            bearoff::turn_variance(&home),
-        )
-    {
-        return (t, v);
+    let variance = TURN_VARIANCE_PER_PIP * pips(s) + 0.1;
+    let mut home: Home = [0; 6];
+    home.copy_from_slice(&s[1..=6]);
+    home[5] += s[7..=25].iter().sum::<u8>();
+    let coming_home = home_distance(s) / PIPS_PER_ROLL;
+    match bearoff::expected_turns(&home) {
+        Some(t) => (t + coming_home, variance),
+        None => (pips(s) / PIPS_PER_ROLL, variance),
     }
-    // Wastage: pips rolled that bear nothing off (stacks on low points, gaps, crossovers).
-    let low_stack: f64 = (1..=3).map(|p| f64::from(s[p].saturating_sub(2))).sum();
-    let gaps = (1..=6).filter(|&p| s[p] == 0).count() as f64;
-    let turns = (pips(s) + 5.0 + 1.5 * low_stack + 0.7 * gaps) / PIPS_PER_ROLL;
-    (turns, TURN_VARIANCE_PER_PIP * pips(s) + 0.1)
 }
 
 /// Pips `s` must move to have every checker home (bar = 25).
