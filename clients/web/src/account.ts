@@ -6,11 +6,11 @@
 // The refresh token: see ARCHITECTURE.md, "Web client sessions" (kept with the access token in
 // this tab's sessionStorage; single use, and a replayed one revokes the whole session).
 
-import { Code, currentSession, errorCode, gateway, refusalText, setSession, type Session } from "./api.js";
+import { Code, currentSession, errorCode, gateway, refusalText, type Session, setSession } from "./api.js";
 import { clear, h } from "./dom.js";
-import type { AccountSession } from "./gen/ludus/v1/gateway_pb.js";
 import type { ArchivedGame } from "./gen/ludus/v1/accounts_pb.js";
 import { ResultKind } from "./gen/ludus/v1/game_pb.js";
+import type { AccountSession } from "./gen/ludus/v1/gateway_pb.js";
 import { t } from "./i18n.js";
 import { GAME_NAMES } from "./play.js";
 
@@ -122,7 +122,7 @@ function resultText(game: ArchivedGame, me: string): string {
 }
 
 export function gameName(kind: string | undefined): string {
-  return t(GAME_NAMES[kind ?? ""] ?? "kind.caro");
+  return t(GAME_NAMES[kind ?? ""] ?? "game.caro");
 }
 
 export class AccountPage {
@@ -156,7 +156,11 @@ export class AccountPage {
           "section",
           { class: "card", id: "profile" },
           h("h2", {}, profile.displayName),
-          h("p", { class: "small" }, t("account.member", { username: profile.username, since: new Date(Number(profile.createdAtUnixMs)).toLocaleDateString() })),
+          h(
+            "p",
+            { class: "small" },
+            t("account.member", { username: profile.username, since: new Date(Number(profile.createdAtUnixMs)).toLocaleDateString() }),
+          ),
           h("p", { id: "record" }, t("account.record", { played: profile.gamesPlayed, won: profile.gamesWon, drawn: profile.gamesDrawn })),
           h("h3", {}, t("account.ratings")),
           played.length === 0
@@ -164,10 +168,30 @@ export class AccountPage {
             : h(
                 "table",
                 { id: "ratings" },
-                h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("account.pool")), h("th", { scope: "col" }, t("account.rating")), h("th", { scope: "col" }, t("account.games")))),
-                h("tbody", {}, ...played.map((r) => h("tr", {}, h("td", {}, r.ruleset), h("td", {}, String(Math.round(r.rating))), h("td", {}, String(r.games))))),
+                h(
+                  "thead",
+                  {},
+                  h(
+                    "tr",
+                    {},
+                    h("th", { scope: "col" }, t("account.pool")),
+                    h("th", { scope: "col" }, t("account.rating")),
+                    h("th", { scope: "col" }, t("account.games")),
+                  ),
+                ),
+                h(
+                  "tbody",
+                  {},
+                  ...played.map((r) =>
+                    h("tr", {}, h("td", {}, r.ruleset), h("td", {}, String(Math.round(r.rating))), h("td", {}, String(r.games))),
+                  ),
+                ),
               ),
-          h("div", { class: "controls" }, h("button", { type: "button", id: "sign-out-everywhere", onclick: () => void signOut() }, t("account.signOut"))),
+          h(
+            "div",
+            { class: "controls" },
+            h("button", { type: "button", id: "sign-out-everywhere", onclick: () => void signOut() }, t("account.signOut")),
+          ),
         ),
         h(
           "section",
@@ -182,7 +206,11 @@ export class AccountPage {
                   h(
                     "li",
                     {},
-                    h("a", { href: `#/replay/${encodeURIComponent(g.gameId)}`, "data-replay": g.gameId }, `${gameName(g.settings?.options.case)} · ${g.ruleset}`),
+                    h(
+                      "a",
+                      { href: `#/replay/${encodeURIComponent(g.gameId)}`, "data-replay": g.gameId },
+                      `${gameName(g.settings?.options.case)} · ${g.ruleset}`,
+                    ),
                     ` · ${resultText(g, session.playerId)} · ${g.seats.map((s) => s.displayName).join(" – ")} · ${new Date(Number(g.endedAtUnixMs)).toLocaleString()}`,
                   ),
                 ),
@@ -205,7 +233,13 @@ export class AccountPage {
         clear(list);
         if (board.entries.length === 0) list.append(h("li", { class: "small" }, t("account.nobodyYet")));
         for (const entry of board.entries) {
-          list.append(h("li", { "data-player": entry.playerId }, `${entry.displayName || entry.playerId} · ${Math.round(entry.rating)} (${entry.games})`));
+          list.append(
+            h(
+              "li",
+              { "data-player": entry.playerId },
+              `${entry.displayName || entry.playerId} · ${Math.round(entry.rating)} (${entry.games})`,
+            ),
+          );
         }
       } catch (error) {
         if (!this.abort.signal.aborted) this.notice.textContent = refusalText(error);
@@ -225,9 +259,16 @@ export class AccountPage {
 
   // A guest registers and keeps their player id, games and tickets (UpgradeGuest).
   private upgradeForm(session: Session): HTMLElement {
-    const input = (id: string, attrs: Record<string, string | number | boolean>) => h("input", { id, name: id, ...attrs }) as HTMLInputElement;
+    const input = (id: string, attrs: Record<string, string | number | boolean>) =>
+      h("input", { id, name: id, ...attrs }) as HTMLInputElement;
     const username = input("upgrade-username", { required: true, autocomplete: "username", maxlength: 24, minlength: 3 });
-    const password = input("upgrade-password", { required: true, type: "password", autocomplete: "new-password", maxlength: 128, minlength: 8 });
+    const password = input("upgrade-password", {
+      required: true,
+      type: "password",
+      autocomplete: "new-password",
+      maxlength: 128,
+      minlength: 8,
+    });
     const display = input("upgrade-display", { maxlength: 32, autocomplete: "nickname", value: session.name });
     return h(
       "form",
@@ -239,7 +280,11 @@ export class AccountPage {
           void (async () => {
             try {
               const client = await gateway();
-              const next = await client.upgradeGuest({ username: username.value.trim(), password: password.value, displayName: display.value.trim() });
+              const next = await client.upgradeGuest({
+                username: username.value.trim(),
+                password: password.value,
+                displayName: display.value.trim(),
+              });
               setSession(accountSession(next, display.value.trim() || session.name));
               location.hash = "#/account";
               window.dispatchEvent(new HashChangeEvent("hashchange"));

@@ -16,5 +16,9 @@ export function takeBackButton(
   if (!computer || (kind !== "caro" && kind !== "mancala")) return null;
   if (kind === "caro" && computer.computerLevel === "hard") return null;
   const gameId = snapshot.gameId;
-  return h("button", { type: "button", id: "take-back", onclick: () => call((c) => c.takeBack({ gameId })) }, `${t("play.takeBack")} (${kind === "caro" ? "C17" : "M11"})`);
+  return h(
+    "button",
+    { type: "button", id: "take-back", onclick: () => call((c) => c.takeBack({ gameId })) },
+    `${t("play.takeBack")} (${kind === "caro" ? "C17" : "M11"})`,
+  );
 }

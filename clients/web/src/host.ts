@@ -5,11 +5,11 @@
 
 import type { GatewayClient } from "./api.js";
 import { h } from "./dom.js";
-import { GAME_NAMES } from "./play.js";
-import { CaroFirstMover, RoomPhase, RoomTeam, type RoomSnapshot, type RoomView } from "./gen/ludus/v1/rooms_pb.js";
 import { QuoridorMode } from "./gen/ludus/v1/quoridor_pb.js";
-import { t, type MessageKey } from "./i18n.js";
+import { CaroFirstMover, RoomPhase, type RoomSnapshot, RoomTeam, type RoomView } from "./gen/ludus/v1/rooms_pb.js";
+import { type MessageKey, t } from "./i18n.js";
 import { GAME_OPTIONS, OptionsForm, valuesFromSettings } from "./options.js";
+import { GAME_NAMES } from "./play.js";
 
 export type RoomCommand = (send: (client: GatewayClient) => Promise<RoomSnapshot>) => void;
 
@@ -40,13 +40,20 @@ export function roomExtras(room: RoomView, me: string | undefined, command: Room
         h("span", { class: `team team-${team}`, "data-team": team }, `${t(TEAM_NAMES[team])}: ${members.join(", ") || "—"}`),
         mine?.seated && mine.team === team
           ? ""
-          : h("button", { type: "button", "data-sit-team": team, onclick: () =>
-                command(async (c) => {
-                  // One seat per player: changing team is leaving the seat and taking the other.
-                  if (mine?.seated) await c.leaveSeat({ code });
-                  return c.takeSeat({ code, team });
-                }),
-            }, t("room.sitWith", { team: t(TEAM_NAMES[team]) })),
+          : h(
+              "button",
+              {
+                type: "button",
+                "data-sit-team": team,
+                onclick: () =>
+                  command(async (c) => {
+                    // One seat per player: changing team is leaving the seat and taking the other.
+                    if (mine?.seated) await c.leaveSeat({ code });
+                    return c.takeSeat({ code, team });
+                  }),
+              },
+              t("room.sitWith", { team: t(TEAM_NAMES[team]) }),
+            ),
       );
     }
     node.append(h("h3", {}, t("room.teams")), teams);
@@ -79,12 +86,36 @@ export function roomExtras(room: RoomView, me: string | undefined, command: Room
   for (const board of room.scoreboards) {
     if (board.scores.length === 0) continue;
     node.append(
-      h("h3", {}, t("room.scoreboard", { game: t(GAME_NAMES[board.game] ?? "kind.caro") })),
+      h("h3", {}, t("room.scoreboard", { game: t(GAME_NAMES[board.game] ?? "game.caro") })),
       h(
         "table",
         { class: "scoreboard", "data-scoreboard": board.game },
-        h("thead", {}, h("tr", {}, ...(["room.player", "room.played", "room.won", "room.drawn", "room.points"] as const).map((k) => h("th", { scope: "col" }, t(k))))),
-        h("tbody", {}, ...board.scores.map((s) => h("tr", {}, h("td", {}, s.displayName), h("td", {}, String(s.played)), h("td", {}, String(s.won)), h("td", {}, String(s.drawn)), h("td", {}, String(s.points))))),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ...(["room.player", "room.played", "room.won", "room.drawn", "room.points"] as const).map((k) =>
+              h("th", { scope: "col" }, t(k)),
+            ),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          ...board.scores.map((s) =>
+            h(
+              "tr",
+              {},
+              h("td", {}, s.displayName),
+              h("td", {}, String(s.played)),
+              h("td", {}, String(s.won)),
+              h("td", {}, String(s.drawn)),
+              h("td", {}, String(s.points)),
+            ),
+          ),
+        ),
       ),
     );
   }
@@ -97,7 +128,14 @@ export function roomExtras(room: RoomView, me: string | undefined, command: Room
         "ul",
         { id: "bracket", class: "games" },
         ...room.tables.map((table) =>
-          h("li", {}, table.playerIds.map(name).join(" – "), table.finished ? ` · ${table.winnerIds.length ? t("room.advances", { who: table.winnerIds.map(name).join(", ") }) : t("account.draw")}` : ""),
+          h(
+            "li",
+            {},
+            table.playerIds.map(name).join(" – "),
+            table.finished
+              ? ` · ${table.winnerIds.length ? t("room.advances", { who: table.winnerIds.map(name).join(", ") }) : t("account.draw")}`
+              : "",
+          ),
         ),
         tournament.byePlayerId ? h("li", { class: "small" }, t("room.bye", { who: name(tournament.byePlayerId) })) : null,
       ),
@@ -110,12 +148,20 @@ export function roomExtras(room: RoomView, me: string | undefined, command: Room
 
 function hostPanel(room: RoomView, me: string | undefined, command: RoomCommand): HTMLElement {
   const code = room.code;
-  const panel = h("section", { id: "host-panel", class: "host", "aria-labelledby": "host-title" }, h("h3", { id: "host-title" }, t("room.host")));
+  const panel = h(
+    "section",
+    { id: "host-panel", class: "host", "aria-labelledby": "host-title" },
+    h("h3", { id: "host-title" }, t("room.host")),
+  );
 
   if (room.phase === RoomPhase.COUNTDOWN || room.phase === RoomPhase.PAUSED) {
     const paused = room.phase === RoomPhase.PAUSED;
     panel.append(
-      h("button", { type: "button", id: "pause", onclick: () => command((c) => c.pauseRoomCountdown({ code, paused: !paused })) }, paused ? t("room.resume") : t("room.pause")),
+      h(
+        "button",
+        { type: "button", id: "pause", onclick: () => command((c) => c.pauseRoomCountdown({ code, paused: !paused })) },
+        paused ? t("room.resume") : t("room.pause"),
+      ),
     );
   }
 
@@ -130,9 +176,21 @@ function hostPanel(room: RoomView, me: string | undefined, command: RoomCommand)
             "li",
             { "data-host-member": m.displayName },
             `${m.displayName} `,
-            h("button", { type: "button", "data-kick": m.displayName, onclick: () => command((c) => c.kickFromRoom({ code, playerId: m.playerId })) }, t("room.kick")),
+            h(
+              "button",
+              { type: "button", "data-kick": m.displayName, onclick: () => command((c) => c.kickFromRoom({ code, playerId: m.playerId })) },
+              t("room.kick"),
+            ),
             " ",
-            h("button", { type: "button", "data-hand-over": m.displayName, onclick: () => command((c) => c.handOverRoom({ code, playerId: m.playerId })) }, t("room.handOver")),
+            h(
+              "button",
+              {
+                type: "button",
+                "data-hand-over": m.displayName,
+                onclick: () => command((c) => c.handOverRoom({ code, playerId: m.playerId })),
+              },
+              t("room.handOver"),
+            ),
           ),
         ),
       ),
@@ -167,15 +225,22 @@ function settingsForm(room: RoomView, command: RoomCommand): HTMLElement {
         firstMoverRow.hidden = kind !== "caro";
       },
     },
-    ...GAME_OPTIONS.map((g) => h("option", { value: g.kind, selected: g.kind === form.game }, t(GAME_NAMES[g.kind] ?? "kind.caro"))),
+    ...GAME_OPTIONS.map((g) => h("option", { value: g.kind, selected: g.kind === form.game }, t(GAME_NAMES[g.kind] ?? "game.caro"))),
   );
   const firstMover = h(
     "select",
     { id: "room-first-mover" },
-    ...FIRST_MOVERS.map((f) => h("option", { value: f.value, selected: (room.settings?.firstMover || CaroFirstMover.ROCK_PAPER_SCISSORS) === f.value }, t(f.label))),
+    ...FIRST_MOVERS.map((f) =>
+      h("option", { value: f.value, selected: (room.settings?.firstMover || CaroFirstMover.ROCK_PAPER_SCISSORS) === f.value }, t(f.label)),
+    ),
   ) as HTMLSelectElement;
   // C10 is Caro's: the row shows only while Caro is chosen.
-  const firstMoverRow = h("div", { class: "option", hidden: form.game !== "caro" }, h("label", { for: "room-first-mover" }, `${t("room.firstMover")} `, h("span", { class: "rule" }, "(C10)")), firstMover);
+  const firstMoverRow = h(
+    "div",
+    { class: "option", hidden: form.game !== "caro" },
+    h("label", { for: "room-first-mover" }, `${t("room.firstMover")} `, h("span", { class: "rule" }, "(C10)")),
+    firstMover,
+  );
   const check = (id: string, checked: boolean, label: MessageKey) => {
     const box = h("input", { type: "checkbox", id, class: "check", checked }) as HTMLInputElement;
     return { box, node: h("label", { class: "check-label", for: id }, box, ` ${t(label)}`) };
@@ -184,31 +249,31 @@ function settingsForm(room: RoomView, command: RoomCommand): HTMLElement {
   const rated = check("room-rated", room.settings?.rated ?? false, "room.rated");
   const autoStart = check("room-auto-start", room.settings?.autoStart ?? true, "room.autoStart");
   const node = h(
-      "form",
-      {
-        id: "room-settings",
-        onsubmit: (event: Event) => {
-          event.preventDefault();
-          command((c) =>
-            c.updateRoomSettings({
-              code,
-              settings: {
-                game: form.settings(),
-                public: isPublic.box.checked,
-                rated: rated.box.checked,
-                firstMover: form.game === "caro" ? Number(firstMover.value) : CaroFirstMover.UNSPECIFIED,
-                autoStart: autoStart.box.checked,
-                spectatorChat: room.settings?.spectatorChat ?? true,
-              },
-            }),
-          );
-        },
+    "form",
+    {
+      id: "room-settings",
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        command((c) =>
+          c.updateRoomSettings({
+            code,
+            settings: {
+              game: form.settings(),
+              public: isPublic.box.checked,
+              rated: rated.box.checked,
+              firstMover: form.game === "caro" ? Number(firstMover.value) : CaroFirstMover.UNSPECIFIED,
+              autoStart: autoStart.box.checked,
+              spectatorChat: room.settings?.spectatorChat ?? true,
+            },
+          }),
+        );
       },
-      h("div", { class: "option" }, h("label", { for: "room-game-kind" }, t("play.game")), game),
-      form.node,
-      firstMoverRow,
-      h("div", { class: "controls" }, isPublic.node, rated.node, autoStart.node),
-      h("button", { type: "submit", id: "room-save" }, t("room.save")),
+    },
+    h("div", { class: "option" }, h("label", { for: "room-game-kind" }, t("play.game")), game),
+    form.node,
+    firstMoverRow,
+    h("div", { class: "controls" }, isPublic.node, rated.node, autoStart.node),
+    h("button", { type: "submit", id: "room-save" }, t("room.save")),
   );
   kept.set(command, { key, form: node });
   return node;

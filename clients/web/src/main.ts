@@ -7,8 +7,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { accountLinks, accountSession, ensureFreshSession } from "./account.js";
 import { Code, currentSession, errorCode, gateway, refusalText, setSession } from "./api.js";
-import { PlayCard } from "./play.js";
-import { featurePage } from "./routes.js";
 import { clear, h } from "./dom.js";
 import { GamePage, gameTitle, seatLabel } from "./game.js";
 import type { GameSettingsSchema } from "./gen/ludus/v1/game_pb.js";
@@ -18,7 +16,9 @@ import { QuoridorGoal, QuoridorMode } from "./gen/ludus/v1/quoridor_pb.js";
 import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
 import { lang, setLang, t } from "./i18n.js";
 import { LEVELS, LocalPage, levelName, OFFLINE_GAMES, offlineModule } from "./local.js";
+import { PlayCard } from "./play.js";
 import { normaliseRoomCode, RoomPage } from "./room.js";
+import { featurePage } from "./routes.js";
 
 type Settings = MessageInitShape<typeof GameSettingsSchema>;
 

@@ -9,11 +9,11 @@
 // Caro and Mancala are untimed (C17, M11).
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { clear, h } from "./dom.js";
 import type { GameSettingsSchema } from "./gen/ludus/v1/game_pb.js";
 import { MancalaFirstPlayer, MancalaRuleSet } from "./gen/ludus/v1/mancala_pb.js";
 import { QuoridorGoal, QuoridorMode } from "./gen/ludus/v1/quoridor_pb.js";
-import { clear, h } from "./dom.js";
-import { t, type MessageKey } from "./i18n.js";
+import { type MessageKey, t } from "./i18n.js";
 
 export type Settings = MessageInitShape<typeof GameSettingsSchema>;
 export type Context = "quick" | "room" | "computer";
@@ -58,11 +58,24 @@ export const GAME_OPTIONS: GameOptions[] = [
   {
     kind: "caro",
     fields: [
-      { id: "size", rule: "C1", label: "opt.board", choices: [15, 19].map((n) => ({ value: String(n), label: plain(`${n}×${n}`) })), initial: "15" },
+      {
+        id: "size",
+        rule: "C1",
+        label: "opt.board",
+        choices: [15, 19].map((n) => ({ value: String(n), label: plain(`${n}×${n}`) })),
+        initial: "15",
+      },
       { id: "blocked", rule: "C5", label: "opt.caro.blocked", ...onOff(true) },
       { id: "exact", rule: "C5", label: "opt.caro.exact", ...onOff(false) },
       // C12: the friend room's clock; quick matches use the server's, the computer none (C17).
-      { id: "clock", rule: "C12", label: "opt.clock", choices: [{ value: "0", label: "opt.untimed" }, ...seconds([30, 60, 120])], initial: "60000", offered: ["room"] },
+      {
+        id: "clock",
+        rule: "C12",
+        label: "opt.clock",
+        choices: [{ value: "0", label: "opt.untimed" }, ...seconds([30, 60, 120])],
+        initial: "60000",
+        offered: ["room"],
+      },
     ],
     settings: (v, context) => ({
       options: { case: "caro", value: { boardSize: Number(v.size), blockedEndsOff: v.blocked === "off", exactlyFive: v.exact === "on" } },
@@ -119,7 +132,13 @@ export const GAME_OPTIONS: GameOptions[] = [
         // Teams and tournaments are not quick-matched, and the computer plays free-for-all.
         offered: ["room"],
       },
-      { id: "players", rule: "Q4", label: "opt.players", choices: [2, 3, 4, 5, 6, 7, 8].map((n) => ({ value: String(n), label: plain(String(n)) })), initial: "2" },
+      {
+        id: "players",
+        rule: "Q4",
+        label: "opt.players",
+        choices: [2, 3, 4, 5, 6, 7, 8].map((n) => ({ value: String(n), label: plain(String(n)) })),
+        initial: "2",
+      },
       {
         id: "goal",
         rule: "Q25",
@@ -130,12 +149,21 @@ export const GAME_OPTIONS: GameOptions[] = [
         ],
         initial: String(QuoridorGoal.OPPOSITE),
       },
-      { id: "size", rule: "Q26", label: "opt.board", choices: [9, 11, 13].map((n) => ({ value: String(n), label: plain(`${n}×${n}`) })), initial: "9" },
+      {
+        id: "size",
+        rule: "Q26",
+        label: "opt.board",
+        choices: [9, 11, 13].map((n) => ({ value: String(n), label: plain(`${n}×${n}`) })),
+        initial: "9",
+      },
       {
         id: "walls",
         rule: "Q27",
         label: "opt.quoridor.walls",
-        choices: [{ value: "0", label: "opt.auto" as MessageKey }, ...[1, 3, 5, 7, 10, 15, 20].map((n) => ({ value: String(n), label: plain(String(n)) }))],
+        choices: [
+          { value: "0", label: "opt.auto" as MessageKey },
+          ...[1, 3, 5, 7, 10, 15, 20].map((n) => ({ value: String(n), label: plain(String(n)) })),
+        ],
         initial: "0",
       },
       { id: "clock", rule: "Q28", label: "opt.clock", choices: seconds([15, 30, 45, 60, 90]), initial: "30000" },
@@ -161,7 +189,10 @@ export const GAME_OPTIONS: GameOptions[] = [
         id: "match",
         rule: "B22",
         label: "opt.backgammon.match",
-        choices: [{ value: "0", label: "opt.backgammon.money" }, ...[1, 3, 5, 7, 11, 15, 21].map((n) => ({ value: String(n), label: plain(String(n)) }))],
+        choices: [
+          { value: "0", label: "opt.backgammon.money" },
+          ...[1, 3, 5, 7, 11, 15, 21].map((n) => ({ value: String(n), label: plain(String(n)) })),
+        ],
         initial: "0",
       },
       // B17-B19 are money-play rules: a match keeps them off (B22).
@@ -234,7 +265,13 @@ export function valuesFromSettings(settings: Settings | undefined): { kind: stri
       values.first = String(o.firstPlayer || MancalaFirstPlayer.RANDOM);
       break;
     case "quoridor":
-      for (const [id, key, fallback] of [["mode", "mode", 1], ["goal", "goal", 1], ["size", "size", 9], ["walls", "walls", 0], ["players", "players", 2]] as const) {
+      for (const [id, key, fallback] of [
+        ["mode", "mode", 1],
+        ["goal", "goal", 1],
+        ["size", "size", 9],
+        ["walls", "walls", 0],
+        ["players", "players", 2],
+      ] as const) {
         values[id] = String((o[key] as number) || fallback);
       }
       break;
@@ -305,10 +342,17 @@ export class OptionsForm {
             (this.node.querySelector(`#${id}`) as HTMLElement | null)?.focus();
           },
         },
-        ...field.choices.map((choice) => h("option", { value: choice.value, selected: this.values[field.id] === choice.value }, choiceText(choice))),
+        ...field.choices.map((choice) =>
+          h("option", { value: choice.value, selected: this.values[field.id] === choice.value }, choiceText(choice)),
+        ),
       );
       this.node.append(
-        h("div", { class: "option" }, h("label", { for: id }, `${t(field.label)} `, h("span", { class: "rule" }, `(${field.rule})`)), select),
+        h(
+          "div",
+          { class: "option" },
+          h("label", { for: id }, `${t(field.label)} `, h("span", { class: "rule" }, `(${field.rule})`)),
+          select,
+        ),
       );
     }
   }

@@ -4,23 +4,24 @@
 
 import { currentSession, gateway, refusalText } from "./api.js";
 import { clear, h } from "./dom.js";
-import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
 import { TicketState } from "./gen/ludus/v1/matchmaking_pb.js";
-import { t, type MessageKey } from "./i18n.js";
-import { GAME_OPTIONS, OptionsForm, type Context } from "./options.js";
+import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
+import { type MessageKey, t } from "./i18n.js";
+import { type Context, GAME_OPTIONS, OptionsForm } from "./options.js";
 
 export const GAME_NAMES: Record<string, MessageKey> = {
-  caro: "kind.caro",
-  mancala: "kind.mancala",
-  quoridor: "kind.quoridor",
-  backgammon: "kind.backgammon",
-  junqi: "kind.junqi",
+  caro: "game.caro",
+  mancala: "game.mancala",
+  quoridor: "game.quoridor",
+  backgammon: "game.backgammon",
+  junqi: "game.junqi",
 };
 
 // The computer's levels as each game's seed names them (C17, M11, J20).
 export function computerLevelName(kind: string, level: string): string {
   if (kind === "caro" && level === "normal") return t("cpu.medium");
-  if (kind === "junqi") return t(({ easy: "cpu.beginner", normal: "cpu.normal", hard: "cpu.expert" } as const)[level as "easy"] ?? "cpu.normal");
+  if (kind === "junqi")
+    return t(({ easy: "cpu.beginner", normal: "cpu.normal", hard: "cpu.expert" } as const)[level as "easy"] ?? "cpu.normal");
   return t(({ easy: "cpu.easy", normal: "cpu.normal", hard: "cpu.hard" } as const)[level as "easy"] ?? "cpu.normal");
 }
 
@@ -42,7 +43,14 @@ export class PlayCard {
 
   constructor() {
     this.form = new OptionsForm(this.kind, this.context, "new");
-    this.node = h("section", { class: "card", id: "new-game", "aria-labelledby": "new-game-title" }, h("h2", { id: "new-game-title" }, t("play.title")), this.body, this.state, this.notice);
+    this.node = h(
+      "section",
+      { class: "card", id: "new-game", "aria-labelledby": "new-game-title" },
+      h("h2", { id: "new-game-title" }, t("play.title")),
+      this.body,
+      this.state,
+      this.notice,
+    );
     this.render();
     // A search belongs to the lobby: leaving it (or being matched) ends the search.
     window.addEventListener("hashchange", () => this.close(), { once: true });
@@ -83,9 +91,14 @@ export class PlayCard {
           this.form.setGame(this.kind);
         },
       },
-      ...GAME_OPTIONS.map((g) => h("option", { value: g.kind, selected: g.kind === this.kind }, t(GAME_NAMES[g.kind] ?? "kind.caro"))),
+      ...GAME_OPTIONS.map((g) => h("option", { value: g.kind, selected: g.kind === this.kind }, t(GAME_NAMES[g.kind] ?? "game.caro"))),
     );
-    this.body.append(tabs, h("div", { class: "option" }, h("label", { for: "new-game-kind" }, t("play.game")), game), this.form.node, this.actions());
+    this.body.append(
+      tabs,
+      h("div", { class: "option" }, h("label", { for: "new-game-kind" }, t("play.game")), game),
+      this.form.node,
+      this.actions(),
+    );
   }
 
   private actions(): HTMLElement {
@@ -126,7 +139,19 @@ export class PlayCard {
     this.notice.textContent = "";
     this.state.append(
       `${t("play.searching")} `,
-      h("button", { type: "button", class: "link", id: "new-cancel", onclick: () => { abort.abort(); this.state.textContent = t("play.cancelled"); } }, t("play.cancel")),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "link",
+          id: "new-cancel",
+          onclick: () => {
+            abort.abort();
+            this.state.textContent = t("play.cancelled");
+          },
+        },
+        t("play.cancel"),
+      ),
     );
     const settings = this.settings();
     void (async () => {
@@ -151,7 +176,11 @@ export class PlayCard {
   private async computer(level: string, computerFirst: boolean): Promise<void> {
     try {
       const client = await gateway();
-      const response = await client.playComputer({ settings: this.settings(), level, computerFirst: this.kind !== "quoridor" && computerFirst });
+      const response = await client.playComputer({
+        settings: this.settings(),
+        level,
+        computerFirst: this.kind !== "quoridor" && computerFirst,
+      });
       location.hash = `#/game/${encodeURIComponent(response.game?.gameId ?? "")}`;
     } catch (error) {
       this.notice.textContent = refusalText(error);

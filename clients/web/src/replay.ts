@@ -4,13 +4,13 @@
 // downloads as a file.
 
 import { create } from "@bufbuild/protobuf";
-import { gateway, refusalText } from "./api.js";
 import { gameName } from "./account.js";
+import { gateway, refusalText } from "./api.js";
 import type { Board } from "./boards/board.js";
 import { clear, h } from "./dom.js";
 import { boardForKind } from "./game.js";
 import type { ArchivedGame } from "./gen/ludus/v1/accounts_pb.js";
-import { GameSnapshotSchema, GameStatus, type GameEvent, type GameSnapshot } from "./gen/ludus/v1/game_pb.js";
+import { type GameEvent, type GameSnapshot, GameSnapshotSchema, GameStatus } from "./gen/ludus/v1/game_pb.js";
 import { t } from "./i18n.js";
 
 // The positions of the game: the start, then one per event that changed the view.
@@ -70,7 +70,10 @@ export class ReplayPage {
       this.game = await (await gateway()).getArchivedGame({ gameId: this.gameId }, { signal: this.abort.signal });
     } catch (error) {
       if (this.abort.signal.aborted) return;
-      this.root.append(h("p", { id: "notice", class: "notice", role: "alert" }, refusalText(error)), h("p", {}, h("a", { href: "#/account" }, t("replay.back"))));
+      this.root.append(
+        h("p", { id: "notice", class: "notice", role: "alert" }, refusalText(error)),
+        h("p", {}, h("a", { href: "#/account" }, t("replay.back"))),
+      );
       return;
     }
     this.steps = replaySteps(this.game);
@@ -115,19 +118,37 @@ export class ReplayPage {
     if (!game || this.abort.signal.aborted) return;
     clear(this.root);
     const snapshot = this.snapshotAt(game);
-    const boardNode = this.board?.draw({ snapshot, mySeat: undefined, myTurn: false, legal: [], submit: () => undefined, redraw: () => this.render() });
+    const boardNode = this.board?.draw({
+      snapshot,
+      mySeat: undefined,
+      myTurn: false,
+      legal: [],
+      submit: () => undefined,
+      redraw: () => this.render(),
+    });
     const last = this.steps.length - 1;
     const list = h(
       "ol",
       { id: "replay-moves", class: "moves", start: 0 },
       ...this.steps.map((step, i) =>
-        h("li", { class: i === this.index ? "current" : undefined, "aria-current": i === this.index ? "step" : undefined }, h("button", { type: "button", class: "link", "data-step": i, onclick: () => this.go(i) }, step.text)),
+        h(
+          "li",
+          { class: i === this.index ? "current" : undefined, "aria-current": i === this.index ? "step" : undefined },
+          h("button", { type: "button", class: "link", "data-step": i, onclick: () => this.go(i) }, step.text),
+        ),
       ),
     );
     this.root.append(
       h(
         "section",
-        { class: "game replay", id: "replay", "data-game": game.gameId, "data-kind": game.settings?.options.case ?? "", "data-step": this.index, "data-steps": this.steps.length },
+        {
+          class: "game replay",
+          id: "replay",
+          "data-game": game.gameId,
+          "data-kind": game.settings?.options.case ?? "",
+          "data-step": this.index,
+          "data-steps": this.steps.length,
+        },
         h("h2", {}, `${t("replay.title")} · ${gameName(game.settings?.options.case)} · ${game.ruleset}`),
         h(
           "div",
@@ -142,10 +163,26 @@ export class ReplayPage {
             h(
               "div",
               { class: "controls" },
-              h("button", { type: "button", id: "replay-first", onclick: () => this.go(0), disabled: this.index === 0 }, `« ${t("replay.first")}`),
-              h("button", { type: "button", id: "replay-prev", onclick: () => this.go(this.index - 1), disabled: this.index === 0 }, `‹ ${t("replay.prev")}`),
-              h("button", { type: "button", id: "replay-next", onclick: () => this.go(this.index + 1), disabled: this.index === last }, `${t("replay.next")} ›`),
-              h("button", { type: "button", id: "replay-last", onclick: () => this.go(last), disabled: this.index === last }, `${t("replay.last")} »`),
+              h(
+                "button",
+                { type: "button", id: "replay-first", onclick: () => this.go(0), disabled: this.index === 0 },
+                `« ${t("replay.first")}`,
+              ),
+              h(
+                "button",
+                { type: "button", id: "replay-prev", onclick: () => this.go(this.index - 1), disabled: this.index === 0 },
+                `‹ ${t("replay.prev")}`,
+              ),
+              h(
+                "button",
+                { type: "button", id: "replay-next", onclick: () => this.go(this.index + 1), disabled: this.index === last },
+                `${t("replay.next")} ›`,
+              ),
+              h(
+                "button",
+                { type: "button", id: "replay-last", onclick: () => this.go(last), disabled: this.index === last },
+                `${t("replay.last")} »`,
+              ),
             ),
             h("button", { type: "button", id: "replay-export", onclick: () => this.download(game) }, t("replay.export")),
             h("h3", {}, t("replay.moves")),

@@ -15,8 +15,8 @@ import {
   type RoomSnapshot,
   type RoomView,
 } from "./gen/ludus/v1/rooms_pb.js";
-import { t } from "./i18n.js";
 import { type RoomCommand, roomExtras } from "./host.js";
+import { t } from "./i18n.js";
 
 const BACKOFF_START_MS = 500;
 const BACKOFF_MAX_MS = 8000;

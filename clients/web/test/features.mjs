@@ -15,17 +15,7 @@
 import assert from "node:assert/strict";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { chromium } from "playwright-core";
-import {
-  ARTIFACTS,
-  CHROMIUM,
-  checkAxe,
-  DESKTOP,
-  FLAGS,
-  openPage as openPage_,
-  PHONE,
-  startLudus as startLudus_,
-  waitFor,
-} from "./lib.mjs";
+import { ARTIFACTS, CHROMIUM, checkAxe, DESKTOP, FLAGS, openPage as openPage_, PHONE, startLudus as startLudus_, waitFor } from "./lib.mjs";
 
 // Short enough that the test outlives several terms; the page refreshes at half of it.
 const ACCESS_TOKEN_SECONDS = 20;
@@ -148,7 +138,7 @@ async function congklakOnline(reg) {
       const before = await seqOf(page);
       await page.click("#take-back");
       await waitFor(async () => (await seqOf(page)) > before && (await myTurn(page)), "the take-back");
-      assert.equal(await page.locator("#moves li").filter({ hasText: /./ }).count() > 0, true);
+      assert.equal((await page.locator("#moves li").filter({ hasText: /./ }).count()) > 0, true);
       tookBack = true;
     }
     const before = await seqOf(page);
@@ -238,7 +228,12 @@ async function quoridorTeams(host, ann, bob, cy, dee) {
     await s.page.waitForSelector("section.room");
   }
   // Team seats (Q23): two red, two yellow.
-  const teams = [[host, 1], [ann, 2], [bob, 1], [cy, 2]];
+  const teams = [
+    [host, 1],
+    [ann, 2],
+    [bob, 1],
+    [cy, 2],
+  ];
   for (const [s, team] of teams) {
     // The host sits with red on creating a team room (Q23).
     const button = s.page.locator(`[data-sit-team="${team}"]`);
@@ -296,7 +291,10 @@ async function backgammonTurn(page) {
     }
     await page.locator("g.point.source, rect.bg-bar.source").first().click();
     await page.locator("g.point.target, rect.bg-off.target").first().click();
-    await waitFor(async () => (await seqOf(page)) > start || Number(await page.getAttribute(".board-wrap", "data-made")) === step + 1, "the checker to move");
+    await waitFor(
+      async () => (await seqOf(page)) > start || Number(await page.getAttribute(".board-wrap", "data-made")) === step + 1,
+      "the checker to move",
+    );
   }
   await waitFor(async () => (await seqOf(page)) > start, "the play to be sent");
 }

@@ -283,8 +283,7 @@ export async function checkAxe(session, name) {
 async function vocabulary(lang) {
   // The pages' own strings and the feature pages' (features.<lang>.ts, spread into <lang>.ts).
   const source =
-    (await readFile(here(`../src/i18n/${lang}.ts`), "utf8")) +
-    (await readFile(here(`../src/i18n/features.${lang}.ts`), "utf8"));
+    (await readFile(here(`../src/i18n/${lang}.ts`), "utf8")) + (await readFile(here(`../src/i18n/features.${lang}.ts`), "utf8"));
   const words = new Set();
   for (const match of source.matchAll(/^\s*(?:"[\w.]+":\s*)?"((?:[^"\\]|\\.)*)",?$/gm)) {
     for (const word of match[1].matchAll(/[\p{L}\p{N}]+/gu)) words.add(word[0].toLowerCase());

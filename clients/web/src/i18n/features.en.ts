@@ -3,11 +3,6 @@
 // key must be in features.vi.ts too (vi.ts's type checks it).
 
 export const featuresEn = {
-  "kind.caro": "Caro",
-  "kind.mancala": "Mancala",
-  "kind.quoridor": "Quoridor",
-  "kind.backgammon": "Backgammon",
-  "kind.junqi": "Flip Junqi",
   "cpu.easy": "Easy",
   "cpu.medium": "Medium",
   "cpu.normal": "Normal",

@@ -4,11 +4,6 @@
 import type { featuresEn } from "./features.en.js";
 
 export const featuresVi = {
-  "kind.caro": "Cờ caro",
-  "kind.mancala": "Mancala",
-  "kind.quoridor": "Rào chắn (Quoridor)",
-  "kind.backgammon": "Backgammon",
-  "kind.junqi": "Cờ lật (Flip Junqi)",
   "cpu.easy": "Dễ",
   "cpu.medium": "Trung bình",
   "cpu.normal": "Thường",
