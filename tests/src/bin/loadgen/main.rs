@@ -50,6 +50,9 @@ enum Mode {
     /// One server of the floor chain (started by `play --floor`).
     #[command(hide = true)]
     FloorServe(floor::FloorServeArgs),
+    /// The all-in-one as a child process (started by `play --system all-in-one`).
+    #[command(hide = true)]
+    AllInOneServe(system::AllInOneServeArgs),
 }
 
 #[tokio::main]
@@ -59,5 +62,6 @@ async fn main() -> anyhow::Result<()> {
         Mode::Streams(args) => streams::run(args).await,
         Mode::Matchmaking(args) => matchmaking::run(args).await,
         Mode::FloorServe(args) => floor::serve(args).await,
+        Mode::AllInOneServe(args) => system::serve_all_in_one(args).await,
     }
 }
