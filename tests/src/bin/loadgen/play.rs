@@ -346,7 +346,7 @@ async fn set_table(
 }
 
 /// Plays one table's script until `deadline`; returns its moves, latencies and errors.
-async fn play_table(table: Table, deadline: Instant, pace: Option<&Pace>) -> Outcome {
+async fn play_table(mut table: Table, deadline: Instant, pace: Option<&Pace>) -> Outcome {
     let mut outcome = Outcome::default();
     let mut last_sent = None;
     for (i, cell) in SCRIPT.iter().enumerate() {
