@@ -5,15 +5,35 @@
 //! answers with a reply as large as a real move's. No auth, rules, timers, tracing or
 //! metrics: what is left is gRPC, the kernel and Redis. Each server is this binary in its
 //! own process (`loadgen floor-serve`), so its CPU is counted like the services'.
+//!
+//! The fan-out is the real path's too: the front server holds one RESP3 pub/sub connection to
+//! the back's Redis, SUBSCRIBEs to a game's channel when its first stream opens (as the
+//! gateway's feed does), and writes each PUBLISHed event to every server stream open on that
+//! game (`Matchmaking.WatchTicket` stands in for `Gateway.Subscribe`: a server stream whose
+//! message carries the event's bytes). `loadgen play --floor` opens as many streams per game
+//! as the Ludus run does (spectators, plus both players with `--player-streams`).
 
-use std::{net::SocketAddr, time::Duration};
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    net::SocketAddr,
+    pin::Pin,
+    sync::{Arc, Mutex, PoisonError},
+    time::Duration,
+};
 
+use bytes::Bytes;
 use ludus_proto::pb::{
     self,
+    matchmaking_server::{Matchmaking, MatchmakingServer},
     ratings_client::RatingsClient,
     ratings_server::{Ratings, RatingsServer},
 };
-use redis::aio::ConnectionManager;
+use redis::{
+    PushInfo, PushKind, Value,
+    aio::{ConnectionManager, ConnectionManagerConfig},
+};
+use tokio::sync::{broadcast, mpsc};
 use tonic::{Request, Response, Status, transport::Channel};
 
 /// game-state's commit script, minus the game-not-found case (a floor game starts at seq 0).
@@ -37,9 +57,10 @@ pub struct FloorServeArgs {
     #[arg(long)]
     pub listen: SocketAddr,
     /// The back server to forward to (front role).
-    #[arg(long, conflicts_with = "redis")]
+    #[arg(long)]
     pub next: Option<String>,
-    /// The Redis to commit to (back role).
+    /// The Redis to commit to (back role), or whose PUBLISHed events the front fans out to
+    /// its streams (front role).
     #[arg(long)]
     pub redis: Option<String>,
     /// Bytes of the reply (a real move's reply size).
@@ -55,8 +76,97 @@ pub struct FloorServeArgs {
 const STATE_BYTES: usize = 900;
 const EVENT_BYTES: usize = 500;
 
+/// Events buffered per game for a slow stream (the gateway's feed keeps a few too).
+const FEED_CAPACITY: usize = 64;
+
+/// The front's pub/sub side: one RESP3 connection, one broadcast per subscribed channel.
+struct Feed {
+    redis: ConnectionManager,
+    channels: Arc<Mutex<HashMap<String, broadcast::Sender<Bytes>>>>,
+}
+
+impl Feed {
+    async fn connect(url: &str) -> anyhow::Result<Feed> {
+        let channels: Arc<Mutex<HashMap<String, broadcast::Sender<Bytes>>>> = Arc::default();
+        let routes = channels.clone();
+        let on_push = move |push: PushInfo| {
+            if push.kind == PushKind::Message
+                && let [Value::BulkString(channel), Value::BulkString(message)] =
+                    push.data.as_slice()
+                && let Ok(channel) = std::str::from_utf8(channel)
+                && let Some(sender) = routes
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(channel)
+            {
+                let _ = sender.send(Bytes::copy_from_slice(message));
+            }
+            Ok::<(), Infallible>(())
+        };
+        let info = redis::Client::open(url)?.get_connection_info().clone();
+        let settings = info
+            .redis_settings()
+            .clone()
+            .set_protocol(redis::ProtocolVersion::RESP3);
+        let client = redis::Client::open(info.set_redis_settings(settings))?;
+        let config = ConnectionManagerConfig::new().set_push_sender(on_push);
+        Ok(Feed {
+            redis: ConnectionManager::new_with_config(client, config).await?,
+            channels,
+        })
+    }
+
+    /// A receiver of `channel`'s events, SUBSCRIBEd before it returns.
+    async fn join(&self, channel: &str) -> Result<broadcast::Receiver<Bytes>, Status> {
+        let (rx, first) = {
+            let mut channels = self.channels.lock().unwrap_or_else(PoisonError::into_inner);
+            match channels.get(channel) {
+                Some(sender) => (sender.subscribe(), false),
+                None => {
+                    let (sender, rx) = broadcast::channel(FEED_CAPACITY);
+                    channels.insert(channel.to_owned(), sender);
+                    (rx, true)
+                }
+            }
+        };
+        if first {
+            self.redis
+                .clone()
+                .subscribe(channel)
+                .await
+                .map_err(|e| Status::unavailable(format!("redis subscribe: {e}")))?;
+        }
+        Ok(rx)
+    }
+
+    /// Forgets `channel` once its last stream is gone (UNSUBSCRIBE, as the gateway's feed).
+    async fn leave(&self, channel: &str) {
+        let last = {
+            let mut channels = self.channels.lock().unwrap_or_else(PoisonError::into_inner);
+            let idle = channels
+                .get(channel)
+                .is_some_and(|sender| sender.receiver_count() == 0);
+            if idle {
+                channels.remove(channel);
+            }
+            idle
+        };
+        if last {
+            let _ = self.redis.clone().unsubscribe(channel).await;
+        }
+    }
+}
+
+/// The channel the back's commit PUBLISHes a floor game's events on.
+fn live_channel(game: &str) -> String {
+    format!("floor:{{{game}}}:live")
+}
+
 enum Role {
-    Front(RatingsClient<Channel>),
+    Front {
+        next: RatingsClient<Channel>,
+        feed: Arc<Feed>,
+    },
     Back {
         redis: ConnectionManager,
         script: redis::Script,
@@ -66,7 +176,8 @@ enum Role {
     },
 }
 
-struct Floor(Role);
+#[derive(Clone)]
+struct Floor(Arc<Role>);
 
 #[tonic::async_trait]
 impl Ratings for Floor {
@@ -76,8 +187,8 @@ impl Ratings for Floor {
         &self,
         request: Request<pb::ReportResultRequest>,
     ) -> Result<Response<pb::ReportResultResponse>, Status> {
-        match &self.0 {
-            Role::Front(next) => next.clone().report_result(request.into_inner()).await,
+        match &*self.0 {
+            Role::Front { next, .. } => next.clone().report_result(request.into_inner()).await,
             Role::Back {
                 redis,
                 script,
@@ -96,7 +207,7 @@ impl Ratings for Floor {
                     .arg(&request.ruleset)
                     .arg(state)
                     .arg(event)
-                    .arg(format!("floor:{{{tag}}}:live"))
+                    .arg(live_channel(tag))
                     .invoke_async(&mut redis.clone())
                     .await
                     .map_err(|e| Status::unavailable(format!("redis: {e}")))?;
@@ -130,14 +241,80 @@ impl Ratings for Floor {
     }
 }
 
+/// One server stream of a floor game's events.
+type EventStream = Pin<Box<dyn futures::Stream<Item = Result<pb::TicketUpdate, Status>> + Send>>;
+
+/// Streams a floor game's events: `ticket_id` names the game; each message carries one
+/// event's `<seq>:<bytes>` in `game_id`.
+#[tonic::async_trait]
+impl Matchmaking for Floor {
+    type WatchTicketStream = EventStream;
+
+    async fn watch_ticket(
+        &self,
+        request: Request<pb::WatchTicketRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let Role::Front { feed, .. } = &*self.0 else {
+            return Err(Status::unimplemented(
+                "only the front server streams events",
+            ));
+        };
+        let channel = live_channel(&request.into_inner().ticket_id);
+        let mut events = feed.join(&channel).await?;
+        // One task and one queue per stream, as the gateway's Subscribe has.
+        let (tx, rx) = mpsc::channel(FEED_CAPACITY);
+        let feed = feed.clone();
+        tokio::spawn(async move {
+            loop {
+                let update = match events.recv().await {
+                    Ok(event) => Ok(pb::TicketUpdate {
+                        game_id: String::from_utf8_lossy(&event).into_owned(),
+                        ..pb::TicketUpdate::default()
+                    }),
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        Err(Status::data_loss("the stream fell behind"))
+                    }
+                    Err(broadcast::error::RecvError::Closed) => break,
+                };
+                if tx.send(update).await.is_err() {
+                    break;
+                }
+            }
+            drop(events);
+            feed.leave(&channel).await;
+        });
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+        )))
+    }
+
+    async fn enqueue(
+        &self,
+        _: Request<pb::EnqueueRequest>,
+    ) -> Result<Response<pb::EnqueueResponse>, Status> {
+        Err(Status::unimplemented("the floor only streams events"))
+    }
+
+    async fn cancel_ticket(
+        &self,
+        _: Request<pb::CancelTicketRequest>,
+    ) -> Result<Response<pb::TicketUpdate>, Status> {
+        Err(Status::unimplemented("the floor only streams events"))
+    }
+}
+
 /// Runs one floor server until killed.
 pub async fn serve(args: FloorServeArgs) -> anyhow::Result<()> {
     let role = match (&args.next, &args.redis) {
-        (Some(next), _) => Role::Front(RatingsClient::new(
-            tonic::transport::Endpoint::from_shared(next.clone())?
-                .tcp_nodelay(true)
-                .connect_lazy(),
-        )),
+        (Some(next), Some(url)) => Role::Front {
+            next: RatingsClient::new(
+                tonic::transport::Endpoint::from_shared(next.clone())?
+                    .tcp_nodelay(true)
+                    .connect_lazy(),
+            ),
+            feed: Arc::new(Feed::connect(url).await?),
+        },
+        (Some(_), None) => anyhow::bail!("the front floor server needs --redis for its feed"),
         (None, Some(url)) => {
             let client = redis::Client::open(url.as_str())?;
             Role::Back {
@@ -152,7 +329,10 @@ pub async fn serve(args: FloorServeArgs) -> anyhow::Result<()> {
         (None, None) => anyhow::bail!("floor-serve needs --next or --redis"),
     };
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
-    let router = tonic::transport::Server::builder().add_service(RatingsServer::new(Floor(role)));
+    let floor = Floor(Arc::new(role));
+    let router = tonic::transport::Server::builder()
+        .add_service(RatingsServer::new(floor.clone()))
+        .add_service(MatchmakingServer::new(floor));
     if args.nagle {
         router
             .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener))
@@ -176,13 +356,8 @@ pub struct FloorChain {
 impl FloorChain {
     pub fn start(reply_bytes: usize, nagle: bool) -> anyhow::Result<FloorChain> {
         let redis = crate::system::Redis::start()?;
-        let exe = std::env::current_exe()?;
         let bin_dir = crate::system::default_bin_dir()?;
-        let name = exe
-            .file_name()
-            .and_then(|n| n.to_str())
-            .ok_or_else(|| anyhow::anyhow!("this binary has no name"))?
-            .to_owned();
+        let name = crate::system::this_binary_name()?;
         let (front, back) = (crate::system::free_port()?, crate::system::free_port()?);
         let mut children = crate::system::Children::default();
         let mut common = vec!["--reply-bytes".to_owned(), reply_bytes.to_string()];
@@ -204,6 +379,8 @@ impl FloorChain {
             format!("127.0.0.1:{front}"),
             "--next".into(),
             format!("http://127.0.0.1:{back}"),
+            "--redis".into(),
+            redis.url(),
         ];
         front_args.extend(common);
         children.spawn(&bin_dir, &name, &front_args)?;
@@ -245,3 +422,23 @@ pub async fn commit(
 
 /// How long the floor's servers get to start answering.
 pub const WARM_UP: Duration = Duration::from_millis(200);
+
+/// Opens one server stream of `game`'s events on the front server.
+pub async fn watch(
+    channel: Channel,
+    game: &str,
+) -> Result<tonic::Streaming<pb::TicketUpdate>, Status> {
+    ludus_proto::pb::matchmaking_client::MatchmakingClient::new(channel)
+        .watch_ticket(pb::WatchTicketRequest {
+            ticket_id: game.to_owned(),
+            player_id: String::new(),
+        })
+        .await
+        .map(Response::into_inner)
+}
+
+/// The seq of a streamed floor event (`<seq>:<bytes>`, as the commit PUBLISHes it).
+pub fn event_seq(update: &pb::TicketUpdate) -> Option<u64> {
+    let (seq, _) = update.game_id.split_once(':')?;
+    seq.parse().ok()
+}

@@ -55,6 +55,9 @@ enum Mode {
     /// One server of the floor chain (started by `play --floor`).
     #[command(hide = true)]
     FloorServe(floor::FloorServeArgs),
+    /// The all-in-one as a child process (started by `play --system all-in-one`).
+    #[command(hide = true)]
+    AllInOneServe(system::AllInOneServeArgs),
 }
 
 #[tokio::main]
@@ -65,5 +68,6 @@ async fn main() -> anyhow::Result<()> {
         Mode::Matchmaking(args) => matchmaking::run(args).await,
         Mode::Ends(args) => ends::run(args).await,
         Mode::FloorServe(args) => floor::serve(args).await,
+        Mode::AllInOneServe(args) => system::serve_all_in_one(args).await,
     }
 }

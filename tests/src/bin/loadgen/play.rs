@@ -43,6 +43,11 @@ pub struct PlayArgs {
     /// Spectators subscribed to each game (fan-out latency is measured to the last of them).
     #[arg(long, default_value_t = 1)]
     pub spectators: usize,
+    /// Both players subscribe to their game too, as a real client does: each move is then
+    /// written to spectators + 2 streams (fan-out latency is to the last of them). The floor
+    /// opens as many streams per game.
+    #[arg(long)]
+    pub player_streams: bool,
     /// Offered moves per second over all games; 0 = closed loop (each game's next move as
     /// soon as the previous one is answered).
     #[arg(long, default_value_t = 0.0)]
@@ -164,21 +169,28 @@ impl Drop for Pace {
     }
 }
 
-/// One game's fan-out bookkeeping: when each move was sent and how many spectators saw it.
+impl PlayArgs {
+    /// Server streams each game's events are written to.
+    fn streams_per_game(&self) -> usize {
+        self.spectators + if self.player_streams { 2 } else { 0 }
+    }
+}
+
+/// One game's fan-out bookkeeping: when each move was sent and how many streams saw it.
 struct Track {
     sent: Mutex<[Option<Instant>; SCRIPT.len()]>,
     seen: [AtomicUsize; SCRIPT.len()],
-    spectators: usize,
+    streams: usize,
     fanout: Mutex<Latencies>,
     progress: Notify,
 }
 
 impl Track {
-    fn new(spectators: usize) -> Track {
+    fn new(streams: usize) -> Track {
         Track {
             sent: Mutex::new([None; SCRIPT.len()]),
             seen: std::array::from_fn(|_| AtomicUsize::new(0)),
-            spectators,
+            streams,
             fanout: Mutex::default(),
             progress: Notify::new(),
         }
@@ -192,7 +204,7 @@ impl Track {
         let Some(counter) = self.seen.get(index) else {
             return;
         };
-        if counter.fetch_add(1, Ordering::AcqRel) + 1 == self.spectators {
+        if counter.fetch_add(1, Ordering::AcqRel) + 1 == self.streams {
             let sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner)[index];
             if let Some(sent) = sent {
                 self.fanout
@@ -204,14 +216,57 @@ impl Track {
         }
     }
 
-    /// Waits until every spectator saw move `index`.
+    /// Waits until every stream saw move `index`.
     async fn all_seen(&self, index: usize) -> bool {
         let wait = async {
-            while self.seen[index].load(Ordering::Acquire) < self.spectators {
+            while self.seen[index].load(Ordering::Acquire) < self.streams {
                 self.progress.notified().await;
             }
         };
         tokio::time::timeout(PATIENCE, wait).await.is_ok()
+    }
+
+    /// Reads one event stream to its end, counting each event (by its seq) as seen; `seq0` is
+    /// the game's seq before its first move.
+    fn drain<T: Send + 'static>(
+        self: &Arc<Track>,
+        mut stream: tonic::Streaming<T>,
+        seq0: u64,
+        seq_of: fn(&T) -> Option<u64>,
+    ) -> tokio::task::JoinHandle<()> {
+        let track = self.clone();
+        tokio::spawn(async move {
+            while let Some(Ok(event)) = stream.next().await {
+                if let Some(index) = seq_of(&event).and_then(|seq| seq.checked_sub(seq0 + 1)) {
+                    track.seen(usize::try_from(index).unwrap_or(usize::MAX));
+                }
+            }
+        })
+    }
+
+    /// After a game's last answered move: waits for its fan-out (an error when a stream
+    /// missed it), stops the streams and hands the fan-out latencies to `outcome`.
+    async fn finish(
+        &self,
+        game: &str,
+        last_sent: Option<usize>,
+        watchers: &[tokio::task::JoinHandle<()>],
+        outcome: &mut Outcome,
+    ) {
+        if let Some(last) = last_sent
+            && self.streams > 0
+            && !self.all_seen(last).await
+        {
+            outcome.errors += 1;
+            outcome
+                .first_error
+                .get_or_insert_with(|| format!("{game}: a stream missed move {last}"));
+        }
+        for watcher in watchers {
+            watcher.abort();
+        }
+        outcome.fanout =
+            std::mem::take(&mut self.fanout.lock().unwrap_or_else(PoisonError::into_inner));
     }
 }
 
@@ -230,7 +285,7 @@ pub(crate) async fn set_table(
     pool: &Pool,
     internal: &Pool,
     index: usize,
-    spectators: usize,
+    args: &PlayArgs,
 ) -> anyhow::Result<Table> {
     let (x_id, x) = system::sign_in(pool.get(index * 3), &format!("x{index}")).await?;
     let (o_id, o) = system::sign_in(pool.get(index * 3 + 1), &format!("o{index}")).await?;
@@ -259,12 +314,19 @@ pub(crate) async fn set_table(
             .into_inner()
             .game
             .ok_or_else(|| anyhow::anyhow!("create game: no snapshot"))?;
-    let track = Arc::new(Track::new(spectators));
+    let track = Arc::new(Track::new(args.streams_per_game()));
     let mut watchers = Vec::new();
-    for s in 0..spectators {
-        let (_, mut watcher) =
+    let mut subscribers = Vec::new();
+    if args.player_streams {
+        subscribers.extend([x.clone(), o.clone()]);
+    }
+    for s in 0..args.spectators {
+        let (_, watcher) =
             system::sign_in(pool.get(index * 3 + 2 + s), &format!("w{index}-{s}")).await?;
-        let mut stream = watcher
+        subscribers.push(watcher);
+    }
+    for mut subscriber in subscribers {
+        let stream = subscriber
             .subscribe(pb::SubscribeRequest {
                 game_id: snapshot.game_id.clone(),
                 after_seq: snapshot.seq,
@@ -272,13 +334,8 @@ pub(crate) async fn set_table(
             .await
             .map_err(|s| anyhow::anyhow!("subscribe: {s}"))?
             .into_inner();
-        let (track, seq0) = (track.clone(), snapshot.seq);
-        watchers.push(tokio::spawn(async move {
-            while let Some(Ok(event)) = stream.next().await {
-                if let Some(index) = event.seq.checked_sub(seq0 + 1) {
-                    track.seen(usize::try_from(index).unwrap_or(usize::MAX));
-                }
-            }
+        watchers.push(track.drain(stream, snapshot.seq, |event: &pb::GameEvent| {
+            Some(event.seq)
         }));
     }
     Ok(Table {
@@ -323,25 +380,10 @@ async fn play_table(mut table: Table, deadline: Instant, pace: Option<&Pace>) ->
             }
         }
     }
-    if let Some(last) = last_sent
-        && table.track.spectators > 0
-        && !table.track.all_seen(last).await
-    {
-        outcome.errors += 1;
-        outcome
-            .first_error
-            .get_or_insert_with(|| format!("{}: a spectator missed move {last}", table.game_id));
-    }
-    for watcher in &table.watchers {
-        watcher.abort();
-    }
-    outcome.fanout = std::mem::take(
-        &mut table
-            .track
-            .fanout
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner),
-    );
+    table
+        .track
+        .finish(&table.game_id, last_sent, &table.watchers, &mut outcome)
+        .await;
     outcome
 }
 
@@ -360,7 +402,7 @@ pub async fn run_ludus(args: &PlayArgs, system: &System) -> anyhow::Result<Outco
         let setup_started = Instant::now();
         let base = next_index.fetch_add(args.games as u64, Ordering::Relaxed) as usize;
         let tables: Vec<Table> = futures::stream::iter(0..args.games)
-            .map(|i| set_table(&pool, &internal, base + i, args.spectators))
+            .map(|i| set_table(&pool, &internal, base + i, args))
             .buffer_unordered(SETUP_PARALLELISM)
             .try_collect()
             .await?;
@@ -403,7 +445,8 @@ pub async fn run_ludus(args: &PlayArgs, system: &System) -> anyhow::Result<Outco
     Ok(total)
 }
 
-/// The same load shape through the floor chain: G concurrent games of 15 sequential commits.
+/// The same load shape through the floor chain: G concurrent games of 15 sequential commits,
+/// each game's events streamed to as many server streams as the Ludus run has.
 pub async fn run_floor(
     args: &PlayArgs,
     chain: &floor::FloorChain,
@@ -417,40 +460,68 @@ pub async fn run_floor(
         if total.timed >= budget {
             break;
         }
+        // Untimed, as the Ludus run's Subscribe calls: every game's streams open first.
+        let tables: Vec<(String, Arc<Track>, Vec<tokio::task::JoinHandle<()>>)> =
+            futures::stream::iter(0..args.games)
+                .map(|g| {
+                    let game = format!("{run_id}-{round}-{g}");
+                    let pool = &pool;
+                    async move {
+                        let track = Arc::new(Track::new(args.streams_per_game()));
+                        let mut watchers = Vec::new();
+                        for s in 0..args.streams_per_game() {
+                            let stream = floor::watch(pool.get(g * 3 + 2 + s), &game).await?;
+                            watchers.push(track.drain(stream, 0, floor::event_seq));
+                        }
+                        anyhow::Ok((game, track, watchers))
+                    }
+                })
+                .buffer_unordered(SETUP_PARALLELISM)
+                .try_collect()
+                .await?;
         let pace = Pace::start(args.rate);
         let cpu_before = measure::cpu_time_of(&measured);
         let started = Instant::now();
         let deadline = started + (budget - total.timed);
-        let games = (0..args.games).map(|g| {
-            let mut client = ludus_proto::pb::ratings_client::RatingsClient::new(pool.get(g));
-            let game = format!("{run_id}-{round}-{g}");
-            let pace = pace.as_ref();
-            async move {
-                let mut outcome = Outcome::default();
-                for i in 0..SCRIPT.len() {
-                    if Instant::now() >= deadline {
-                        break;
-                    }
-                    Pace::wait(pace).await;
-                    let sent = Instant::now();
-                    match floor::commit(&mut client, &game, &format!("{game}-{i}"), i as u64).await
-                    {
-                        Ok(()) => {
-                            outcome.submit.push(sent.elapsed());
-                            outcome.moves += 1;
-                        }
-                        Err(status) => {
-                            outcome.errors += 1;
-                            outcome
-                                .first_error
-                                .get_or_insert_with(|| status.to_string());
+        let games = tables
+            .into_iter()
+            .enumerate()
+            .map(|(g, (game, track, watchers))| {
+                let mut client = ludus_proto::pb::ratings_client::RatingsClient::new(pool.get(g));
+                let pace = pace.as_ref();
+                async move {
+                    let mut outcome = Outcome::default();
+                    let mut last_sent = None;
+                    for i in 0..SCRIPT.len() {
+                        if Instant::now() >= deadline {
                             break;
                         }
+                        Pace::wait(pace).await;
+                        let sent = Instant::now();
+                        track.sent(i, sent);
+                        match floor::commit(&mut client, &game, &format!("{game}-{i}"), i as u64)
+                            .await
+                        {
+                            Ok(()) => {
+                                outcome.submit.push(sent.elapsed());
+                                outcome.moves += 1;
+                                last_sent = Some(i);
+                            }
+                            Err(status) => {
+                                outcome.errors += 1;
+                                outcome
+                                    .first_error
+                                    .get_or_insert_with(|| status.to_string());
+                                break;
+                            }
+                        }
                     }
+                    track
+                        .finish(&game, last_sent, &watchers, &mut outcome)
+                        .await;
+                    outcome
                 }
-                outcome
-            }
-        });
+            });
         let outcomes = futures::future::join_all(games).await;
         let timed = started.elapsed();
         let mut outcome = Outcome {

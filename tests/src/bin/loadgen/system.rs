@@ -34,6 +34,10 @@ const START_PATIENCE: Duration = Duration::from_secs(30);
 pub enum Where {
     /// Every service inside this process (the all-in-one library), on loopback gRPC.
     InProcess,
+    /// The all-in-one (every service in one process, in-memory store, info-level logs as the
+    /// `ludus` binary writes them) in a child process: its CPU is the server's alone, without
+    /// the load generator's.
+    AllInOne,
     /// `ludus-gateway`, `ludus-game-state`, `ludus-timers`, `ludus-ratings` and
     /// `ludus-matchmaking` as child processes (what Kubernetes runs).
     Processes,
@@ -251,6 +255,13 @@ impl System {
         }
         let mut system = match args.system {
             Where::InProcess => System::start_in_process(args, tls).await?,
+            Where::AllInOne => {
+                anyhow::ensure!(
+                    tls.is_none() && args.redis_url.is_none(),
+                    "--system all-in-one runs plain, on the in-memory store"
+                );
+                System::start_all_in_one_child().await?
+            }
             Where::Processes => {
                 anyhow::ensure!(!args.memory, "--memory runs in-process only");
                 let bin_dir = match &args.bin_dir {
@@ -289,30 +300,7 @@ impl System {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let stop = CancellationToken::new();
         let accounts_db = ludus_accounts::testing::SqliteFile::new()?;
-        let accounts = ludus_accounts::Config::new(
-            ludus_accounts::AccountStore::connect(&accounts_db.url()).await?,
-        );
-        let config = ludus::SystemConfig {
-            backend,
-            gateway: listener,
-            token_secret: TOKEN_SECRET.as_bytes().to_vec(),
-            access_token_ttl: ludus_gateway::auth::ACCESS_TOKEN_TTL,
-            turn_ms: Default::default(),
-            absence_grace: Duration::from_secs(60),
-            sign_ins: ludus_gateway::limits::SignInLimit {
-                per_second: BENCHMARK_SIGN_INS,
-                burst: BENCHMARK_SIGN_INS,
-            },
-            per_player: ludus_gateway::limits::PlayerLimit::default(),
-            cors_origins: Vec::new(),
-            clock: ludus_store::Clock::system(),
-            accounts,
-            finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
-            bots: Default::default(),
-            gateway_tls: tls
-                .map(|(cert, key)| ludus_server::ServerTls::from_files(cert, key))
-                .transpose()?,
-        };
+        let config = all_in_one_config(backend, listener, &accounts_db, tls).await?;
         let system = ludus::System::start(config, stop.clone()).await?;
         let mut measured = vec![(
             "loadgen (all services and the client)".to_owned(),
@@ -335,6 +323,56 @@ impl System {
             _accounts_db: Some(accounts_db),
             stop,
             in_process: Some(tokio::spawn(system.wait())),
+        })
+    }
+
+    /// `loadgen all-in-one-serve` as a child process; game-state's address comes back through
+    /// a file.
+    async fn start_all_in_one_child() -> anyhow::Result<System> {
+        // This process creates games through game-state's internal API, signed with the
+        // secret the child installs.
+        ludus_server::service_auth::install(INTERNAL_SECRET.as_bytes(), "loadgen")?;
+        let gateway = free_port()?;
+        let address_dir = tempfile::tempdir()?;
+        let address_file = address_dir.path().join("game-state");
+        let mut children = Children::default();
+        children.spawn(
+            &default_bin_dir()?,
+            &this_binary_name()?,
+            &[
+                "all-in-one-serve".into(),
+                "--listen".into(),
+                format!("127.0.0.1:{gateway}"),
+                "--address-file".into(),
+                address_file.display().to_string(),
+            ],
+        )?;
+        wait_for_port(gateway)?;
+        let deadline = Instant::now() + START_PATIENCE;
+        let game_state = loop {
+            if let Ok(address) = std::fs::read_to_string(&address_file)
+                && address.ends_with('\n')
+            {
+                break address.trim().to_owned();
+            }
+            anyhow::ensure!(
+                Instant::now() < deadline,
+                "the all-in-one never wrote its address"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let measured = children.pids();
+        Ok(System {
+            gateway: format!("http://127.0.0.1:{gateway}"),
+            game_state: format!("http://{game_state}"),
+            gateway_pid: measured.first().map(|(_, pid)| *pid),
+            measured,
+            _children: children,
+            _redis: None,
+            _accounts_db: None,
+            stop: CancellationToken::new(),
+            in_process: None,
+            description: "all-in-one in a child process, memory store".into(),
         })
     }
 
@@ -583,4 +621,77 @@ pub async fn sign_in(channel: Channel, name: &str) -> anyhow::Result<(String, Cl
         session.player_id,
         GatewayClient::with_interceptor(channel, Bearer::new(bearer)),
     ))
+}
+
+/// Flags of `loadgen all-in-one-serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AllInOneServeArgs {
+    /// Where the gateway listens.
+    #[arg(long)]
+    pub listen: std::net::SocketAddr,
+    /// Where to write game-state's address (one line) once the system is up.
+    #[arg(long)]
+    pub address_file: PathBuf,
+}
+
+/// `loadgen all-in-one-serve`: the all-in-one on the in-memory store, with the `ludus`
+/// binary's info-level logs (to stdout, which the parent discards), until killed.
+pub async fn serve_all_in_one(args: AllInOneServeArgs) -> anyhow::Result<()> {
+    let _telemetry = ludus_telemetry::init_system(
+        "ludus",
+        ludus::SERVICES,
+        &ludus_telemetry::TelemetryFlags::default(),
+    )?;
+    // The parent signs its CreateGame calls with the run's internal secret.
+    ludus_server::service_auth::install(INTERNAL_SECRET.as_bytes(), "ludus")?;
+    let accounts_db = ludus_accounts::testing::SqliteFile::new()?;
+    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    let config = all_in_one_config(Backend::memory(), listener, &accounts_db, None).await?;
+    let system = ludus::System::start(config, CancellationToken::new()).await?;
+    std::fs::write(&args.address_file, format!("{}\n", system.game_state))?;
+    system.wait().await
+}
+
+/// The all-in-one's configuration for a benchmark: the run's token secret, the benchmark
+/// sign-in limit, accounts in `accounts_db`.
+async fn all_in_one_config(
+    backend: Backend,
+    gateway: tokio::net::TcpListener,
+    accounts_db: &ludus_accounts::testing::SqliteFile,
+    tls: TlsFiles<'_>,
+) -> anyhow::Result<ludus::SystemConfig> {
+    let accounts = ludus_accounts::Config::new(
+        ludus_accounts::AccountStore::connect(&accounts_db.url()).await?,
+    );
+    Ok(ludus::SystemConfig {
+        backend,
+        gateway,
+        token_secret: TOKEN_SECRET.as_bytes().to_vec(),
+        access_token_ttl: ludus_gateway::auth::ACCESS_TOKEN_TTL,
+        turn_ms: Default::default(),
+        absence_grace: Duration::from_secs(60),
+        sign_ins: ludus_gateway::limits::SignInLimit {
+            per_second: BENCHMARK_SIGN_INS,
+            burst: BENCHMARK_SIGN_INS,
+        },
+        per_player: ludus_gateway::limits::PlayerLimit::default(),
+        cors_origins: Vec::new(),
+        clock: ludus_store::Clock::system(),
+        accounts,
+        finished_game_retention: ludus::DEFAULT_FINISHED_GAME_RETENTION,
+        bots: Default::default(),
+        gateway_tls: tls
+            .map(|(cert, key)| ludus_server::ServerTls::from_files(cert, key))
+            .transpose()?,
+    })
+}
+
+/// The file name of this executable (it starts itself as the floor's servers and the
+/// all-in-one child).
+pub fn this_binary_name() -> anyhow::Result<String> {
+    let exe = std::env::current_exe()?;
+    exe.file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_owned)
+        .ok_or_else(|| anyhow::anyhow!("this binary has no name"))
 }
