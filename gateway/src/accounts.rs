@@ -51,7 +51,8 @@ impl GatewayService {
         &self,
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::AccountSession>, Status> {
-        self.limits.check_registration(crate::limits::peer(&request))?;
+        self.limits
+            .check_registration(crate::limits::peer(&request))?;
         let client_address = client_address(&request);
         let request = request.into_inner();
         let display_name = validate_display_name(&request.display_name)?;

@@ -226,8 +226,8 @@ impl Limits {
 
     /// `per_player` for each player's calls, `sign_ins` for unauthenticated entry per address.
     pub fn configured(per_player: PlayerLimit, sign_ins: SignInLimit) -> Self {
-        let quota =
-            Quota::per_second(nonzero(per_player.per_second)).allow_burst(nonzero(per_player.burst));
+        let quota = Quota::per_second(nonzero(per_player.per_second))
+            .allow_burst(nonzero(per_player.burst));
         Limits {
             per_player: Arc::new(RateLimiter::keyed(quota)),
             sign_ins: Arc::new(RateLimiter::keyed(
@@ -517,12 +517,18 @@ mod tests {
         };
         assert_eq!(tried, CODE_LOOKUP_ADDRESS_BURST);
         assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
-        assert!(refused.message().contains("from one address"), "{refused:?}");
+        assert!(
+            refused.message().contains("from one address"),
+            "{refused:?}"
+        );
         // The rest of the /24 shares the network's burst, then is refused as one network.
         let mut neighbours = 0;
         for host in 10..=250u8 {
             let neighbour = IpAddr::V4(Ipv4Addr::new(203, 0, 113, host));
-            if limits.check_code_lookup(&format!("n{host}"), neighbour).is_err() {
+            if limits
+                .check_code_lookup(&format!("n{host}"), neighbour)
+                .is_err()
+            {
                 break;
             }
             neighbours += 1;
@@ -541,7 +547,10 @@ mod tests {
         let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
         let b: IpAddr = "2001:db8:1:2:bbbb::2".parse().unwrap();
         assert_eq!(network_of(a), network_of(b));
-        assert_ne!(network_of(a), network_of("2001:db8:1:3::1".parse().unwrap()));
+        assert_ne!(
+            network_of(a),
+            network_of("2001:db8:1:3::1".parse().unwrap())
+        );
         let mapped: IpAddr = "::ffff:203.0.113.9".parse().unwrap();
         assert_eq!(network_of(mapped), "203.0.113.0".parse::<IpAddr>().unwrap());
     }

@@ -90,7 +90,10 @@ async fn main() -> anyhow::Result<()> {
         token_secret: args.token_secret.into_bytes(),
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
         cors_origins: args.cors_origin,
-        sign_ins: ludus_gateway::limits::SignInLimit::at(args.sign_ins_per_second, args.sign_in_burst),
+        sign_ins: ludus_gateway::limits::SignInLimit::at(
+            args.sign_ins_per_second,
+            args.sign_in_burst,
+        ),
         per_player: ludus_gateway::limits::PlayerLimit::default(),
         presence_lease: Duration::from_secs(args.presence_lease_seconds.max(1)),
         clock: ludus_store::Clock::system(),

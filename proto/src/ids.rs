@@ -372,7 +372,10 @@ mod tests {
             assert_eq!(error.reason(), "INVALID_DISPLAY_NAME");
         }
         // A mark on its letter is still fine, and so are characters next to the refused ones.
-        assert_eq!(validate_display_name("display_name", "Chloe\u{308}"), Ok(()));
+        assert_eq!(
+            validate_display_name("display_name", "Chloe\u{308}"),
+            Ok(())
+        );
         assert_eq!(validate_display_name("display_name", "ann\u{FFFD}"), Ok(()));
     }
 

@@ -495,7 +495,6 @@ pub async fn shutdown_signal() {
     }
 }
 
-
 /// The encoded descriptor set `encoded` with every service but `service` (a full name,
 /// `ludus.v1.Gateway`) taken out of its files; the messages stay (a served call's messages
 /// must resolve).

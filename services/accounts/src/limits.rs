@@ -175,14 +175,19 @@ fn guess_key(username: &str, address: &str) -> String {
 impl SignInLimits {
     /// The limits of `config`, timed by `clock`.
     pub fn new(config: SignInLimitsConfig, clock: Clock) -> Self {
-        let limit = |kind, burst, period| Arc::new(FailureLimit::new(kind, burst, period, clock.clone()));
+        let limit =
+            |kind, burst, period| Arc::new(FailureLimit::new(kind, burst, period, clock.clone()));
         SignInLimits {
             guess: limit(
                 SignInLimit::UsernameAtAddress,
                 config.guess_burst,
                 config.guess_period,
             ),
-            address: limit(SignInLimit::Address, config.address_burst, config.address_period),
+            address: limit(
+                SignInLimit::Address,
+                config.address_burst,
+                config.address_period,
+            ),
             username: limit(
                 SignInLimit::Username,
                 config.username_burst,

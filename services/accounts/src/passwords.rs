@@ -218,7 +218,11 @@ mod tests {
         );
         assert!(
             !passwords
-                .verify("", password("anything at all"), Some("not a phc string".into()))
+                .verify(
+                    "",
+                    password("anything at all"),
+                    Some("not a phc string".into())
+                )
                 .await
                 .unwrap()
         );

@@ -139,7 +139,8 @@ async fn guessing_room_codes_with_fresh_guests_is_stopped_per_address() {
         "{refused:?}"
     );
     // The invitee, elsewhere, is not slowed by the guesser.
-    let invitee_channel = connect_from(ludus.gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 9, 1))).await;
+    let invitee_channel =
+        connect_from(ludus.gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 9, 1))).await;
     let mut invitee = sign_in_over(invitee_channel, "invitee")
         .await
         .expect("invitee");

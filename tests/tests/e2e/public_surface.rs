@@ -146,7 +146,10 @@ async fn reflection_by_symbol_does_not_describe_the_internal_services() {
     let gateway = services_described_for(ludus.channel().await, "ludus.v1.Gateway")
         .await
         .expect("the gateway is described");
-    assert!(gateway.contains(&"ludus.v1.Gateway".to_owned()), "{gateway:?}");
+    assert!(
+        gateway.contains(&"ludus.v1.Gateway".to_owned()),
+        "{gateway:?}"
+    );
     assert!(
         gateway.iter().all(|s| s == "ludus.v1.Gateway"),
         "only the gateway among the files served: {gateway:?}"

@@ -114,7 +114,8 @@ impl Admitted {
                 "the analysis queue is full ({MAX_ADMITTED_ANALYSES}); try again in a moment"
             )));
         }
-        self.holders.push((player_id.to_owned(), address.to_owned()));
+        self.holders
+            .push((player_id.to_owned(), address.to_owned()));
         Ok(())
     }
 
@@ -424,13 +425,19 @@ mod tests {
                 refused += 1;
             }
         }
-        assert_eq!(refused, 12 - ANALYSES_PER_ADDRESS, "the address holds its share");
+        assert_eq!(
+            refused,
+            12 - ANALYSES_PER_ADDRESS,
+            "the address holds its share"
+        );
         admitted
             .enter("someone-else", "198.51.100.2")
             .expect("another caller is served");
         // The hoggers' departures free places for the same share only.
         admitted.leave("guest-0");
-        admitted.enter("guest-12", "203.0.113.7").expect("within the share");
+        admitted
+            .enter("guest-12", "203.0.113.7")
+            .expect("within the share");
         assert!(admitted.enter("guest-13", "203.0.113.7").is_err());
     }
 

@@ -1,7 +1,9 @@
 //! Chat: lines of at most [`CHAT_MAX_CHARS`] characters, [`CHAT_BURST`] per player per
 //! [`CHAT_WINDOW_MS`], the last [`CHAT_KEPT`] kept for those who join.
 
-use ludus_proto::ids::{MAX_COMBINING_MARKS, MarkProblem, check_combining_marks, is_refused_in_name};
+use ludus_proto::ids::{
+    MAX_COMBINING_MARKS, MarkProblem, check_combining_marks, is_refused_in_name,
+};
 use serde::{Deserialize, Serialize};
 
 use super::{Change, Changes, PlayerId, Room};

@@ -298,7 +298,10 @@ impl System {
             token_secret: TOKEN_SECRET.as_bytes().to_vec(),
             turn_ms: Default::default(),
             absence_grace: Duration::from_secs(60),
-            sign_ins: ludus_gateway::limits::SignInLimit::at(BENCHMARK_SIGN_INS, BENCHMARK_SIGN_INS),
+            sign_ins: ludus_gateway::limits::SignInLimit::at(
+                BENCHMARK_SIGN_INS,
+                BENCHMARK_SIGN_INS,
+            ),
             per_player: ludus_gateway::limits::PlayerLimit::default(),
             cors_origins: Vec::new(),
             clock: ludus_store::Clock::system(),
