@@ -14,8 +14,9 @@ use crate::service::GatewayService;
 /// Rating pools one profile request may ask for.
 pub const MAX_PROFILE_RULESETS: usize = 32;
 
-/// The client's address as the gateway sees it (failed sign-ins are limited per address).
-fn client_address<T>(request: &Request<T>) -> String {
+/// The client's address as the gateway sees it (failed sign-ins are limited per address,
+/// password hashing and analysis places are shared per address).
+pub(crate) fn client_address<T>(request: &Request<T>) -> String {
     request
         .remote_addr()
         .map(|addr| addr.ip().to_string())
