@@ -14,8 +14,9 @@ use crate::service::GatewayService;
 /// Rating pools one profile request may ask for.
 pub const MAX_PROFILE_RULESETS: usize = 32;
 
-/// The client's address as the gateway sees it (failed sign-ins are limited per address).
-fn client_address<T>(request: &Request<T>) -> String {
+/// The client's address as the gateway sees it (failed sign-ins are limited per address,
+/// password hashing and analysis places are shared per address).
+pub(crate) fn client_address<T>(request: &Request<T>) -> String {
     request
         .remote_addr()
         .map(|addr| addr.ip().to_string())
@@ -51,7 +52,9 @@ impl GatewayService {
         &self,
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::AccountSession>, Status> {
-        self.limits.check_sign_in(crate::limits::peer(&request))?;
+        self.limits
+            .check_registration(crate::limits::peer(&request))?;
+        let client_address = client_address(&request);
         let request = request.into_inner();
         let display_name = validate_display_name(&request.display_name)?;
         let grant = self
@@ -62,6 +65,7 @@ impl GatewayService {
                 password: request.password,
                 display_name,
                 guest_player_id: String::new(),
+                client_address,
             })
             .await?;
         self.session(grant)
@@ -124,6 +128,9 @@ impl GatewayService {
         request: Request<pb::UpgradeGuestRequest>,
     ) -> Result<Response<pb::AccountSession>, Status> {
         let caller = self.guest_caller(&request)?;
+        self.limits
+            .check_registration(crate::limits::peer(&request))?;
+        let client_address = client_address(&request);
         let request = request.into_inner();
         let display_name = if request.display_name.trim().is_empty() {
             caller.display_name
@@ -138,6 +145,7 @@ impl GatewayService {
                 password: request.password,
                 display_name,
                 guest_player_id: caller.player_id,
+                client_address,
             })
             .await?;
         tracing::info!(player_id = ?grant.get_ref().account.as_ref().map(|a| &a.player_id), "guest upgraded to an account");

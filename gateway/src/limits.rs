@@ -9,7 +9,7 @@
 
 use std::{
     collections::HashMap,
-    net::{IpAddr, Ipv4Addr},
+    net::{IpAddr, Ipv4Addr, Ipv6Addr},
     num::NonZeroU32,
     sync::{Arc, Mutex, PoisonError},
 };
@@ -48,14 +48,41 @@ pub const STREAMS_PER_PLAYER: usize = 16;
 pub const CODE_LOOKUPS_PER_MINUTE: u32 = 20;
 /// The burst of code lookups (a player opening a few rooms at once).
 pub const CODE_LOOKUP_BURST: u32 = 10;
+/// Room code lookups per minute from one peer address, whichever players make them: guests
+/// are free, so a per-player limit alone let one address mint a guest every ten guesses
+/// (ARCHITECTURE.md, "Security"; the time a guess now takes is in RELIABILITY.md).
+pub const CODE_LOOKUPS_PER_ADDRESS_PER_MINUTE: u32 = 30;
+/// The burst of code lookups from one address (a household opening a friend's room).
+pub const CODE_LOOKUP_ADDRESS_BURST: u32 = 60;
+/// Room code lookups per minute from one network (an IPv4 /24, an IPv6 /64: what one
+/// customer or one cloud host usually holds), so a block of addresses is one guesser.
+pub const CODE_LOOKUPS_PER_NETWORK_PER_MINUTE: u32 = 60;
+/// The burst of code lookups from one network.
+pub const CODE_LOOKUP_NETWORK_BURST: u32 = 120;
+/// New guests one address may mint per minute, sustained (a school behind one NAT signs a
+/// class in within the burst).
+pub const GUESTS_PER_MINUTE: u32 = 20;
+/// New guests one address may mint in a burst.
+pub const GUEST_BURST: u32 = 60;
+/// Registrations (and guest upgrades) one address may make per minute, sustained: each costs
+/// an Argon2id hash (19 MiB, tens of milliseconds of CPU).
+pub const REGISTRATIONS_PER_MINUTE: u32 = 6;
+/// Registrations one address may make in a burst.
+pub const REGISTRATION_BURST: u32 = 20;
 
-/// The sign-in rate per peer address: [`SIGN_INS_PER_SECOND`] sustained, bursts up to
-/// [`SIGN_IN_BURST`], unless a benchmark raises it (`--sign-ins-per-second`,
-/// `--sign-in-burst`): a load generator signs thousands of guests in within seconds.
+/// The unauthenticated entry points' rates per peer address: sign-ins, refreshes and
+/// sign-outs at [`SIGN_INS_PER_SECOND`] (bursts of [`SIGN_IN_BURST`]), new guests at
+/// [`GUESTS_PER_MINUTE`] and registrations at [`REGISTRATIONS_PER_MINUTE`] on top, unless a
+/// benchmark raises them all ([`SignInLimit::at`]): a load generator signs thousands of
+/// guests in within seconds from one address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignInLimit {
     pub per_second: u32,
     pub burst: u32,
+    pub guests_per_minute: u32,
+    pub guest_burst: u32,
+    pub registrations_per_minute: u32,
+    pub registration_burst: u32,
 }
 
 impl Default for SignInLimit {
@@ -63,8 +90,64 @@ impl Default for SignInLimit {
         SignInLimit {
             per_second: SIGN_INS_PER_SECOND,
             burst: SIGN_IN_BURST,
+            guests_per_minute: GUESTS_PER_MINUTE,
+            guest_burst: GUEST_BURST,
+            registrations_per_minute: REGISTRATIONS_PER_MINUTE,
+            registration_burst: REGISTRATION_BURST,
         }
     }
+}
+
+impl SignInLimit {
+    /// The limits of `--sign-ins-per-second` / `--sign-in-burst`: the defaults when the flags
+    /// are left alone; raised by a benchmark, guests and registrations follow the same rate
+    /// and burst (a load generator mints its players from one address).
+    pub fn at(per_second: u32, burst: u32) -> Self {
+        let default = SignInLimit::default();
+        if (per_second, burst) == (default.per_second, default.burst) {
+            return default;
+        }
+        let per_minute = per_second.saturating_mul(60);
+        SignInLimit {
+            per_second,
+            burst,
+            guests_per_minute: per_minute,
+            guest_burst: burst,
+            registrations_per_minute: per_minute,
+            registration_burst: burst,
+        }
+    }
+}
+
+/// The network an address belongs to for the code-lookup limit: its IPv4 /24 or IPv6 /64
+/// (an IPv4 address mapped into IPv6 counts as IPv4).
+pub fn network_of(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V4(v4) => {
+            let [a, b, c, _] = v4.octets();
+            IpAddr::V4(Ipv4Addr::new(a, b, c, 0))
+        }
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => network_of(IpAddr::V4(v4)),
+            None => {
+                let segments = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(
+                    segments[0],
+                    segments[1],
+                    segments[2],
+                    segments[3],
+                    0,
+                    0,
+                    0,
+                    0,
+                ))
+            }
+        },
+    }
+}
+
+fn per_minute(per_minute: u32, burst: u32) -> Quota {
+    Quota::per_minute(nonzero(per_minute)).allow_burst(nonzero(burst))
 }
 
 /// Each player's call rate: [`CALLS_PER_SECOND`] sustained, bursts up to [`BURST`].
@@ -92,6 +175,10 @@ pub struct Limits {
     refused_tokens: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     seated_subscribes: Arc<DefaultKeyedRateLimiter<(String, String)>>,
     code_lookups: Arc<DefaultKeyedRateLimiter<String>>,
+    code_lookups_by_address: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    code_lookups_by_network: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    guests: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    registrations: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     streams: Arc<Mutex<HashMap<String, usize>>>,
     streams_per_player: usize,
 }
@@ -117,7 +204,7 @@ impl Drop for StreamPermit {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits::new(CALLS_PER_SECOND, BURST, SIGN_INS_PER_SECOND, SIGN_IN_BURST)
+        Limits::configured(PlayerLimit::default(), SignInLimit::default())
     }
 }
 
@@ -127,12 +214,42 @@ fn nonzero(n: u32) -> NonZeroU32 {
 
 impl Limits {
     pub fn new(per_second: u32, burst: u32, sign_ins_per_second: u32, sign_in_burst: u32) -> Self {
-        let quota = Quota::per_second(nonzero(per_second)).allow_burst(nonzero(burst));
+        Limits::configured(
+            PlayerLimit { per_second, burst },
+            SignInLimit {
+                per_second: sign_ins_per_second,
+                burst: sign_in_burst,
+                ..SignInLimit::default()
+            },
+        )
+    }
+
+    /// `per_player` for each player's calls, `sign_ins` for unauthenticated entry per address.
+    pub fn configured(per_player: PlayerLimit, sign_ins: SignInLimit) -> Self {
+        let quota = Quota::per_second(nonzero(per_player.per_second))
+            .allow_burst(nonzero(per_player.burst));
         Limits {
             per_player: Arc::new(RateLimiter::keyed(quota)),
             sign_ins: Arc::new(RateLimiter::keyed(
-                Quota::per_second(nonzero(sign_ins_per_second)).allow_burst(nonzero(sign_in_burst)),
+                Quota::per_second(nonzero(sign_ins.per_second))
+                    .allow_burst(nonzero(sign_ins.burst)),
             )),
+            guests: Arc::new(RateLimiter::keyed(per_minute(
+                sign_ins.guests_per_minute,
+                sign_ins.guest_burst,
+            ))),
+            registrations: Arc::new(RateLimiter::keyed(per_minute(
+                sign_ins.registrations_per_minute,
+                sign_ins.registration_burst,
+            ))),
+            code_lookups_by_address: Arc::new(RateLimiter::keyed(per_minute(
+                CODE_LOOKUPS_PER_ADDRESS_PER_MINUTE,
+                CODE_LOOKUP_ADDRESS_BURST,
+            ))),
+            code_lookups_by_network: Arc::new(RateLimiter::keyed(per_minute(
+                CODE_LOOKUPS_PER_NETWORK_PER_MINUTE,
+                CODE_LOOKUP_NETWORK_BURST,
+            ))),
             refused_tokens: Arc::new(RateLimiter::keyed(
                 Quota::per_second(nonzero(REFUSED_TOKENS_PER_SECOND))
                     .allow_burst(nonzero(REFUSED_TOKEN_BURST)),
@@ -147,16 +264,6 @@ impl Limits {
             streams: Arc::default(),
             streams_per_player: STREAMS_PER_PLAYER,
         }
-    }
-
-    /// `per_player` for each player's calls, `sign_ins` for guest sign-ins.
-    pub fn configured(per_player: PlayerLimit, sign_ins: SignInLimit) -> Self {
-        Limits::new(
-            per_player.per_second,
-            per_player.burst,
-            sign_ins.per_second,
-            sign_ins.burst,
-        )
     }
 
     /// The same limits with another cap on open streams per player.
@@ -200,20 +307,52 @@ impl Limits {
             })
     }
 
-    /// RESOURCE_EXHAUSTED when `player_id` looks up room codes too fast (codes
-    /// cannot be enumerated).
-    pub fn check_code_lookup(&self, player_id: &str) -> Result<(), Status> {
+    /// RESOURCE_EXHAUSTED when `player_id`, its address `peer` or the network of `peer` looks
+    /// up room codes too fast (codes cannot be enumerated, however many guests one address
+    /// mints). The network is checked last, so a player already over its own limit does not
+    /// spend its neighbours' share.
+    pub fn check_code_lookup(&self, player_id: &str, peer: IpAddr) -> Result<(), Status> {
+        let refused = |per_minute: u32, whose: &str| {
+            refuse(
+                Code::ResourceExhausted,
+                format!("too many room codes tried: at most {per_minute} a minute {whose}"),
+                reason::RATE_LIMITED,
+            )
+        };
         self.code_lookups
             .check_key(&player_id.to_owned())
-            .map_err(|_| {
-                refuse(
-                    Code::ResourceExhausted,
-                    format!(
-                        "too many room codes tried: at most {CODE_LOOKUPS_PER_MINUTE} a minute"
-                    ),
-                    reason::RATE_LIMITED,
-                )
-            })
+            .map_err(|_| refused(CODE_LOOKUPS_PER_MINUTE, "per player"))?;
+        self.code_lookups_by_address
+            .check_key(&peer)
+            .map_err(|_| refused(CODE_LOOKUPS_PER_ADDRESS_PER_MINUTE, "from one address"))?;
+        self.code_lookups_by_network
+            .check_key(&network_of(peer))
+            .map_err(|_| refused(CODE_LOOKUPS_PER_NETWORK_PER_MINUTE, "from one network"))
+    }
+
+    /// RESOURCE_EXHAUSTED when `peer` mints new guests too fast (on top of its sign-in rate).
+    pub fn check_new_guest(&self, peer: IpAddr) -> Result<(), Status> {
+        self.check_sign_in(peer)?;
+        self.guests.check_key(&peer).map_err(|_| {
+            refuse(
+                Code::ResourceExhausted,
+                "too many new guests from your address: try again in a minute",
+                reason::RATE_LIMITED,
+            )
+        })
+    }
+
+    /// RESOURCE_EXHAUSTED when `peer` registers accounts too fast (on top of its sign-in
+    /// rate): each registration costs a password hash.
+    pub fn check_registration(&self, peer: IpAddr) -> Result<(), Status> {
+        self.check_sign_in(peer)?;
+        self.registrations.check_key(&peer).map_err(|_| {
+            refuse(
+                Code::ResourceExhausted,
+                "too many registrations from your address: try again in a minute",
+                reason::RATE_LIMITED,
+            )
+        })
     }
 
     /// RESOURCE_EXHAUSTED when sign-ins come too fast from `peer`.
@@ -263,7 +402,14 @@ impl Limits {
     pub fn forget_idle(&self) {
         self.per_player.retain_recent();
         self.per_player.shrink_to_fit();
-        for by_peer in [&self.sign_ins, &self.refused_tokens] {
+        for by_peer in [
+            &self.sign_ins,
+            &self.refused_tokens,
+            &self.guests,
+            &self.registrations,
+            &self.code_lookups_by_address,
+            &self.code_lookups_by_network,
+        ] {
             by_peer.retain_recent();
             by_peer.shrink_to_fit();
         }
@@ -341,15 +487,96 @@ mod tests {
     #[test]
     fn room_code_lookups_are_limited_per_player() {
         let limits = Limits::default();
+        let home: IpAddr = "198.51.100.7".parse().unwrap();
         for _ in 0..CODE_LOOKUP_BURST {
-            assert!(limits.check_code_lookup("ann").is_ok());
+            assert!(limits.check_code_lookup("ann", home).is_ok());
         }
-        let refused = limits.check_code_lookup("ann").unwrap_err();
+        let refused = limits.check_code_lookup("ann", home).unwrap_err();
         assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
         assert!(
-            limits.check_code_lookup("bob").is_ok(),
+            limits.check_code_lookup("bob", home).is_ok(),
             "limits are per player"
         );
+    }
+
+    /// Security (ARCHITECTURE.md): fresh guests from one address do not get fresh guesses,
+    /// nor do the other addresses of its /24; another network is not slowed.
+    #[test]
+    fn room_code_guesses_follow_the_address_and_its_network_not_the_guest() {
+        let limits = Limits::default();
+        let guesser: IpAddr = "203.0.113.9".parse().unwrap();
+        // A new guest every five guesses (under the per-player burst).
+        let mut tried = 0;
+        let refused = loop {
+            let guest = format!("guest-{}", tried / 5);
+            match limits.check_code_lookup(&guest, guesser) {
+                Ok(()) => tried += 1,
+                Err(refused) => break refused,
+            }
+            assert!(tried <= 1_000, "never refused");
+        };
+        assert_eq!(tried, CODE_LOOKUP_ADDRESS_BURST);
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            refused.message().contains("from one address"),
+            "{refused:?}"
+        );
+        // The rest of the /24 shares the network's burst, then is refused as one network.
+        let mut neighbours = 0;
+        for host in 10..=250u8 {
+            let neighbour = IpAddr::V4(Ipv4Addr::new(203, 0, 113, host));
+            if limits
+                .check_code_lookup(&format!("n{host}"), neighbour)
+                .is_err()
+            {
+                break;
+            }
+            neighbours += 1;
+        }
+        assert_eq!(
+            neighbours,
+            CODE_LOOKUP_NETWORK_BURST - CODE_LOOKUP_ADDRESS_BURST,
+            "the /24 shares one burst"
+        );
+        let elsewhere: IpAddr = "203.0.114.9".parse().unwrap();
+        assert!(limits.check_code_lookup("eve", elsewhere).is_ok());
+    }
+
+    #[test]
+    fn an_ipv6_guesser_is_one_network_per_64() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::2".parse().unwrap();
+        assert_eq!(network_of(a), network_of(b));
+        assert_ne!(
+            network_of(a),
+            network_of("2001:db8:1:3::1".parse().unwrap())
+        );
+        let mapped: IpAddr = "::ffff:203.0.113.9".parse().unwrap();
+        assert_eq!(network_of(mapped), "203.0.113.0".parse::<IpAddr>().unwrap());
+    }
+
+    #[test]
+    fn new_guests_and_registrations_are_limited_per_address() {
+        let limits = Limits::default();
+        let minter: IpAddr = "192.0.2.1".parse().unwrap();
+        for _ in 0..GUEST_BURST {
+            assert!(limits.check_new_guest(minter).is_ok());
+        }
+        let refused = limits.check_new_guest(minter).unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        for _ in 0..REGISTRATION_BURST {
+            assert!(limits.check_registration(minter).is_ok());
+        }
+        let refused = limits.check_registration(minter).unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        let other: IpAddr = "192.0.2.2".parse().unwrap();
+        assert!(limits.check_new_guest(other).is_ok(), "per address");
+        assert!(limits.check_registration(other).is_ok(), "per address");
+        // A benchmark's raised rate raises them with it.
+        let raised = Limits::configured(PlayerLimit::default(), SignInLimit::at(20_000, 20_000));
+        for _ in 0..1_000 {
+            assert!(raised.check_new_guest(minter).is_ok());
+        }
     }
 
     #[test]

@@ -61,8 +61,9 @@ struct Args {
     /// `https://play.example.org` (repeat the flag or separate with commas); none by default.
     #[arg(long, env = "LUDUS_CORS_ORIGINS", value_delimiter = ',')]
     cors_origin: Vec<String>,
-    /// Guest sign-ins per second this process accepts, sustained. Raise it only for load
-    /// benchmarks: sign-ins are unauthenticated.
+    /// Sign-ins per second this process accepts from one address, sustained. Raise it only for
+    /// load benchmarks: sign-ins are unauthenticated (raised, new guests and registrations per
+    /// address follow it).
     #[arg(long, env = "LUDUS_SIGN_INS_PER_SECOND", default_value_t = ludus_gateway::limits::SIGN_INS_PER_SECOND)]
     sign_ins_per_second: u32,
     /// Guest sign-ins this process accepts in a burst (benchmarks only, like the rate).
@@ -94,10 +95,10 @@ async fn main() -> anyhow::Result<()> {
         token_ttl: Duration::from_secs(args.token_ttl_hours.max(1) * 3600),
         access_token_ttl: Duration::from_secs(args.access_token_seconds),
         cors_origins: args.cors_origin,
-        sign_ins: ludus_gateway::limits::SignInLimit {
-            per_second: args.sign_ins_per_second,
-            burst: args.sign_in_burst,
-        },
+        sign_ins: ludus_gateway::limits::SignInLimit::at(
+            args.sign_ins_per_second,
+            args.sign_in_burst,
+        ),
         per_player: ludus_gateway::limits::PlayerLimit::default(),
         presence_lease: Duration::from_secs(args.presence_lease_seconds.max(1)),
         clock: ludus_store::Clock::system(),

@@ -1,8 +1,8 @@
 //! The room RPCs of the gateway (ARCHITECTURE.md, "Rooms"): each authenticates the caller from the token
 //! (whether they hold an account comes from the token's kind, never from the request) and
 //! forwards to the rooms service as one `RoomCommand`. Looking a room up by code (join, read,
-//! subscribe) is rate limited per player on top of the general limit, so codes cannot be
-//! enumerated. `SubscribeRoom` is the games' resumable stream ([`crate::fanout::Resume`])
+//! subscribe) is rate limited per player, per address and per network on top of the general
+//! limit, so codes cannot be enumerated. `SubscribeRoom` is the games' resumable stream ([`crate::fanout::Resume`])
 //! over the room's log and feed.
 
 use std::pin::Pin;
@@ -95,11 +95,12 @@ impl GatewayService {
         command: impl FnOnce(T) -> Command,
     ) -> Result<Response<pb::RoomSnapshot>, Status> {
         let caller = self.authenticated(&request)?;
+        let peer = crate::limits::peer(&request);
         let body = request.into_inner();
         let code = code(&body);
         let command = command(body);
         if matches!(command, Command::Join(_)) {
-            self.limits.check_code_lookup(&caller.player_id)?;
+            self.limits.check_code_lookup(&caller.player_id, peer)?;
         }
         let snapshot = self
             .rooms
@@ -232,7 +233,8 @@ impl GatewayService {
         request: Request<pb::RoomCodeRequest>,
     ) -> Result<Response<pb::RoomSnapshot>, Status> {
         let caller = self.authenticated(&request)?;
-        self.limits.check_code_lookup(&caller.player_id)?;
+        self.limits
+            .check_code_lookup(&caller.player_id, crate::limits::peer(&request))?;
         self.rooms
             .rooms
             .clone()
@@ -259,7 +261,8 @@ impl GatewayService {
         request: Request<pb::SubscribeRoomRequest>,
     ) -> Result<Response<RoomEventStream>, Status> {
         let caller = self.authenticated(&request)?;
-        self.limits.check_code_lookup(&caller.player_id)?;
+        self.limits
+            .check_code_lookup(&caller.player_id, crate::limits::peer(&request))?;
         let request = request.into_inner();
         let permit = self.limits.open_stream(&caller.player_id)?;
         // Fail fast on an unknown code, before the stream opens; the canonical code names

@@ -341,7 +341,7 @@ impl GatewayService {
         &self,
         request: Request<pb::SignInGuestRequest>,
     ) -> Result<Response<pb::SignInGuestResponse>, Status> {
-        self.limits.check_sign_in(crate::limits::peer(&request))?;
+        self.limits.check_new_guest(crate::limits::peer(&request))?;
         let name = validate_display_name(&request.get_ref().display_name)?;
         let (token, player_id, expires_at_unix_ms) = self.tokens.issue_guest(&name)?;
         tracing::info!(player_id = %player_id, "guest signed in");
@@ -749,6 +749,7 @@ impl GatewayService {
         request: Request<pb::AnalyzeMancalaRequest>,
     ) -> Result<Response<pb::AnalyzeMancalaResponse>, Status> {
         let caller = self.caller(&request)?;
+        let client_address = crate::accounts::client_address(&request);
         let request = request.into_inner();
         // Shape checks only; game-state checks the position against the rules (M1, M2).
         match &request.source {
@@ -776,6 +777,7 @@ impl GatewayService {
             .analyze_mancala(pb::AnalyzeMancalaInternalRequest {
                 request: Some(request),
                 player_id: caller.player_id,
+                client_address,
             })
             .await?;
         Ok(answer)

@@ -132,10 +132,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             absence_grace: Duration::from_secs(args.absence_grace_seconds),
             cors_origins,
             clock: ludus_store::Clock::system(),
-            sign_ins: ludus_gateway::limits::SignInLimit {
-                per_second: args.sign_ins_per_second,
-                burst: args.sign_in_burst,
-            },
+            sign_ins: ludus_gateway::limits::SignInLimit::at(
+                args.sign_ins_per_second,
+                args.sign_in_burst,
+            ),
             per_player: ludus_gateway::limits::PlayerLimit::default(),
             accounts: ludus_accounts::Config::new(accounts_store),
             finished_game_retention: ludus_game_state::DEFAULT_FINISHED_GAME_RETENTION,

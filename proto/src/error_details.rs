@@ -142,7 +142,27 @@ pub mod reason {
     pub const ARCHIVED_GAME_NOT_FOUND: &str = "ARCHIVED_GAME_NOT_FOUND";
 }
 
-/// A status with `ErrorInfo { reason, domain, metadata }` attached; the message is unchanged.
+/// The longest message a refusal carries, in bytes. A message quotes client input through
+/// `ludus_rules::excerpt` (a bounded slice); this is the backstop for one that does not: a
+/// message travels in the reply's headers, and 8 KB of them broke the connection every other
+/// caller on it shared (ARCHITECTURE.md, "Errors").
+pub const MAX_MESSAGE_BYTES: usize = 1024;
+
+/// `message` cut to at most [`MAX_MESSAGE_BYTES`] bytes on a character boundary, marked with
+/// "…" where it was cut.
+pub fn bounded_message(message: String) -> String {
+    if message.len() <= MAX_MESSAGE_BYTES {
+        return message;
+    }
+    let mut end = MAX_MESSAGE_BYTES - '…'.len_utf8();
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &message[..end])
+}
+
+/// A status with `ErrorInfo { reason, domain, metadata }` attached; the message is unchanged
+/// but for the [`MAX_MESSAGE_BYTES`] bound.
 #[cfg(feature = "grpc")]
 pub fn refusal(
     code: Code,
@@ -151,6 +171,7 @@ pub fn refusal(
     reason: &str,
     metadata: &[(&str, String)],
 ) -> Status {
+    let message = bounded_message(message.into());
     let metadata: HashMap<String, String> = metadata
         .iter()
         .map(|(key, value)| ((*key).to_owned(), value.clone()))
@@ -225,7 +246,7 @@ pub fn internal_error(domain: &str) -> Status {
 /// field, and `ErrorInfo.reason` is the rule id when the message names one, else `reason`.
 #[cfg(feature = "grpc")]
 pub fn invalid_argument(message: impl Into<String>, domain: &str, reason: &str) -> Status {
-    let message = message.into();
+    let message = bounded_message(message.into());
     let field = field_of(&message).unwrap_or_default();
     let reason = rule_of(&message).unwrap_or(reason);
     let description = message
@@ -349,6 +370,22 @@ mod tests {
     }
 
     #[cfg(feature = "grpc")]
+    #[test]
+    fn a_message_is_bounded_on_a_character_boundary() {
+        let short = "level: unknown".to_owned();
+        assert_eq!(bounded_message(short.clone()), short);
+        let long = format!("level: unknown {}", "é".repeat(64 * 1024));
+        let bounded = bounded_message(long);
+        assert!(bounded.len() <= MAX_MESSAGE_BYTES, "{}", bounded.len());
+        assert!(bounded.starts_with("level: unknown éé") && bounded.ends_with('…'));
+        let status = invalid_argument(
+            format!("level: {}", "x".repeat(60_000)),
+            DOMAIN_GAMES,
+            reason::INVALID_FIELD,
+        );
+        assert!(status.message().len() <= MAX_MESSAGE_BYTES);
+    }
+
     #[test]
     fn a_refusal_carries_its_metadata() {
         let status = refusal(

@@ -54,6 +54,10 @@ pub enum IdError {
     /// spills over the lines around it in lists and chat).
     #[error("{field}: at most {MAX_COMBINING_MARKS} combining marks on one character")]
     NameMarks { field: String },
+    /// A combining mark with no character before it to carry it (at the start, or after a
+    /// space): it draws over whatever the name is shown next to.
+    #[error("{field}: a combining mark must follow the character it marks")]
+    NameLoneMark { field: String },
 }
 
 impl IdError {
@@ -66,7 +70,8 @@ impl IdError {
             IdError::NameLength { .. }
             | IdError::NameUntrimmed { .. }
             | IdError::NameCharacter { .. }
-            | IdError::NameMarks { .. } => reason::INVALID_DISPLAY_NAME,
+            | IdError::NameMarks { .. }
+            | IdError::NameLoneMark { .. } => reason::INVALID_DISPLAY_NAME,
         }
     }
 }
@@ -138,13 +143,43 @@ pub fn validate_display_name(field: &str, name: &str) -> Result<(), IdError> {
             found,
         });
     }
+    check_combining_marks(name).map_err(|problem| match problem {
+        MarkProblem::Stacked => IdError::NameMarks {
+            field: field.to_owned(),
+        },
+        MarkProblem::Lone => IdError::NameLoneMark {
+            field: field.to_owned(),
+        },
+    })
+}
+
+/// What is wrong with a text's combining marks ([`check_combining_marks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkProblem {
+    /// More than [`MAX_COMBINING_MARKS`] on one character.
+    Stacked,
+    /// A mark at the start or after a space: nothing of the text's own carries it.
+    Lone,
+}
+
+/// Whether every combining mark of `text` sits on a character of its own (not at the start,
+/// not after a space) and no character carries more than [`MAX_COMBINING_MARKS`]: the one
+/// rule for names and chat lines, so neither can draw over the text around it.
+pub fn check_combining_marks(text: &str) -> Result<(), MarkProblem> {
     let mut marks = 0;
-    for c in name.chars() {
-        marks = if is_combining_mark(c) { marks + 1 } else { 0 };
-        if marks > MAX_COMBINING_MARKS {
-            return Err(IdError::NameMarks {
-                field: field.to_owned(),
-            });
+    let mut carrier = false;
+    for c in text.chars() {
+        if is_combining_mark(c) {
+            if !carrier {
+                return Err(MarkProblem::Lone);
+            }
+            marks += 1;
+            if marks > MAX_COMBINING_MARKS {
+                return Err(MarkProblem::Stacked);
+            }
+        } else {
+            marks = 0;
+            carrier = !c.is_whitespace();
         }
     }
     Ok(())
@@ -174,12 +209,16 @@ pub fn normalize_display_name(typed: &str) -> String {
 ///   language tags. Joiners also build emoji sequences (a family emoji); those are refused too:
 ///   a name that can hide a joiner can hide it anywhere;
 /// - blank letters that render as nothing (Hangul fillers, the blank Braille pattern), a known
-///   way to pick an "invisible" name.
+///   way to pick an "invisible" name;
+/// - the combining grapheme joiner (U+034F: a mark that draws nothing, so two names that
+///   look the same differ by it);
+/// - noncharacters (U+FDD0..U+FDEF and the last two code points of every plane, U+FFFE and
+///   U+FFFF among them): reserved for a program's own use, never text to show.
 ///
 /// The `Cf` list is Unicode 15.1's, written out rather than pulled from a property-table
 /// crate: it changes rarely and the whole policy stays in one screen.
 pub fn is_refused_in_name(c: char) -> bool {
-    if c.is_control() || (c.is_whitespace() && c != ' ') {
+    if c.is_control() || (c.is_whitespace() && c != ' ') || is_noncharacter(c) {
         return true;
     }
     matches!(
@@ -212,7 +251,15 @@ pub fn is_refused_in_name(c: char) -> bool {
             | '\u{3164}'
             | '\u{FFA0}'
             | '\u{2800}'
+            // the combining grapheme joiner
+            | '\u{034F}'
     )
+}
+
+/// Unicode's 66 noncharacters: U+FDD0..U+FDEF and U+nFFFE, U+nFFFF in each of the 17 planes.
+fn is_noncharacter(c: char) -> bool {
+    let code = u32::from(c);
+    (0xFDD0..=0xFDEF).contains(&code) || code & 0xFFFE == 0xFFFE
 }
 
 #[cfg(test)]
@@ -300,6 +347,36 @@ mod tests {
             "display_name: at most 2 combining marks on one character"
         );
         assert_eq!(error.reason(), "INVALID_DISPLAY_NAME");
+    }
+
+    #[test]
+    fn invisible_marks_lone_accents_and_noncharacters_are_refused() {
+        for (bad, why) in [
+            ("an\u{34F}n", "combining grapheme joiner"),
+            ("ann\u{FFFF}", "noncharacter U+FFFF"),
+            ("ann\u{FDD0}", "noncharacter U+FDD0"),
+            ("ann\u{10FFFE}", "noncharacter U+10FFFE"),
+        ] {
+            let error = validate_display_name("display_name", bad).expect_err(why);
+            assert!(
+                matches!(error, IdError::NameCharacter { .. }),
+                "{why}: {error}"
+            );
+        }
+        for lone in ["\u{301}", "\u{301}ann", "ann \u{301}"] {
+            let error = validate_display_name("display_name", lone).expect_err(lone);
+            assert_eq!(
+                error.to_string(),
+                "display_name: a combining mark must follow the character it marks"
+            );
+            assert_eq!(error.reason(), "INVALID_DISPLAY_NAME");
+        }
+        // A mark on its letter is still fine, and so are characters next to the refused ones.
+        assert_eq!(
+            validate_display_name("display_name", "Chloe\u{308}"),
+            Ok(())
+        );
+        assert_eq!(validate_display_name("display_name", "ann\u{FFFD}"), Ok(()));
     }
 
     #[test]

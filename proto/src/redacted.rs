@@ -49,6 +49,7 @@ redacted_debug! {
         password: secret,
         display_name: shown,
         guest_player_id: shown,
+        client_address: shown,
     }
     AccountsSignInRequest {
         username: shown,

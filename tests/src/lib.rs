@@ -380,7 +380,14 @@ impl Ludus {
                 clock: manual_clock
                     .as_ref()
                     .map_or_else(Clock::system, ManualClock::clock),
-                sign_ins: Default::default(),
+                // Every test's clients share 127.0.0.1: the new-guest limit per address would
+                // refuse a test's fortieth player. Its own tests are the gateway's unit tests;
+                // registrations and room-code lookups keep their production limits.
+                sign_ins: ludus_gateway::limits::SignInLimit {
+                    guests_per_minute: 10_000,
+                    guest_burst: 10_000,
+                    ..Default::default()
+                },
                 // Replies no longer stall ~40 ms (TCP_NODELAY), so a test plays a whole game
                 // in milliseconds, far over a human's 20 calls/s; no end-to-end test is about
                 // the per-player rate (the gateway's unit tests are).

@@ -207,9 +207,13 @@ where
     // Reflection advertises what this server serves, not every service in the descriptors: the
     // public gateway must not list the internal services it does not route (ARCHITECTURE.md, "Security").
     // The same listing under both reflection versions: clients differ in which one they ask.
+    // Asked by symbol, reflection answers from the descriptors it holds whatever the listing
+    // says, so it holds only this server's service: the gateway's port does not describe
+    // game-state's or accounts' internal calls.
+    let descriptors = descriptors_serving(ludus_proto::FILE_DESCRIPTOR_SET, S::NAME)?;
     let reflection = || {
         tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(ludus_proto::FILE_DESCRIPTOR_SET)
+            .register_file_descriptor_set(descriptors.clone())
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
             .with_service_name(S::NAME)
             .with_service_name(HEALTH_SERVICE)
@@ -489,6 +493,23 @@ pub async fn shutdown_signal() {
         () = ctrl_c => {}
         () = terminate => {}
     }
+}
+
+/// The encoded descriptor set `encoded` with every service but `service` (a full name,
+/// `ludus.v1.Gateway`) taken out of its files; the messages stay (a served call's messages
+/// must resolve).
+pub fn descriptors_serving(
+    encoded: &[u8],
+    service: &str,
+) -> Result<prost_types::FileDescriptorSet, prost::DecodeError> {
+    use prost::Message;
+    let mut set = prost_types::FileDescriptorSet::decode(encoded)?;
+    for file in &mut set.file {
+        let package = file.package().to_owned();
+        file.service
+            .retain(|s| format!("{package}.{}", s.name()) == service);
+    }
+    Ok(set)
 }
 
 #[cfg(test)]

@@ -13,7 +13,10 @@ use crate::store::StoreError;
 /// Which failed-sign-in limit refused a sign-in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SignInLimit {
-    /// Too many failures for one username, from anywhere.
+    /// Too many failures for one username from one client address.
+    UsernameAtAddress,
+    /// Too many failures for one username from many addresses (the backstop; addresses it
+    /// signed in from before are not held).
     Username,
     /// Too many failures from one client address, for any usernames.
     Address,
@@ -80,8 +83,13 @@ pub enum ServiceError {
 fn locked_message(limit: SignInLimit, retry_after: Duration) -> String {
     let seconds = retry_after.as_secs().max(1);
     match limit {
+        SignInLimit::UsernameAtAddress => format!(
+            "too many failed sign-ins for this username from this address (per-username-and-address \
+             limit): try again in {seconds} s"
+        ),
         SignInLimit::Username => format!(
-            "too many failed sign-ins for this username (per-username limit): try again in {seconds} s"
+            "too many failed sign-ins for this username from many addresses (per-username limit; \
+             an address it signed in from before is not held): try again in {seconds} s"
         ),
         SignInLimit::Address => format!(
             "too many failed sign-ins from this address (per-address limit): try again in {seconds} s"
@@ -147,6 +155,7 @@ impl From<ServiceError> for Status {
                     (
                         "limit",
                         match limit {
+                            SignInLimit::UsernameAtAddress => "username_at_address",
                             SignInLimit::Username => "username",
                             SignInLimit::Address => "address",
                         }

@@ -24,6 +24,7 @@ pub mod config;
 #[cfg(feature = "testing")]
 pub mod conformance;
 pub mod error;
+pub mod fair;
 pub mod limits;
 pub mod model;
 pub mod passwords;

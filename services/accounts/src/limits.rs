@@ -1,7 +1,8 @@
-//! Failed sign-in limits (governor): per username, so guessing one account's password is
-//! slow from any number of addresses, and per client address, so one attacker spraying many
-//! usernames is stopped long before it could lock everybody out (only the usernames it tried
-//! are slowed, and only for a while).
+//! Failed sign-in limits (governor): per username *at one address*, so one attacker guessing a
+//! known username's password is slow and locks only itself out; per client address, so one
+//! attacker spraying many usernames is stopped long before it could lock everybody out; and
+//! per username across all addresses as a backstop against guessing from many addresses, which
+//! the addresses this username signed in from before get past (ARCHITECTURE.md, "Accounts").
 //!
 //! Only failures count. Each key has a GCRA bucket; a failure takes a cell, and a failure
 //! that finds the bucket empty locks the key until the bucket has a cell again. While locked,
@@ -26,31 +27,47 @@ use ludus_clock::Clock;
 
 use crate::error::{ServiceError, SignInLimit};
 
-/// Failed sign-ins one username may take in a burst.
-pub const USERNAME_BURST: u32 = 5;
-/// After the burst, one more failure per username per this period.
-pub const USERNAME_PERIOD: Duration = Duration::from_secs(30);
+/// Failed sign-ins one username may take from one address in a burst.
+pub const GUESS_BURST: u32 = 5;
+/// After the burst, one more failure per username and address per this period.
+pub const GUESS_PERIOD: Duration = Duration::from_secs(30);
 /// Failed sign-ins one address may take in a burst (a household shares an address).
 pub const ADDRESS_BURST: u32 = 20;
 /// After the burst, one more failure per address per this period.
 pub const ADDRESS_PERIOD: Duration = Duration::from_secs(10);
+/// Failed sign-ins one username may take from all addresses together before the backstop
+/// locks it for every address it has not signed in from: guessing from a botnet.
+pub const USERNAME_BURST: u32 = 100;
+/// After the backstop's burst, one more failure per username per this period.
+pub const USERNAME_PERIOD: Duration = Duration::from_secs(30);
+/// Addresses remembered per username as known (the backstop lets them past).
+pub const KNOWN_ADDRESSES: usize = 16;
+/// How long an address stays known after its last successful sign-in.
+pub const KNOWN_ADDRESS_TERM: Duration = Duration::from_secs(30 * 24 * 3600);
 
-/// The two limits' quotas.
+/// The three limits' quotas.
 #[derive(Clone, Copy, Debug)]
 pub struct SignInLimitsConfig {
-    pub username_burst: u32,
-    pub username_period: Duration,
+    /// One username from one address.
+    pub guess_burst: u32,
+    pub guess_period: Duration,
+    /// One address, every username.
     pub address_burst: u32,
     pub address_period: Duration,
+    /// One username, every address (the backstop; known addresses pass it).
+    pub username_burst: u32,
+    pub username_period: Duration,
 }
 
 impl Default for SignInLimitsConfig {
     fn default() -> Self {
         SignInLimitsConfig {
-            username_burst: USERNAME_BURST,
-            username_period: USERNAME_PERIOD,
+            guess_burst: GUESS_BURST,
+            guess_period: GUESS_PERIOD,
             address_burst: ADDRESS_BURST,
             address_period: ADDRESS_PERIOD,
+            username_burst: USERNAME_BURST,
+            username_period: USERNAME_PERIOD,
         }
     }
 }
@@ -132,11 +149,16 @@ impl FailureLimit {
     }
 }
 
-/// Both limits of one accounts process.
+/// The limits of one accounts process, and the addresses each username signed in from.
 #[derive(Clone, Debug)]
 pub struct SignInLimits {
-    username: Arc<FailureLimit>,
+    guess: Arc<FailureLimit>,
     address: Arc<FailureLimit>,
+    username: Arc<FailureLimit>,
+    /// Per username, the addresses it signed in from (or registered from) and when, newest
+    /// last: the backstop does not lock them out.
+    known: Arc<Mutex<HashMap<String, Vec<(String, u64)>>>>,
+    clock: Clock,
 }
 
 impl Default for SignInLimits {
@@ -145,47 +167,97 @@ impl Default for SignInLimits {
     }
 }
 
+/// The key of one username at one address (a newline is in neither).
+fn guess_key(username: &str, address: &str) -> String {
+    format!("{username}\n{address}")
+}
+
 impl SignInLimits {
     /// The limits of `config`, timed by `clock`.
     pub fn new(config: SignInLimitsConfig, clock: Clock) -> Self {
+        let limit =
+            |kind, burst, period| Arc::new(FailureLimit::new(kind, burst, period, clock.clone()));
         SignInLimits {
-            username: Arc::new(FailureLimit::new(
-                SignInLimit::Username,
-                config.username_burst,
-                config.username_period,
-                clock.clone(),
-            )),
-            address: Arc::new(FailureLimit::new(
+            guess: limit(
+                SignInLimit::UsernameAtAddress,
+                config.guess_burst,
+                config.guess_period,
+            ),
+            address: limit(
                 SignInLimit::Address,
                 config.address_burst,
                 config.address_period,
-                clock,
-            )),
+            ),
+            username: limit(
+                SignInLimit::Username,
+                config.username_burst,
+                config.username_period,
+            ),
+            known: Arc::default(),
+            clock: clock.clone(),
         }
     }
 
-    /// RESOURCE_EXHAUSTED when the address or the username is locked. An empty address
-    /// (unknown) is limited per username only.
+    fn is_known(&self, username: &str, address: &str) -> bool {
+        let known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        known
+            .get(username)
+            .is_some_and(|addresses| addresses.iter().any(|(a, _)| a == address))
+    }
+
+    /// RESOURCE_EXHAUSTED when the address, the username at this address, or (unless the
+    /// username signed in from this address before) the username everywhere is locked. An
+    /// empty address (unknown) is limited per username only.
     pub fn check(&self, username: &str, address: &str) -> Result<(), ServiceError> {
         if !address.is_empty() {
             self.address.check(address)?;
+            self.guess.check(&guess_key(username, address))?;
+            if self.is_known(username, address) {
+                return Ok(());
+            }
         }
         self.username.check(username)
     }
 
-    /// Counts one failed sign-in against both keys.
+    /// Counts one failed sign-in against every key.
     pub fn fail(&self, username: &str, address: &str) {
         if !address.is_empty() {
             self.address.fail(address);
+            self.guess.fail(&guess_key(username, address));
         }
         self.username.fail(username);
     }
 
-    /// Forgets keys whose buckets are full again; run now and then so the maps do not grow
-    /// with every username and address ever seen.
+    /// Remembers that `username` signed in (or registered) from `address`: the backstop
+    /// lets it past from there.
+    pub fn succeed(&self, username: &str, address: &str) {
+        if address.is_empty() {
+            return;
+        }
+        let now = self.clock.now_ms();
+        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        let addresses = known.entry(username.to_owned()).or_default();
+        addresses.retain(|(a, _)| a != address);
+        addresses.push((address.to_owned(), now));
+        if addresses.len() > KNOWN_ADDRESSES {
+            addresses.remove(0);
+        }
+    }
+
+    /// Forgets keys whose buckets are full again, and addresses not seen for
+    /// [`KNOWN_ADDRESS_TERM`]; run now and then so the maps do not grow with every username
+    /// and address ever seen.
     pub fn forget_idle(&self) {
-        self.username.forget_idle();
+        self.guess.forget_idle();
         self.address.forget_idle();
+        self.username.forget_idle();
+        let term = u64::try_from(KNOWN_ADDRESS_TERM.as_millis()).unwrap_or(u64::MAX);
+        let oldest = self.clock.now_ms().saturating_sub(term);
+        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        known.retain(|_, addresses| {
+            addresses.retain(|(_, seen)| *seen >= oldest);
+            !addresses.is_empty()
+        });
     }
 }
 
@@ -196,10 +268,12 @@ mod tests {
     fn limits(username_burst: u32, address_burst: u32) -> SignInLimits {
         SignInLimits::new(
             SignInLimitsConfig {
-                username_burst,
-                username_period: Duration::from_secs(3600),
+                guess_burst: 5,
+                guess_period: Duration::from_secs(3600),
                 address_burst,
                 address_period: Duration::from_secs(3600),
+                username_burst,
+                username_period: Duration::from_secs(3600),
             },
             Clock::system(),
         )
@@ -230,6 +304,45 @@ mod tests {
         );
     }
 
+    /// Security (ARCHITECTURE.md, "Accounts"): wrong guesses from one address lock that
+    /// address out of the username, not its owner elsewhere; a botnet's guesses trip the
+    /// backstop, which the owner's known address gets past.
+    #[test]
+    fn an_attacker_at_one_address_does_not_lock_the_owner_out_elsewhere() {
+        let limits = SignInLimits::default();
+        limits.succeed("ann", "10.0.0.1");
+        // The burst and one more: the attacker is locked out of this username.
+        for _ in 0..=GUESS_BURST {
+            limits.fail("ann", "10.66.0.1");
+        }
+        let attacker = limits.check("ann", "10.66.0.1").unwrap_err();
+        assert!(matches!(
+            attacker,
+            ServiceError::Locked {
+                limit: SignInLimit::UsernameAtAddress,
+                ..
+            }
+        ));
+        assert!(limits.check("ann", "10.0.0.1").is_ok(), "the owner at home");
+        assert!(
+            limits.check("ann", "10.0.0.2").is_ok(),
+            "the owner at a new address, under the backstop"
+        );
+        // Many addresses trip the backstop: new addresses wait, the known one does not.
+        for host in 0..USERNAME_BURST {
+            limits.fail("ann", &format!("10.77.{}.{}", host / 256, host % 256));
+        }
+        let refused = limits.check("ann", "10.0.0.2").unwrap_err();
+        assert!(matches!(
+            refused,
+            ServiceError::Locked {
+                limit: SignInLimit::Username,
+                ..
+            }
+        ));
+        assert!(limits.check("ann", "10.0.0.1").is_ok(), "known address");
+    }
+
     #[test]
     fn an_address_locks_after_its_burst_and_others_do_not() {
         let limits = limits(100, 3);
@@ -258,10 +371,12 @@ mod tests {
     fn a_lockout_ends_when_the_given_clock_passes_it() {
         let manual = ludus_clock::ManualClock::starting_now();
         let config = SignInLimitsConfig {
-            username_burst: 1,
-            username_period: Duration::from_secs(30),
+            guess_burst: 1,
+            guess_period: Duration::from_secs(30),
             address_burst: 100,
             address_period: Duration::from_secs(3600),
+            username_burst: 100,
+            username_period: Duration::from_secs(3600),
         };
         let limits = SignInLimits::new(config, manual.clock());
         limits.fail("ann", "10.0.0.1");

@@ -1,7 +1,9 @@
 //! Password hashing: Argon2id with OWASP's parameters (19 MiB, 2 passes, 1 lane), salted
 //! from the OS CSPRNG, stored as PHC strings. Hashing takes tens of milliseconds of CPU and
 //! 19 MiB, so it runs on the blocking pool, at most [`MAX_CONCURRENT_HASHES`] at once per
-//! process (a registration flood queues instead of exhausting memory).
+//! process (a registration flood queues instead of exhausting memory), shared round-robin per
+//! client address ([`FairQueue`]): one address registering in bulk queues behind itself, not
+//! in front of everybody's sign-ins.
 
 use std::sync::Arc;
 
@@ -9,9 +11,10 @@ use argon2::{
     Algorithm, Argon2, Params, Version,
     password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash},
 };
-use tokio::sync::{OnceCell, Semaphore};
+use tokio::sync::OnceCell;
 
 use crate::error::ServiceError;
+use crate::fair::FairQueue;
 use crate::model::Password;
 
 /// OWASP Password Storage Cheat Sheet, Argon2id: m = 19 MiB, t = 2, p = 1.
@@ -24,7 +27,7 @@ pub const MAX_CONCURRENT_HASHES: usize = 4;
 /// Hashes and verifies passwords off the async runtime.
 #[derive(Clone, Debug)]
 pub struct Passwords {
-    permits: Arc<Semaphore>,
+    slots: FairQueue,
     /// The hash an unknown username is checked against, so it costs the same time as a
     /// wrong password (no user enumeration by timing).
     dummy: Arc<OnceCell<String>>,
@@ -33,7 +36,7 @@ pub struct Passwords {
 impl Default for Passwords {
     fn default() -> Self {
         Passwords {
-            permits: Arc::new(Semaphore::new(MAX_CONCURRENT_HASHES)),
+            slots: FairQueue::new(MAX_CONCURRENT_HASHES),
             dummy: Arc::default(),
         }
     }
@@ -69,40 +72,41 @@ fn verify_blocking(password: &Password, phc: &str) -> bool {
 }
 
 impl Passwords {
+    /// Runs `work` on the blocking pool in `address`'s turn.
     async fn blocking<T: Send + 'static>(
         &self,
+        address: &str,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, ServiceError> {
-        let _permit = self
-            .permits
-            .acquire()
-            .await
-            .map_err(|_| ServiceError::Internal)?;
+        let _turn = self.slots.turn(address).await;
         tokio::task::spawn_blocking(work)
             .await
             .map_err(|_| ServiceError::Internal)
     }
 
-    /// The PHC string of `password` with a fresh salt.
-    pub async fn hash(&self, password: Password) -> Result<String, ServiceError> {
-        self.blocking(move || hash_blocking(&password)).await?
+    /// The PHC string of `password` with a fresh salt, hashed in `address`'s turn (the
+    /// client's address; empty when unknown).
+    pub async fn hash(&self, address: &str, password: Password) -> Result<String, ServiceError> {
+        self.blocking(address, move || hash_blocking(&password))
+            .await?
     }
 
-    /// Whether `password` matches `stored`; with no stored hash (unknown user) it checks a
-    /// dummy hash anyway and answers false, taking the same time.
+    /// Whether `password` matches `stored`, checked in `address`'s turn; with no stored hash
+    /// (unknown user) it checks a dummy hash anyway and answers false, taking the same time.
     pub async fn verify(
         &self,
+        address: &str,
         password: Password,
         stored: Option<String>,
     ) -> Result<bool, ServiceError> {
         match stored {
             Some(phc) => {
-                self.blocking(move || verify_blocking(&password, &phc))
+                self.blocking(address, move || verify_blocking(&password, &phc))
                     .await
             }
             None => {
                 let dummy = self.dummy().await?;
-                self.blocking(move || verify_blocking(&password, &dummy))
+                self.blocking(address, move || verify_blocking(&password, &dummy))
                     .await
                     .map(|_| false)
             }
@@ -119,7 +123,7 @@ impl Passwords {
         self.dummy
             .get_or_try_init(|| async {
                 let filler = Password::parse(crate::model::RefreshToken::generate().into_string())?;
-                self.hash(filler).await
+                self.hash("", filler).await
             })
             .await
             .cloned()
@@ -137,7 +141,7 @@ mod tests {
     #[tokio::test]
     async fn a_hash_verifies_its_password_only() {
         let passwords = Passwords::default();
-        let hash = passwords.hash(password("correct horse")).await.unwrap();
+        let hash = passwords.hash("", password("correct horse")).await.unwrap();
         assert!(
             hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
             "{hash}"
@@ -145,18 +149,62 @@ mod tests {
         assert!(!hash.contains("correct horse"));
         assert!(
             passwords
-                .verify(password("correct horse"), Some(hash.clone()))
+                .verify("", password("correct horse"), Some(hash.clone()))
                 .await
                 .unwrap()
         );
         assert!(
             !passwords
-                .verify(password("correct horsf"), Some(hash.clone()))
+                .verify("", password("correct horsf"), Some(hash.clone()))
                 .await
                 .unwrap()
         );
-        let again = passwords.hash(password("correct horse")).await.unwrap();
+        let again = passwords.hash("", password("correct horse")).await.unwrap();
         assert_ne!(hash, again, "every hash has its own salt");
+    }
+
+    /// Security (ARCHITECTURE.md, "Accounts"): a sign-in from one address is not queued
+    /// behind another address's burst of registrations. Counted in hashes, not time.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sign_in_is_not_queued_behind_a_strangers_burst_of_registrations() {
+        let passwords = Passwords::default();
+        let stored = passwords.hash("", password("correct horse")).await.unwrap();
+        let burst = 6 * MAX_CONCURRENT_HASHES;
+        let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let registrations: Vec<_> = (0..burst)
+            .map(|_| {
+                let (passwords, done) = (passwords.clone(), done.clone());
+                tokio::spawn(async move {
+                    passwords
+                        .hash("203.0.113.1", password("a new account"))
+                        .await
+                        .unwrap();
+                    done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                })
+            })
+            .collect();
+        // Every slot busy, the rest of the burst queued.
+        while passwords.slots.waiting() < burst - MAX_CONCURRENT_HASHES {
+            tokio::task::yield_now().await;
+        }
+        let before = done.load(std::sync::atomic::Ordering::SeqCst);
+        let signed_in = passwords
+            .verify("198.51.100.2", password("correct horse"), Some(stored))
+            .await
+            .unwrap();
+        let after = done.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(signed_in);
+        // Its turn comes after the hashes running when it queued and at most one more of the
+        // burst; the rest of the burst still waits. A FIFO queue ran all of it first.
+        assert!(
+            after - before <= MAX_CONCURRENT_HASHES + 1 + MAX_CONCURRENT_HASHES,
+            "{} of the burst's hashes finished while the sign-in waited",
+            after - before
+        );
+        assert!(after < burst, "the burst was not all served first");
+        for registration in registrations {
+            registration.await.unwrap();
+        }
     }
 
     #[tokio::test]
@@ -164,13 +212,17 @@ mod tests {
         let passwords = Passwords::default();
         assert!(
             !passwords
-                .verify(password("anything at all"), None)
+                .verify("", password("anything at all"), None)
                 .await
                 .unwrap()
         );
         assert!(
             !passwords
-                .verify(password("anything at all"), Some("not a phc string".into()))
+                .verify(
+                    "",
+                    password("anything at all"),
+                    Some("not a phc string".into())
+                )
                 .await
                 .unwrap()
         );

@@ -93,6 +93,9 @@ impl AccountsService {
         &self,
         request: pb::CreateAccountRequest,
     ) -> Result<pb::AccountSessionGrant, ServiceError> {
+        if request.client_address.len() > MAX_CLIENT_ADDRESS_LEN {
+            return Err(ServiceError::BadClientAddress);
+        }
         let username = Username::parse(&request.username)?;
         let password = Password::parse(request.password)?;
         let display_name = check_display_name(&request.display_name)?;
@@ -113,7 +116,10 @@ impl AccountsService {
         if self.store.account(&player_id).await?.is_some() {
             return Err(ServiceError::AlreadyRegistered(player_id));
         }
-        let password_hash = self.passwords.hash(password).await?;
+        let password_hash = self
+            .passwords
+            .hash(&request.client_address, password)
+            .await?;
         let now = self.now_ms();
         let account = Account {
             player_id,
@@ -125,6 +131,8 @@ impl AccountsService {
         self.store
             .create_account(&account, &password_hash, &session)
             .await?;
+        self.limits
+            .succeed(account.username.as_str(), &request.client_address);
         tracing::info!(player_id = %account.player_id, username = %account.username, "account registered");
         Ok(Self::grant(account, token, session.expires_at_ms))
     }
@@ -159,7 +167,10 @@ impl AccountsService {
         };
         let credentials = self.store.credentials(&username).await?;
         let stored_hash = credentials.as_ref().map(|c| c.password_hash.clone());
-        let matches = self.passwords.verify(password, stored_hash).await?;
+        let matches = self
+            .passwords
+            .verify(&address, password, stored_hash)
+            .await?;
         let Some(credentials) = credentials.filter(|_| matches) else {
             self.limits.fail(username.as_str(), &address);
             // No username in the log: people type passwords into the username field.
@@ -170,6 +181,7 @@ impl AccountsService {
         self.store
             .open_session(&credentials.account.player_id, &session)
             .await?;
+        self.limits.succeed(username.as_str(), &address);
         tracing::info!(player_id = %credentials.account.player_id, "account signed in");
         Ok(Self::grant(
             credentials.account,

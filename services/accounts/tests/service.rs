@@ -80,6 +80,7 @@ fn register(username: &str, password: &str) -> pb::CreateAccountRequest {
         password: password.into(),
         display_name: format!("{username} shown"),
         guest_player_id: String::new(),
+        client_address: String::new(),
     }
 }
 

@@ -270,10 +270,13 @@ async fn a_guest_upgrade_keeps_the_player_id_games_and_rating() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_sign_in_limits_stop_one_attacker_and_not_others() {
     let limits = SignInLimitsConfig {
-        username_burst: 3,
-        username_period: Duration::from_secs(3600),
+        guess_burst: 3,
+        guess_period: Duration::from_secs(3600),
         address_burst: 5,
         address_period: Duration::from_secs(3600),
+        // The one guesser below takes 4 of these, the four machines the rest and one more.
+        username_burst: 6,
+        username_period: Duration::from_secs(3600),
     };
     let ludus = Ludus::start_with_accounts(AccountsDatabase::sqlite(), limits).await;
     let mut me = anonymous(&ludus).await;
@@ -303,17 +306,41 @@ async fn failed_sign_in_limits_stop_one_attacker_and_not_others() {
         .await
         .expect("the victim, elsewhere, still signs in");
 
-    // Many machines guessing one password: that username slows down, nobody else does.
+    // One machine guessing one known username's password locks itself out of it, not the
+    // owner from another address (ARCHITECTURE.md, "Accounts").
+    let guesser_at = IpAddr::V4(Ipv4Addr::new(127, 0, 2, 1));
+    let mut guesser = anonymous_from(ludus.gateway, guesser_at).await;
+    for _ in 0..4 {
+        let _ = guesser.sign_in(sign_in("bystander", "guess guess")).await;
+    }
+    let locked = answer(guesser.sign_in(sign_in("bystander", "correct horse battery")))
+        .await
+        .unwrap_err();
+    assert_eq!(locked.code(), Code::ResourceExhausted);
+    assert_mentions(&locked, "per-username-and-address");
+    let mut owner_away =
+        anonymous_from(ludus.gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 3, 1))).await;
+    answer(owner_away.sign_in(sign_in("bystander", "correct horse battery")))
+        .await
+        .expect("the owner, at another address, signs in");
+
+    // Many machines guessing one password trip the backstop: that username slows down for
+    // new addresses, but not for one it signed in from, and nobody else slows down.
     for host in 10..14 {
         let mut guesser =
             anonymous_from(ludus.gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 1, host))).await;
         let _ = guesser.sign_in(sign_in("bystander", "guess guess")).await;
     }
-    let slowed = answer(me.sign_in(sign_in("bystander", "correct horse battery")))
+    let mut new_address =
+        anonymous_from(ludus.gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 4, 1))).await;
+    let slowed = answer(new_address.sign_in(sign_in("bystander", "correct horse battery")))
         .await
         .unwrap_err();
     assert_eq!(slowed.code(), Code::ResourceExhausted);
     assert_mentions(&slowed, "per-username");
+    answer(owner_away.sign_in(sign_in("bystander", "correct horse battery")))
+        .await
+        .expect("the owner's known address gets past the backstop");
     answer(me.sign_in(sign_in("victim", "correct horse battery")))
         .await
         .expect("other usernames are not slowed");

@@ -3,6 +3,7 @@
 //! for all five games: each linked test binary costs a full link of the whole system, in time
 //! and in disk.
 
+mod abuse;
 mod accounts;
 mod backgammon;
 mod bots;

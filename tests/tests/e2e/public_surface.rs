@@ -86,6 +86,77 @@ async fn reflection_on_the_public_port_lists_only_what_the_gateway_serves() {
     ludus.shutdown().await;
 }
 
+/// The services described by the files reflection (v1) answers for `symbol` on `channel`,
+/// or the error it answers.
+async fn services_described_for(
+    channel: tonic::transport::Channel,
+    symbol: &str,
+) -> Result<Vec<String>, i32> {
+    use prost::Message;
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::FileContainingSymbol(symbol.to_owned())),
+    };
+    let mut answers = ServerReflectionClient::new(channel)
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .expect("reflection answers")
+        .into_inner();
+    let answer = answers.message().await.expect("an answer").expect("one");
+    match answer.message_response {
+        Some(MessageResponse::FileDescriptorResponse(files)) => Ok(files
+            .file_descriptor_proto
+            .iter()
+            .flat_map(|bytes| {
+                let file = prost_types::FileDescriptorProto::decode(bytes.as_slice())
+                    .expect("a file descriptor");
+                let package = file.package().to_owned();
+                file.service
+                    .into_iter()
+                    .map(move |s| format!("{package}.{}", s.name()))
+            })
+            .collect()),
+        Some(MessageResponse::ErrorResponse(error)) => Err(error.error_code),
+        other => panic!("unexpected answer: {other:?}"),
+    }
+}
+
+/// Security (ARCHITECTURE.md): asked by symbol, the public port's reflection describes the
+/// gateway and nothing internal (it used to answer with GameState's whole definition).
+#[tokio::test]
+async fn reflection_by_symbol_does_not_describe_the_internal_services() {
+    let ludus = Ludus::start().await;
+    for internal in [
+        "ludus.v1.GameState",
+        "ludus.v1.Accounts",
+        "ludus.v1.GameState.CreateGame",
+    ] {
+        let answer = services_described_for(ludus.channel().await, internal).await;
+        assert_eq!(
+            answer,
+            Err(Code::NotFound as i32),
+            "{internal} is not described"
+        );
+    }
+    let gateway = services_described_for(ludus.channel().await, "ludus.v1.Gateway")
+        .await
+        .expect("the gateway is described");
+    assert!(
+        gateway.contains(&"ludus.v1.Gateway".to_owned()),
+        "{gateway:?}"
+    );
+    assert!(
+        gateway.iter().all(|s| s == "ludus.v1.Gateway"),
+        "only the gateway among the files served: {gateway:?}"
+    );
+    ludus.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_flood_of_refused_tokens_is_cut_off_and_signed_in_players_play_on() {
     let ludus = Ludus::start().await;

@@ -27,9 +27,12 @@ static ANALYSES: tokio::sync::Semaphore =
 /// RESOURCE_EXHAUSTED at once: an unbounded queue let a few long requests push everybody
 /// else's 40 ms analysis to seconds (ARCHITECTURE.md, "Mancala").
 pub const MAX_ADMITTED_ANALYSES: usize = 6;
-/// Players with an analysis admitted on this replica: one each, so one caller cannot fill the
-/// queue.
-static ADMITTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+/// Of the [`MAX_ADMITTED_ANALYSES`], the most one client address may hold: guests are free,
+/// so one address with a dozen of them held all six and another user was refused 136 times
+/// in 141 (ARCHITECTURE.md, "Mancala").
+pub const ANALYSES_PER_ADDRESS: usize = 2;
+/// The analyses admitted on this replica, by player and address.
+static ADMITTED: std::sync::Mutex<Admitted> = std::sync::Mutex::new(Admitted::new());
 /// The first node budget of the deepening loop; each round doubles it.
 const FIRST_NODE_BUDGET: u64 = 20_000;
 /// Transposition table of one analysis: 2^20 slots of 16 bytes (16 MiB).
@@ -69,43 +72,80 @@ impl GameStateService {
                 ));
             }
         };
-        let _admitted = Admission::enter(&request.player_id)?;
+        let _admitted = Admission::enter(&request.player_id, &request.client_address)?;
         analyze(analysable, budget_ms(inner.budget_ms)).await
     }
 }
 
-/// One player's place among the [`MAX_ADMITTED_ANALYSES`] admitted analyses; leaving (on
-/// completion or when the caller goes away) frees it.
-struct Admission(String);
+/// Who holds the admitted analyses: one each per player, [`ANALYSES_PER_ADDRESS`] per client
+/// address, [`MAX_ADMITTED_ANALYSES`] in all.
+#[derive(Debug, Default)]
+struct Admitted {
+    /// (player, address) of each admitted analysis; the address is empty when unknown.
+    holders: Vec<(String, String)>,
+}
 
-impl Admission {
-    fn enter(player_id: &str) -> Result<Admission, ServiceError> {
-        let mut admitted = ADMITTED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if admitted.iter().any(|p| p == player_id) {
+impl Admitted {
+    const fn new() -> Self {
+        Admitted {
+            holders: Vec::new(),
+        }
+    }
+
+    fn enter(&mut self, player_id: &str, address: &str) -> Result<(), ServiceError> {
+        if self.holders.iter().any(|(p, _)| p == player_id) {
+            return Err(ServiceError::ResourceExhausted(
+                "you already have an analysis running: one at a time".into(),
+            ));
+        }
+        let from_address = self
+            .holders
+            .iter()
+            .filter(|(_, a)| !address.is_empty() && a == address)
+            .count();
+        if from_address >= ANALYSES_PER_ADDRESS {
             return Err(ServiceError::ResourceExhausted(format!(
-                "{player_id} already has an analysis running: one at a time"
+                "your address already has {ANALYSES_PER_ADDRESS} analyses running: try again in \
+                 a moment"
             )));
         }
-        if admitted.len() >= MAX_ADMITTED_ANALYSES {
+        if self.holders.len() >= MAX_ADMITTED_ANALYSES {
             return Err(ServiceError::ResourceExhausted(format!(
                 "the analysis queue is full ({MAX_ADMITTED_ANALYSES}); try again in a moment"
             )));
         }
-        admitted.push(player_id.to_owned());
+        self.holders
+            .push((player_id.to_owned(), address.to_owned()));
+        Ok(())
+    }
+
+    fn leave(&mut self, player_id: &str) {
+        if let Some(at) = self.holders.iter().position(|(p, _)| p == player_id) {
+            self.holders.swap_remove(at);
+        }
+    }
+}
+
+/// One player's place among the admitted analyses; leaving (on completion or when the
+/// caller goes away) frees it.
+struct Admission(String);
+
+impl Admission {
+    fn enter(player_id: &str, address: &str) -> Result<Admission, ServiceError> {
+        ADMITTED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .enter(player_id, address)?;
         Ok(Admission(player_id.to_owned()))
     }
 }
 
 impl Drop for Admission {
     fn drop(&mut self) {
-        let mut admitted = ADMITTED
+        ADMITTED
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(at) = admitted.iter().position(|p| *p == self.0) {
-            admitted.swap_remove(at);
-        }
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .leave(&self.0);
     }
 }
 
@@ -349,14 +389,14 @@ mod tests {
         let ids: Vec<String> = (0..=MAX_ADMITTED_ANALYSES)
             .map(|i| format!("admission-test-{i}"))
             .collect();
-        let first = Admission::enter(&ids[0]).expect("a place");
-        let again = Admission::enter(&ids[0]).err().expect("one per player");
+        let first = Admission::enter(&ids[0], "").expect("a place");
+        let again = Admission::enter(&ids[0], "").err().expect("one per player");
         assert!(again.to_string().contains("one at a time"), "{again}");
         let mut held: Vec<Admission> = ids[1..MAX_ADMITTED_ANALYSES]
             .iter()
-            .map(|id| Admission::enter(id).expect("a place"))
+            .map(|id| Admission::enter(id, "").expect("a place"))
             .collect();
-        let full = Admission::enter(&ids[MAX_ADMITTED_ANALYSES])
+        let full = Admission::enter(&ids[MAX_ADMITTED_ANALYSES], "")
             .err()
             .expect("the queue is full");
         assert!(matches!(full, ServiceError::ResourceExhausted(_)), "{full}");
@@ -366,9 +406,39 @@ mod tests {
         );
         // Leaving frees the place, for anybody.
         drop(first);
-        held.push(Admission::enter(&ids[MAX_ADMITTED_ANALYSES]).expect("a freed place"));
+        held.push(Admission::enter(&ids[MAX_ADMITTED_ANALYSES], "").expect("a freed place"));
         drop(held);
-        let _back = Admission::enter(&ids[0]).expect("every place freed");
+        let _back = Admission::enter(&ids[0], "").expect("every place freed");
+    }
+
+    /// Security (ARCHITECTURE.md, "Mancala"): a dozen guests from one address hold their
+    /// address's share of the six places, and a caller from elsewhere is served.
+    #[test]
+    fn a_dozen_guests_from_one_address_hold_a_share_and_another_caller_is_served() {
+        let mut admitted = Admitted::new();
+        let mut refused = 0;
+        for guest in 0..12 {
+            if admitted
+                .enter(&format!("guest-{guest}"), "203.0.113.7")
+                .is_err()
+            {
+                refused += 1;
+            }
+        }
+        assert_eq!(
+            refused,
+            12 - ANALYSES_PER_ADDRESS,
+            "the address holds its share"
+        );
+        admitted
+            .enter("someone-else", "198.51.100.2")
+            .expect("another caller is served");
+        // The hoggers' departures free places for the same share only.
+        admitted.leave("guest-0");
+        admitted
+            .enter("guest-12", "203.0.113.7")
+            .expect("within the share");
+        assert!(admitted.enter("guest-13", "203.0.113.7").is_err());
     }
 
     fn side(pits: [u32; 6], store: u32) -> pb::MancalaSide {

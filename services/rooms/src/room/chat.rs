@@ -1,7 +1,9 @@
 //! Chat: lines of at most [`CHAT_MAX_CHARS`] characters, [`CHAT_BURST`] per player per
 //! [`CHAT_WINDOW_MS`], the last [`CHAT_KEPT`] kept for those who join.
 
-use ludus_proto::ids::is_refused_in_name;
+use ludus_proto::ids::{
+    MAX_COMBINING_MARKS, MarkProblem, check_combining_marks, is_refused_in_name,
+};
 use serde::{Deserialize, Serialize};
 
 use super::{Change, Changes, PlayerId, Room};
@@ -66,6 +68,21 @@ impl Room {
                     "text: control and invisible characters are refused (U+{:04X})",
                     bad as u32
                 ),
+            ));
+        }
+        // The names' rule (ARCHITECTURE.md, "Security"): a stack of marks draws over the
+        // lines above and below in every member's chat.
+        if let Err(problem) = check_combining_marks(text) {
+            let why = match problem {
+                MarkProblem::Stacked => {
+                    format!("at most {MAX_COMBINING_MARKS} combining marks on one character")
+                }
+                MarkProblem::Lone => "a combining mark must follow the character it marks".into(),
+            };
+            return Err(RoomError::invalid(
+                "text",
+                reason::CHAT_INVALID,
+                format!("text: {why}"),
             ));
         }
         let recent = member

@@ -567,6 +567,24 @@ fn chat_lines_are_short_visible_limited_and_kept_100() {
 }
 
 #[test]
+fn chat_stacks_combining_marks_no_higher_than_names_do() {
+    let mut r = room(caro_settings(FirstMover::Host, false));
+    watch(&mut r, "fan", false);
+    // Vietnamese typed decomposed carries two marks on one vowel: fine.
+    r.chat("fan", "chào Nguye\u{323}\u{302}n", 0)
+        .expect("two marks");
+    for bad in [
+        format!("zalgo{}", "\u{301}".repeat(50)),
+        "\u{301} alone".to_owned(),
+        "word \u{301}".to_owned(),
+    ] {
+        let refused = r.chat("fan", &bad, 1).expect_err("marks");
+        assert_eq!(reason_of(&refused), "CHAT_INVALID", "{bad:?}");
+    }
+    assert_eq!(r.chat.len(), 1, "no refused line was kept");
+}
+
+#[test]
 fn settings_change_only_between_games_and_keep_each_game_s_scoreboard() {
     let mut r = room(caro_settings(FirstMover::Host, false));
     sit(&mut r, "guest", false);

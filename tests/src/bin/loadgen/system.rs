@@ -670,10 +670,7 @@ async fn all_in_one_config(
         access_token_ttl: ludus_gateway::auth::ACCESS_TOKEN_TTL,
         turn_ms: Default::default(),
         absence_grace: Duration::from_secs(60),
-        sign_ins: ludus_gateway::limits::SignInLimit {
-            per_second: BENCHMARK_SIGN_INS,
-            burst: BENCHMARK_SIGN_INS,
-        },
+        sign_ins: ludus_gateway::limits::SignInLimit::at(BENCHMARK_SIGN_INS, BENCHMARK_SIGN_INS),
         per_player: ludus_gateway::limits::PlayerLimit::default(),
         cors_origins: Vec::new(),
         clock: ludus_store::Clock::system(),
