@@ -17,12 +17,12 @@ fn passwords(c: &mut Criterion) {
     let passwords = Passwords::default();
     let password = Password::parse("correct horse battery".into()).expect("valid");
     let hash = runtime
-        .block_on(passwords.hash(password.clone()))
+        .block_on(passwords.hash("", password.clone()))
         .expect("hash");
     c.bench_function("argon2id verify (m=19 MiB, t=2, p=1)", |b| {
         b.iter(|| {
             runtime
-                .block_on(passwords.verify(password.clone(), Some(hash.clone())))
+                .block_on(passwords.verify("", password.clone(), Some(hash.clone())))
                 .expect("verify")
         })
     });

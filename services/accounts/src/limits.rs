@@ -149,6 +149,10 @@ impl FailureLimit {
     }
 }
 
+/// Per username, the addresses it signed in from (or registered from) and when (Unix ms),
+/// newest last.
+type KnownAddresses = HashMap<String, Vec<(String, u64)>>;
+
 /// The limits of one accounts process, and the addresses each username signed in from.
 #[derive(Clone, Debug)]
 pub struct SignInLimits {
@@ -157,7 +161,7 @@ pub struct SignInLimits {
     username: Arc<FailureLimit>,
     /// Per username, the addresses it signed in from (or registered from) and when, newest
     /// last: the backstop does not lock them out.
-    known: Arc<Mutex<HashMap<String, Vec<(String, u64)>>>>,
+    known: Arc<Mutex<KnownAddresses>>,
     clock: Clock,
 }
 

@@ -28,8 +28,12 @@ impl Drop for Server {
 
 const LONG: Duration = Duration::from_secs(3600);
 
+/// The per-username backstop and the per-address limit as given; the per-(username, address)
+/// limit out of the way (its own tests are in `limits.rs`).
 fn limits(username_burst: u32, address_burst: u32) -> SignInLimitsConfig {
     SignInLimitsConfig {
+        guess_burst: 1_000,
+        guess_period: LONG,
         username_burst,
         username_period: LONG,
         address_burst,

@@ -138,7 +138,7 @@ pub async fn run(args: EndsArgs) -> anyhow::Result<()> {
     let internal = Pool::connect(&system.game_state, 4.min(args.system.connections)).await?;
     let total = args.ending + args.background;
     let mut tables: Vec<Table> = futures::stream::iter(0..total)
-        .map(|i| play::set_table(&pool, &internal, i, 0))
+        .map(|i| play::set_table(&pool, &internal, i, 0, false))
         .buffered(SETUP_PARALLELISM)
         .try_collect()
         .await?;

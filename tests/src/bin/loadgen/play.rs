@@ -285,7 +285,8 @@ pub(crate) async fn set_table(
     pool: &Pool,
     internal: &Pool,
     index: usize,
-    args: &PlayArgs,
+    spectators: usize,
+    player_streams: bool,
 ) -> anyhow::Result<Table> {
     let (x_id, x) = system::sign_in(pool.get(index * 3), &format!("x{index}")).await?;
     let (o_id, o) = system::sign_in(pool.get(index * 3 + 1), &format!("o{index}")).await?;
@@ -314,13 +315,13 @@ pub(crate) async fn set_table(
             .into_inner()
             .game
             .ok_or_else(|| anyhow::anyhow!("create game: no snapshot"))?;
-    let track = Arc::new(Track::new(args.streams_per_game()));
+    let track = Arc::new(Track::new(spectators + if player_streams { 2 } else { 0 }));
     let mut watchers = Vec::new();
     let mut subscribers = Vec::new();
-    if args.player_streams {
+    if player_streams {
         subscribers.extend([x.clone(), o.clone()]);
     }
-    for s in 0..args.spectators {
+    for s in 0..spectators {
         let (_, watcher) =
             system::sign_in(pool.get(index * 3 + 2 + s), &format!("w{index}-{s}")).await?;
         subscribers.push(watcher);
@@ -402,7 +403,15 @@ pub async fn run_ludus(args: &PlayArgs, system: &System) -> anyhow::Result<Outco
         let setup_started = Instant::now();
         let base = next_index.fetch_add(args.games as u64, Ordering::Relaxed) as usize;
         let tables: Vec<Table> = futures::stream::iter(0..args.games)
-            .map(|i| set_table(&pool, &internal, base + i, args))
+            .map(|i| {
+                set_table(
+                    &pool,
+                    &internal,
+                    base + i,
+                    args.spectators,
+                    args.player_streams,
+                )
+            })
             .buffer_unordered(SETUP_PARALLELISM)
             .try_collect()
             .await?;
