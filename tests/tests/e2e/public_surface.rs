@@ -107,7 +107,12 @@ async fn services_described_for(
         .await
         .expect("reflection answers")
         .into_inner();
-    let answer = answers.message().await.expect("an answer").expect("one");
+    // tonic-reflection answers an unknown symbol by ending the stream with that status (other
+    // servers send an ErrorResponse message): either is a refusal.
+    let answer = match answers.message().await {
+        Ok(answer) => answer.expect("one answer"),
+        Err(status) => return Err(status.code() as i32),
+    };
     match answer.message_response {
         Some(MessageResponse::FileDescriptorResponse(files)) => Ok(files
             .file_descriptor_proto
