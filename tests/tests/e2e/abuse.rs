@@ -203,3 +203,132 @@ async fn a_burst_of_registrations_from_one_address_is_cut_off() {
         .expect("and signs in");
     ludus.shutdown().await;
 }
+
+/// The figure behind RELIABILITY.md's "sign-in p99 during a bulk registration": an owner's
+/// sign-ins (each from its own address, as separate people would) timed alone, then while one
+/// address fires registrations as fast as the gateway answers, then while 16 addresses each
+/// register a burst (every one within its own limit). Ignored: it prints latencies, it asserts
+/// no time (`cargo test -p ludus-tests --test e2e -- --ignored --nocapture sign_in_latency`).
+#[tokio::test]
+#[ignore = "a measurement: prints sign-in latencies under bulk registration"]
+async fn sign_in_latency_during_a_bulk_registration() {
+    use std::time::{Duration, Instant};
+    let ludus = Ludus::start().await;
+    let password = "correct horse battery";
+    let mut owner =
+        ludus_tests::anonymous_from(ludus.gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 10, 1))).await;
+    owner
+        .register(pb::RegisterRequest {
+            username: "the_owner".into(),
+            password: password.into(),
+            display_name: "Owner".into(),
+        })
+        .await
+        .expect("the owner registers");
+
+    async fn sign_ins(gateway: std::net::SocketAddr, round: u8, count: u8) -> Vec<Duration> {
+        let mut took = Vec::new();
+        for n in 0..count {
+            let address = IpAddr::V4(Ipv4Addr::new(127, 0, 20 + round, 1 + n));
+            let mut client = ludus_tests::anonymous_from(gateway, address).await;
+            let started = Instant::now();
+            client
+                .sign_in(pb::SignInRequest {
+                    username: "the_owner".into(),
+                    password: "correct horse battery".into(),
+                })
+                .await
+                .expect("the owner signs in");
+            took.push(started.elapsed());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        took.sort();
+        took
+    }
+    fn report(what: &str, took: &[Duration]) {
+        let at = |q: f64| took[((took.len() as f64 * q).ceil() as usize).clamp(1, took.len()) - 1];
+        println!(
+            "{what}: {} sign-ins, p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+            took.len(),
+            at(0.5).as_secs_f64() * 1e3,
+            at(0.99).as_secs_f64() * 1e3,
+            took[took.len() - 1].as_secs_f64() * 1e3
+        );
+    }
+
+    report("alone", &sign_ins(ludus.gateway, 0, 40).await);
+
+    // One address registering as fast as it is answered (accepted or refused).
+    let stop = tokio_util::sync::CancellationToken::new();
+    let bulk = {
+        let stop = stop.clone();
+        let gateway = ludus.gateway;
+        tokio::spawn(async move {
+            let mut client =
+                ludus_tests::anonymous_from(gateway, IpAddr::V4(Ipv4Addr::new(127, 0, 11, 1)))
+                    .await;
+            let (mut accepted, mut refused) = (0, 0);
+            let mut n = 0;
+            while !stop.is_cancelled() {
+                n += 1;
+                let answer = client
+                    .register(pb::RegisterRequest {
+                        username: format!("bulk_{n}"),
+                        password: "correct horse battery".into(),
+                        display_name: format!("Bulk {n}"),
+                    })
+                    .await;
+                if answer.is_ok() {
+                    accepted += 1
+                } else {
+                    refused += 1
+                }
+            }
+            (accepted, refused)
+        })
+    };
+    report(
+        "one address registering in bulk",
+        &sign_ins(ludus.gateway, 1, 40).await,
+    );
+    stop.cancel();
+    let (accepted, refused) = bulk.await.expect("the bulk task");
+    println!("  the bulk address: {accepted} registered, {refused} refused");
+
+    // Sixteen addresses, each registering its whole burst at once.
+    let mut bursts = Vec::new();
+    for address in 0..16u8 {
+        let gateway = ludus.gateway;
+        bursts.push(tokio::spawn(async move {
+            let mut client = ludus_tests::anonymous_from(
+                gateway,
+                IpAddr::V4(Ipv4Addr::new(127, 0, 12, 1 + address)),
+            )
+            .await;
+            let mut accepted = 0;
+            for n in 0..20 {
+                let answer = client
+                    .register(pb::RegisterRequest {
+                        username: format!("many_{address}_{n}"),
+                        password: "correct horse battery".into(),
+                        display_name: format!("Many {n}"),
+                    })
+                    .await;
+                if answer.is_ok() {
+                    accepted += 1;
+                }
+            }
+            accepted
+        }));
+    }
+    report(
+        "16 addresses registering a burst each",
+        &sign_ins(ludus.gateway, 2, 40).await,
+    );
+    let mut accepted = 0;
+    for burst in bursts {
+        accepted += burst.await.expect("a burst");
+    }
+    println!("  the 16 addresses: {accepted} registered");
+    ludus.shutdown().await;
+}
