@@ -23,8 +23,11 @@ BIN=${BIN:-$root/target/release}
 PORT=${PORT:-2567}
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-  (cd "$root" && cargo build --release -p ludus-tests --bin loadgen -p ludus-gateway \
-    -p ludus-game-state -p ludus-timers -p ludus-ratings -p ludus-matchmaking -p ludus-accounts)
+  # Two invocations: `--bin loadgen` would otherwise limit the services' packages to a binary
+  # of that name too, and none would be built.
+  (cd "$root" && cargo build --release -p ludus-tests --bin loadgen &&
+    cargo build --release --bins -p ludus-gateway -p ludus-game-state -p ludus-timers \
+      -p ludus-ratings -p ludus-matchmaking -p ludus-accounts)
 fi
 [[ -d node_modules ]] || npm ci --no-audit --no-fund
 
