@@ -4,6 +4,7 @@
 // a settings change), the first mover (C10), kick, hand-over and the countdown's pause (Q29).
 
 import type { GatewayClient } from "./api.js";
+import type { BracketHistory, BracketRound } from "./bracket.js";
 import { h } from "./dom.js";
 import { QuoridorMode } from "./gen/ludus/v1/quoridor_pb.js";
 import { CaroFirstMover, RoomPhase, type RoomSnapshot, RoomTeam, type RoomView } from "./gen/ludus/v1/rooms_pb.js";
@@ -20,12 +21,15 @@ const FIRST_MOVERS: { value: CaroFirstMover; label: MessageKey }[] = [
   { value: CaroFirstMover.GUEST, label: "room.guestFirst" },
 ];
 
+const HANDS: Record<string, MessageKey> = { rock: "room.rock", paper: "room.paper", scissors: "room.scissors" };
+const handName = (hand: string | undefined) => (hand && HANDS[hand] ? t(HANDS[hand]) : (hand ?? ""));
+
 function teamMode(room: RoomView): boolean {
   const game = room.settings?.game?.options;
   return game?.case === "quoridor" && game.value.mode === QuoridorMode.TEAMS;
 }
 
-export function roomExtras(room: RoomView, me: string | undefined, command: RoomCommand): HTMLElement {
+export function roomExtras(room: RoomView, me: string | undefined, command: RoomCommand, bracket: BracketHistory): HTMLElement {
   const code = room.code;
   const name = (id: string) => room.members.find((m) => m.playerId === id)?.displayName ?? id;
   const mine = room.members.find((m) => m.playerId === me);
@@ -59,9 +63,33 @@ export function roomExtras(room: RoomView, me: string | undefined, command: Room
     node.append(h("h3", {}, t("room.teams")), teams);
   }
 
+  // C10's draw, throw by throw (equal throws are drawn again), and who moves first.
   const rps = room.rockPaperScissors;
   if (rps?.winnerId) {
-    node.append(h("p", { id: "rps" }, t("room.rpsResult", { throws: rps.throws.join(", "), winner: name(rps.winnerId) })));
+    const [first, second] = rps.playerIds;
+    node.append(
+      h(
+        "div",
+        { id: "rps", class: "rps" },
+        h("h3", {}, t("room.rps"), " ", h("span", { class: "rule" }, "(C10)")),
+        h(
+          "ol",
+          {},
+          ...rps.throws.map((pair) => {
+            const [a, b] = pair.split("/");
+            return h(
+              "li",
+              { "data-throw": pair },
+              h("span", { translate: "no" }, name(first ?? "")),
+              `: ${handName(a)} · `,
+              h("span", { translate: "no" }, name(second ?? "")),
+              `: ${handName(b)}`,
+            );
+          }),
+        ),
+        h("p", { "data-rps-winner": name(rps.winnerId) }, t("room.rpsWinner", { winner: name(rps.winnerId) })),
+      ),
+    );
   }
 
   const finished = room.tables.some((table) => table.finished);
@@ -108,7 +136,7 @@ export function roomExtras(room: RoomView, me: string | undefined, command: Room
             h(
               "tr",
               {},
-              h("td", {}, s.displayName),
+              h("td", { translate: "no" }, s.displayName),
               h("td", {}, String(s.played)),
               h("td", {}, String(s.won)),
               h("td", {}, String(s.drawn)),
@@ -120,27 +148,8 @@ export function roomExtras(room: RoomView, me: string | undefined, command: Room
     );
   }
 
-  const tournament = room.tournament;
-  if (tournament && tournament.round > 0) {
-    node.append(
-      h("h3", {}, t("room.bracket", { round: tournament.round })),
-      h(
-        "ul",
-        { id: "bracket", class: "games" },
-        ...room.tables.map((table) =>
-          h(
-            "li",
-            {},
-            table.playerIds.map(name).join(" – "),
-            table.finished
-              ? ` · ${table.winnerIds.length ? t("room.advances", { who: table.winnerIds.map(name).join(", ") }) : t("account.draw")}`
-              : "",
-          ),
-        ),
-        tournament.byePlayerId ? h("li", { class: "small" }, t("room.bye", { who: name(tournament.byePlayerId) })) : null,
-      ),
-    );
-  }
+  const bracketNode = bracketView(room, bracket, name);
+  if (bracketNode) node.append(bracketNode);
 
   if (host) node.append(hostPanel(room, me, command));
   return node;
@@ -151,7 +160,7 @@ function hostPanel(room: RoomView, me: string | undefined, command: RoomCommand)
   const panel = h(
     "section",
     { id: "host-panel", class: "host", "aria-labelledby": "host-title" },
-    h("h3", { id: "host-title" }, t("room.host")),
+    h("h3", { id: "host-title" }, t("room.hostPanel")),
   );
 
   if (room.phase === RoomPhase.COUNTDOWN || room.phase === RoomPhase.PAUSED) {
@@ -277,4 +286,75 @@ function settingsForm(room: RoomView, command: RoomCommand): HTMLElement {
   );
   kept.set(command, { key, form: node });
   return node;
+}
+
+// The knockout's bracket (Q24): every round's matches with who went through, the byes and the
+// champion, from the room's log (bracket.ts); until that log is read, the round under way as
+// the room's view has it.
+function bracketView(room: RoomView, history: BracketHistory, name: (id: string) => string): HTMLElement | null {
+  let rounds = history.rounds;
+  const tournament = room.tournament;
+  if (rounds.length === 0 && tournament && tournament.round > 0) {
+    rounds = [
+      {
+        round: tournament.round,
+        byePlayerId: tournament.byePlayerId,
+        matches: room.tables.map((table) => ({
+          gameId: table.gameId,
+          playerIds: [...table.playerIds],
+          finished: table.finished,
+          winnerIds: [...table.winnerIds],
+        })),
+      },
+    ];
+  }
+  if (rounds.length === 0) return null;
+  const champion = history.championId;
+  const current = rounds[rounds.length - 1] as BracketRound;
+  return h(
+    "section",
+    {
+      id: "bracket",
+      class: "bracket",
+      "aria-labelledby": "bracket-title",
+      "data-rounds": rounds.length,
+      "data-champion": champion ? name(champion) : "",
+    },
+    h(
+      "h3",
+      { id: "bracket-title" },
+      champion ? t("room.bracketDone") : t("room.bracket", { round: current.round }),
+      " ",
+      h("span", { class: "rule" }, "(Q24)"),
+    ),
+    ...rounds.map((round) =>
+      h(
+        "div",
+        { class: "bracket-round", "data-round": round.round },
+        h("h4", {}, t("room.round", { round: round.round })),
+        h(
+          "ul",
+          { class: "games" },
+          ...round.matches.map((match) =>
+            h(
+              "li",
+              { "data-match": match.gameId, "data-winner": match.winnerIds.map(name).join(",") },
+              h("span", { translate: "no" }, match.playerIds.map(name).join(" – ")),
+              ` · ${
+                !match.finished
+                  ? t("room.matchPlaying")
+                  : match.winnerIds.length
+                    ? t("room.advances", { who: match.winnerIds.map(name).join(", ") })
+                    : t("room.matchReplayed")
+              }`,
+            ),
+          ),
+          round.byePlayerId
+            ? h("li", { class: "small", "data-bye": name(round.byePlayerId) }, t("room.bye", { who: name(round.byePlayerId) }))
+            : null,
+        ),
+      ),
+    ),
+    champion ? h("p", { id: "champion", class: "champion" }, t("room.champion", { who: name(champion) })) : null,
+  );
 }

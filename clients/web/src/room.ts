@@ -5,8 +5,10 @@
 // own table, or any table to watch.
 
 import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
+import { BracketHistory } from "./bracket.js";
 import { clear, h } from "./dom.js";
 import { gameTitle } from "./game.js";
+import { QuoridorMode } from "./gen/ludus/v1/quoridor_pb.js";
 import {
   RoomChange_Kind,
   type RoomChatLine,
@@ -39,6 +41,12 @@ export class RoomPage {
   private readonly abort = new AbortController();
   // Games already opened, so a late event does not pull the player back into one.
   private readonly opened = new Set<string>();
+  // Q24: every round of the room's knockout, from its log (the view holds only the current one).
+  private readonly bracket = new BracketHistory();
+  // The phase line, rewritten each second while the Q29 countdown runs (not the whole page:
+  // a redraw would move the keyboard's focus).
+  private phaseLine: HTMLElement | undefined;
+  private readonly ticker = setInterval(() => this.tick(), 1000);
   // One input for the page's life: a redraw (any room event) keeps what is being typed.
   // One function for the page's life: the host's settings form is kept across redraws by it.
   private readonly run: RoomCommand = (send) => this.command(send);
@@ -75,6 +83,15 @@ export class RoomPage {
 
   close(): void {
     this.abort.abort();
+    clearInterval(this.ticker);
+  }
+
+  private tick(): void {
+    if (this.abort.signal.aborted) {
+      clearInterval(this.ticker);
+      return;
+    }
+    if (this.room?.phase === RoomPhase.COUNTDOWN && this.phaseLine) this.phaseLine.textContent = phaseLine(this.room);
   }
 
   private take(snapshot: RoomSnapshot): void {
@@ -86,10 +103,13 @@ export class RoomPage {
 
   private async follow(): Promise<void> {
     let backoff = BACKOFF_START_MS;
+    // A knockout room's stream starts at the log's beginning once, so the bracket has its
+    // earlier rounds (Q24); those events only feed the bracket.
+    let afterSeq = knockout(this.room) ? 0n : this.lastSeq;
     while (!this.abort.signal.aborted) {
       try {
         const client = await gateway();
-        for await (const event of client.subscribeRoom({ code: this.code, afterSeq: this.lastSeq }, { signal: this.abort.signal })) {
+        for await (const event of client.subscribeRoom({ code: this.code, afterSeq }, { signal: this.abort.signal })) {
           backoff = BACKOFF_START_MS;
           this.connection = "live";
           this.apply(event);
@@ -104,6 +124,7 @@ export class RoomPage {
         }
       }
       if (this.abort.signal.aborted) return;
+      afterSeq = this.lastSeq;
       this.connection = "reconnecting";
       this.render();
       await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * (backoff / 2)));
@@ -112,7 +133,12 @@ export class RoomPage {
   }
 
   private apply(event: RoomEvent): void {
-    if (event.seq <= this.lastSeq) return;
+    const bracketChanged = this.bracket.fold(event);
+    if (event.seq <= this.lastSeq) {
+      // The log read from its start for the bracket reached the page's snapshot: show it.
+      if (bracketChanged || event.seq === this.lastSeq) this.render();
+      return;
+    }
     this.lastSeq = event.seq;
     if (event.room) this.room = event.room;
     const me = currentSession()?.playerId;
@@ -180,8 +206,8 @@ export class RoomPage {
     const me = currentSession()?.playerId;
     const mine = room.members.find((m) => m.playerId === me);
     const host = room.hostPlayerId === me;
-    const seated = room.members.filter((m) => m.seated).length;
     const kind = room.settings?.game?.options.case;
+    this.phaseLine = h("p", { id: "room-phase", "data-phase": RoomPhase[room.phase] ?? "" }, phaseLine(room));
     const members = h(
       "ul",
       { id: "members", class: "players" },
@@ -269,7 +295,7 @@ export class RoomPage {
         { class: "room card", "data-room": code, "data-phase": RoomPhase[room.phase] ?? "" },
         h("h2", {}, t("room.title", { code: room.displayCode || code, game: gameTitle(kind) })),
         h("p", { class: "small" }, t("room.invite"), h("a", { id: "invite", href: inviteLink(code), translate: "no" }, inviteLink(code))),
-        h("p", { id: "room-phase" }, phaseText(room), t("room.seatsTaken", { seated, seats: room.seats })),
+        this.phaseLine,
         h(
           "p",
           { id: "connection", class: `connection ${this.connection}` },
@@ -279,7 +305,7 @@ export class RoomPage {
         h("h3", {}, t("room.members")),
         members,
         controls,
-        roomExtras(room, me, this.run),
+        roomExtras(room, me, this.run, this.bracket),
         tables.length ? h("h3", {}, t("room.games")) : null,
         tables.length ? games : null,
         h("h3", {}, t("room.chat")),
@@ -292,6 +318,16 @@ export class RoomPage {
   }
 }
 
+function knockout(room: RoomView | undefined): boolean {
+  const game = room?.settings?.game?.options;
+  return game?.case === "quoridor" && game.value.mode === QuoridorMode.TOURNAMENT_MATCH;
+}
+
+function phaseLine(room: RoomView): string {
+  const seated = room.members.filter((m) => m.seated).length;
+  return phaseText(room) + t("room.seatsTaken", { seated, seats: room.seats });
+}
+
 function phaseText(room: RoomView): string {
   switch (room.phase) {
     case RoomPhase.LOBBY:
@@ -301,7 +337,7 @@ function phaseText(room: RoomView): string {
       return t("room.countdown", { seconds });
     }
     case RoomPhase.PAUSED:
-      return t("room.paused");
+      return t("room.pausedLeft", { seconds: Math.ceil(Number(room.countdownRemainingMs) / 1000) });
     case RoomPhase.PLAYING:
       return t("room.playing");
     default:

@@ -143,7 +143,6 @@ export const en = {
   "room.chat": "Chat",
   "room.waiting": "Waiting for players",
   "room.countdown": "The next game starts in {seconds} s",
-  "room.paused": "Countdown paused",
   "room.playing": "Playing",
 
   // Boards: names a screen reader reads, in each game's notation.

@@ -137,7 +137,6 @@ export const vi = {
   "room.chat": "Trò chuyện",
   "room.waiting": "Đang chờ người chơi",
   "room.countdown": "Ván tiếp theo bắt đầu sau {seconds} giây",
-  "room.paused": "Tạm dừng đếm ngược",
   "room.playing": "Đang chơi",
 
   "board.keysHint": "Phím mũi tên để di chuyển giữa các ô, Enter hoặc phím cách để đi.",
