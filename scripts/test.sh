@@ -165,6 +165,9 @@ set +e
   LUDUS_BIN="$target_dir/debug/ludus" node test/browser.mjs
   # Options, the computer online, accounts (refresh past a 20 s token), replay, room hosting.
   LUDUS_BIN="$target_dir/debug/ludus" node test/features.mjs
+  # Rooms for hosts: C10's draw, a rematch (C11), a switch of game, Q29's countdown paused and
+  # resumed, a Q24 knockout's bracket to the champion, the scoreboard (Q30-Q36).
+  LUDUS_BIN="$target_dir/debug/ludus" node test/hosts.mjs
 )
 browser=$?
 set -e

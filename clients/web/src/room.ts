@@ -191,6 +191,9 @@ export class RoomPage {
 
   private render(): void {
     if (this.abort.signal.aborted) return;
+    // Every room event redraws the page: the keyboard's focus goes back to the control of the
+    // same id (the chat input keeps its own, below).
+    const focusedId = this.root.contains(document.activeElement) ? document.activeElement?.id : undefined;
     clear(this.root);
     const room = this.room;
     if (!room) {
@@ -292,8 +295,8 @@ export class RoomPage {
     this.root.append(
       h(
         "section",
-        { class: "room card", "data-room": code, "data-phase": RoomPhase[room.phase] ?? "" },
-        h("h2", {}, t("room.title", { code: room.displayCode || code, game: gameTitle(kind) })),
+        { class: "room card", "data-room": code, "data-phase": RoomPhase[room.phase] ?? "", "data-game": kind ?? "" },
+        h("h2", {}, ...titleParts(room.displayCode || code, gameTitle(kind))),
         h("p", { class: "small" }, t("room.invite"), h("a", { id: "invite", href: inviteLink(code), translate: "no" }, inviteLink(code))),
         this.phaseLine,
         h(
@@ -315,7 +318,15 @@ export class RoomPage {
     );
     chat.scrollTop = chat.scrollHeight;
     if (typing) input.focus();
+    else if (focusedId) document.getElementById(focusedId)?.focus();
   }
+}
+
+// The room's title with its code marked as no words of the page's language (a code is
+// letters drawn at random: translating it, or checking it as a word, makes no sense).
+function titleParts(code: string, game: string): (string | HTMLElement)[] {
+  const [before = "", after = ""] = t("room.title", { code: "\u0000", game }).split("\u0000");
+  return [before, h("span", { translate: "no" }, code), after];
 }
 
 function knockout(room: RoomView | undefined): boolean {

@@ -15,7 +15,29 @@
 import assert from "node:assert/strict";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { chromium } from "playwright-core";
-import { ARTIFACTS, CHROMIUM, checkAxe, DESKTOP, FLAGS, openPage as openPage_, PHONE, startLudus as startLudus_, waitFor } from "./lib.mjs";
+import {
+  ARTIFACTS,
+  act,
+  at,
+  backgammonTurn,
+  CHROMIUM,
+  chooseGame,
+  DESKTOP,
+  FLAGS,
+  finished,
+  myTurn,
+  openPage as openPage_,
+  PHONE,
+  screenshotChecked,
+  seqOf,
+  signInGuest,
+  startLudus as startLudus_,
+  toMove,
+  waitFor,
+} from "./lib.mjs";
+
+// Every new page is photographed and checked with axe-core at phone and desktop sizes.
+const screenshot = (session, name) => screenshotChecked(session, `features-${name}`);
 
 // Short enough that the test outlives several terms; the page refreshes at half of it.
 const ACCESS_TOKEN_SECONDS = 20;
@@ -25,59 +47,6 @@ const startLudus = () => startLudus_(["--access-token-seconds", String(ACCESS_TO
 // A session in `locale` that accepts downloads (the replay's record).
 const openPage = (browser, url, options, locale, errors, label) =>
   openPage_(browser, url, { ...options, locale, acceptDownloads: true }, errors, label);
-
-async function signInGuest(session, name) {
-  await session.page.fill("#name", name);
-  await session.page.click("#sign-in button[type=submit]");
-  await session.page.waitForSelector("#new-game");
-}
-
-// Every new page is photographed and checked with axe-core at phone and desktop sizes.
-async function screenshot(session, name) {
-  await checkAxe(session, `features-${name}`);
-  const path = `${ARTIFACTS}/features-${name}.png`;
-  await session.page.screenshot({ path, fullPage: true });
-  console.log(`  screenshot ${path}`);
-}
-
-// The page's address with another route (hash).
-const at = (page, hash) => `${page.url().split("#")[0]}${hash}`;
-
-const seqOf = async (page) => Number(await page.getAttribute("section.game", "data-seq"));
-const myTurn = async (page) => (await page.getAttribute("section.game", "data-my-turn")) === "yes";
-const finished = async (page) => (await page.getAttribute("section.game", "data-status")) === "finished";
-
-async function toMove(players) {
-  let found;
-  await waitFor(async () => {
-    for (const s of players) {
-      if (await myTurn(s.page)) {
-        found = s;
-        return true;
-      }
-    }
-    return false;
-  }, "a player whose turn it is");
-  return found;
-}
-
-async function act(pages, click) {
-  const before = await seqOf(pages[0].page);
-  await click();
-  await waitFor(async () => {
-    for (const s of pages) if ((await seqOf(s.page)) <= before) return false;
-    return true;
-  }, "the action to reach every page");
-}
-
-// The lobby's "New game" card: a tab, a game, then each option by its id.
-async function chooseGame(session, tab, kind, options = {}) {
-  const page = session.page;
-  await page.goto(at(page, "#/"));
-  await page.click(`[data-play=${tab}]`);
-  await page.selectOption("#new-game-kind", kind);
-  for (const [id, value] of Object.entries(options)) await page.selectOption(`#new-${id}`, value);
-}
 
 // --- 19×19 Caro with blocked ends, quick match, to a win (C1, C5, C7) ---
 async function caro19(ann, bob) {
@@ -273,32 +242,6 @@ async function quoridorTeams(host, ann, bob, cy, dee) {
 }
 
 // --- a 3-point backgammon match with the cube (B22, B14, B15) ---
-async function backgammonTurn(page) {
-  const start = await seqOf(page);
-  for (const notation of ["roll", "take"]) {
-    const button = page.locator(`button[data-action="${notation}"]`);
-    if (await button.count()) {
-      await button.click();
-      await waitFor(async () => (await seqOf(page)) > start, notation);
-      return;
-    }
-  }
-  for (let step = 0; step < 4 && (await seqOf(page)) === start; step++) {
-    const pass = page.locator(".board-wrap button:not([data-action])").first();
-    if ((await page.locator("g.point.source, rect.bg-bar.source").count()) === 0 && (await pass.count())) {
-      await pass.click();
-      break;
-    }
-    await page.locator("g.point.source, rect.bg-bar.source").first().click();
-    await page.locator("g.point.target, rect.bg-off.target").first().click();
-    await waitFor(
-      async () => (await seqOf(page)) > start || Number(await page.getAttribute(".board-wrap", "data-made")) === step + 1,
-      "the checker to move",
-    );
-  }
-  await waitFor(async () => (await seqOf(page)) > start, "the play to be sent");
-}
-
 async function backgammonMatch(ann, bob) {
   for (const s of [ann, bob]) {
     await chooseGame(s, "quick", "backgammon", { match: "3" });

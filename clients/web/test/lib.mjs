@@ -142,6 +142,25 @@ export async function openPage(browser, url, options, errors, label) {
   return { context, page, label };
 }
 
+// A guest by name, landing on the lobby's "New game" card.
+export async function signInGuest(session, name) {
+  await session.page.fill("#name", name);
+  await session.page.click("#sign-in button[type=submit]");
+  await session.page.waitForSelector("#new-game");
+}
+
+// The page's address with another route (hash).
+export const at = (page, hash) => `${page.url().split("#")[0]}${hash}`;
+
+// The lobby's "New game" card: a tab, a game, then each option by its id.
+export async function chooseGame(session, tab, kind, options = {}) {
+  const page = session.page;
+  await page.goto(at(page, "#/"));
+  await page.click(`[data-play=${tab}]`);
+  await page.selectOption("#new-game-kind", kind);
+  for (const [id, value] of Object.entries(options)) await page.selectOption(`#new-${id}`, value);
+}
+
 export async function signIn(session, name) {
   await session.page.fill("#name", name);
   await session.page.click("#sign-in button[type=submit]");
@@ -170,11 +189,16 @@ export async function quickMatch(a, b, kind) {
   return ids[0];
 }
 
+// The game page's own marks, the same in every language.
+export const myTurn = async (page) => (await page.getAttribute("section.game", "data-my-turn")) === "yes";
+export const finished = async (page) => (await page.getAttribute("section.game", "data-status")) === "finished";
+
+// The first of `players` whose turn it is.
 export async function toMove(players) {
   let found;
   await waitFor(async () => {
     for (const s of players) {
-      if ((await s.page.textContent("#status")) === "Your turn") {
+      if (await myTurn(s.page)) {
         found = s;
         return true;
       }
@@ -200,23 +224,23 @@ export async function screenshotBoard(session, name) {
   console.log(`  screenshot ${path}`);
 }
 
-// Backgammon turns on one page (offline: both seats, or the person against the computer):
-// roll if asked, then checker by checker from the offered sources to the offered targets
-// until the play is sent.
+// Backgammon turns on one page (online, or offline: both seats, or the person against the
+// computer): roll if asked, take a double when one is offered (B15), else checker by checker
+// from the offered sources to the offered targets until the play is sent. Buttons are found
+// by their action's notation (`data-action`), so the page's language does not matter.
 export async function backgammonTurn(page) {
   const start = await seqOf(page);
-  // Roll when asked; take a double when one is offered (B15).
-  for (const word of ["Roll", "Take"]) {
-    const button = page.locator("button[data-action]", { hasText: word });
+  for (const notation of ["roll", "take"]) {
+    const button = page.locator(`button[data-action="${notation}"]`);
     if (await button.count()) {
       await button.click();
-      await waitFor(async () => (await seqOf(page)) > start, word);
+      await waitFor(async () => (await seqOf(page)) > start, notation);
       return;
     }
   }
   for (let step = 0; step < 4 && (await seqOf(page)) === start; step++) {
-    const pass = page.locator("button", { hasText: "No legal move" });
-    if (await pass.count()) {
+    const pass = page.locator(".board-wrap button:not([data-action])").first();
+    if ((await page.locator("g.point.source, rect.bg-bar.source").count()) === 0 && (await pass.count())) {
       await pass.click();
       break;
     }
@@ -240,6 +264,13 @@ export async function localClick(page, selector, what) {
 // Waits for the computer to answer (the page leaves its thinking state).
 export async function computerAnswered(page) {
   await waitFor(async () => (await page.getAttribute("section.game", "data-thinking")) === "no", "the computer to answer");
+}
+
+// A new page state: axe-core at phone and desktop sizes (checkAxe), then a full-page
+// screenshot.
+export async function screenshotChecked(session, name) {
+  await checkAxe(session, name);
+  await screenshotPage(session, name);
 }
 
 export async function screenshotPage(session, name) {
