@@ -1,7 +1,7 @@
 // `#/replay/<game id>`: an archived game (GetArchivedGame) move by move. Every event of the
 // archived log carries the public view after it, so each step is drawn by the game's own board
-// as a spectator sees it; the standard text export (a backgammon match file opens in gnubg)
-// downloads as a file.
+// as a spectator sees it; the standard text export downloads as a file (a backgammon game as a
+// .mat match file, mat.ts, which gnubg imports).
 
 import { create } from "@bufbuild/protobuf";
 import { gameName } from "./account.js";
@@ -12,6 +12,7 @@ import { boardForKind } from "./game.js";
 import type { ArchivedGame } from "./gen/ludus/v1/accounts_pb.js";
 import { type GameEvent, type GameSnapshot, GameSnapshotSchema, GameStatus } from "./gen/ludus/v1/game_pb.js";
 import { t } from "./i18n.js";
+import { matchFile } from "./mat.js";
 
 // The positions of the game: the start, then one per event that changed the view.
 export function replaySteps(game: ArchivedGame): { event: GameEvent | undefined; text: string }[] {
@@ -104,7 +105,9 @@ export class ReplayPage {
   }
 
   private download(game: ArchivedGame): void {
-    const blob = new Blob([game.exportText], { type: "text/plain;charset=utf-8" });
+    // Backgammon: a .mat match file gnubg imports (mat.ts); the others: the archive's move list.
+    const text = game.settings?.options.case === "backgammon" ? matchFile(game) : game.exportText;
+    const blob = new Blob([text], { type: "text/plain;charset=utf-8" });
     const url = URL.createObjectURL(blob);
     const link = h("a", { href: url, download: exportFileName(game) });
     document.body.append(link);

@@ -277,6 +277,28 @@ async function backgammonMatch(ann, bob) {
   assert.ok(doubles >= 2 && drops >= 2, `the cube was used: ${doubles} doubles, ${drops} drops`);
   await screenshot(ann, "backgammon-match");
   console.log(`backgammon 3-point match: ${doubles} doubles, ${drops} drops, over`);
+  await matchRecord(ann, await ann.page.getAttribute("section.game", "data-game"));
+}
+
+// The match's record from the replay page (B22: a .mat file), kept in artifacts/ for GNU
+// Backgammon (games/backgammon/judge/import_mat.py opens it there).
+async function matchRecord(session, gameId) {
+  const page = session.page;
+  // The archive takes the game once it has ended: the replay page says NOT_FOUND until then.
+  await waitFor(async () => {
+    await page.goto(at(page, `#/replay/${gameId}`));
+    await page.waitForSelector("#replay, #notice:not(:empty)");
+    return (await page.locator("#replay-export").count()) === 1;
+  }, "the match in the archive");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#replay-export")]);
+  assert.match(download.suggestedFilename(), /\.mat$/, "a backgammon record is a .mat file");
+  const path = `${ARTIFACTS}/features-backgammon-match.mat`;
+  await download.saveAs(path);
+  const text = await readFile(path, "utf8");
+  // The .mat header and the first game's scores (gnubg's import reads these lines).
+  assert.match(text, /^ 3 point match\n\n Game 1\n (ann|bob) : 0 +(ann|bob) : 0\n/);
+  assert.match(text, /Doubles => 2/, "the cube's turns are in the record");
+  console.log(`  match record ${path}`);
 }
 
 async function main() {
