@@ -76,6 +76,10 @@ export function matchFile(game: ArchivedGame): string {
     cube = 1;
   };
 
+  // The dice on the board before this event: the roll (or the opening roll) the next play
+  // uses. A play that ends a game is followed by the next game's position, whose last play
+  // is empty: its dice are these.
+  let rolled: number[] = [];
   for (const event of game.events) {
     const view = backgammonView(event);
     if (!view) continue;
@@ -97,11 +101,13 @@ export function matchFile(game: ArchivedGame): string {
         put(seat, ` Beavers => ${cube}`);
       } else if (notation === "drop") {
         put(seat, " Drops");
-      } else if (notation !== "roll" && !/^(resign|accept|reject)/.test(notation) && view.lastPlay) {
-        const dice = [...view.lastPlay.dice].sort((a, b) => b - a).join("");
+      } else if (notation !== "roll" && !/^(resign|accept|reject)/.test(notation)) {
+        const played = view.lastPlay?.seat === seat && view.lastPlay.dice.length ? view.lastPlay.dice : rolled;
+        const dice = [...played].sort((a, b) => b - a).join("");
         put(seat, `${dice}: ${matMoves(notation)}`.trimEnd());
       }
     }
+    rolled = [...view.dice];
     // A game ended when the score moved: its winner gained the points.
     const start = current?.score ?? [0, 0];
     const gained = [0, 1].map((seat) => (view.score[seat] ?? 0) - (start[seat] ?? 0));

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { ArchivedGameSchema } from "../../src/gen/ludus/v1/accounts_pb.js";
 import { matchFile, matMoves } from "../../src/mat.js";
 
-type Step = { seat: number; notation: string; dice?: number[]; score?: number[] };
+// `dice`: the last play's dice in the view after it; `rolled`: the dice on the board after it.
+type Step = { seat: number; notation: string; dice?: number[]; rolled?: number[]; score?: number[] };
 
 // An archived 3-point match: the start, then each action with the view after it.
 function archived(steps: Step[], winner?: number) {
@@ -12,7 +13,7 @@ function archived(steps: Step[], winner?: number) {
   const view = (s?: Step) => ({
     view: {
       case: "backgammon" as const,
-      value: { matchLength: 3, score, lastPlay: s?.dice ? { seat: s.seat, dice: s.dice } : undefined },
+      value: { matchLength: 3, score, dice: s?.rolled ?? [], lastPlay: s?.dice ? { seat: s.seat, dice: s.dice } : undefined },
     },
   });
   const events = [{ seq: 1n, kind: { case: "started" as const, value: {} }, view: view() }];
@@ -48,11 +49,14 @@ describe("matchFile", () => {
       [
         { seat: 0, notation: "8/5 6/5", dice: [1, 3] },
         { seat: 1, notation: "double" },
-        { seat: 0, notation: "drop", score: [0, 1] },
-        // Game 2: seat 1 opens.
+        // Game 2 (seat 1 opens with 6-2) after the drop.
+        { seat: 0, notation: "drop", score: [0, 1], rolled: [6, 2] },
         { seat: 1, notation: "24/18 13/11", dice: [6, 2] },
-        { seat: 0, notation: "roll" },
+        { seat: 0, notation: "roll", rolled: [6, 6] },
         { seat: 0, notation: "no play", dice: [6, 6] },
+        { seat: 1, notation: "roll", rolled: [5, 4] },
+        // The play that ends the match: the view after it has no last play.
+        { seat: 1, notation: "6/off 5/off", score: [0, 3] },
       ],
       1,
     );
@@ -68,7 +72,8 @@ describe("matchFile", () => {
         " Game 2",
         " bob : 0                          ann_lee : 1",
         "  1)                              62: 24/18 13/11",
-        "  2) 66:                          Wins 2 points and the match",
+        "  2) 66:                          54: 6/0 5/0",
+        "  3)                              Wins 2 points and the match",
         "",
         "",
       ].join("\n"),
