@@ -8,7 +8,9 @@
 // - that game replayed from the archive move by move, its record downloaded;
 // - a 4-player Quoridor room in teams (Q23) run by its host: settings, team seats, a kick, a
 //   hand-over and back, the start;
-// - a 3-point backgammon match (B22) played with the cube (B14, B15: double and drop).
+// - a 3-point backgammon match (B22) played with the cube (B14, B15: double and drop), its
+//   .mat record downloaded from the replay page into artifacts/ (gnubg imports it:
+//   games/backgammon/judge/import_mat.py).
 //
 // Screenshots of every new page land in artifacts/ (ARTIFACTS overrides).
 
