@@ -8,12 +8,23 @@
 //! keys and the same placeholders (tests below), and every key the sources use is in them.
 
 #[cfg(not(test))]
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
     En,
     Vi,
+}
+
+impl Lang {
+    /// `en` or `vi`, as `--lang` and the `lang` command take it.
+    pub fn parse(text: &str) -> Option<Lang> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "en" | "english" => Some(Lang::En),
+            "vi" | "vietnamese" | "tiếng việt" | "tieng viet" => Some(Lang::Vi),
+            _ => None,
+        }
+    }
 }
 
 /// The language a locale string names (`vi`, `vi_VN.UTF-8`, `en_US`, `C`…).
@@ -37,14 +48,68 @@ pub fn lang_from_env(get: impl Fn(&str) -> Option<String>) -> Lang {
         .unwrap_or(Lang::En)
 }
 
+/// The `--lang` value among command-line arguments (`--lang vi` or `--lang=vi`), if any: it
+/// must be known before clap writes `--help`, so it is read ahead of parsing.
+pub fn lang_from_args<I, S>(args: I) -> Option<Lang>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut args = args.into_iter();
+    let mut found = None;
+    while let Some(arg) = args.next() {
+        let arg = arg.as_ref();
+        if arg == "--" {
+            break;
+        }
+        if arg == "--lang" {
+            found = args.next().and_then(|value| Lang::parse(value.as_ref()));
+        } else if let Some(value) = arg.strip_prefix("--lang=") {
+            found = Lang::parse(value);
+        }
+    }
+    found
+}
+
+#[cfg(not(test))]
+const EN_CHOSEN: u8 = 1;
+#[cfg(not(test))]
+const VI_CHOSEN: u8 = 2;
+
+/// The language for the rest of the run: `--lang`, the `lang` command, else the locale (0:
+/// not chosen yet).
+#[cfg(not(test))]
+static CHOSEN: AtomicU8 = AtomicU8::new(0);
+
+/// Switches the language of everything shown from now on (`--lang`, the `lang` command).
+pub fn set_lang(lang: Lang) {
+    #[cfg(test)]
+    set_test_lang(lang);
+    #[cfg(not(test))]
+    CHOSEN.store(
+        match lang {
+            Lang::En => EN_CHOSEN,
+            Lang::Vi => VI_CHOSEN,
+        },
+        Ordering::Relaxed,
+    );
+}
+
 #[cfg(not(test))]
 pub fn lang() -> Lang {
-    static LANG: OnceLock<Lang> = OnceLock::new();
-    *LANG.get_or_init(|| lang_from_env(|name| std::env::var(name).ok()))
+    match CHOSEN.load(Ordering::Relaxed) {
+        EN_CHOSEN => Lang::En,
+        VI_CHOSEN => Lang::Vi,
+        _ => {
+            let lang = lang_from_env(|name| std::env::var(name).ok());
+            set_lang(lang);
+            lang
+        }
+    }
 }
 
 // Unit tests read English unless one asks otherwise: a developer's own LANG must not change
-// what they assert.
+// what they assert, and tests running at once must not switch each other's language.
 #[cfg(test)]
 thread_local! {
     static TEST_LANG: std::cell::Cell<Lang> = const { std::cell::Cell::new(Lang::En) };
@@ -60,18 +125,19 @@ pub fn set_test_lang(lang: Lang) {
     TEST_LANG.with(|cell| cell.set(lang));
 }
 
-fn table(lang: Lang) -> &'static [(&'static str, &'static str)] {
-    match lang {
-        Lang::En => EN,
-        Lang::Vi => VI,
-    }
+/// The string for `key` in `lang` (the key itself if it is missing, which the tests below
+/// rule out for every key the sources use).
+pub fn tr_in(lang: Lang, key: &'static str) -> &'static str {
+    let found = MESSAGES.iter().find(|(k, _, _)| *k == key);
+    found.map_or(key, |(_, en, vi)| match lang {
+        Lang::En => en,
+        Lang::Vi => vi,
+    })
 }
 
-/// The string for `key` in the current language (the key itself if it is missing, which the
-/// tests below rule out for every key the sources use).
+/// The string for `key` in the current language.
 pub fn tr(key: &'static str) -> &'static str {
-    let found = table(lang()).iter().find(|(k, _)| *k == key);
-    found.map_or(key, |(_, text)| text)
+    tr_in(lang(), key)
 }
 
 /// `tr(key)` with each `{name}` replaced by its value.
@@ -83,210 +149,120 @@ pub fn trf(key: &'static str, params: &[(&str, &dyn std::fmt::Display)]) -> Stri
     text
 }
 
-const EN: &[(&str, &str)] = &[
-    // play.rs
-    ("play.signedIn", "signed in as {name} ({kind}, {id})"),
-    ("play.account", "account"),
-    ("play.guest", "guest"),
-    (
-        "play.againstComputer",
-        "game {game} against the computer ({level}), you are seat {seat}; unrated",
-    ),
-    ("play.matched", "matched: game {game}, you are seat {seat}"),
-    (
-        "play.notPlayable",
-        "game {game} is not one this client can play",
-    ),
-    (
-        "play.computerFailed",
-        "cannot start a game against the computer: {reason}",
-    ),
-    ("play.noGame", "the server sent no game"),
-    ("play.queueFailed", "cannot join the queue: {reason}"),
-    ("play.quitHint", "type quit to leave the queue"),
-    (
-        "play.queueClosed",
-        "the server closed the queue before a match was found",
-    ),
-    ("play.findFailed", "finding a match failed: {reason}"),
-    ("play.noGameId", "matched, but the server sent no game id"),
-    ("play.ticketCancelled", "the queue ticket was cancelled"),
-    ("play.waiting", "waiting for an opponent… {seconds} s "),
-    (
-        "play.stillWaiting",
-        "still waiting for an opponent; type quit to leave the queue",
-    ),
-    ("play.leftQueue", "left the queue"),
-    (
-        "play.matchedFirstResigned",
-        "a match was found first: resigned game {game}",
-    ),
-    (
-        "play.matchedFirstFailed",
-        "a match was found first (game {game}); resigning failed: {reason}",
-    ),
-    ("play.leaveFailed", "leaving the queue failed: {reason}"),
-    (
-        "play.inputClosed",
-        "input closed: following the game without commands (ctrl-c leaves)",
-    ),
-    ("play.clockWarning", "{seconds} s left to move!"),
-    ("play.notYourTurn", "not your turn yet"),
-    (
-        "play.unknownCommand",
-        "unknown command {text}: type help for the list",
-    ),
-    ("play.resigned", "resigned"),
-    ("play.resignFailed", "resigning failed: {reason}"),
-    ("play.bye", "bye"),
-    (
-        "play.noAbsenceChoice",
-        "there is no choice to make: wait and win answer an opponent who did not come back (C13, friend rooms)",
-    ),
-    ("play.noDrawOffer", "there is no draw offer to answer"),
-    ("play.movedOn", "{message}: the game moved on, refreshing"),
-    ("play.refreshedAfter", "refreshed after: {message}"),
-    ("prompt.caro", "your move (a cell like H8, or help)> "),
-    (
-        "prompt.mancala",
-        "your sow (a pit number; ? lists them, help)> ",
-    ),
-    (
-        "prompt.quoridor",
-        "your move (a cell like e2, a wall like e3h or e3v, pass; ? lists them)> ",
-    ),
-    (
-        "prompt.junqi",
-        "your action (c6 flips, c6-c7 moves; ? lists them)> ",
-    ),
-    ("prompt.rollOrDouble", "roll or double> "),
-    ("prompt.roll", "roll> "),
-    ("prompt.takeDropBeaver", "take, drop or beaver> "),
-    ("prompt.takeDrop", "take or drop> "),
-    ("prompt.acceptReject", "accept or reject> "),
-    (
-        "prompt.backgammonPlay",
-        "your play (like 24/18 13/11; ? lists them)> ",
-    ),
-    // watch.rs
-    ("watch.listFailed", "cannot list live games: {reason}"),
-    ("watch.none", "no live games right now"),
-    ("watch.noneContext", "no live games"),
-    ("watch.newest", "watching the newest: {game}"),
-    ("watch.listHeader", "live games (newest first):"),
-    // render.rs
-    ("render.noMoves", "moves: none yet"),
-    ("render.moves", "moves:"),
-    ("render.seat", "seat {seat}"),
-    ("render.noLegal", "no legal actions listed right now"),
-    ("render.legal", "legal:"),
-    ("render.you", " — you"),
-    ("render.gameStarted", "game started: {players}"),
-    ("render.gameLine", "game {game}: {players}"),
-    ("render.versus", " vs "),
-    ("render.yourTurn", "your turn ({mark})"),
-    ("render.toMove", "{who} to move"),
-    ("render.secondsLeft", " — {seconds} s left"),
-    ("render.nobodyToMove", "nobody to move"),
-    (
-        "render.offersDrawAnswer",
-        "{who} offers a draw: type accept or decline",
-    ),
-    ("render.drawOfferedBy", "draw offered by {who}"),
-    ("render.gameOver", "game over"),
-    ("render.gameOverWhat", "game over: {what}{why}"),
-    ("render.aWin", "a win"),
-    ("render.wins", "{who} wins"),
-    ("render.and", " and "),
-    ("render.draw", "draw"),
-    ("render.cancelled", "cancelled, no winner"),
-    ("render.ended", "ended"),
-    ("render.byServer", " (played by the server)"),
-    ("render.ranOutOfTime", "{who} ran out of time"),
-    ("render.timeIsUp", "time is up for {who}: {effect}"),
-    ("render.resigned", "{who} resigned"),
-    (
-        "render.tookBack",
-        "{who} took back {actions} action(s): the position of #{seq} is back",
-    ),
-    ("render.offersDraw", "{who} offers a draw"),
-    ("render.declinedDraw", "{who} declined the draw"),
-    ("render.drawAgreed", "draw agreed ({who} had offered)"),
-    (
-        "render.disconnectedFor",
-        "{who} disconnected: {seconds} s to come back",
-    ),
-    ("render.disconnected", "{who} disconnected"),
-    ("render.isBack", "{who} is back"),
-    ("render.didNotComeBack", "{who} did not come back: {effect}"),
-    (
-        "render.absenceChoice",
-        "{who} did not come back; {chooser} chooses (C13): {options}",
-    ),
-    (
-        "render.absenceWaitWinDraw",
-        "wait (one more minute), win or draw",
-    ),
-    ("render.absenceWinDraw", "win or draw"),
-    (
-        "render.waitsForOne",
-        "{chooser} waits one more minute for {who}",
-    ),
-    ("render.chose", "{chooser} chose: {effect}"),
-    // account.rs
-    ("account.cannotReadPassword", "cannot read the password"),
-    (
-        "account.cannotReadPasswordStdin",
-        "cannot read the password from standard input",
-    ),
-    ("account.passwordPrompt", "password (8 to 128 characters): "),
-    ("account.passwordAgain", "the same again: "),
-    (
-        "account.passwordsDiffer",
-        "the passwords differ; nothing was registered",
-    ),
-    (
-        "account.registered",
-        "registered {username} ({name}) and signed in; player id {id}",
-    ),
-    ("account.register", "register"),
-    ("account.passwordFor", "password for {username}: "),
-    (
-        "account.signedIn",
-        "signed in as {username} ({name}); the session is saved in {path}",
-    ),
-    ("account.signIn", "sign in"),
-    ("account.cannot", "cannot {what}: {reason}"),
-    ("account.signedOut", "signed out {username}"),
-    ("account.notSignedIn", "not signed in"),
-    (
-        "account.notSignedInOn",
-        "not signed in on {server}: `ludus login` first",
-    ),
-    // watch.rs: a game's settings in a line; lib.rs: the options' checks
-    ("name.caroSize", "caro {side}x{side}"),
-    ("name.quoridorSize", "quoridor {side}x{side}"),
-    ("name.backgammonMatch", "backgammon match to {length}"),
-    ("name.backgammonMoney", "backgammon money"),
-    ("name.mancalaKalah", "mancala kalah"),
-    ("name.mancalaCongklak", "mancala congklak"),
-    ("name.junqi", "junqi"),
-    (
-        "options.caroSize",
-        "a caro board is 15 or 19 (C1), not {size}",
-    ),
-    (
-        "options.quoridorSize",
-        "a quoridor board is 9, 11 or 13 (Q26), not {size}",
-    ),
-    (
-        "options.boardSize",
-        "the board is 15 or 19 (caro), or 9, 11 or 13 (quoridor)",
-    ),
-    // input.rs: the help of each game (the commands stay as typed, in both languages)
-    (
-        "help.caro",
-        "commands:
+/// Every message: its key, then English, then Vietnamese. A row without both languages does
+/// not compile.
+const MESSAGES: &[(&str, &str, &str)] = &[
+    ("play.signedIn", "signed in as {name} ({kind}, {id})", "đã đăng nhập: {name} ({kind}, {id})"),
+    ("play.account", "account", "tài khoản"),
+    ("play.guest", "guest", "khách"),
+    ("play.againstComputer", "game {game} against the computer ({level}), you are seat {seat}; unrated", "ván {game} chơi với máy ({level}), bạn ngồi ghế {seat}; không tính điểm"),
+    ("play.matched", "matched: game {game}, you are seat {seat}", "đã ghép trận: ván {game}, bạn ngồi ghế {seat}"),
+    ("play.notPlayable", "game {game} is not one this client can play", "ván {game} không chơi được bằng ứng dụng này"),
+    ("play.computerFailed", "cannot start a game against the computer: {reason}", "không bắt đầu được ván với máy: {reason}"),
+    ("play.noGame", "the server sent no game", "máy chủ không gửi ván nào"),
+    ("play.queueFailed", "cannot join the queue: {reason}", "không vào được hàng chờ: {reason}"),
+    ("play.quitHint", "type quit to leave the queue", "gõ quit để rời hàng chờ"),
+    ("play.queueClosed", "the server closed the queue before a match was found", "máy chủ đóng hàng chờ trước khi tìm được trận"),
+    ("play.findFailed", "finding a match failed: {reason}", "tìm trận thất bại: {reason}"),
+    ("play.noGameId", "matched, but the server sent no game id", "đã ghép trận nhưng máy chủ không gửi mã ván"),
+    ("play.ticketCancelled", "the queue ticket was cancelled", "vé chờ đã bị hủy"),
+    ("play.waiting", "waiting for an opponent… {seconds} s ", "đang tìm đối thủ… {seconds} giây "),
+    ("play.stillWaiting", "still waiting for an opponent; type quit to leave the queue", "vẫn đang tìm đối thủ; gõ quit để rời hàng chờ"),
+    ("play.leftQueue", "left the queue", "đã rời hàng chờ"),
+    ("play.matchedFirstResigned", "a match was found first: resigned game {game}", "đã ghép trận trước khi rời: đã đầu hàng ván {game}"),
+    ("play.matchedFirstFailed", "a match was found first (game {game}); resigning failed: {reason}", "đã ghép trận trước khi rời (ván {game}); đầu hàng thất bại: {reason}"),
+    ("play.leaveFailed", "leaving the queue failed: {reason}", "rời hàng chờ thất bại: {reason}"),
+    ("play.inputClosed", "input closed: following the game without commands (ctrl-c leaves)", "đã đóng đầu vào: theo dõi ván mà không gõ lệnh (ctrl-c để rời)"),
+    ("play.clockWarning", "{seconds} s left to move!", "còn {seconds} giây để đi!"),
+    ("play.notYourTurn", "not your turn yet", "chưa đến lượt bạn"),
+    ("play.unknownCommand", "unknown command {text}: type help for the list", "không hiểu lệnh {text}: gõ help để xem danh sách"),
+    ("play.resigned", "resigned", "đã đầu hàng"),
+    ("play.resignFailed", "resigning failed: {reason}", "đầu hàng thất bại: {reason}"),
+    ("play.bye", "bye", "tạm biệt"),
+    ("play.noAbsenceChoice", "there is no choice to make: wait and win answer an opponent who did not come back (C13, friend rooms)", "không có gì để chọn: wait và win dùng khi đối thủ không quay lại (C13, phòng bạn bè)"),
+    ("play.noDrawOffer", "there is no draw offer to answer", "không có lời xin hòa nào để trả lời"),
+    ("play.movedOn", "{message}: the game moved on, refreshing", "{message}: ván đã sang nước khác, đang tải lại"),
+    ("play.refreshedAfter", "refreshed after: {message}", "đã tải lại sau: {message}"),
+    ("prompt.caro", "your move (a cell like H8, or help)> ", "nước của bạn (một ô như H8, hoặc help)> "),
+    ("prompt.mancala", "your sow (a pit number; ? lists them, help)> ", "hố để rải (số hố; ? liệt kê, help)> "),
+    ("prompt.quoridor", "your move (a cell like e2, a wall like e3h or e3v, pass; ? lists them)> ", "nước của bạn (một ô như e2, tường như e3h hoặc e3v, pass; ? liệt kê)> "),
+    ("prompt.junqi", "your action (c6 flips, c6-c7 moves; ? lists them)> ", "nước của bạn (c6 để lật, c6-c7 để đi; ? liệt kê)> "),
+    ("prompt.rollOrDouble", "roll or double> ", "roll (đổ xúc xắc) hoặc double (gấp đôi)> "),
+    ("prompt.roll", "roll> ", "roll (đổ xúc xắc)> "),
+    ("prompt.takeDropBeaver", "take, drop or beaver> ", "take (nhận), drop (bỏ) hoặc beaver> "),
+    ("prompt.takeDrop", "take or drop> ", "take (nhận) hoặc drop (bỏ)> "),
+    ("prompt.acceptReject", "accept or reject> ", "accept (chấp nhận) hoặc reject (từ chối)> "),
+    ("prompt.backgammonPlay", "your play (like 24/18 13/11; ? lists them)> ", "nước đi (như 24/18 13/11; ? liệt kê)> "),
+    ("watch.listFailed", "cannot list live games: {reason}", "không lấy được danh sách ván đang diễn ra: {reason}"),
+    ("watch.none", "no live games right now", "hiện không có ván nào đang diễn ra"),
+    ("watch.noneContext", "no live games", "không có ván nào đang diễn ra"),
+    ("watch.newest", "watching the newest: {game}", "đang xem ván mới nhất: {game}"),
+    ("watch.listHeader", "live games (newest first):", "ván đang diễn ra (mới nhất trước):"),
+    ("render.noMoves", "moves: none yet", "nước đi: chưa có"),
+    ("render.moves", "moves:", "nước đi:"),
+    ("render.seat", "seat {seat}", "ghế {seat}"),
+    ("render.noLegal", "no legal actions listed right now", "hiện không có nước đi hợp lệ nào"),
+    ("render.legal", "legal:", "hợp lệ:"),
+    ("render.you", " — you", " — bạn"),
+    ("render.gameStarted", "game started: {players}", "ván bắt đầu: {players}"),
+    ("render.gameLine", "game {game}: {players}", "ván {game}: {players}"),
+    ("render.versus", " vs ", " đấu "),
+    ("render.yourTurn", "your turn ({mark})", "lượt của bạn ({mark})"),
+    ("render.toMove", "{who} to move", "lượt của {who}"),
+    ("render.secondsLeft", " — {seconds} s left", " — còn {seconds} giây"),
+    ("render.nobodyToMove", "nobody to move", "không ai phải đi"),
+    ("render.offersDrawAnswer", "{who} offers a draw: type accept or decline", "{who} xin hòa: gõ accept (đồng ý) hoặc decline (từ chối)"),
+    ("render.drawOfferedBy", "draw offered by {who}", "{who} đã xin hòa"),
+    ("render.gameOver", "game over", "hết ván"),
+    ("render.gameOverWhat", "game over: {what}{why}", "hết ván: {what}{why}"),
+    ("render.aWin", "a win", "có người thắng"),
+    ("render.wins", "{who} wins", "{who} thắng"),
+    ("render.and", " and ", " và "),
+    ("render.draw", "draw", "hòa"),
+    ("render.cancelled", "cancelled, no winner", "đã hủy, không ai thắng"),
+    ("render.ended", "ended", "đã kết thúc"),
+    ("render.byServer", " (played by the server)", " (máy chủ đi thay)"),
+    ("render.ranOutOfTime", "{who} ran out of time", "{who} hết giờ"),
+    ("render.timeIsUp", "time is up for {who}: {effect}", "hết giờ của {who}: {effect}"),
+    ("render.resigned", "{who} resigned", "{who} đầu hàng"),
+    ("render.tookBack", "{who} took back {actions} action(s): the position of #{seq} is back", "{who} đi lại {actions} nước: thế cờ của #{seq} được khôi phục"),
+    ("render.offersDraw", "{who} offers a draw", "{who} xin hòa"),
+    ("render.declinedDraw", "{who} declined the draw", "{who} từ chối hòa"),
+    ("render.drawAgreed", "draw agreed ({who} had offered)", "hai bên đồng ý hòa ({who} đã xin hòa)"),
+    ("render.disconnectedFor", "{who} disconnected: {seconds} s to come back", "{who} mất kết nối: còn {seconds} giây để quay lại"),
+    ("render.disconnected", "{who} disconnected", "{who} mất kết nối"),
+    ("render.isBack", "{who} is back", "{who} đã quay lại"),
+    ("render.didNotComeBack", "{who} did not come back: {effect}", "{who} không quay lại: {effect}"),
+    ("render.absenceChoice", "{who} did not come back; {chooser} chooses (C13): {options}", "{who} không quay lại; {chooser} chọn (C13): {options}"),
+    ("render.absenceWaitWinDraw", "wait (one more minute), win or draw", "wait (chờ thêm một phút), win (xử thắng) hoặc draw (hòa)"),
+    ("render.absenceWinDraw", "win or draw", "win (xử thắng) hoặc draw (hòa)"),
+    ("render.waitsForOne", "{chooser} waits one more minute for {who}", "{chooser} chờ {who} thêm một phút"),
+    ("render.chose", "{chooser} chose: {effect}", "{chooser} đã chọn: {effect}"),
+    ("account.cannotReadPassword", "cannot read the password", "không đọc được mật khẩu"),
+    ("account.cannotReadPasswordStdin", "cannot read the password from standard input", "không đọc được mật khẩu từ đầu vào chuẩn"),
+    ("account.passwordPrompt", "password (8 to 128 characters): ", "mật khẩu (8 đến 128 ký tự): "),
+    ("account.passwordAgain", "the same again: ", "nhập lại: "),
+    ("account.passwordsDiffer", "the passwords differ; nothing was registered", "hai mật khẩu khác nhau; chưa đăng ký gì"),
+    ("account.registered", "registered {username} ({name}) and signed in; player id {id}", "đã đăng ký {username} ({name}) và đăng nhập; mã người chơi {id}"),
+    ("account.register", "register", "đăng ký"),
+    ("account.passwordFor", "password for {username}: ", "mật khẩu của {username}: "),
+    ("account.signedIn", "signed in as {username} ({name}); the session is saved in {path}", "đã đăng nhập: {username} ({name}); phiên được lưu ở {path}"),
+    ("account.signIn", "sign in", "đăng nhập"),
+    ("account.cannot", "cannot {what}: {reason}", "không {what} được: {reason}"),
+    ("account.signedOut", "signed out {username}", "đã đăng xuất {username}"),
+    ("account.notSignedIn", "not signed in", "chưa đăng nhập"),
+    ("account.notSignedInOn", "not signed in on {server}: `ludus login` first", "chưa đăng nhập trên {server}: chạy `ludus login` trước"),
+    ("name.caroSize", "caro {side}x{side}", "cờ caro {side}x{side}"),
+    ("name.quoridorSize", "quoridor {side}x{side}", "rào chắn {side}x{side}"),
+    ("name.backgammonMatch", "backgammon match to {length}", "backgammon, trận {length} điểm"),
+    ("name.backgammonMoney", "backgammon money", "backgammon ván lẻ (money)"),
+    ("name.mancalaKalah", "mancala kalah", "mancala kalah"),
+    ("name.mancalaCongklak", "mancala congklak", "mancala congklak"),
+    ("name.junqi", "junqi", "cờ quân lật"),
+    ("options.caroSize", "a caro board is 15 or 19 (C1), not {size}", "bàn cờ caro là 15 hoặc 19 (C1), không phải {size}"),
+    ("options.quoridorSize", "a quoridor board is 9, 11 or 13 (Q26), not {size}", "bàn rào chắn là 9, 11 hoặc 13 (Q26), không phải {size}"),
+    ("options.boardSize", "the board is 15 or 19 (caro), or 9, 11 or 13 (quoridor)", "bàn cờ là 15 hoặc 19 (cờ caro), hoặc 9, 11 hoặc 13 (rào chắn)"),
+    ("help.caro", "commands:
   H8        place a stone (column letter A-O or A-S, row number from the top)
   resign    give up the game
   draw      offer a draw
@@ -297,11 +273,19 @@ const EN: &[(&str, &str)] = &[
             more minute (once); win takes the win, draw calls it a draw
   quit      leave (resigns a game in progress)
   help      this list
-  (empty)   redraw the board",
-    ),
-    (
-        "help.mancala",
-        "commands:
+  (empty)   redraw the board", "lệnh:
+  H8        đánh một quân (chữ cột A-O hoặc A-S, số hàng tính từ trên xuống)
+  resign    đầu hàng
+  draw      xin hòa
+  undo      đi lại nước vừa đánh (khi chơi với máy mức Dễ hoặc Vừa, C17)
+  accept    đồng ý hòa
+  decline   từ chối hòa
+  wait      trong phòng bạn bè, khi đối thủ không quay lại (C13): chờ thêm một
+            phút (một lần); win để xử thắng, draw để xử hòa
+  quit      rời ván (đang chơi thì tính là đầu hàng)
+  help      danh sách này
+  (trống)   vẽ lại bàn cờ"),
+    ("help.mancala", "commands:
   3         sow your pit 3 (pits count 1-6, or 1-7 in congklak, from your far end
             toward your store)
   ?         list the pits you may sow
@@ -310,11 +294,17 @@ const EN: &[(&str, &str)] = &[
   draw      offer a draw; accept / decline answer one
   quit      leave (resigns a game in progress)
   help      this list
-  (empty)   redraw the board",
-    ),
-    (
-        "help.quoridor",
-        "commands:
+  (empty)   redraw the board", "lệnh:
+  3         rải hố số 3 của bạn (hố đánh số 1-6, hoặc 1-7 với congklak, từ đầu xa
+            về phía kho của bạn)
+  ?         liệt kê các hố được rải
+  undo      đi lại lần rải cuối (khi chơi với máy, M11)
+  resign    đầu hàng
+  draw      xin hòa; accept / decline để trả lời
+  quit      rời ván (đang chơi thì tính là đầu hàng)
+  help      danh sách này
+  (trống)   vẽ lại bàn"),
+    ("help.quoridor", "commands:
   e2        move your pawn to e2 (a step, a jump or a diagonal; files a-i from the left,
             ranks 1-9 from the bottom)
   e3h       place a wall along the top edges of e3 and f3
@@ -325,11 +315,19 @@ const EN: &[(&str, &str)] = &[
   draw      offer a draw; accept / decline answer one
   quit      leave (resigns a game in progress)
   help      this list
-  (empty)   redraw the board",
-    ),
-    (
-        "help.backgammon",
-        "commands (points counted 1-24 from your own home board, bar and off):
+  (empty)   redraw the board", "lệnh:
+  e2        đi quân tới e2 (một bước, nhảy qua hoặc đi chéo; cột a-i từ trái sang,
+            hàng 1-9 từ dưới lên)
+  e3h       đặt tường dọc theo cạnh trên của e3 và f3
+  e3v       đặt tường dọc theo cạnh phải của e3 và e4
+  pass      bỏ lượt
+  ?         liệt kê các nước hợp lệ
+  resign    đầu hàng
+  draw      xin hòa; accept / decline để trả lời
+  quit      rời ván (đang chơi thì tính là đầu hàng)
+  help      danh sách này
+  (trống)   vẽ lại bàn"),
+    ("help.backgammon", "commands (points counted 1-24 from your own home board, bar and off):
   roll              roll the dice
   24/18 13/11       play the roll (also bar/22, 6/off, 8/2(2), 13/7*; no play when blocked)
   double            offer the cube before rolling
@@ -340,11 +338,19 @@ const EN: &[(&str, &str)] = &[
   resign            give up the game at once
   quit              leave (resigns a game in progress)
   help              this list
-  (empty)           redraw the board",
-    ),
-    (
-        "help.junqi",
-        "commands (points: a column a-e, then a row 1-12 from the bottom):
+  (empty)           redraw the board", "lệnh (điểm đánh số 1-24 từ bàn chủ của bạn, bar là thanh giữa, off là đưa quân ra):
+  roll              đổ xúc xắc
+  24/18 13/11       đi theo xúc xắc (cũng như bar/22, 6/off, 8/2(2), 13/7*; no play khi bị chặn)
+  double            gấp đôi khối nhân đôi trước khi đổ
+  take, drop, beaver   trả lời lời gấp đôi (nhận, bỏ, gấp đôi lại)
+  resign gammon     xin thua một ván đơn, gammon hoặc backgammon (đối thủ chấp nhận
+                    hoặc từ chối: accept, reject)
+  ?                 liệt kê các nước hợp lệ
+  resign            đầu hàng ngay
+  quit              rời ván (đang chơi thì tính là đầu hàng)
+  help              danh sách này
+  (trống)           vẽ lại bàn"),
+    ("help.junqi", "commands (points: a column a-e, then a row 1-12 from the bottom):
   c6        flip the face-down piece on c6 (also: flip c6)
   c6-c7     move your face-up piece from c6 to c7, attacking what is there (also:
             move c6-c7); until colours settle (J8) every action is a flip
@@ -357,281 +363,7 @@ const EN: &[(&str, &str)] = &[
 the board: rCm a red commander, bEn a blue engineer; ### face down; ( ) a camp
 (its piece cannot be attacked), { } a headquarters; === and | | railways, --- and
 | roads, ^ a mountain (no link), \\ / camp diagonals; [ ] the last action's point,
-< > where it moved from",
-    ),
-];
-
-const VI: &[(&str, &str)] = &[
-    ("play.signedIn", "đã đăng nhập: {name} ({kind}, {id})"),
-    ("play.account", "tài khoản"),
-    ("play.guest", "khách"),
-    (
-        "play.againstComputer",
-        "ván {game} chơi với máy ({level}), bạn ngồi ghế {seat}; không tính điểm",
-    ),
-    (
-        "play.matched",
-        "đã ghép trận: ván {game}, bạn ngồi ghế {seat}",
-    ),
-    (
-        "play.notPlayable",
-        "ván {game} không chơi được bằng ứng dụng này",
-    ),
-    (
-        "play.computerFailed",
-        "không bắt đầu được ván với máy: {reason}",
-    ),
-    ("play.noGame", "máy chủ không gửi ván nào"),
-    ("play.queueFailed", "không vào được hàng chờ: {reason}"),
-    ("play.quitHint", "gõ quit để rời hàng chờ"),
-    (
-        "play.queueClosed",
-        "máy chủ đóng hàng chờ trước khi tìm được trận",
-    ),
-    ("play.findFailed", "tìm trận thất bại: {reason}"),
-    (
-        "play.noGameId",
-        "đã ghép trận nhưng máy chủ không gửi mã ván",
-    ),
-    ("play.ticketCancelled", "vé chờ đã bị hủy"),
-    ("play.waiting", "đang tìm đối thủ… {seconds} giây "),
-    (
-        "play.stillWaiting",
-        "vẫn đang tìm đối thủ; gõ quit để rời hàng chờ",
-    ),
-    ("play.leftQueue", "đã rời hàng chờ"),
-    (
-        "play.matchedFirstResigned",
-        "đã ghép trận trước khi rời: đã đầu hàng ván {game}",
-    ),
-    (
-        "play.matchedFirstFailed",
-        "đã ghép trận trước khi rời (ván {game}); đầu hàng thất bại: {reason}",
-    ),
-    ("play.leaveFailed", "rời hàng chờ thất bại: {reason}"),
-    (
-        "play.inputClosed",
-        "đã đóng đầu vào: theo dõi ván mà không gõ lệnh (ctrl-c để rời)",
-    ),
-    ("play.clockWarning", "còn {seconds} giây để đi!"),
-    ("play.notYourTurn", "chưa đến lượt bạn"),
-    (
-        "play.unknownCommand",
-        "không hiểu lệnh {text}: gõ help để xem danh sách",
-    ),
-    ("play.resigned", "đã đầu hàng"),
-    ("play.resignFailed", "đầu hàng thất bại: {reason}"),
-    ("play.bye", "tạm biệt"),
-    (
-        "play.noAbsenceChoice",
-        "không có gì để chọn: wait và win dùng khi đối thủ không quay lại (C13, phòng bạn bè)",
-    ),
-    ("play.noDrawOffer", "không có lời xin hòa nào để trả lời"),
-    (
-        "play.movedOn",
-        "{message}: ván đã sang nước khác, đang tải lại",
-    ),
-    ("play.refreshedAfter", "đã tải lại sau: {message}"),
-    ("prompt.caro", "nước của bạn (một ô như H8, hoặc help)> "),
-    ("prompt.mancala", "hố để rải (số hố; ? liệt kê, help)> "),
-    (
-        "prompt.quoridor",
-        "nước của bạn (một ô như e2, tường như e3h hoặc e3v, pass; ? liệt kê)> ",
-    ),
-    (
-        "prompt.junqi",
-        "nước của bạn (c6 để lật, c6-c7 để đi; ? liệt kê)> ",
-    ),
-    (
-        "prompt.rollOrDouble",
-        "roll (đổ xúc xắc) hoặc double (gấp đôi)> ",
-    ),
-    ("prompt.roll", "roll (đổ xúc xắc)> "),
-    (
-        "prompt.takeDropBeaver",
-        "take (nhận), drop (bỏ) hoặc beaver> ",
-    ),
-    ("prompt.takeDrop", "take (nhận) hoặc drop (bỏ)> "),
-    (
-        "prompt.acceptReject",
-        "accept (chấp nhận) hoặc reject (từ chối)> ",
-    ),
-    (
-        "prompt.backgammonPlay",
-        "nước đi (như 24/18 13/11; ? liệt kê)> ",
-    ),
-    (
-        "watch.listFailed",
-        "không lấy được danh sách ván đang diễn ra: {reason}",
-    ),
-    ("watch.none", "hiện không có ván nào đang diễn ra"),
-    ("watch.noneContext", "không có ván nào đang diễn ra"),
-    ("watch.newest", "đang xem ván mới nhất: {game}"),
-    ("watch.listHeader", "ván đang diễn ra (mới nhất trước):"),
-    ("render.noMoves", "nước đi: chưa có"),
-    ("render.moves", "nước đi:"),
-    ("render.seat", "ghế {seat}"),
-    ("render.noLegal", "hiện không có nước đi hợp lệ nào"),
-    ("render.legal", "hợp lệ:"),
-    ("render.you", " — bạn"),
-    ("render.gameStarted", "ván bắt đầu: {players}"),
-    ("render.gameLine", "ván {game}: {players}"),
-    ("render.versus", " đấu "),
-    ("render.yourTurn", "lượt của bạn ({mark})"),
-    ("render.toMove", "lượt của {who}"),
-    ("render.secondsLeft", " — còn {seconds} giây"),
-    ("render.nobodyToMove", "không ai phải đi"),
-    (
-        "render.offersDrawAnswer",
-        "{who} xin hòa: gõ accept (đồng ý) hoặc decline (từ chối)",
-    ),
-    ("render.drawOfferedBy", "{who} đã xin hòa"),
-    ("render.gameOver", "hết ván"),
-    ("render.gameOverWhat", "hết ván: {what}{why}"),
-    ("render.aWin", "có người thắng"),
-    ("render.wins", "{who} thắng"),
-    ("render.and", " và "),
-    ("render.draw", "hòa"),
-    ("render.cancelled", "đã hủy, không ai thắng"),
-    ("render.ended", "đã kết thúc"),
-    ("render.byServer", " (máy chủ đi thay)"),
-    ("render.ranOutOfTime", "{who} hết giờ"),
-    ("render.timeIsUp", "hết giờ của {who}: {effect}"),
-    ("render.resigned", "{who} đầu hàng"),
-    (
-        "render.tookBack",
-        "{who} đi lại {actions} nước: thế cờ của #{seq} được khôi phục",
-    ),
-    ("render.offersDraw", "{who} xin hòa"),
-    ("render.declinedDraw", "{who} từ chối hòa"),
-    ("render.drawAgreed", "hai bên đồng ý hòa ({who} đã xin hòa)"),
-    (
-        "render.disconnectedFor",
-        "{who} mất kết nối: còn {seconds} giây để quay lại",
-    ),
-    ("render.disconnected", "{who} mất kết nối"),
-    ("render.isBack", "{who} đã quay lại"),
-    ("render.didNotComeBack", "{who} không quay lại: {effect}"),
-    (
-        "render.absenceChoice",
-        "{who} không quay lại; {chooser} chọn (C13): {options}",
-    ),
-    (
-        "render.absenceWaitWinDraw",
-        "wait (chờ thêm một phút), win (xử thắng) hoặc draw (hòa)",
-    ),
-    ("render.absenceWinDraw", "win (xử thắng) hoặc draw (hòa)"),
-    ("render.waitsForOne", "{chooser} chờ {who} thêm một phút"),
-    ("render.chose", "{chooser} đã chọn: {effect}"),
-    ("account.cannotReadPassword", "không đọc được mật khẩu"),
-    (
-        "account.cannotReadPasswordStdin",
-        "không đọc được mật khẩu từ đầu vào chuẩn",
-    ),
-    ("account.passwordPrompt", "mật khẩu (8 đến 128 ký tự): "),
-    ("account.passwordAgain", "nhập lại: "),
-    (
-        "account.passwordsDiffer",
-        "hai mật khẩu khác nhau; chưa đăng ký gì",
-    ),
-    (
-        "account.registered",
-        "đã đăng ký {username} ({name}) và đăng nhập; mã người chơi {id}",
-    ),
-    ("account.register", "đăng ký"),
-    ("account.passwordFor", "mật khẩu của {username}: "),
-    (
-        "account.signedIn",
-        "đã đăng nhập: {username} ({name}); phiên được lưu ở {path}",
-    ),
-    ("account.signIn", "đăng nhập"),
-    ("account.cannot", "không {what} được: {reason}"),
-    ("account.signedOut", "đã đăng xuất {username}"),
-    ("account.notSignedIn", "chưa đăng nhập"),
-    (
-        "account.notSignedInOn",
-        "chưa đăng nhập trên {server}: chạy `ludus login` trước",
-    ),
-    ("name.caroSize", "cờ caro {side}x{side}"),
-    ("name.quoridorSize", "rào chắn {side}x{side}"),
-    ("name.backgammonMatch", "backgammon, trận {length} điểm"),
-    ("name.backgammonMoney", "backgammon ván lẻ (money)"),
-    ("name.mancalaKalah", "mancala kalah"),
-    ("name.mancalaCongklak", "mancala congklak"),
-    ("name.junqi", "cờ quân lật"),
-    (
-        "options.caroSize",
-        "bàn cờ caro là 15 hoặc 19 (C1), không phải {size}",
-    ),
-    (
-        "options.quoridorSize",
-        "bàn rào chắn là 9, 11 hoặc 13 (Q26), không phải {size}",
-    ),
-    (
-        "options.boardSize",
-        "bàn cờ là 15 hoặc 19 (cờ caro), hoặc 9, 11 hoặc 13 (rào chắn)",
-    ),
-    (
-        "help.caro",
-        "lệnh:
-  H8        đánh một quân (chữ cột A-O hoặc A-S, số hàng tính từ trên xuống)
-  resign    đầu hàng
-  draw      xin hòa
-  undo      đi lại nước vừa đánh (khi chơi với máy mức Dễ hoặc Vừa, C17)
-  accept    đồng ý hòa
-  decline   từ chối hòa
-  wait      trong phòng bạn bè, khi đối thủ không quay lại (C13): chờ thêm một
-            phút (một lần); win để xử thắng, draw để xử hòa
-  quit      rời ván (đang chơi thì tính là đầu hàng)
-  help      danh sách này
-  (trống)   vẽ lại bàn cờ",
-    ),
-    (
-        "help.mancala",
-        "lệnh:
-  3         rải hố số 3 của bạn (hố đánh số 1-6, hoặc 1-7 với congklak, từ đầu xa
-            về phía kho của bạn)
-  ?         liệt kê các hố được rải
-  undo      đi lại lần rải cuối (khi chơi với máy, M11)
-  resign    đầu hàng
-  draw      xin hòa; accept / decline để trả lời
-  quit      rời ván (đang chơi thì tính là đầu hàng)
-  help      danh sách này
-  (trống)   vẽ lại bàn",
-    ),
-    (
-        "help.quoridor",
-        "lệnh:
-  e2        đi quân tới e2 (một bước, nhảy qua hoặc đi chéo; cột a-i từ trái sang,
-            hàng 1-9 từ dưới lên)
-  e3h       đặt tường dọc theo cạnh trên của e3 và f3
-  e3v       đặt tường dọc theo cạnh phải của e3 và e4
-  pass      bỏ lượt
-  ?         liệt kê các nước hợp lệ
-  resign    đầu hàng
-  draw      xin hòa; accept / decline để trả lời
-  quit      rời ván (đang chơi thì tính là đầu hàng)
-  help      danh sách này
-  (trống)   vẽ lại bàn",
-    ),
-    (
-        "help.backgammon",
-        "lệnh (điểm đánh số 1-24 từ bàn chủ của bạn, bar là thanh giữa, off là đưa quân ra):
-  roll              đổ xúc xắc
-  24/18 13/11       đi theo xúc xắc (cũng như bar/22, 6/off, 8/2(2), 13/7*; no play khi bị chặn)
-  double            gấp đôi khối nhân đôi trước khi đổ
-  take, drop, beaver   trả lời lời gấp đôi (nhận, bỏ, gấp đôi lại)
-  resign gammon     xin thua một ván đơn, gammon hoặc backgammon (đối thủ chấp nhận
-                    hoặc từ chối: accept, reject)
-  ?                 liệt kê các nước hợp lệ
-  resign            đầu hàng ngay
-  quit              rời ván (đang chơi thì tính là đầu hàng)
-  help              danh sách này
-  (trống)           vẽ lại bàn",
-    ),
-    (
-        "help.junqi",
-        "lệnh (điểm: một cột a-e, rồi một hàng 1-12 từ dưới lên):
+< > where it moved from", "lệnh (điểm: một cột a-e, rồi một hàng 1-12 từ dưới lên):
   c6        lật quân úp ở c6 (cũng được: flip c6)
   c6-c7     đi quân đã lật của bạn từ c6 tới c7, tấn công quân ở đó (cũng được:
             move c6-c7); trước khi định màu (J8) chỉ được lật quân
@@ -644,18 +376,171 @@ const VI: &[(&str, &str)] = &[
 bàn cờ: rCm tư lệnh đỏ, bEn công binh xanh; ### quân úp; ( ) trại (quân trong
 trại không bị tấn công), { } đại bản doanh; === và | | đường sắt, --- và
 | đường bộ, ^ núi (không nối), \\ / đường chéo của trại; [ ] điểm của nước vừa đi,
-< > nơi quân vừa rời đi",
-    ),
+< > nơi quân vừa rời đi"),
+    ("account.cannotListGames", "cannot list the games: {reason}", "không lấy được danh sách ván: {reason}"),
+    ("account.cannotReadGame", "cannot read game {game}: {reason}", "không đọc được ván {game}: {reason}"),
+    ("account.cannotReadProfile", "cannot read the profile: {reason}", "không đọc được hồ sơ: {reason}"),
+    ("history.none", "no finished games\n", "chưa có ván nào kết thúc\n"),
+    ("history.ended", "ended (UTC)", "kết thúc (UTC)"),
+    ("history.game", "game", "trò chơi"),
+    ("history.against", "against", "đối thủ"),
+    ("history.result", "result", "kết quả"),
+    ("history.id", "id", "mã ván"),
+    ("history.casualPool", "{pool} (casual)", "{pool} (không tính điểm)"),
+    ("history.older", "older games: ludus history --page {token}\n", "ván cũ hơn: ludus history --page {token}\n"),
+    ("history.drawn", "drawn", "hòa"),
+    ("history.cancelled", "cancelled", "đã hủy"),
+    ("history.won", "won", "thắng"),
+    ("history.lost", "lost", "thua"),
+    ("history.finished", "finished", "đã kết thúc"),
+    ("history.playerSeat", "{name} (seat {seat})", "{name} (ghế {seat})"),
+    ("history.gameHeader", "game {game}  {pool}\n{players}\nstarted {started}, ended {ended} (UTC)\n", "ván {game}  {pool}\n{players}\nbắt đầu {started}, kết thúc {ended} (UTC)\n"),
+    ("history.reason", "result: {reason}\n", "kết quả: {reason}\n"),
+    ("profile.header", "{name} ({username}), player {id}\nmember since {since}\ngames: {played} played, {won} won, {drawn} drawn\n", "{name} ({username}), mã người chơi {id}\nthành viên từ {since}\nsố ván: đã chơi {played}, thắng {won}, hòa {drawn}\n"),
+    ("profile.noRatings", "no rated games yet\n", "chưa có ván tính điểm nào\n"),
+    ("profile.pool", "rating pool", "bảng xếp hạng"),
+    ("profile.rating", "rating", "điểm"),
+    ("profile.games", "rated games", "ván tính điểm"),
+    ("profile.rank", "rank", "hạng"),
+    ("session.notKeyValue", "line {line} is not key=value", "dòng {line} không có dạng khóa=giá trị"),
+    ("session.unknownKey", "unknown key {key} on line {line}", "khóa lạ {key} ở dòng {line}"),
+    ("session.missingKey", "no {key}", "thiếu {key}"),
+    ("session.noHome", "cannot tell where to keep the session: set HOME or LUDUS_CONFIG_DIR", "không biết lưu phiên ở đâu: hãy đặt HOME hoặc LUDUS_CONFIG_DIR"),
+    ("session.cannotRead", "cannot read {path}", "không đọc được {path}"),
+    ("session.damaged", "the session file {path} is damaged ({problem}): run `ludus login` again, or `ludus logout` to remove it", "tệp phiên {path} bị hỏng ({problem}): chạy lại `ludus login`, hoặc `ludus logout` để xóa tệp"),
+    ("session.cannotCreate", "cannot create {path}", "không tạo được {path}"),
+    ("session.cannotWrite", "cannot write {path}", "không ghi được {path}"),
+    ("session.cannotReplace", "cannot replace {path}", "không thay được {path}"),
+    ("session.cannotRemove", "cannot remove {path}", "không xóa được {path}"),
+    ("session.noAccount", "the server answered without the account", "máy chủ trả lời mà không kèm tài khoản"),
+    ("session.signedOutMeanwhile", "signed out in the meantime: run `ludus login` again", "đã đăng xuất trong lúc đó: chạy lại `ludus login`"),
+    ("session.ended", "the saved session of {username} has ended ({reason}): run `ludus login` again", "phiên đã lưu của {username} đã kết thúc ({reason}): chạy lại `ludus login`"),
+    ("session.cannotResume", "cannot resume the session of {username}: {reason}", "không tiếp tục được phiên của {username}: {reason}"),
+    ("session.notSaved", "the session was refreshed but the new token could not be saved: run `ludus login` again", "phiên đã được làm mới nhưng không lưu được mã mới: chạy lại `ludus login`"),
+    ("session.guestNeedsName", "--name is needed to play as a guest (or sign in first: `ludus login`)", "cần --name để chơi với tư cách khách (hoặc đăng nhập trước: `ludus login`)"),
+    ("session.removedDamaged", "removed the damaged session file; the server was not told ({error}), so a session it held expires on its own", "đã xóa tệp phiên bị hỏng; máy chủ chưa được báo ({error}), nên phiên nó còn giữ sẽ tự hết hạn"),
+    ("session.removedNotTold", "removed the saved session of {username}, but the server could not end it ({error}); it expires on its own", "đã xóa phiên đã lưu của {username}, nhưng máy chủ không kết thúc được phiên ({error}); phiên sẽ tự hết hạn"),
+    ("connect.badAddress", "bad server address {server}", "địa chỉ máy chủ không hợp lệ {server}"),
+    ("connect.unreachable", "cannot reach the server at {server}", "không kết nối được máy chủ {server}"),
+    ("connect.badToken", "the server sent a token that cannot go in a header", "máy chủ gửi mã không đặt được vào tiêu đề yêu cầu"),
+    ("connect.signInFailed", "sign-in failed: {reason}", "đăng nhập thất bại: {reason}"),
+    ("feed.game", "game {game}", "ván {game}"),
+    ("feed.room", "room {code}", "phòng {code}"),
+    ("feed.openFailed", "the task opening the event stream failed", "tác vụ mở luồng sự kiện bị lỗi"),
+    ("feed.cannotFollow", "cannot follow {feed}: {reason}", "không theo dõi được {feed}: {reason}"),
+    ("feed.failed", "the event stream of {feed} failed: {reason}", "luồng sự kiện của {feed} bị lỗi: {reason}"),
+    ("feed.lost", "lost the connection to the {feed}", "mất kết nối với {feed}"),
+    ("feed.resuming", "connection lost, resuming after event #{seq}", "mất kết nối, đang nối lại từ sau sự kiện #{seq}"),
+    ("watch.listLine", "  {game}  {name}  {players}  seq {seq}\n", "  {game}  {name}  {players}  nước thứ {seq}\n"),
+    ("render.badSide", "(the server sent a board of side {side}; cannot draw it)", "(máy chủ gửi bàn cờ cạnh {side}; không vẽ được)"),
+    ("render.badCells", "(the server sent {cells} cells for a {side}x{side} board)", "(máy chủ gửi {cells} ô cho bàn {side}x{side})"),
+    ("backgammon.white", "white", "trắng"),
+    ("backgammon.black", "black", "đen"),
+    ("backgammon.badPoints", "(the server sent {points} backgammon points; a board has 24)\n", "(máy chủ gửi {points} điểm backgammon; bàn cờ có 24 điểm)\n"),
+    ("backgammon.side", "{who}: bar {bar}, off {off}, {pips} pips", "{who}: thanh giữa {bar}, đã ra {off}, {pips} pip"),
+    ("backgammon.notRolled", "not rolled", "chưa đổ"),
+    ("backgammon.cubeOwned", "{value}, owned by {who}", "{value}, thuộc {who}"),
+    ("backgammon.cubeMiddle", "{value}, in the middle", "{value}, ở giữa"),
+    ("backgammon.onRoll", "{colour} on roll, dice {dice}; cube {cube}", "lượt {colour}, xúc xắc {dice}; khối nhân đôi {cube}"),
+    ("backgammon.mayDouble", "; may double", "; được gấp đôi"),
+    ("backgammon.matchScore", "match to {length}: white {white}, black {black}", "trận {length} điểm: trắng {white}, đen {black}"),
+    ("backgammon.crawford", " (Crawford game: no cube)", " (ván Crawford: không dùng khối nhân đôi)"),
+    ("backgammon.doublesTo", "{who} doubles to {value}: take or drop", "{who} gấp đôi lên {value}: take (nhận) hoặc drop (bỏ)"),
+    ("backgammon.beaversTo", "{who} beavers to {value}: take or drop", "{who} gấp đôi lại (beaver) lên {value}: take (nhận) hoặc drop (bỏ)"),
+    ("backgammon.orBeaver", " (or beaver)", " (hoặc beaver để gấp đôi lại)"),
+    ("backgammon.resignGammon", "a gammon", "một gammon"),
+    ("backgammon.resignBackgammon", "a backgammon", "một backgammon"),
+    ("backgammon.resignSingle", "a single game", "một ván đơn"),
+    ("backgammon.resignOffer", "{who} offers to resign {level} ({points} points): accept or reject", "{who} xin thua {level} ({points} điểm): accept (chấp nhận) hoặc reject (từ chối)"),
+    ("backgammon.noPlay", "no play", "không đi được"),
+    ("backgammon.last", "last: {who} rolled {dice} and played {played}", "vừa rồi: {who} đổ {dice} và đi {played}"),
+    ("backgammon.automatic", " (played by the server: the clock ran out)", " (máy chủ đi thay: hết giờ)"),
+    ("junqi.red", "red", "đỏ"),
+    ("junqi.blue", "blue", "xanh"),
+    ("junqi.commander", "commander", "Tư lệnh"),
+    ("junqi.corps", "corps commander", "Quân đoàn"),
+    ("junqi.division", "division commander", "Sư đoàn"),
+    ("junqi.brigade", "brigade commander", "Lữ đoàn"),
+    ("junqi.regiment", "regiment commander", "Trung đoàn"),
+    ("junqi.battalion", "battalion commander", "Tiểu đoàn"),
+    ("junqi.company", "company commander", "Đại đội"),
+    ("junqi.platoon", "platoon commander", "Trung đội"),
+    ("junqi.engineer", "engineer", "Công binh"),
+    ("junqi.mine", "mine", "Mìn"),
+    ("junqi.bomb", "bomb", "Bom"),
+    ("junqi.flag", "flag", "Quân kỳ"),
+    ("junqi.piece", "piece", "quân"),
+    ("junqi.colouredPiece", "{colour} {rank}", "{rank} {colour}"),
+    ("junqi.aPiece", "a piece", "một quân"),
+    ("junqi.badPoints", "(the server sent {points} junqi points; a board has {expected})\n", "(máy chủ gửi {points} điểm cờ quân lật; bàn cờ có {expected} điểm)\n"),
+    ("junqi.symbolLegend", "### face down  ( ) camp  { } HQ  === | | railway  --- | road  ^ mountain  [ ] < > last", "### quân úp  ( ) trại  { } đại bản doanh  === | | đường sắt  --- | đường bộ  ^ núi  [ ] < > nước vừa đi"),
+    ("junqi.rankLegend", "Cm commander  Co corps cmdr  Dv division  Br brigade  Rg regiment  Bn battalion\nCy company  Pl platoon  En engineer  Mi mine  Bo bomb  Fl flag   r red  b blue", "Cm Tư lệnh  Co Quân đoàn  Dv Sư đoàn  Br Lữ đoàn  Rg Trung đoàn  Bn Tiểu đoàn\nCy Đại đội  Pl Trung đội  En Công binh  Mi Mìn  Bo Bom  Fl Quân kỳ   r đỏ  b xanh"),
+    ("junqi.counts", "{ply} actions so far; {quiet} in a row without a flip or combat (a draw at {limit}, J17)", "đã đi {ply} nước; {quiet} nước liên tiếp không lật quân cũng không giao chiến (hòa khi tới {limit}, J17)"),
+    ("junqi.autoplayYou", "autoplay: the server is playing for you (J19): act before it does to take over", "tự động chơi: máy chủ đang đi thay bạn (J19): hãy đi trước nó để chơi tiếp"),
+    ("junqi.autoplayOther", "autoplay: the server is playing for {who} (J19) until they act again", "tự động chơi: máy chủ đang đi thay {who} (J19) cho tới khi người đó đi lại"),
+    ("junqi.seatColour", "{colour} {name} (seat {seat})", "{colour} {name} (ghế {seat})"),
+    ("junqi.youPlay", " — you play {colour}", " — bạn cầm quân {colour}"),
+    ("junqi.colours", "colours: {first}, {second}{you}\n", "màu quân: {first}, {second}{you}\n"),
+    ("junqi.nothingYet", "nothing yet", "chưa lật"),
+    ("junqi.howColoursSettle", "\nyou take the colour you flip twice running, your opponent the other", "\nai lật ra cùng một màu hai lần liên tiếp thì cầm màu đó, đối phương cầm màu còn lại"),
+    ("junqi.unsettled", "colours: not settled yet (J8); last flips: {flips}{you}\n", "màu quân: chưa định màu (J8); lần lật gần nhất: {flips}{you}\n"),
+    ("junqi.pieces", "pieces", "quân"),
+    ("junqi.total", "total", "tổng"),
+    ("junqi.faceDownOf", "{colour} face down", "{colour} còn úp"),
+    ("junqi.removedOf", "{colour} removed", "{colour} đã mất"),
+    ("junqi.automatic", " (played by the server, J19)", " (máy chủ đi thay, J19)"),
+    ("junqi.last", "last: {who} {what}{auto}\n", "vừa rồi: {who} {what}{auto}\n"),
+    ("junqi.flipped", "flipped {point}: {piece}", "lật {point}: {piece}"),
+    ("junqi.took", "attacked {move}: {piece} took {defender}", "tấn công {move}: {piece} ăn {defender}"),
+    ("junqi.bothRemoved", "attacked {move}: {piece} and {defender} both removed", "tấn công {move}: {piece} và {defender} cùng chết"),
+    ("junqi.moved", "moved {piece} {move}", "đi {piece} {move}"),
+    ("mancala.badSides", "(the server sent {sides} mancala sides; a board has 2)\n", "(máy chủ gửi {sides} phía bàn mancala; bàn có 2 phía)\n"),
+    ("mancala.badPits", "(the server sent {first} and {second} pits; cannot draw the board)\n", "(máy chủ gửi {first} và {second} hố; không vẽ được bàn)\n"),
+    ("mancala.stores", "stores: {bottom} {bottomStore}, {top} {topStore}   ({rules}; {sows} sows so far of {limit})", "kho: {bottom} {bottomStore}, {top} {topStore}   ({rules}; đã rải {sows} trên tối đa {limit} lần)"),
+    ("mancala.congklakClockwise", "congklak, clockwise", "congklak, theo chiều kim đồng hồ"),
+    ("mancala.kalahCounterclockwise", "kalah, counterclockwise", "kalah, ngược chiều kim đồng hồ"),
+    ("mancala.sowsAgain", "{who} sows again (M5)", "{who} được rải thêm lượt (M5)"),
+    ("mancala.maySow", "{who} may sow pits {pits}", "{who} được rải các hố {pits}"),
+    ("mancala.lastSow", "last: {who} sowed pit {pit}", "vừa rồi: {who} rải hố {pit}"),
+    ("mancala.oneRelay", " with {relays} relay", " với {relays} lần rải tiếp"),
+    ("mancala.relays", " with {relays} relays", " với {relays} lần rải tiếp"),
+    ("mancala.lastInStore", "; the last seed ended in the store", "; hạt cuối vào kho"),
+    ("mancala.captured", "; captured {total} (the last seed and {opposite} opposite)", "; ăn {total} hạt (hạt cuối và {opposite} hạt ở hố đối diện)"),
+    ("mancala.emptyFacingEmpty", "; the last seed stays in an empty pit facing an empty pit", "; hạt cuối nằm lại ở hố trống đối diện một hố trống"),
+    ("mancala.swept", "; game over: the seeds left went to the stores ({first} {a}, {second} {b})", "; hết ván: các hạt còn lại vào kho ({first} {a}, {second} {b})"),
+    ("quoridor.red", "red", "đỏ"),
+    ("quoridor.yellow", "yellow", "vàng"),
+    ("quoridor.blue", "blue", "xanh dương"),
+    ("quoridor.green", "green", "xanh lá"),
+    ("quoridor.purple", "purple", "tím"),
+    ("quoridor.orange", "orange", "cam"),
+    ("quoridor.cyan", "cyan", "xanh ngọc"),
+    ("quoridor.pink", "pink", "hồng"),
+    ("quoridor.pawn", "pawn", "quân"),
+    ("quoridor.badSize", "(the server sent a quoridor board of size {size}; cannot draw it)\n", "(máy chủ gửi bàn Rào chắn cỡ {size}; không vẽ được)\n"),
+    ("quoridor.leftGame", ": left the game", ": đã rời ván"),
+    ("quoridor.wallsLeft", ": {walls} walls left", ": còn {walls} tường"),
+    ("quoridor.stepsTo", ", {steps} steps to {goal}", ", còn {steps} bước tới {goal}"),
+    ("quoridor.movedFrom", "moved {from}-{to}", "đi {from}-{to}"),
+    ("quoridor.movedTo", "moved to {to}", "đi tới {to}"),
+    ("quoridor.placedWall", "placed wall {wall}", "đặt tường {wall}"),
+    ("quoridor.passed", "passed", "bỏ lượt"),
+    ("quoridor.acted", "acted", "đã đi"),
+    ("quoridor.last", "last: {who} ({name}) {what}{auto}", "vừa rồi: {who} ({name}) {what}{auto}"),
+    ("quoridor.counts", "{ply} actions so far; a draw after {limit} moves each (Q18)", "đã đi {ply} nước; hòa khi mỗi bên đi đủ {limit} nước (Q18)"),
+    ("quoridor.topEdge", "the top edge", "mép trên"),
+    ("quoridor.bottomEdge", "the bottom edge", "mép dưới"),
+    ("quoridor.leftEdge", "the left edge", "mép trái"),
+    ("quoridor.rightEdge", "the right edge", "mép phải"),
+    ("quoridor.center", "the center", "ô trung tâm"),
+    ("quoridor.itsGoal", "its goal", "đích"),
 ];
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
-
-    fn keys(table: &[(&str, &str)]) -> BTreeSet<String> {
-        table.iter().map(|(k, _)| (*k).to_owned()).collect()
-    }
+    use std::path::{Path, PathBuf};
 
     fn placeholders(text: &str) -> BTreeSet<String> {
         text.split('{')
@@ -664,29 +549,53 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn both_tables_have_the_same_keys_once_each() {
-        assert_eq!(keys(EN), keys(VI));
-        assert_eq!(keys(EN).len(), EN.len(), "a key twice in EN");
-        assert_eq!(keys(VI).len(), VI.len(), "a key twice in VI");
+    fn known_keys() -> BTreeSet<&'static str> {
+        MESSAGES.iter().map(|(key, _, _)| *key).collect()
     }
 
     #[test]
-    fn both_tables_use_the_same_placeholders() {
-        for (key, en) in EN {
-            let vi = VI.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
-            assert_eq!(vi.map(placeholders), Some(placeholders(en)), "{key}");
+    fn every_key_once_with_both_languages_filled() {
+        assert_eq!(known_keys().len(), MESSAGES.len(), "a key twice");
+        for (key, en, vi) in MESSAGES {
+            assert!(!en.trim().is_empty() && !vi.trim().is_empty(), "{key}");
         }
     }
 
-    // Every `tr("…")` / `trf("…"` in the client's sources names a key of the tables: a typo
-    // would otherwise show the key to the player.
     #[test]
-    fn every_key_the_sources_use_is_in_the_tables() {
-        let known = keys(EN);
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut files = vec![src.clone()];
-        let mut used = 0;
+    fn both_languages_use_the_same_placeholders() {
+        for (key, en, vi) in MESSAGES {
+            assert_eq!(placeholders(vi), placeholders(en), "{key}");
+        }
+    }
+
+    /// Keys whose Vietnamese is rightly the English: proper names and notation the seed
+    /// sites keep as they are (Mancala, Backgammon, Kalah, Congklak, C1 cells, `X`/`O`).
+    const SAME_IN_BOTH: &[&str] = &[
+        "name.mancalaKalah",
+        "name.mancalaCongklak",
+    ];
+
+    #[test]
+    fn the_vietnamese_is_a_translation_except_for_names_and_notation() {
+        let same: Vec<&str> = MESSAGES
+            .iter()
+            .filter(|(key, en, vi)| en == vi && !SAME_IN_BOTH.contains(key))
+            .map(|(key, _, _)| *key)
+            .collect();
+        assert!(same.is_empty(), "not translated: {same:?}");
+        for key in SAME_IN_BOTH {
+            let row = MESSAGES.iter().find(|(k, _, _)| k == key);
+            assert!(
+                row.is_some_and(|(_, en, vi)| en == vi),
+                "{key} is allowed to be the same in both but is not (or is gone)"
+            );
+        }
+    }
+
+    /// The client's sources outside this module, each cut before its tests.
+    fn sources() -> Vec<(PathBuf, String)> {
+        let mut files = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+        let mut out = Vec::new();
         while let Some(path) = files.pop() {
             if path.is_dir() {
                 for entry in std::fs::read_dir(&path).into_iter().flatten().flatten() {
@@ -698,30 +607,249 @@ mod tests {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap_or_default();
-            for call in ["tr(\"", "trf(\""] {
-                let mut pieces = text.split(call);
-                let mut before = pieces.next().unwrap_or_default();
-                for rest in pieces {
-                    // `tr(` itself, not the end of a longer name (`str(`).
-                    let whole_name = !before
-                        .chars()
-                        .next_back()
-                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-                    before = rest;
-                    if !whole_name {
-                        continue;
-                    }
-                    let key = rest.split('"').next().unwrap_or_default();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default().to_owned();
+            out.push((path, code));
+        }
+        assert!(out.len() > 10, "the sources were found");
+        out
+    }
+
+    // Every `tr("…")` / `trf("…"` / `tr_in(lang, "…"` in the client's sources names a key of
+    // the table (a typo would show the key to the player), and every key is used.
+    #[test]
+    fn every_key_the_sources_use_is_in_the_table_and_every_key_is_used() {
+        let known = known_keys();
+        let mut used = BTreeSet::new();
+        for (path, text) in sources() {
+            for literal in literals(&text) {
+                if literal.is_key() {
                     assert!(
-                        known.contains(key),
-                        "{}: unknown key {key:?}",
-                        path.display()
+                        known.contains(literal.text.as_str()),
+                        "{}: unknown key {:?}",
+                        path.display(),
+                        literal.text
                     );
-                    used += 1;
+                    used.insert(literal.text);
                 }
             }
         }
-        assert!(used > 50, "the sources use the tables ({used} calls)");
+        let unused: Vec<&&str> = known.iter().filter(|k| !used.contains(**k)).collect();
+        assert!(unused.is_empty(), "keys no source uses: {unused:?}");
+    }
+
+    /// A string literal of the sources, with the code just before it and whether it sits in
+    /// the arguments of something that shows text.
+    struct Literal {
+        text: String,
+        before: String,
+        after: String,
+        shown: bool,
+        line: usize,
+    }
+
+    impl Literal {
+        /// Whether the literal is the first argument of the function `name` (`tr`, not `str`).
+        fn first_argument_of(&self, name: &str) -> bool {
+            self.before
+                .trim_end()
+                .strip_suffix(&format!("{name}("))
+                .is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        }
+
+        /// A key of the table (`tr("…")`, `trf("…", …)`, `tr_in(lang, "…")`).
+        fn is_key(&self) -> bool {
+            self.first_argument_of("tr")
+                || self.first_argument_of("trf")
+                || self.before.trim_end().ends_with("tr_in(lang,")
+        }
+
+        /// A placeholder's name in `trf`'s parameters: `("name", &value)`.
+        fn is_placeholder_name(&self) -> bool {
+            self.before.ends_with('(')
+                && self.after.starts_with(", &")
+                && self.text.chars().all(|c| c.is_ascii_alphabetic())
+        }
+    }
+
+    /// Calls whose string arguments reach the player: the printing and formatting macros,
+    /// errors, and the screen.
+    const SHOWING: &[&str] = &[
+        "print!(",
+        "println!(",
+        "eprint!(",
+        "eprintln!(",
+        "write!(",
+        "writeln!(",
+        "format!(",
+        "bail!(",
+        "anyhow!(",
+        "panic!(",
+        ".line(",
+        ".print(",
+        ".context(",
+        "push_str(",
+        "String::from(",
+        "Err(",
+        "Invalid(",
+    ];
+
+    /// The string literals of Rust source `text` (comments skipped), each with what shows it.
+    fn literals(text: &str) -> Vec<Literal> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut out = Vec::new();
+        // One entry per open parenthesis: does it open a call that shows text?
+        let mut parens: Vec<bool> = Vec::new();
+        let (mut i, mut line) = (0, 1);
+        while i < chars.len() {
+            let c = chars[i];
+            let next = chars.get(i + 1).copied();
+            match c {
+                '\n' => line += 1,
+                '/' if next == Some('/') => {
+                    while i < chars.len() && chars[i] != '\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                '\'' => {
+                    // A char literal ('"', '\'') or a lifetime ('a): skip the former.
+                    if next == Some('\\') {
+                        i += 2;
+                        while i < chars.len() && chars[i] != '\'' {
+                            i += 1;
+                        }
+                    } else if chars.get(i + 2) == Some(&'\'') {
+                        i += 2;
+                    }
+                }
+                '(' => {
+                    let before: String = chars[i.saturating_sub(20)..=i].iter().collect();
+                    parens.push(SHOWING.iter().any(|call| before.ends_with(call)));
+                }
+                ')' => {
+                    parens.pop();
+                }
+                '"' => {
+                    let raw = i > 0 && chars[i - 1] == 'r' || i > 1 && chars[i - 1] == '#';
+                    let start = i + 1;
+                    i += 1;
+                    while i < chars.len() && chars[i] != '"' {
+                        if chars[i] == '\\' && !raw {
+                            i += 1;
+                        }
+                        if chars.get(i) == Some(&'\n') {
+                            line += 1;
+                        }
+                        i += 1;
+                    }
+                    let literal: String = chars[start..i.min(chars.len())].iter().collect();
+                    let before: String = chars[start.saturating_sub(40)..start - 1]
+                        .iter()
+                        .collect::<String>()
+                        .trim_start()
+                        .to_owned();
+                    let after: String = chars[(i + 1).min(chars.len())..(i + 14).min(chars.len())]
+                        .iter()
+                        .collect();
+                    let converted = [".to_owned()", ".to_string()", ".into()"]
+                        .iter()
+                        .any(|tail| after.starts_with(tail));
+                    let constant = before.trim_end().ends_with("&str =");
+                    out.push(Literal {
+                        text: literal,
+                        before,
+                        after,
+                        shown: parens.iter().any(|shows| *shows) || converted || constant,
+                        line,
+                    });
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Whether a literal holds words (two letters in a row outside `{placeholders}`).
+    fn has_words(literal: &str) -> bool {
+        let mut depth = 0;
+        let mut run = 0;
+        for c in literal.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                c if depth == 0 && c.is_alphabetic() => {
+                    run += 1;
+                    if run >= 2 {
+                        return true;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            run = 0;
+        }
+        false
+    }
+
+    /// Literals with letters that are shown as they are in both languages: addresses, the
+    /// games' notation and typed commands, not words to translate.
+    const SHOWN_AS_IS: &[&str] = &["ludus://room/{code}", "http://127.0.0.1:50051"];
+
+    // The lint behind "every string in both languages": text shown to the player comes from
+    // the table above, never from an English literal printed, formatted or returned as an
+    // error directly. A new `println!("…")` with words fails here.
+    #[test]
+    fn no_source_shows_a_literal_with_words_outside_the_table() {
+        let mut found = Vec::new();
+        for (path, text) in sources() {
+            for literal in literals(&text) {
+                if literal.shown
+                    && !literal.is_key()
+                    && !literal.is_placeholder_name()
+                    && has_words(&literal.text)
+                    && !SHOWN_AS_IS.contains(&literal.text.as_str())
+                {
+                    found.push(format!(
+                        "{}:{}: {:?}",
+                        path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+                            .unwrap_or(&path)
+                            .display(),
+                        literal.line,
+                        literal.text
+                    ));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "{} literal(s) shown without the table:\n{}",
+            found.len(),
+            found.join("\n")
+        );
+    }
+
+    #[test]
+    fn the_literal_scan_sees_what_it_must() {
+        let scanned = literals(
+            "fn f() { println!(\"hello {name}\"); let c = '\"'; x.line(&format!(\"a {b}\")); \
+             let k = \"ok\".to_owned(); match s { \"seat\" => {} } }",
+        );
+        let shown: Vec<&str> = scanned
+            .iter()
+            .filter(|l| l.shown)
+            .map(|l| l.text.as_str())
+            .collect();
+        assert_eq!(shown, ["hello {name}", "a {b}", "ok"]);
+        assert!(has_words("hello {name}") && !has_words("{a} {b}: {c}"));
+    }
+
+    #[test]
+    fn the_arguments_choose_the_language_before_clap_parses() {
+        assert_eq!(lang_from_args(["ludus", "play", "--lang", "vi"]), Some(Lang::Vi));
+        assert_eq!(lang_from_args(["ludus", "--lang=en", "watch"]), Some(Lang::En));
+        assert_eq!(lang_from_args(["ludus", "play"]), None);
+        assert_eq!(lang_from_args(["ludus", "--", "--lang", "vi"]), None);
     }
 
     #[test]

@@ -68,10 +68,7 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
     let side = view.board_size;
     let mut out = String::new();
     if side == 0 || side > MAX_SIDE {
-        let _ = writeln!(
-            out,
-            "(the server sent a board of side {side}; cannot draw it)"
-        );
+        let _ = writeln!(out, "{}", trf("render.badSide", &[("side", &side)]));
         out.push_str(&render_moves(view));
         return out;
     }
@@ -80,8 +77,11 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
         // Draw what there is; missing cells show as '?', which is more useful than nothing.
         let _ = writeln!(
             out,
-            "(the server sent {} cells for a {side}x{side} board)",
-            view.cells.len()
+            "{}",
+            trf(
+                "render.badCells",
+                &[("cells", &view.cells.len()), ("side", &side)]
+            )
         );
     }
     let on_line = |column: u32, row: u32| {
