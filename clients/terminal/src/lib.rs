@@ -188,25 +188,24 @@ impl GameFlags {
         let fixed_clock = place == Where::QuickMatch && self.turn_seconds.is_some();
         let misplaced = match self.game {
             GameChoice::Caro => (backgammon_only || self.rule_set.is_some() || fixed_clock)
-                .then_some("--rule-set, --turn-seconds and the backgammon flags"),
+                .then_some("options.notForCaro"),
             GameChoice::Mancala => {
-                (caro_only || backgammon_only || self.size.is_some() || fixed_clock).then_some(
-                    "--size, --turn-seconds, --free, --exactly-five and the backgammon flags",
-                )
+                (caro_only || backgammon_only || self.size.is_some() || fixed_clock)
+                    .then_some("options.notForMancala")
             }
             GameChoice::Quoridor => (caro_only || backgammon_only || self.rule_set.is_some())
-                .then_some("--free, --exactly-five, --rule-set and the backgammon flags"),
+                .then_some("options.notForQuoridor"),
             GameChoice::Backgammon => (caro_only || self.size.is_some() || self.rule_set.is_some())
-                .then_some("--size, --free, --exactly-five and --rule-set"),
+                .then_some("options.notForBackgammon"),
             GameChoice::Junqi => (caro_only
                 || backgammon_only
                 || self.size.is_some()
                 || self.rule_set.is_some()
                 || fixed_clock)
-                .then_some("game options: flip junqi has none"),
+                .then_some("options.notForJunqi"),
         };
-        if let Some(flags) = misplaced {
-            anyhow::bail!("{:?} does not take {flags}", self.game);
+        if let Some(key) = misplaced {
+            anyhow::bail!(i18n::tr(key));
         }
         let turn_time_ms = u64::from(self.turn_seconds.unwrap_or(0)) * 1000;
         let options = match self.game {

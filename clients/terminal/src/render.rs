@@ -302,9 +302,9 @@ pub fn render_board(
         Some(View::Quoridor(quoridor)) => quoridor::render(quoridor, seats),
         Some(View::Backgammon(backgammon)) => backgammon::render(backgammon, me, seats),
         Some(View::Junqi(junqi)) => junqi::render(junqi, me, seats),
-        None if view.is_none() => "(no position yet)\n".to_owned(),
+        None if view.is_none() => tr("render.noPosition").to_owned(),
         // A game added after this client was built.
-        None => "(this client cannot draw this game)\n".to_owned(),
+        None => tr("render.cannotDraw").to_owned(),
     }
 }
 
