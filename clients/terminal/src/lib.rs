@@ -33,6 +33,7 @@
 #![forbid(unsafe_code)]
 
 pub mod account;
+mod cli;
 mod i18n;
 mod input;
 mod play;
@@ -44,6 +45,8 @@ mod session;
 mod table;
 mod watch;
 
+pub use cli::{localized, localized_in};
+pub use i18n::{Lang, set_lang};
 pub use room::RoomArgs;
 pub use screen::Screen;
 pub use session::{Client, Session, get_game};

@@ -752,6 +752,16 @@ impl RoomLoop {
                 self.screen.line(help());
                 return Step::Stay;
             }
+            RoomInput::Language(Some(lang)) => {
+                crate::i18n::set_lang(lang);
+                self.show();
+                self.screen.line(tr("lang.switched"));
+                return Step::Stay;
+            }
+            RoomInput::Language(None) => {
+                self.screen.line(tr("lang.usage"));
+                return Step::Stay;
+            }
             RoomInput::Invalid(message) => {
                 self.screen.line(&message);
                 return Step::Stay;

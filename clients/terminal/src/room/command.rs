@@ -63,6 +63,8 @@ pub enum RoomInput {
     Host(String),
     /// Host: seat a computer player at this level.
     Computer(String),
+    /// Switch the language (`lang vi`, `lang en`); `None` for a language not offered.
+    Language(Option<crate::i18n::Lang>),
     /// A line that is not a command: what to tell the member.
     Invalid(String),
 }
@@ -74,6 +76,9 @@ pub fn parse(line: &str) -> RoomInput {
     if let Some(text) = line.strip_prefix(['"', '\'']) {
         let text = text.strip_suffix(['"', '\'']).unwrap_or(text).trim();
         return say(text);
+    }
+    if let Some(lang) = crate::input::language(line) {
+        return RoomInput::Language(lang);
     }
     let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
     let rest = rest.trim();
