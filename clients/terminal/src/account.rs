@@ -689,4 +689,40 @@ mod tests {
              caro/15/blocked-ends  1216    3            -\n"
         );
     }
+
+    #[test]
+    fn history_and_profile_read_in_vietnamese() {
+        let mut casual = finished("g2", pb::ResultKind::Draw, vec![], "C8");
+        casual.casual = true;
+        let page = pb::ListPlayerGamesResponse {
+            games: vec![finished("g3", pb::ResultKind::Win, vec![1], "C14"), casual],
+            next_page_token: "next".into(),
+        };
+        let table = crate::i18n::in_vietnamese(|| history_table(&page, "p-ann"));
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "kết thúc (UTC)    trò chơi                                đối thủ  kết quả     mã ván",
+                "2026-12-01 03:54  caro/15/blocked-ends                    Bob      thua (C14)  g3",
+                "2026-12-01 03:54  caro/15/blocked-ends (không tính điểm)  Bob      hòa (C8)    g2",
+                "ván cũ hơn: ludus history --page next",
+            ]
+        );
+        let profile = pb::Profile {
+            player_id: "p-ann".into(),
+            username: "ann".into(),
+            display_name: "Ann".into(),
+            created_at_unix_ms: 1_796_097_240_000,
+            games_played: 4,
+            games_won: 2,
+            games_drawn: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            crate::i18n::in_vietnamese(|| profile_lines(&profile)),
+            "Ann (ann), mã người chơi p-ann\nthành viên từ 2026-12-01\n\
+             số ván: đã chơi 4, thắng 2, hòa 1\nchưa có ván tính điểm nào\n"
+        );
+    }
 }

@@ -125,6 +125,15 @@ pub fn set_test_lang(lang: Lang) {
     TEST_LANG.with(|cell| cell.set(lang));
 }
 
+/// What `make` returns when the player reads Vietnamese (English again afterwards).
+#[cfg(test)]
+pub fn in_vietnamese<T>(make: impl FnOnce() -> T) -> T {
+    set_test_lang(Lang::Vi);
+    let made = make();
+    set_test_lang(Lang::En);
+    made
+}
+
 /// The (English, Vietnamese) row of a key built at run time (the command line's help).
 pub fn find(key: &str) -> Option<(&'static str, &'static str)> {
     MESSAGES

@@ -241,4 +241,16 @@ mod tests {
         assert_eq!(parse("H123"), Command::Unknown("H123".into()));
         assert_eq!(parse("é8"), Command::Unknown("é8".into()));
     }
+
+    #[test]
+    fn lang_switches_in_every_game() {
+        use crate::i18n::Lang;
+        for game in [GameChoice::Caro, GameChoice::Quoridor, GameChoice::Junqi] {
+            assert_eq!(super::parse("lang vi", game), Command::Language(Some(Lang::Vi)));
+            assert_eq!(super::parse(" language EN", game), Command::Language(Some(Lang::En)));
+            assert_eq!(super::parse("lang", game), Command::Language(None));
+        }
+        assert!(help(GameChoice::Caro).contains("lang vi"));
+        assert!(crate::i18n::in_vietnamese(|| help(GameChoice::Caro)).contains("lang en"));
+    }
 }

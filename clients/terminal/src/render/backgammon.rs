@@ -375,4 +375,26 @@ mod tests {
         view.points.pop();
         assert!(render(&view, None, &[]).contains("23 backgammon points"));
     }
+
+    #[test]
+    fn the_status_lines_read_in_vietnamese_and_the_notation_stays() {
+        let mut view = view();
+        view.double_offer = Some(pb::BackgammonDoubleOffer {
+            by: 1,
+            value: 4,
+            beaver: false,
+        });
+        view.match_length = 5;
+        view.score = vec![2, 1];
+        view.bar = vec![1, 0];
+        let text = crate::i18n::in_vietnamese(|| render(&view, None, &seats()));
+        assert!(
+            text.contains("đen (bob) gấp đôi lên 4: take (nhận) hoặc drop (bỏ)\n"),
+            "{text}"
+        );
+        assert!(text.contains("trận 5 điểm: trắng 2, đen 1\n"), "{text}");
+        assert!(text.contains("trắng (ann): thanh giữa 1,"), "{text}");
+        // The points' numbers and the bar column are notation, as typed (`bar/22`).
+        assert!(text.lines().next().is_some_and(|l| l.contains(" bar ")), "{text}");
+    }
 }

@@ -792,4 +792,32 @@ mod tests {
         assert!(row(&text, 12).starts_with("12  ???"), "{text}");
         assert!(!text.contains("pieces "));
     }
+
+    // The legends, the statistics and the last action in Vietnamese, with JoyPip's rank
+    // names; the board's letters (rCm, ###) are notation and stay.
+    #[test]
+    fn legends_statistics_and_last_action_read_in_vietnamese() {
+        let mut view = view();
+        view.seat_colours = vec![0, 0];
+        view.last_flip_colours = vec![pb::JunqiColour::Red as i32, 0];
+        let text = crate::i18n::in_vietnamese(|| render(&view, Some(1), &seats()));
+        assert!(
+            text.contains(
+                "### quân úp  ( ) trại  { } đại bản doanh  === | | đường sắt  --- | đường bộ  \
+                 ^ núi  [ ] < > nước vừa đi\n\
+                 Cm Tư lệnh  Co Quân đoàn  Dv Sư đoàn  Br Lữ đoàn  Rg Trung đoàn  Bn Tiểu đoàn\n\
+                 Cy Đại đội  Pl Trung đội  En Công binh  Mi Mìn  Bo Bom  Fl Quân kỳ   r đỏ  b xanh\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("quân           Cm Co Dv"), "{text}");
+        assert!(text.contains("\nđỏ còn úp       .  1  2"), "{text}");
+        assert!(
+            text.contains("màu quân: chưa định màu (J8); lần lật gần nhất: ann đỏ, bob chưa lật\n"),
+            "{text}"
+        );
+        assert!(text.contains("vừa rồi: ann đi Công binh đỏ c6-b5\n"), "{text}");
+        assert!(row(&text, 1).starts_with(" 1 "), "{text}");
+        assert_eq!(text.lines().count(), render(&view, Some(1), &seats()).lines().count());
+    }
 }

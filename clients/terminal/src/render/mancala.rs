@@ -424,4 +424,19 @@ mod tests {
         };
         assert!(render(&view, None, &[]).contains("6 and 5 pits"));
     }
+
+    #[test]
+    fn stores_and_the_last_sow_read_in_vietnamese() {
+        let text = crate::i18n::in_vietnamese(|| render(&kalah_after_pit_3(), Some(0), &seats()));
+        assert!(text.contains("ann (ghế 0) — bạn"), "{text}");
+        assert!(
+            text.contains(
+                "kho: ann 1, bob 0   (kalah, ngược chiều kim đồng hồ; đã rải 1 trên tối đa 400 lần)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("vừa rồi: ann rải hố 3; hạt cuối vào kho\n"), "{text}");
+        assert!(text.contains("ann được rải thêm lượt (M5)\n"), "{text}");
+        assert!(text.contains("ann được rải các hố 1 2 4 5 6\n"), "{text}");
+    }
 }

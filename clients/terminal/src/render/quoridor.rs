@@ -462,4 +462,29 @@ mod tests {
         let text = render(&bad, &[]);
         assert!(text.starts_with("    a   b") && text.contains("13  .") && text.contains(" m"));
     }
+
+    #[test]
+    fn the_legend_reads_in_vietnamese_and_the_pawns_keep_their_letters() {
+        let text = crate::i18n::in_vietnamese(|| {
+            render(
+                &view(pb::QuoridorLastAction {
+                    seat: 0,
+                    side: 0,
+                    action: Some(pb::QuoridorAction {
+                        kind: Some(pb::quoridor_action::Kind::Move(pb::QuoridorCell {
+                            file: 4,
+                            rank: 1,
+                        })),
+                    }),
+                    from: cell(4, 0),
+                    automatic: false,
+                }),
+                &seats(),
+            )
+        });
+        assert!(text.contains("R đỏ (ann): còn 10 tường, còn 7 bước tới mép trên\n"), "{text}");
+        assert!(text.contains("Y vàng (bob): còn 8 tường, còn 7 bước tới mép dưới\n"), "{text}");
+        assert!(text.contains("vừa rồi: đỏ (ann) đi e1-e2\n"), "{text}");
+        assert_eq!(row(&text, 2), " 2  .   .   .   .  [R]  .   .   .   .  2");
+    }
 }

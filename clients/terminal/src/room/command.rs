@@ -486,4 +486,23 @@ mod tests {
         ));
         assert!(apply_setting(&room, "game", "chess").is_err());
     }
+
+    #[test]
+    fn lang_switches_in_a_room_and_the_help_follows() {
+        use crate::i18n::{Lang, in_vietnamese};
+        assert_eq!(parse("lang vi"), RoomInput::Language(Some(Lang::Vi)));
+        assert_eq!(parse("LANG en"), RoomInput::Language(Some(Lang::En)));
+        assert_eq!(parse("lang fr"), RoomInput::Language(None));
+        assert!(help().starts_with("room commands:"));
+        assert!(in_vietnamese(help).starts_with("lệnh trong phòng:"));
+        let caro = pb::RoomSettings {
+            game: GameFlags::default().settings(Where::Room).ok(),
+            ..Default::default()
+        };
+        let refused = in_vietnamese(|| apply_setting(&caro, "mode", "x"));
+        assert!(
+            refused.is_err_and(|m| m.starts_with("mode không phải tùy chọn của Cờ caro")),
+            "a Caro room has no mode"
+        );
+    }
 }

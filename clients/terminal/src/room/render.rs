@@ -666,4 +666,35 @@ mod tests {
             "{listed}"
         );
     }
+
+    #[test]
+    fn room_lines_and_the_summary_read_in_vietnamese() {
+        use crate::i18n::in_vietnamese;
+        assert_eq!(
+            in_vietnamese(|| line(Kind::Seated, "g", |c| c.team = pb::RoomTeam::Red as i32))
+                .as_deref(),
+            Some("Gus đã ngồi vào đội đỏ (đã ngồi 2/2 ghế)")
+        );
+        assert_eq!(
+            in_vietnamese(|| line(Kind::Ready, "h", |_| {})).as_deref(),
+            Some("bạn chưa sẵn sàng")
+        );
+        assert_eq!(
+            in_vietnamese(|| line(Kind::HostChanged, "g", |_| {})).as_deref(),
+            Some("Gus giờ là chủ phòng")
+        );
+        assert_eq!(
+            in_vietnamese(|| line(Kind::CountdownStarted, "", |c| c.due_unix_ms = 31_000))
+                .as_deref(),
+            Some("ván sau bắt đầu sau 30 giây (Q29; chủ phòng có thể tạm dừng)")
+        );
+        assert_eq!(
+            in_vietnamese(|| summary(&room(), "g", 0)),
+            "phòng K7M 4QP · liên kết mời: ludus://room/K7M4QP\n  cờ caro 15x15 · 1 phút mỗi \
+             nước · chủ phòng đi trước (C10) · riêng tư · không tính điểm\n  chờ chủ phòng bắt \
+             đầu · đã ngồi 2/2 ghế\n  - Hana (chủ phòng): đã ngồi\n  - Gus (bạn, khách): đã \
+             ngồi\n  - Sam (khách): đang xem\n"
+        );
+        assert!(in_vietnamese(|| listing(&[])).starts_with("hiện không có phòng công khai"));
+    }
 }
