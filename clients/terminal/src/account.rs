@@ -297,7 +297,10 @@ async fn player_games(
         })
         .await
         .map_err(|status| {
-            anyhow::anyhow!(trf("account.cannotListGames", &[("reason", &describe(&status))]))
+            anyhow::anyhow!(trf(
+                "account.cannotListGames",
+                &[("reason", &describe(&status))]
+            ))
         })?
         .into_inner();
     Ok((client, player_id, page))
@@ -331,10 +334,7 @@ fn history_table(page: &pb::ListPlayerGamesResponse, player_id: &str) -> String 
     }));
     let mut text = aligned(&rows);
     if !page.next_page_token.is_empty() {
-        text.push_str(&trf(
-            "history.older",
-            &[("token", &page.next_page_token)],
-        ));
+        text.push_str(&trf("history.older", &[("token", &page.next_page_token)]));
     }
     text
 }
@@ -489,7 +489,10 @@ pub async fn profile_text(
         })
         .await
         .map_err(|status| {
-            anyhow::anyhow!(trf("account.cannotReadProfile", &[("reason", &describe(&status))]))
+            anyhow::anyhow!(trf(
+                "account.cannotReadProfile",
+                &[("reason", &describe(&status))]
+            ))
         })?
         .into_inner();
     Ok(profile_lines(&profile))

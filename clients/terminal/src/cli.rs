@@ -155,12 +155,10 @@ mod tests {
         assert!(missing.is_empty(), "no help for:\n{}", missing.join("\n\n"));
         // And no key names a flag that is gone.
         for key in i18n::keys().filter(|k| k.starts_with("cli.")) {
-            let flag = found
-                .iter()
-                .any(|(path, id, _)| key == format!("cli.{path}.{id}") || key == format!("cli.{id}"));
-            let command = TERMINAL_COMMANDS
-                .iter()
-                .any(|c| key == format!("cli.{c}"))
+            let flag = found.iter().any(|(path, id, _)| {
+                key == format!("cli.{path}.{id}") || key == format!("cli.{id}")
+            });
+            let command = TERMINAL_COMMANDS.iter().any(|c| key == format!("cli.{c}"))
                 || ["cli.room.create", "cli.room.join", "cli.room.list"].contains(&key);
             let general = [
                 "cli.lang",
@@ -195,7 +193,10 @@ mod tests {
         let room = help_of(Lang::Vi, &["ludus", "room", "create", "--help"]);
         assert!(room.contains("Mở một phòng"), "{room}");
         let en = help_of(Lang::En, &["ludus", "play", "--help"]);
-        assert!(en.contains("Usage:") && en.contains("The game to play"), "{en}");
+        assert!(
+            en.contains("Usage:") && en.contains("The game to play"),
+            "{en}"
+        );
         assert!(en.contains("--lang <LANG>"), "{en}");
     }
 

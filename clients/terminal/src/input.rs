@@ -44,8 +44,11 @@ pub fn language(line: &str) -> Option<Option<Lang>> {
         .trim()
         .split_once(char::is_whitespace)
         .unwrap_or((line.trim(), ""));
-    matches!(word.to_lowercase().as_str(), "lang" | "language" | "ngôn-ngữ")
-        .then(|| Lang::parse(rest))
+    matches!(
+        word.to_lowercase().as_str(),
+        "lang" | "language" | "ngôn-ngữ"
+    )
+    .then(|| Lang::parse(rest))
 }
 
 /// The help text shown by `help`.
@@ -246,8 +249,14 @@ mod tests {
     fn lang_switches_in_every_game() {
         use crate::i18n::Lang;
         for game in [GameChoice::Caro, GameChoice::Quoridor, GameChoice::Junqi] {
-            assert_eq!(super::parse("lang vi", game), Command::Language(Some(Lang::Vi)));
-            assert_eq!(super::parse(" language EN", game), Command::Language(Some(Lang::En)));
+            assert_eq!(
+                super::parse("lang vi", game),
+                Command::Language(Some(Lang::Vi))
+            );
+            assert_eq!(
+                super::parse(" language EN", game),
+                Command::Language(Some(Lang::En))
+            );
             assert_eq!(super::parse("lang", game), Command::Language(None));
         }
         assert!(help(GameChoice::Caro).contains("lang vi"));

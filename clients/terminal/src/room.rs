@@ -717,10 +717,7 @@ impl RoomLoop {
             .collect();
         match found.as_slice() {
             [one] => Ok(one.player_id.clone()),
-            [] => Err(trf(
-                "room.nobodyCalled",
-                &[("name", &format!("{name:?}"))],
-            )),
+            [] => Err(trf("room.nobodyCalled", &[("name", &format!("{name:?}"))])),
             many => Err(trf(
                 "room.manyCalled",
                 &[
@@ -768,10 +765,9 @@ impl RoomLoop {
             }
             RoomInput::Leave => {
                 match self.client.leave_room(pb::RoomCodeRequest { code }).await {
-                    Ok(_) => self.screen.line(&trf(
-                        "room.youLeft",
-                        &[("code", &display_code(&self.code))],
-                    )),
+                    Ok(_) => self
+                        .screen
+                        .line(&trf("room.youLeft", &[("code", &display_code(&self.code))])),
                     Err(status) => self.screen.line(&trf(
                         "room.leaveFailed",
                         &[("reason", &session::describe(&status))],

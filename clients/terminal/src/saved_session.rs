@@ -180,10 +180,8 @@ impl SessionFile {
         match fs::remove_file(&self.path) {
             Ok(()) => Ok(true),
             Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
-            Err(error) => {
-                Err(error)
-                .with_context(|| trf("session.cannotRemove", &[("path", &self.path.display())]))
-            }
+            Err(error) => Err(error)
+                .with_context(|| trf("session.cannotRemove", &[("path", &self.path.display())])),
         }
     }
 }
@@ -259,10 +257,7 @@ pub fn save_new(
     server: &str,
     opened: &pb::AccountSession,
 ) -> anyhow::Result<pb::Account> {
-    let account = opened
-        .account
-        .clone()
-        .context(tr("session.noAccount"))?;
+    let account = opened.account.clone().context(tr("session.noAccount"))?;
     file.save(&SavedSession {
         server: server.to_owned(),
         username: account.username.clone(),
@@ -298,9 +293,7 @@ pub async fn resume(file: &SessionFile, saved: &SavedSession) -> anyhow::Result<
 /// access token is used. A session the server has ended (signed out elsewhere, expired, or
 /// revoked after a reuse) removes the file: it can never work again.
 async fn refresh(file: &SessionFile, channel: &Channel) -> anyhow::Result<pb::AccountSession> {
-    let saved = file
-        .load()?
-        .context(tr("session.signedOutMeanwhile"))?;
+    let saved = file.load()?.context(tr("session.signedOutMeanwhile"))?;
     let fresh = match GatewayClient::new(channel.clone())
         .refresh(pb::RefreshRequest {
             refresh_token: saved.refresh_token.clone(),
@@ -386,8 +379,7 @@ pub async fn sign_in(
     match saved {
         Some(saved) => resume(file, &saved).await,
         None => {
-            let name = guest_name
-                .context(tr("session.guestNeedsName"))?;
+            let name = guest_name.context(tr("session.guestNeedsName"))?;
             session::sign_in(&server, name).await
         }
     }

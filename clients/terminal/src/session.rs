@@ -75,8 +75,7 @@ pub async fn connect(server: &str) -> anyhow::Result<Channel> {
 
 /// The header value for a bearer `token`.
 fn bearer_header(token: &str) -> anyhow::Result<AsciiMetadataValue> {
-    MetadataValue::try_from(format!("Bearer {token}"))
-        .context(tr("connect.badToken"))
+    MetadataValue::try_from(format!("Bearer {token}")).context(tr("connect.badToken"))
 }
 
 /// A shareable cell holding the header for `token`.
@@ -107,7 +106,12 @@ pub async fn sign_in(server: &str, name: &str) -> anyhow::Result<Session> {
             display_name: name.to_owned(),
         })
         .await
-        .map_err(|status| anyhow::anyhow!(trf("connect.signInFailed", &[("reason", &describe(&status))])))?
+        .map_err(|status| {
+            anyhow::anyhow!(trf(
+                "connect.signInFailed",
+                &[("reason", &describe(&status))]
+            ))
+        })?
         .into_inner();
     Ok(Session {
         client: client(channel, token_cell(&signed_in.token)?),

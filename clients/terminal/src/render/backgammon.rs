@@ -395,6 +395,9 @@ mod tests {
         assert!(text.contains("trận 5 điểm: trắng 2, đen 1\n"), "{text}");
         assert!(text.contains("trắng (ann): thanh giữa 1,"), "{text}");
         // The points' numbers and the bar column are notation, as typed (`bar/22`).
-        assert!(text.lines().next().is_some_and(|l| l.contains(" bar ")), "{text}");
+        assert!(
+            text.lines().next().is_some_and(|l| l.contains(" bar ")),
+            "{text}"
+        );
     }
 }

@@ -442,16 +442,14 @@ fn what_happened(last: &pb::JunqiLastAction) -> String {
     }
     let defender = piece_name(last.defender.as_ref());
     match pb::JunqiCombatResult::try_from(last.combat) {
-        Ok(pb::JunqiCombatResult::AttackerWins) => {
-            trf(
-                "junqi.took",
-                &[
-                    ("move", &last.notation),
-                    ("piece", &piece),
-                    ("defender", &defender),
-                ],
-            )
-        }
+        Ok(pb::JunqiCombatResult::AttackerWins) => trf(
+            "junqi.took",
+            &[
+                ("move", &last.notation),
+                ("piece", &piece),
+                ("defender", &defender),
+            ],
+        ),
         Ok(pb::JunqiCombatResult::BothRemoved) => trf(
             "junqi.bothRemoved",
             &[
@@ -816,8 +814,14 @@ mod tests {
             text.contains("màu quân: chưa định màu (J8); lần lật gần nhất: ann đỏ, bob chưa lật\n"),
             "{text}"
         );
-        assert!(text.contains("vừa rồi: ann đi Công binh đỏ c6-b5\n"), "{text}");
+        assert!(
+            text.contains("vừa rồi: ann đi Công binh đỏ c6-b5\n"),
+            "{text}"
+        );
         assert!(row(&text, 1).starts_with(" 1 "), "{text}");
-        assert_eq!(text.lines().count(), render(&view, Some(1), &seats()).lines().count());
+        assert_eq!(
+            text.lines().count(),
+            render(&view, Some(1), &seats()).lines().count()
+        );
     }
 }

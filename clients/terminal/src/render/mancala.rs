@@ -182,7 +182,10 @@ pub fn render(view: &pb::MancalaView, me: Option<u32>, seats: &[pb::SeatInfo]) -
                 "{}",
                 trf(
                     "mancala.maySow",
-                    &[("who", &player_name(seats, seat)), ("pits", &legal.join(" "))],
+                    &[
+                        ("who", &player_name(seats, seat)),
+                        ("pits", &legal.join(" "))
+                    ],
                 )
             );
         }
@@ -207,13 +210,14 @@ fn last_sow_line(sow: &pb::MancalaSow, seats: &[pb::SeatInfo]) -> String {
     }
     if let Some(seed) = sow.last_seed.as_ref() {
         match pb::MancalaLastSeedKind::try_from(seed.kind) {
-            Ok(pb::MancalaLastSeedKind::Store) => {
-                line.push_str(tr("mancala.lastInStore"))
-            }
+            Ok(pb::MancalaLastSeedKind::Store) => line.push_str(tr("mancala.lastInStore")),
             Ok(pb::MancalaLastSeedKind::Capture) => {
                 line.push_str(&trf(
                     "mancala.captured",
-                    &[("total", &(seed.captured + 1)), ("opposite", &seed.captured)],
+                    &[
+                        ("total", &(seed.captured + 1)),
+                        ("opposite", &seed.captured),
+                    ],
                 ));
             }
             Ok(pb::MancalaLastSeedKind::OwnEmptyPit) => {
@@ -435,7 +439,10 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("vừa rồi: ann rải hố 3; hạt cuối vào kho\n"), "{text}");
+        assert!(
+            text.contains("vừa rồi: ann rải hố 3; hạt cuối vào kho\n"),
+            "{text}"
+        );
         assert!(text.contains("ann được rải thêm lượt (M5)\n"), "{text}");
         assert!(text.contains("ann được rải các hố 1 2 4 5 6\n"), "{text}");
     }

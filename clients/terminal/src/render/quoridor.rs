@@ -482,8 +482,14 @@ mod tests {
                 &seats(),
             )
         });
-        assert!(text.contains("R đỏ (ann): còn 10 tường, còn 7 bước tới mép trên\n"), "{text}");
-        assert!(text.contains("Y vàng (bob): còn 8 tường, còn 7 bước tới mép dưới\n"), "{text}");
+        assert!(
+            text.contains("R đỏ (ann): còn 10 tường, còn 7 bước tới mép trên\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Y vàng (bob): còn 8 tường, còn 7 bước tới mép dưới\n"),
+            "{text}"
+        );
         assert!(text.contains("vừa rồi: đỏ (ann) đi e1-e2\n"), "{text}");
         assert_eq!(row(&text, 2), " 2  .   .   .   .  [R]  .   .   .   .  2");
     }

@@ -180,14 +180,12 @@ pub fn apply_setting(
     use pb::game_settings::Options;
     let mut settings = settings.clone();
     let number = || {
-        value
-            .parse::<u32>()
-            .map_err(|_| {
-                trf(
-                    "room.takesNumber",
-                    &[("option", &option), ("value", &format!("{value:?}"))],
-                )
-            })
+        value.parse::<u32>().map_err(|_| {
+            trf(
+                "room.takesNumber",
+                &[("option", &option), ("value", &format!("{value:?}"))],
+            )
+        })
     };
     let switch = || match value {
         "on" | "yes" | "true" | "1" => Ok(true),
@@ -242,10 +240,7 @@ pub fn apply_setting(
                 "opposite" | "edge" => pb::QuoridorGoal::Opposite,
                 "center" | "centre" => pb::QuoridorGoal::Center,
                 _ => {
-                    return Err(trf(
-                        "room.goalIs",
-                        &[("value", &format!("{value:?}"))],
-                    ));
+                    return Err(trf("room.goalIs", &[("value", &format!("{value:?}"))]));
                 }
             } as i32;
         }
@@ -255,10 +250,7 @@ pub fn apply_setting(
                 "kalah" => pb::MancalaRuleSet::Kalah,
                 "congklak" => pb::MancalaRuleSet::Congklak,
                 _ => {
-                    return Err(trf(
-                        "room.ruleSetIs",
-                        &[("value", &format!("{value:?}"))],
-                    ));
+                    return Err(trf("room.ruleSetIs", &[("value", &format!("{value:?}"))]));
                 }
             } as i32;
         }
@@ -299,10 +291,7 @@ pub fn first_mover(value: &str) -> Result<pb::CaroFirstMover, String> {
         "host" => Ok(pb::CaroFirstMover::Host),
         "guest" => Ok(pb::CaroFirstMover::Guest),
         "rps" | "rock-paper-scissors" => Ok(pb::CaroFirstMover::RockPaperScissors),
-        _ => Err(trf(
-            "room.firstIs",
-            &[("value", &format!("{value:?}"))],
-        )),
+        _ => Err(trf("room.firstIs", &[("value", &format!("{value:?}"))])),
     }
 }
 
@@ -324,10 +313,7 @@ pub fn quoridor_mode(value: &str) -> Result<pb::QuoridorMode, String> {
         "ffa" | "free-for-all" => Ok(pb::QuoridorMode::FreeForAll),
         "teams" => Ok(pb::QuoridorMode::Teams),
         "tournament" => Ok(pb::QuoridorMode::TournamentMatch),
-        _ => Err(trf(
-            "room.modeIs",
-            &[("value", &format!("{value:?}"))],
-        )),
+        _ => Err(trf("room.modeIs", &[("value", &format!("{value:?}"))])),
     }
 }
 

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use ludus_proto::pb;
 use clap::ValueEnum as _;
+use ludus_proto::pb;
 use pb::room_change::Kind;
 
 use super::command::{display_code, invite_link};
@@ -71,9 +71,7 @@ pub fn settings_line(settings: Option<&pb::RoomSettings>) -> String {
         Some(Options::Quoridor(q)) => {
             let players = q.players.max(2);
             parts.push(match pb::QuoridorMode::try_from(q.mode) {
-                Ok(pb::QuoridorMode::Teams) => {
-                    trf("room.teams", &[("side", &(players / 2))])
-                }
+                Ok(pb::QuoridorMode::Teams) => trf("room.teams", &[("side", &(players / 2))]),
                 Ok(pb::QuoridorMode::TournamentMatch) => {
                     trf("room.knockout", &[("players", &players)])
                 }
@@ -114,8 +112,22 @@ pub fn settings_line(settings: Option<&pb::RoomSettings>) -> String {
             .to_owned(),
         );
     }
-    parts.push(tr(if settings.public { "room.public" } else { "room.private" }).to_owned());
-    parts.push(tr(if settings.rated { "room.rated" } else { "room.casual" }).to_owned());
+    parts.push(
+        tr(if settings.public {
+            "room.public"
+        } else {
+            "room.private"
+        })
+        .to_owned(),
+    );
+    parts.push(
+        tr(if settings.rated {
+            "room.rated"
+        } else {
+            "room.casual"
+        })
+        .to_owned(),
+    );
     if settings.spectator_chat == Some(false) {
         parts.push(tr("room.spectatorsSilent").to_owned());
     }
@@ -190,10 +202,7 @@ pub fn summary(room: &pb::RoomView, me: &str, now_ms: i64) -> String {
             tags.push(tr("room.host").to_owned());
         }
         if !member.computer_level.is_empty() {
-            tags.push(trf(
-                "room.computer",
-                &[("level", &member.computer_level)],
-            ));
+            tags.push(trf("room.computer", &[("level", &member.computer_level)]));
         } else if !member.account {
             tags.push(tr("room.guest").to_owned());
         }
@@ -281,9 +290,8 @@ pub fn change_line(
         Kind::Kicked => trf("room.kicked", &[("who", &who())]),
         Kind::Seated => {
             let seated = room.members.iter().filter(|m| m.seated).count();
-            let team = team_name(change.team).map_or(String::new(), |t| {
-                trf("room.withTeam", &[("team", &t)])
-            });
+            let team = team_name(change.team)
+                .map_or(String::new(), |t| trf("room.withTeam", &[("team", &t)]));
             trf(
                 "room.satDown",
                 &[
@@ -342,10 +350,7 @@ pub fn change_line(
             } else {
                 let winners: Vec<String> =
                     change.winner_ids.iter().map(|id| names.of(id)).collect();
-                trf(
-                    "room.won",
-                    &[("who", &winners.join(tr("render.and")))],
-                )
+                trf("room.won", &[("who", &winners.join(tr("render.and")))])
             };
             let mut out = trf(
                 "room.gameFinished",
@@ -359,7 +364,10 @@ pub fn change_line(
         }
         Kind::CountdownStarted => trf(
             "room.countdownStarted",
-            &[("seconds", &seconds(change.due_unix_ms.saturating_sub(at_ms)))],
+            &[(
+                "seconds",
+                &seconds(change.due_unix_ms.saturating_sub(at_ms)),
+            )],
         ),
         Kind::CountdownPaused => trf(
             "room.countdownPaused",
