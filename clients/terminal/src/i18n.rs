@@ -2258,6 +2258,8 @@ mod tests {
         "Err(",
         "Invalid(",
         "then_some(",
+        ".say(",
+        ".note(",
     ];
 
     /// The string literals of Rust source `text` (comments skipped), each with what shows it.
