@@ -1,11 +1,17 @@
-//! The client's words in English and Vietnamese, chosen from the environment as POSIX says:
-//! `LC_ALL`, then `LC_MESSAGES`, then `LANG` (`vi_VN.UTF-8` → Vietnamese, anything else →
-//! English). Game and rule names are the seed sites' (cờ caro on cocaro, Rào chắn on Ping44).
-//! Typed commands (`resign`, `roll`, `H8`…) and the games' notation stay as they are in both
-//! languages; the server's own words (a refusal, an outcome's reason) are shown as sent.
+//! The client's words in English and Vietnamese. The language is `--lang en|vi` or the `lang`
+//! command when given, else the environment's as POSIX says: `LC_ALL`, then `LC_MESSAGES`,
+//! then `LANG` (`vi_VN.UTF-8` → Vietnamese, anything else → English). Game and rule names are
+//! the seed sites' (cờ caro on cocaro, Rào chắn on Ping44, Cờ quân lật and its ranks on
+//! JoyPip). Typed commands (`resign`, `roll`, `H8`…) and the games' notation (`rCm`, `bar/22`)
+//! stay as they are in both languages; the server's own words (a refusal, an outcome's
+//! reason) are shown as sent.
 //!
-//! [`tr`] looks a key up; [`trf`] fills its `{name}` placeholders. Both tables have the same
-//! keys and the same placeholders (tests below), and every key the sources use is in them.
+//! [`tr`] looks a key up; [`trf`] fills its `{name}` placeholders. Every message is one row of
+//! `MESSAGES`: (key, English, Vietnamese), so a row without both languages does not compile.
+//! The tests below hold the rest: both languages use the same placeholders, the Vietnamese
+//! differs from the English except for an explicit list of names, every key the sources use
+//! is in the table and every row is used, and no source prints, formats or returns as an error
+//! a literal with words outside the table.
 
 #[cfg(not(test))]
 use std::sync::atomic::{AtomicU8, Ordering};

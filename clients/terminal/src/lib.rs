@@ -25,6 +25,9 @@
 //! - [`mod@room`]: the room commands and the room loop (the room's stream on a task of its own,
 //!   typed room commands, the room's games through the play loop or a watch loop);
 //!   `room/command.rs` parses room lines, codes and `set`, `room/render.rs` the room's text.
+//! - `i18n`: every message in English and Vietnamese, and the language chosen ([`set_lang`],
+//!   `--lang`, the `lang` command, the locale); `cli`: [`localized`], the command line with
+//!   `--lang` and its help in Vietnamese, which `main.rs` parses with.
 //! - [`Screen`]: where a loop's text goes (stdout, or any writer: [`room::run_with`] takes
 //!   typed lines from a channel and writes to one, which is how the tests drive it).
 //!
