@@ -29,20 +29,25 @@ pub fn localized(cmd: Command) -> Command {
 
 /// [`localized`] for a given language, without reading the process's arguments.
 pub fn localized_in(cmd: Command, lang: Lang) -> Command {
-    let lang_flag = Arg::new("lang")
+    // On the terminal's subcommands only (`serve` has no text to translate); global within
+    // each, so `ludus room join --lang vi` works too.
+    let mut lang_flag = Arg::new("lang")
         .long("lang")
         .global(true)
         .value_name("LANG")
         .value_parser(["en", "vi"])
         .help(i18n::tr_in(lang, "cli.lang"));
-    if lang == Lang::En {
-        return cmd.arg(lang_flag);
+    if lang == Lang::Vi {
+        lang_flag = lang_flag.help_heading(i18n::tr_in(lang, "cli.options"));
     }
-    // Under the subcommands' own heading, where clap copies it.
-    let mut cmd = cmd.arg(lang_flag.help_heading(i18n::tr_in(lang, "cli.options")));
+    let mut cmd = cmd;
     for name in TERMINAL_COMMANDS {
         if cmd.find_subcommand(name).is_some() {
-            cmd = cmd.mut_subcommand(name, |sub| in_vietnamese(sub, name));
+            let flag = lang_flag.clone();
+            cmd = cmd.mut_subcommand(name, |sub| match lang {
+                Lang::En => sub.arg(flag),
+                Lang::Vi => in_vietnamese(sub.arg(flag), name),
+            });
         }
     }
     cmd
