@@ -11,7 +11,7 @@
 mod serve;
 mod web;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 
 /// mimalloc (see `ludus_server::Allocator`).
 #[global_allocator]
@@ -53,7 +53,10 @@ enum Command {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    // The terminal client's words (and its `--help`) in the player's language: `--lang`,
+    // else the locale.
+    let matches = ludus_terminal::localized(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     match cli.command {
         None => serve::serve(serve::ServeArgs::parse_from(["ludus"])).await,
         Some(Command::Serve(args)) => serve::serve(*args).await,

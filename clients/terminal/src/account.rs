@@ -296,7 +296,12 @@ async fn player_games(
             page_token: page.unwrap_or_default().to_owned(),
         })
         .await
-        .map_err(|status| anyhow::anyhow!("cannot list the games: {}", describe(&status)))?
+        .map_err(|status| {
+            anyhow::anyhow!(trf(
+                "account.cannotListGames",
+                &[("reason", &describe(&status))]
+            ))
+        })?
         .into_inner();
     Ok((client, player_id, page))
 }
@@ -304,18 +309,18 @@ async fn player_games(
 /// The games of a page as a table from `player_id`'s side.
 fn history_table(page: &pb::ListPlayerGamesResponse, player_id: &str) -> String {
     if page.games.is_empty() {
-        return "no finished games\n".to_owned();
+        return tr("history.none").to_owned();
     }
     let mut rows = vec![[
-        "ended (UTC)".to_owned(),
-        "game".to_owned(),
-        "against".to_owned(),
-        "result".to_owned(),
-        "id".to_owned(),
+        tr("history.ended").to_owned(),
+        tr("history.game").to_owned(),
+        tr("history.against").to_owned(),
+        tr("history.result").to_owned(),
+        tr("history.id").to_owned(),
     ]];
     rows.extend(page.games.iter().map(|game| {
         let pool = if game.casual {
-            format!("{} (casual)", game.ruleset)
+            trf("history.casualPool", &[("pool", &game.ruleset)])
         } else {
             game.ruleset.clone()
         };
@@ -329,10 +334,7 @@ fn history_table(page: &pb::ListPlayerGamesResponse, player_id: &str) -> String 
     }));
     let mut text = aligned(&rows);
     if !page.next_page_token.is_empty() {
-        text.push_str(&format!(
-            "older games: ludus history --page {}\n",
-            page.next_page_token
-        ));
+        text.push_str(&trf("history.older", &[("token", &page.next_page_token)]));
     }
     text
 }
@@ -363,12 +365,12 @@ fn result_for(game: &pb::ArchivedGame, player_id: &str) -> String {
         .find(|seat| seat.player_id == player_id)
         .map(|seat| seat.seat);
     let word = match pb::ResultKind::try_from(outcome.kind) {
-        Ok(pb::ResultKind::Draw) => "drawn",
-        Ok(pb::ResultKind::Cancelled) => "cancelled",
+        Ok(pb::ResultKind::Draw) => tr("history.drawn"),
+        Ok(pb::ResultKind::Cancelled) => tr("history.cancelled"),
         Ok(pb::ResultKind::Win) => match seat {
-            Some(seat) if outcome.winners.contains(&seat) => "won",
-            Some(_) => "lost",
-            None => "finished",
+            Some(seat) if outcome.winners.contains(&seat) => tr("history.won"),
+            Some(_) => tr("history.lost"),
+            None => tr("history.finished"),
         },
         Ok(pb::ResultKind::Unspecified) | Err(_) => "?",
     };
@@ -412,24 +414,40 @@ pub async fn archived_game_text(
             game_id: game_id.to_owned(),
         })
         .await
-        .map_err(|status| anyhow::anyhow!("cannot read game {game_id}: {}", describe(&status)))?
+        .map_err(|status| {
+            anyhow::anyhow!(trf(
+                "account.cannotReadGame",
+                &[("game", &game_id), ("reason", &describe(&status))]
+            ))
+        })?
         .into_inner();
     let players: Vec<String> = game
         .seats
         .iter()
-        .map(|seat| format!("{} (seat {})", seat.display_name, seat.seat))
+        .map(|seat| {
+            trf(
+                "history.playerSeat",
+                &[("name", &seat.display_name), ("seat", &seat.seat)],
+            )
+        })
         .collect();
-    let mut text = format!(
-        "game {}  {}{}\n{}\nstarted {}, ended {} (UTC)\n",
-        game.game_id,
-        game.ruleset,
-        if game.casual { " (casual)" } else { "" },
-        players.join(" vs "),
-        utc_minute(game.started_at_unix_ms),
-        utc_minute(game.ended_at_unix_ms),
+    let pool = if game.casual {
+        trf("history.casualPool", &[("pool", &game.ruleset)])
+    } else {
+        game.ruleset.clone()
+    };
+    let mut text = trf(
+        "history.gameHeader",
+        &[
+            ("game", &game.game_id),
+            ("pool", &pool),
+            ("players", &players.join(tr("render.versus"))),
+            ("started", &utc_minute(game.started_at_unix_ms)),
+            ("ended", &utc_minute(game.ended_at_unix_ms)),
+        ],
     );
     if let Some(outcome) = &game.outcome {
-        text.push_str(&format!("result: {}\n", outcome.reason));
+        text.push_str(&trf("history.reason", &[("reason", &outcome.reason)]));
     }
     text.push('\n');
     text.push_str(&game.export_text);
@@ -470,7 +488,12 @@ pub async fn profile_text(
             rulesets: rating_pools(rulesets, &recent.games),
         })
         .await
-        .map_err(|status| anyhow::anyhow!("cannot read the profile: {}", describe(&status)))?
+        .map_err(|status| {
+            anyhow::anyhow!(trf(
+                "account.cannotReadProfile",
+                &[("reason", &describe(&status))]
+            ))
+        })?
         .into_inner();
     Ok(profile_lines(&profile))
 }
@@ -490,25 +513,27 @@ fn rating_pools(asked: &[String], recent: &[pb::ArchivedGame]) -> Vec<String> {
 
 /// The profile as text.
 fn profile_lines(profile: &pb::Profile) -> String {
-    let mut text = format!(
-        "{} ({}), player {}\nmember since {}\ngames: {} played, {} won, {} drawn\n",
-        profile.display_name,
-        profile.username,
-        profile.player_id,
-        utc_date(profile.created_at_unix_ms),
-        profile.games_played,
-        profile.games_won,
-        profile.games_drawn,
+    let mut text = trf(
+        "profile.header",
+        &[
+            ("name", &profile.display_name),
+            ("username", &profile.username),
+            ("id", &profile.player_id),
+            ("since", &utc_date(profile.created_at_unix_ms)),
+            ("played", &profile.games_played),
+            ("won", &profile.games_won),
+            ("drawn", &profile.games_drawn),
+        ],
     );
     if profile.ratings.is_empty() {
-        text.push_str("no rated games yet\n");
+        text.push_str(tr("profile.noRatings"));
         return text;
     }
     let mut rows = vec![[
-        "rating pool".to_owned(),
-        "rating".to_owned(),
-        "rated games".to_owned(),
-        "rank".to_owned(),
+        tr("profile.pool").to_owned(),
+        tr("profile.rating").to_owned(),
+        tr("profile.games").to_owned(),
+        tr("profile.rank").to_owned(),
     ]];
     rows.extend(profile.ratings.iter().map(|rating| {
         [
@@ -665,6 +690,42 @@ mod tests {
              games: 4 played, 2 won, 1 drawn\n\
              rating pool           rating  rated games  rank\n\
              caro/15/blocked-ends  1216    3            -\n"
+        );
+    }
+
+    #[test]
+    fn history_and_profile_read_in_vietnamese() {
+        let mut casual = finished("g2", pb::ResultKind::Draw, vec![], "C8");
+        casual.casual = true;
+        let page = pb::ListPlayerGamesResponse {
+            games: vec![finished("g3", pb::ResultKind::Win, vec![1], "C14"), casual],
+            next_page_token: "next".into(),
+        };
+        let table = crate::i18n::in_vietnamese(|| history_table(&page, "p-ann"));
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "kết thúc (UTC)    trò chơi                                đối thủ  kết quả     mã ván",
+                "2026-12-01 03:54  caro/15/blocked-ends                    Bob      thua (C14)  g3",
+                "2026-12-01 03:54  caro/15/blocked-ends (không tính điểm)  Bob      hòa (C8)    g2",
+                "ván cũ hơn: ludus history --page next",
+            ]
+        );
+        let profile = pb::Profile {
+            player_id: "p-ann".into(),
+            username: "ann".into(),
+            display_name: "Ann".into(),
+            created_at_unix_ms: 1_796_097_240_000,
+            games_played: 4,
+            games_won: 2,
+            games_drawn: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            crate::i18n::in_vietnamese(|| profile_lines(&profile)),
+            "Ann (ann), mã người chơi p-ann\nthành viên từ 2026-12-01\n\
+             số ván: đã chơi 4, thắng 2, hòa 1\nchưa có ván tính điểm nào\n"
         );
     }
 }

@@ -4,7 +4,7 @@
 use tokio::sync::mpsc;
 
 use super::GameChoice;
-use super::i18n::tr;
+use super::i18n::{Lang, tr};
 
 /// One line of player input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,8 +32,23 @@ pub enum Command {
     Legal,
     /// An empty line: redraw.
     Redraw,
+    /// Switch the language (`lang vi`, `lang en`); `None` for a language not offered.
+    Language(Option<Lang>),
     /// Something else.
     Unknown(String),
+}
+
+/// `lang vi` / `language en`: the same in a game and in a room, in both languages.
+pub fn language(line: &str) -> Option<Option<Lang>> {
+    let (word, rest) = line
+        .trim()
+        .split_once(char::is_whitespace)
+        .unwrap_or((line.trim(), ""));
+    matches!(
+        word.to_lowercase().as_str(),
+        "lang" | "language" | "ngôn-ngữ"
+    )
+    .then(|| Lang::parse(rest))
 }
 
 /// The help text shown by `help`.
@@ -52,6 +67,9 @@ pub fn help(game: GameChoice) -> &'static str {
 /// server checks that it is on the board and empty. In the other games anything that is not
 /// a command word goes to the server as notation, which names the rule when it is refused.
 pub fn parse(line: &str, game: GameChoice) -> Command {
+    if let Some(lang) = language(line) {
+        return Command::Language(lang);
+    }
     if game != GameChoice::Caro {
         return parse_notation(line, game);
     }
@@ -225,5 +243,23 @@ mod tests {
         assert_eq!(parse("B"), Command::Unknown("B".into()));
         assert_eq!(parse("H123"), Command::Unknown("H123".into()));
         assert_eq!(parse("é8"), Command::Unknown("é8".into()));
+    }
+
+    #[test]
+    fn lang_switches_in_every_game() {
+        use crate::i18n::Lang;
+        for game in [GameChoice::Caro, GameChoice::Quoridor, GameChoice::Junqi] {
+            assert_eq!(
+                super::parse("lang vi", game),
+                Command::Language(Some(Lang::Vi))
+            );
+            assert_eq!(
+                super::parse(" language EN", game),
+                Command::Language(Some(Lang::En))
+            );
+            assert_eq!(super::parse("lang", game), Command::Language(None));
+        }
+        assert!(help(GameChoice::Caro).contains("lang vi"));
+        assert!(crate::i18n::in_vietnamese(|| help(GameChoice::Caro)).contains("lang en"));
     }
 }

@@ -25,6 +25,9 @@
 //! - [`mod@room`]: the room commands and the room loop (the room's stream on a task of its own,
 //!   typed room commands, the room's games through the play loop or a watch loop);
 //!   `room/command.rs` parses room lines, codes and `set`, `room/render.rs` the room's text.
+//! - `i18n`: every message in English and Vietnamese, and the language chosen ([`set_lang`],
+//!   `--lang`, the `lang` command, the locale); `cli`: [`localized`], the command line with
+//!   `--lang` and its help in Vietnamese, which `main.rs` parses with.
 //! - [`Screen`]: where a loop's text goes (stdout, or any writer: [`room::run_with`] takes
 //!   typed lines from a channel and writes to one, which is how the tests drive it).
 //!
@@ -33,6 +36,7 @@
 #![forbid(unsafe_code)]
 
 pub mod account;
+mod cli;
 mod i18n;
 mod input;
 mod play;
@@ -44,6 +48,8 @@ mod session;
 mod table;
 mod watch;
 
+pub use cli::{localized, localized_in};
+pub use i18n::{Lang, set_lang};
 pub use room::RoomArgs;
 pub use screen::Screen;
 pub use session::{Client, Session, get_game};
@@ -188,25 +194,24 @@ impl GameFlags {
         let fixed_clock = place == Where::QuickMatch && self.turn_seconds.is_some();
         let misplaced = match self.game {
             GameChoice::Caro => (backgammon_only || self.rule_set.is_some() || fixed_clock)
-                .then_some("--rule-set, --turn-seconds and the backgammon flags"),
+                .then_some("options.notForCaro"),
             GameChoice::Mancala => {
-                (caro_only || backgammon_only || self.size.is_some() || fixed_clock).then_some(
-                    "--size, --turn-seconds, --free, --exactly-five and the backgammon flags",
-                )
+                (caro_only || backgammon_only || self.size.is_some() || fixed_clock)
+                    .then_some("options.notForMancala")
             }
             GameChoice::Quoridor => (caro_only || backgammon_only || self.rule_set.is_some())
-                .then_some("--free, --exactly-five, --rule-set and the backgammon flags"),
+                .then_some("options.notForQuoridor"),
             GameChoice::Backgammon => (caro_only || self.size.is_some() || self.rule_set.is_some())
-                .then_some("--size, --free, --exactly-five and --rule-set"),
+                .then_some("options.notForBackgammon"),
             GameChoice::Junqi => (caro_only
                 || backgammon_only
                 || self.size.is_some()
                 || self.rule_set.is_some()
                 || fixed_clock)
-                .then_some("game options: flip junqi has none"),
+                .then_some("options.notForJunqi"),
         };
-        if let Some(flags) = misplaced {
-            anyhow::bail!("{:?} does not take {flags}", self.game);
+        if let Some(key) = misplaced {
+            anyhow::bail!(i18n::tr(key));
         }
         let turn_time_ms = u64::from(self.turn_seconds.unwrap_or(0)) * 1000;
         let options = match self.game {

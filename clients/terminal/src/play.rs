@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
 use super::flush;
-use super::i18n::{tr, trf};
+use super::i18n::{set_lang, tr, trf};
 use super::input::{self, Command};
 use super::render;
 use super::saved_session::{self, SessionFile};
@@ -450,6 +450,17 @@ impl Game {
             }
             Command::Redraw => {
                 self.redraw();
+                return Ok(Flow::Continue);
+            }
+            Command::Language(Some(lang)) => {
+                set_lang(lang);
+                self.screen.clear();
+                self.screen.print(&self.table.screen(session::now_ms()));
+                self.say(tr("lang.switched"));
+                return Ok(Flow::Continue);
+            }
+            Command::Language(None) => {
+                self.say(tr("lang.usage"));
                 return Ok(Flow::Continue);
             }
             Command::Unknown(text) => {

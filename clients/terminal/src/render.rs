@@ -68,10 +68,7 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
     let side = view.board_size;
     let mut out = String::new();
     if side == 0 || side > MAX_SIDE {
-        let _ = writeln!(
-            out,
-            "(the server sent a board of side {side}; cannot draw it)"
-        );
+        let _ = writeln!(out, "{}", trf("render.badSide", &[("side", &side)]));
         out.push_str(&render_moves(view));
         return out;
     }
@@ -80,8 +77,11 @@ pub fn render_caro(view: &pb::CaroView, last: Option<&pb::CaroCell>) -> String {
         // Draw what there is; missing cells show as '?', which is more useful than nothing.
         let _ = writeln!(
             out,
-            "(the server sent {} cells for a {side}x{side} board)",
-            view.cells.len()
+            "{}",
+            trf(
+                "render.badCells",
+                &[("cells", &view.cells.len()), ("side", &side)]
+            )
         );
     }
     let on_line = |column: u32, row: u32| {
@@ -302,9 +302,9 @@ pub fn render_board(
         Some(View::Quoridor(quoridor)) => quoridor::render(quoridor, seats),
         Some(View::Backgammon(backgammon)) => backgammon::render(backgammon, me, seats),
         Some(View::Junqi(junqi)) => junqi::render(junqi, me, seats),
-        None if view.is_none() => "(no position yet)\n".to_owned(),
+        None if view.is_none() => tr("render.noPosition").to_owned(),
         // A game added after this client was built.
-        None => "(this client cannot draw this game)\n".to_owned(),
+        None => tr("render.cannotDraw").to_owned(),
     }
 }
 

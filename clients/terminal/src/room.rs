@@ -23,7 +23,8 @@ use super::screen::Screen;
 use super::session::{self, Client, Events, Next, Resumable, RoomFeed, Session};
 use super::table::Table;
 use super::{GameFlags, Where};
-use command::{HELP, display_code, invite_link};
+use crate::i18n::{tr, trf};
+use command::{display_code, help, invite_link};
 use render::Names;
 
 /// Room events waiting while the player is in a game: the room stream is read all along
@@ -198,19 +199,18 @@ impl CreateArgs {
                     quoridor.goal = pb::QuoridorGoal::Center as i32;
                 }
             }
-            _ if quoridor_flags => anyhow::bail!(
-                "{:?} does not take --players, --mode, --walls, --goal or --no-auto-start \
-                 (quoridor's)",
-                self.game.game
-            ),
+            _ if quoridor_flags => anyhow::bail!(trf(
+                "room.quoridorFlags",
+                &[("game", &command::game_title(self.game.game))]
+            )),
             _ => {}
         }
         let caro = matches!(game.options, Some(Options::Caro(_)));
         if self.first_mover.is_some() && !caro {
-            anyhow::bail!(
-                "{:?} does not take --first-mover (caro's, C10)",
-                self.game.game
-            );
+            anyhow::bail!(trf(
+                "room.firstMoverFlag",
+                &[("game", &command::game_title(self.game.game))]
+            ));
         }
         let first_mover = match self.first_mover {
             Some(FirstMoverChoice::Host) => pb::CaroFirstMover::Host,
@@ -250,7 +250,7 @@ pub async fn run_with(
         guest,
     } = args;
     if guest && name.is_none() {
-        anyhow::bail!("--guest needs --name");
+        anyhow::bail!(tr("room.guestNeedsName"));
     }
     let server = server.as_deref();
     let name = name.as_deref();
@@ -262,7 +262,10 @@ pub async fn run_with(
                 .list_public_rooms(pb::ListPublicRoomsRequest { limit: LIST_LIMIT })
                 .await
                 .map_err(|status| {
-                    anyhow::anyhow!("cannot list rooms: {}", session::describe(&status))
+                    anyhow::anyhow!(trf(
+                        "room.cannotList",
+                        &[("reason", &session::describe(&status))]
+                    ))
                 })?
                 .into_inner()
                 .rooms;
@@ -273,7 +276,7 @@ pub async fn run_with(
             // Checked before signing in: a wrong flag should not cost a round trip.
             let settings = create.room_settings()?;
             if guest {
-                anyhow::bail!("{NEEDS_ACCOUNT}");
+                anyhow::bail!(tr("room.needsAccount"));
             }
             let Session {
                 mut client,
@@ -287,7 +290,10 @@ pub async fn run_with(
                 })
                 .await
                 .map_err(|status| {
-                    anyhow::anyhow!("cannot create the room: {}", session::describe(&status))
+                    anyhow::anyhow!(trf(
+                        "room.cannotCreate",
+                        &[("reason", &session::describe(&status))]
+                    ))
                 })?
                 .into_inner();
             let code = snapshot
@@ -295,10 +301,13 @@ pub async fn run_with(
                 .as_ref()
                 .map(|r| r.code.clone())
                 .unwrap_or_default();
-            screen.line(&format!(
-                "room {} created: you are the host\ninvite: {} (others type `ludus room join {code}`)",
-                display_code(&code),
-                invite_link(&code),
+            screen.line(&trf(
+                "room.created",
+                &[
+                    ("shown", &display_code(&code)),
+                    ("link", &invite_link(&code)),
+                    ("code", &code),
+                ],
             ));
             RoomLoop::enter(client, player_id, snapshot, screen)?
                 .run(&mut lines)
@@ -323,19 +332,21 @@ pub async fn run_with(
                 })
                 .await
                 .map_err(|status| {
-                    anyhow::anyhow!(
-                        "cannot join room {}: {}",
-                        display_code(&code),
-                        session::describe(&status)
-                    )
+                    anyhow::anyhow!(trf(
+                        "room.cannotJoin",
+                        &[
+                            ("code", &display_code(&code)),
+                            ("reason", &session::describe(&status))
+                        ]
+                    ))
                 })?
                 .into_inner();
-            let role = if join.watch {
-                "a spectator"
+            let key = if join.watch {
+                "room.joinedAsSpectator"
             } else {
-                "a player"
+                "room.joinedAsPlayer"
             };
-            screen.line(&format!("joined room {} as {role}", display_code(&code)));
+            screen.line(&trf(key, &[("code", &display_code(&code))]));
             let recent = snapshot.chat.len().saturating_sub(RECENT_CHAT);
             for line in snapshot.chat.get(recent..).unwrap_or_default() {
                 screen.line(&render::chat_line(line));
@@ -347,16 +358,12 @@ pub async fn run_with(
     }
 }
 
-const NEEDS_ACCOUNT: &str = "creating a room needs an account (Ping44) signed in on this \
-                             server: sign in with `ludus login USERNAME` or create one with \
-                             `ludus register USERNAME`; guests join rooms by code";
-
 /// The saved account on this server; a room's host must have one.
 async fn account(file: &SessionFile, server: Option<&str>) -> anyhow::Result<Session> {
     let (_, saved) = saved_session::choose_server(server, file.load()?);
     match saved {
         Some(saved) => saved_session::resume(file, &saved).await,
-        None => anyhow::bail!("{NEEDS_ACCOUNT}"),
+        None => anyhow::bail!(tr("room.needsAccount")),
     }
 }
 
@@ -422,7 +429,7 @@ impl RoomLoop {
     ) -> anyhow::Result<RoomLoop> {
         let room = snapshot
             .room
-            .ok_or_else(|| anyhow::anyhow!("the server sent no room"))?;
+            .ok_or_else(|| anyhow::anyhow!(tr("room.noRoom")))?;
         let (tx, events) = mpsc::channel(ROOM_BACKLOG);
         let mut feed = Resumable::of(client.clone(), RoomFeed(room.code.clone()), snapshot.seq);
         let follower = tokio::spawn(async move {
@@ -453,7 +460,7 @@ impl RoomLoop {
 
     async fn run(&mut self, lines: &mut mpsc::Receiver<String>) -> anyhow::Result<()> {
         self.show();
-        self.screen.line("type help for the room commands");
+        self.screen.line(tr("room.typeHelp"));
         // A game already being played: the member's own is resumed (the client was
         // restarted mid-game), a spectator follows the first one.
         let live: Vec<pb::RoomTable> = self.live_tables().cloned().collect();
@@ -509,7 +516,7 @@ impl RoomLoop {
                 Ok(Step::Stay)
             }
             // A room's stream does not end; the follower stops only after an error.
-            Some(Ok(Next::End)) | None => anyhow::bail!("the room's event stream stopped"),
+            Some(Ok(Next::End)) | None => anyhow::bail!(tr("room.streamStopped")),
             Some(Err(error)) => Err(error),
         }
     }
@@ -520,8 +527,7 @@ impl RoomLoop {
             Some(line) => self.on_line(&line).await,
             None => {
                 self.input_open = false;
-                self.screen
-                    .line("input closed: following the room without commands (ctrl-c leaves)");
+                self.screen.line(tr("room.inputClosed"));
                 Step::Stay
             }
         }
@@ -618,9 +624,8 @@ impl RoomLoop {
         };
         let mut table = Table::from_snapshot(snapshot);
         table.me = None;
-        self.screen.line(&format!(
-            "watching game {game_id}: type back to return to the room (room commands work too)"
-        ));
+        self.screen
+            .line(&trf("room.watchingGame", &[("game", &game_id)]));
         self.redraw(&table);
         let mut events = Events::new(self.client.clone(), game_id.to_owned(), table.seq);
         while !table.finished {
@@ -665,9 +670,9 @@ impl RoomLoop {
     }
 
     fn back(&self) {
-        self.screen.line(&format!(
-            "back in room {}: type help for the commands, leave to leave",
-            display_code(&self.code)
+        self.screen.line(&trf(
+            "room.backInRoom",
+            &[("code", &display_code(&self.code))],
         ));
     }
 
@@ -712,14 +717,21 @@ impl RoomLoop {
             .collect();
         match found.as_slice() {
             [one] => Ok(one.player_id.clone()),
-            [] => Err(format!("nobody called {name:?} is in the room")),
-            many => Err(format!(
-                "{} members are called {name:?}: use the player id ({})",
-                many.len(),
-                many.iter()
-                    .map(|m| m.player_id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            [] => Err(trf("room.nobodyCalled", &[("name", &format!("{name:?}"))])),
+            many => Err(trf(
+                "room.manyCalled",
+                &[
+                    ("count", &many.len()),
+                    ("name", &format!("{name:?}")),
+                    (
+                        "ids",
+                        &many
+                            .iter()
+                            .map(|m| m.player_id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                ],
             )),
         }
     }
@@ -734,7 +746,17 @@ impl RoomLoop {
                 return Step::Stay;
             }
             RoomInput::Help => {
-                self.screen.line(HELP);
+                self.screen.line(help());
+                return Step::Stay;
+            }
+            RoomInput::Language(Some(lang)) => {
+                crate::i18n::set_lang(lang);
+                self.show();
+                self.screen.line(tr("lang.switched"));
+                return Step::Stay;
+            }
+            RoomInput::Language(None) => {
+                self.screen.line(tr("lang.usage"));
                 return Step::Stay;
             }
             RoomInput::Invalid(message) => {
@@ -745,10 +767,10 @@ impl RoomLoop {
                 match self.client.leave_room(pb::RoomCodeRequest { code }).await {
                     Ok(_) => self
                         .screen
-                        .line(&format!("you left room {}", display_code(&self.code))),
-                    Err(status) => self.screen.line(&format!(
-                        "leaving the room failed: {} (you will leave once away a minute)",
-                        session::describe(&status)
+                        .line(&trf("room.youLeft", &[("code", &display_code(&self.code))])),
+                    Err(status) => self.screen.line(&trf(
+                        "room.leaveFailed",
+                        &[("reason", &session::describe(&status))],
                     )),
                 }
                 return Step::Leave;
@@ -757,8 +779,7 @@ impl RoomLoop {
                 return match self.live_tables().nth(n.saturating_sub(1)) {
                     Some(table) => Step::Watch(table.game_id.clone()),
                     None => {
-                        self.screen
-                            .line("no game of this room is being played now (watch N: the Nth)");
+                        self.screen.line(tr("room.noGameNow"));
                         Step::Stay
                     }
                 };
@@ -770,9 +791,8 @@ impl RoomLoop {
                     SeatWish::Number(n) => {
                         let next = self.room.members.iter().filter(|m| m.seated).count() + 1;
                         if usize::try_from(n).ok() != Some(next) {
-                            self.screen.line(&format!(
-                                "seats fill in order: the next free one is seat {next} (type seat)"
-                            ));
+                            self.screen
+                                .line(&trf("room.seatsInOrder", &[("next", &next)]));
                             return Step::Stay;
                         }
                         pb::RoomTeam::Unspecified
@@ -885,9 +905,7 @@ fn games_started(
         } else if step == Step::Stay && !seated {
             step = Step::Watch(game_id.clone());
         } else {
-            hints.push(format!(
-                "  type watch to follow it, or `ludus watch {game_id}`"
-            ));
+            hints.push(trf("room.watchHint", &[("game", game_id)]));
         }
     }
     (step, hints)

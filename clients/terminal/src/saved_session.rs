@@ -28,6 +28,7 @@ use ludus_proto::pb::{self, gateway_client::GatewayClient};
 use tonic::{Code, transport::Channel};
 
 use super::DEFAULT_SERVER;
+use super::i18n::{tr, trf};
 use super::session::{self, Session, TokenCell};
 
 /// Overrides where the session file is kept (tests, or several accounts side by side).
@@ -82,20 +83,25 @@ impl SavedSession {
                 continue;
             }
             let Some((key, value)) = line.split_once('=') else {
-                return Err(format!("line {} is not key=value", number + 1));
+                return Err(trf("session.notKeyValue", &[("line", &(number + 1))]));
             };
             let slot = match key.trim() {
                 "server" => &mut server,
                 "username" => &mut username,
                 "player_id" => &mut player_id,
                 "refresh_token" => &mut refresh_token,
-                other => return Err(format!("unknown key {other:?} on line {}", number + 1)),
+                other => {
+                    return Err(trf(
+                        "session.unknownKey",
+                        &[("key", &format!("{other:?}")), ("line", &(number + 1))],
+                    ));
+                }
             };
             *slot = Some(value.trim().to_owned());
         }
         let required = |value: Option<String>, key: &str| match value {
             Some(value) if !value.is_empty() => Ok(value),
-            _ => Err(format!("no {key}")),
+            _ => Err(trf("session.missingKey", &[("key", &key)])),
         };
         Ok(SavedSession {
             server: required(server, "server")?,
@@ -129,7 +135,7 @@ impl SessionFile {
             std::env::var_os("HOME"),
         )
         .map(SessionFile::in_dir)
-        .context("cannot tell where to keep the session: set HOME or LUDUS_CONFIG_DIR")
+        .context(tr("session.noHome"))
     }
 
     /// The file's path.
@@ -144,15 +150,15 @@ impl SessionFile {
             Ok(text) => text,
             Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
             Err(error) => {
-                return Err(error).with_context(|| format!("cannot read {}", self.path.display()));
+                return Err(error)
+                    .with_context(|| trf("session.cannotRead", &[("path", &self.path.display())]));
             }
         };
         SavedSession::from_text(&text).map(Some).map_err(|problem| {
-            anyhow::anyhow!(
-                "the session file {} is damaged ({problem}): run `ludus login` again, or \
-                 `ludus logout` to remove it",
-                self.path.display()
-            )
+            anyhow::anyhow!(trf(
+                "session.damaged",
+                &[("path", &self.path.display()), ("problem", &problem)]
+            ))
         })
     }
 
@@ -160,12 +166,13 @@ impl SessionFile {
     /// replaces the old one, so a crash mid-write never leaves half a token behind.
     pub fn save(&self, session: &SavedSession) -> anyhow::Result<()> {
         let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
-        create_private_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        create_private_dir(dir)
+            .with_context(|| trf("session.cannotCreate", &[("path", &dir.display())]))?;
         let temporary = self.path.with_extension("new");
         write_private(&temporary, session.to_text().as_bytes())
-            .with_context(|| format!("cannot write {}", temporary.display()))?;
+            .with_context(|| trf("session.cannotWrite", &[("path", &temporary.display())]))?;
         fs::rename(&temporary, &self.path)
-            .with_context(|| format!("cannot replace {}", self.path.display()))
+            .with_context(|| trf("session.cannotReplace", &[("path", &self.path.display())]))
     }
 
     /// Deletes the file; false when there was none.
@@ -173,9 +180,8 @@ impl SessionFile {
         match fs::remove_file(&self.path) {
             Ok(()) => Ok(true),
             Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
-            Err(error) => {
-                Err(error).with_context(|| format!("cannot remove {}", self.path.display()))
-            }
+            Err(error) => Err(error)
+                .with_context(|| trf("session.cannotRemove", &[("path", &self.path.display())])),
         }
     }
 }
@@ -251,10 +257,7 @@ pub fn save_new(
     server: &str,
     opened: &pb::AccountSession,
 ) -> anyhow::Result<pb::Account> {
-    let account = opened
-        .account
-        .clone()
-        .context("the server answered without the account")?;
+    let account = opened.account.clone().context(tr("session.noAccount"))?;
     file.save(&SavedSession {
         server: server.to_owned(),
         username: account.username.clone(),
@@ -290,9 +293,7 @@ pub async fn resume(file: &SessionFile, saved: &SavedSession) -> anyhow::Result<
 /// access token is used. A session the server has ended (signed out elsewhere, expired, or
 /// revoked after a reuse) removes the file: it can never work again.
 async fn refresh(file: &SessionFile, channel: &Channel) -> anyhow::Result<pb::AccountSession> {
-    let saved = file
-        .load()?
-        .context("signed out in the meantime: run `ludus login` again")?;
+    let saved = file.load()?.context(tr("session.signedOutMeanwhile"))?;
     let fresh = match GatewayClient::new(channel.clone())
         .refresh(pb::RefreshRequest {
             refresh_token: saved.refresh_token.clone(),
@@ -302,25 +303,27 @@ async fn refresh(file: &SessionFile, channel: &Channel) -> anyhow::Result<pb::Ac
         Ok(response) => response.into_inner(),
         Err(status) if status.code() == Code::Unauthenticated => {
             file.remove()?;
-            anyhow::bail!(
-                "the saved session of {} has ended ({}): run `ludus login` again",
-                saved.username,
-                session::describe(&status)
-            );
+            anyhow::bail!(trf(
+                "session.ended",
+                &[
+                    ("username", &saved.username),
+                    ("reason", &session::describe(&status))
+                ]
+            ));
         }
-        Err(status) => anyhow::bail!(
-            "cannot resume the session of {}: {}",
-            saved.username,
-            session::describe(&status)
-        ),
+        Err(status) => anyhow::bail!(trf(
+            "session.cannotResume",
+            &[
+                ("username", &saved.username),
+                ("reason", &session::describe(&status))
+            ]
+        )),
     };
     file.save(&SavedSession {
         refresh_token: fresh.refresh_token.clone(),
         ..saved
     })
-    .context(
-        "the session was refreshed but the new token could not be saved: run `ludus login` again",
-    )?;
+    .context(tr("session.notSaved"))?;
     Ok(fresh)
 }
 
@@ -376,8 +379,7 @@ pub async fn sign_in(
     match saved {
         Some(saved) => resume(file, &saved).await,
         None => {
-            let name = guest_name
-                .context("--name is needed to play as a guest (or sign in first: `ludus login`)")?;
+            let name = guest_name.context(tr("session.guestNeedsName"))?;
             session::sign_in(&server, name).await
         }
     }
@@ -394,10 +396,10 @@ pub async fn sign_out(file: &SessionFile) -> anyhow::Result<Option<String>> {
         // The damaged-file message says to log out: that must work without a readable token.
         Err(error) => {
             file.remove()?;
-            anyhow::bail!(
-                "removed the damaged session file; the server was not told ({error:#}), so a \
-                 session it held expires on its own"
-            );
+            anyhow::bail!(trf(
+                "session.removedDamaged",
+                &[("error", &format!("{error:#}"))]
+            ));
         }
     };
     let told = async {
@@ -411,11 +413,13 @@ pub async fn sign_out(file: &SessionFile) -> anyhow::Result<Option<String>> {
     .await;
     file.remove()?;
     if let Err(error) = told {
-        anyhow::bail!(
-            "removed the saved session of {}, but the server could not end it ({error:#}); \
-             it expires on its own",
-            saved.username
-        );
+        anyhow::bail!(trf(
+            "session.removedNotTold",
+            &[
+                ("username", &saved.username),
+                ("error", &format!("{error:#}"))
+            ]
+        ));
     }
     Ok(Some(saved.username))
 }

@@ -10,6 +10,8 @@ use std::{
 use anyhow::Context as _;
 use ludus_proto::pb::{self, gateway_client::GatewayClient};
 use tokio::task::JoinHandle;
+
+use crate::i18n::{tr, trf};
 use tonic::{
     Code, Request, Status,
     metadata::{AsciiMetadataValue, MetadataValue},
@@ -63,18 +65,17 @@ pub struct Session {
 /// Connects to the Gateway at `server`.
 pub async fn connect(server: &str) -> anyhow::Result<Channel> {
     Endpoint::from_shared(server.to_owned())
-        .with_context(|| format!("bad server address {server:?}"))?
+        .with_context(|| trf("connect.badAddress", &[("server", &format!("{server:?}"))]))?
         .connect_timeout(CONNECT_TIMEOUT)
         .tcp_nodelay(true)
         .connect()
         .await
-        .with_context(|| format!("cannot reach the server at {server}"))
+        .with_context(|| trf("connect.unreachable", &[("server", &server)]))
 }
 
 /// The header value for a bearer `token`.
 fn bearer_header(token: &str) -> anyhow::Result<AsciiMetadataValue> {
-    MetadataValue::try_from(format!("Bearer {token}"))
-        .context("the server sent a token that cannot go in a header")
+    MetadataValue::try_from(format!("Bearer {token}")).context(tr("connect.badToken"))
 }
 
 /// A shareable cell holding the header for `token`.
@@ -105,7 +106,12 @@ pub async fn sign_in(server: &str, name: &str) -> anyhow::Result<Session> {
             display_name: name.to_owned(),
         })
         .await
-        .map_err(|status| anyhow::anyhow!("sign-in failed: {}", describe(&status)))?
+        .map_err(|status| {
+            anyhow::anyhow!(trf(
+                "connect.signInFailed",
+                &[("reason", &describe(&status))]
+            ))
+        })?
         .into_inner();
     Ok(Session {
         client: client(channel, token_cell(&signed_in.token)?),
@@ -132,10 +138,15 @@ pub async fn get_game(client: &mut Client, game_id: &str) -> anyhow::Result<pb::
             game_id: game_id.to_owned(),
         })
         .await
-        .map_err(|status| anyhow::anyhow!("cannot read game {game_id}: {}", describe(&status)))?
+        .map_err(|status| {
+            anyhow::anyhow!(trf(
+                "account.cannotReadGame",
+                &[("game", &game_id), ("reason", &describe(&status))]
+            ))
+        })?
         .into_inner()
         .game
-        .context("the server sent no game")
+        .context(tr("play.noGame"))
 }
 
 /// Now, Unix milliseconds (0 if the clock is before 1970).
@@ -173,7 +184,7 @@ impl Feed for GameFeed {
     type Item = pb::GameEvent;
 
     fn name(&self) -> String {
-        format!("game {}", self.0)
+        trf("feed.game", &[("game", &self.0)])
     }
 
     fn seq(item: &pb::GameEvent) -> u64 {
@@ -208,7 +219,7 @@ impl Feed for RoomFeed {
     type Item = pb::RoomEvent;
 
     fn name(&self) -> String {
-        format!("room {}", self.0)
+        trf("feed.room", &[("code", &self.0)])
     }
 
     fn seq(item: &pb::RoomEvent) -> u64 {
@@ -308,7 +319,7 @@ impl<F: Feed> Resumable<F> {
         });
         let opened = opening.await;
         self.opening = None;
-        let stream = opened.context("the task opening the event stream failed")??;
+        let stream = opened.context(tr("feed.openFailed"))??;
         self.stream = Some(stream);
         Ok(())
     }
@@ -332,7 +343,10 @@ impl<F: Feed> Resumable<F> {
                     pause = pause.saturating_mul(2);
                 }
                 Err(status) => {
-                    anyhow::bail!("cannot follow {}: {}", feed.name(), describe(&status))
+                    anyhow::bail!(trf(
+                        "feed.cannotFollow",
+                        &[("feed", &feed.name()), ("reason", &describe(&status))]
+                    ))
                 }
             }
         }
@@ -368,21 +382,20 @@ impl<F: Feed> Resumable<F> {
                 Ok(None) => {}
                 Err(status) if retryable(&status) => {}
                 Err(status) => {
-                    anyhow::bail!(
-                        "the event stream of {} failed: {}",
-                        self.feed.name(),
-                        describe(&status)
-                    )
+                    anyhow::bail!(trf(
+                        "feed.failed",
+                        &[("feed", &self.feed.name()), ("reason", &describe(&status))]
+                    ))
                 }
             }
             self.stream = None;
             self.drops += 1;
             if self.drops > RESUME_ATTEMPTS {
-                anyhow::bail!("lost the connection to the {}", self.feed.name());
+                anyhow::bail!(trf("feed.lost", &[("feed", &self.feed.name())]));
             }
-            return Ok(Next::Notice(format!(
-                "connection lost, resuming after event #{}",
-                self.last_seq
+            return Ok(Next::Notice(trf(
+                "feed.resuming",
+                &[("seq", &self.last_seq)],
             )));
         }
     }

@@ -95,12 +95,14 @@ fn listing(games: &[pb::LiveGame]) -> String {
     let mut out = format!("{}\n", tr("watch.listHeader"));
     for game in games {
         let players: Vec<&str> = game.seats.iter().map(|s| s.display_name.as_str()).collect();
-        out.push_str(&format!(
-            "  {}  {}  {}  seq {}\n",
-            game.game_id,
-            game_name(game.settings.as_ref()),
-            players.join(" vs "),
-            game.seq
+        out.push_str(&trf(
+            "watch.listLine",
+            &[
+                ("game", &game.game_id),
+                ("name", &game_name(game.settings.as_ref())),
+                ("players", &players.join(tr("render.versus"))),
+                ("seq", &game.seq),
+            ],
         ));
     }
     out

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use ludus_proto::pb;
 
 use super::{player_name, trimmed};
+use crate::i18n::{tr, trf};
 
 /// Where a move starts from the bar / ends borne off, in a seat's numbering.
 const BAR: u32 = 25;
@@ -19,7 +20,11 @@ const OFF: u32 = 0;
 
 /// The colour a seat plays: seat 0 is white, seat 1 black.
 pub fn seat_colour(seat: u32) -> &'static str {
-    if seat == 0 { "white" } else { "black" }
+    if seat == 0 {
+        tr("backgammon.white")
+    } else {
+        tr("backgammon.black")
+    }
 }
 
 /// `white (ann)`.
@@ -50,10 +55,7 @@ fn move_text(m: &pb::BackgammonMove) -> String {
 /// Draws the board from the viewer's side, then bar, off, pips, dice, cube and the last play.
 pub fn render(view: &pb::BackgammonView, me: Option<u32>, seats: &[pb::SeatInfo]) -> String {
     if view.points.len() != 24 {
-        return format!(
-            "(the server sent {} backgammon points; a board has 24)\n",
-            view.points.len()
-        );
+        return trf("backgammon.badPoints", &[("points", &view.points.len())]);
     }
     // Events carry the public view, so the seat this client plays decides the side.
     let viewer = me.or(view.you).unwrap_or(0);
@@ -105,20 +107,21 @@ pub fn render(view: &pb::BackgammonView, me: Option<u32>, seats: &[pb::SeatInfo]
         numbers(&bottom_right)
     );
     let two = |values: &[u32], seat: usize| values.get(seat).copied().unwrap_or(0);
-    let _ = writeln!(
-        out,
-        "{}: bar {}, off {}, {} pips   {}: bar {}, off {}, {} pips",
-        who(seats, 0),
-        two(&view.bar, 0),
-        two(&view.off, 0),
-        two(&view.pips, 0),
-        who(seats, 1),
-        two(&view.bar, 1),
-        two(&view.off, 1),
-        two(&view.pips, 1),
-    );
+    let side = |seat: u32| {
+        let index = seat as usize;
+        trf(
+            "backgammon.side",
+            &[
+                ("who", &who(seats, seat)),
+                ("bar", &two(&view.bar, index)),
+                ("off", &two(&view.off, index)),
+                ("pips", &two(&view.pips, index)),
+            ],
+        )
+    };
+    let _ = writeln!(out, "{}   {}", side(0), side(1));
     let dice = match view.dice.as_slice() {
-        [] => "not rolled".to_owned(),
+        [] => tr("backgammon.notRolled").to_owned(),
         dice => dice
             .iter()
             .map(u32::to_string)
@@ -126,41 +129,61 @@ pub fn render(view: &pb::BackgammonView, me: Option<u32>, seats: &[pb::SeatInfo]
             .join("-"),
     };
     let cube = match view.cube_owner {
-        Some(owner) => format!("{}, owned by {}", view.cube_value, who(seats, owner)),
-        None => format!("{}, in the middle", view.cube_value.max(1)),
+        Some(owner) => trf(
+            "backgammon.cubeOwned",
+            &[("value", &view.cube_value), ("who", &who(seats, owner))],
+        ),
+        None => trf(
+            "backgammon.cubeMiddle",
+            &[("value", &view.cube_value.max(1))],
+        ),
     };
-    let _ = write!(
-        out,
-        "{} on roll, dice {dice}; cube {cube}",
-        seat_colour(view.turn)
-    );
+    out.push_str(&trf(
+        "backgammon.onRoll",
+        &[
+            ("colour", &seat_colour(view.turn)),
+            ("dice", &dice),
+            ("cube", &cube),
+        ],
+    ));
     if view.can_double {
-        out.push_str("; may double");
+        out.push_str(tr("backgammon.mayDouble"));
     }
     out.push('\n');
     if view.match_length > 0 {
         let _ = writeln!(
             out,
-            "match to {}: white {}, black {}{}",
-            view.match_length,
-            two(&view.score, 0),
-            two(&view.score, 1),
+            "{}{}",
+            trf(
+                "backgammon.matchScore",
+                &[
+                    ("length", &view.match_length),
+                    ("white", &two(&view.score, 0)),
+                    ("black", &two(&view.score, 1)),
+                ],
+            ),
             if view.crawford {
-                " (Crawford game: no cube)"
+                tr("backgammon.crawford")
             } else {
                 ""
             }
         );
     }
     if let Some(offer) = view.double_offer.as_ref() {
+        let key = if offer.beaver {
+            "backgammon.beaversTo"
+        } else {
+            "backgammon.doublesTo"
+        };
         let _ = writeln!(
             out,
-            "{} {} to {}: take or drop{}",
-            who(seats, offer.by),
-            if offer.beaver { "beavers" } else { "doubles" },
-            offer.value,
+            "{}{}",
+            trf(
+                key,
+                &[("who", &who(seats, offer.by)), ("value", &offer.value)]
+            ),
             if view.beavers && !offer.beaver {
-                " (or beaver)"
+                tr("backgammon.orBeaver")
             } else {
                 ""
             }
@@ -168,15 +191,21 @@ pub fn render(view: &pb::BackgammonView, me: Option<u32>, seats: &[pb::SeatInfo]
     }
     if let Some(offer) = view.resignation_offer.as_ref() {
         let level = match pb::BackgammonResignLevel::try_from(offer.level) {
-            Ok(pb::BackgammonResignLevel::Gammon) => "a gammon",
-            Ok(pb::BackgammonResignLevel::Backgammon) => "a backgammon",
-            _ => "a single game",
+            Ok(pb::BackgammonResignLevel::Gammon) => tr("backgammon.resignGammon"),
+            Ok(pb::BackgammonResignLevel::Backgammon) => tr("backgammon.resignBackgammon"),
+            _ => tr("backgammon.resignSingle"),
         };
         let _ = writeln!(
             out,
-            "{} offers to resign {level} ({} points): accept or reject",
-            who(seats, offer.by),
-            offer.points
+            "{}",
+            trf(
+                "backgammon.resignOffer",
+                &[
+                    ("who", &who(seats, offer.by)),
+                    ("level", &level),
+                    ("points", &offer.points),
+                ],
+            )
         );
     }
     if let Some(last) = view.last_play.as_ref() {
@@ -186,18 +215,24 @@ pub fn render(view: &pb::BackgammonView, me: Option<u32>, seats: &[pb::SeatInfo]
             .map(|p| p.moves.iter().map(move_text).collect())
             .unwrap_or_default();
         let played = if moves.is_empty() {
-            "no play".to_owned()
+            tr("backgammon.noPlay").to_owned()
         } else {
             moves.join(" ")
         };
         let dice: Vec<String> = last.dice.iter().map(u32::to_string).collect();
         let _ = writeln!(
             out,
-            "last: {} rolled {} and played {played}{}",
-            who(seats, last.seat),
-            dice.join("-"),
+            "{}{}",
+            trf(
+                "backgammon.last",
+                &[
+                    ("who", &who(seats, last.seat)),
+                    ("dice", &dice.join("-")),
+                    ("played", &played),
+                ],
+            ),
             if last.automatic {
-                " (played by the server: the clock ran out)"
+                tr("backgammon.automatic")
             } else {
                 ""
             }
@@ -339,5 +374,30 @@ mod tests {
         assert!(text.contains("white (ann): bar 1,"));
         view.points.pop();
         assert!(render(&view, None, &[]).contains("23 backgammon points"));
+    }
+
+    #[test]
+    fn the_status_lines_read_in_vietnamese_and_the_notation_stays() {
+        let mut view = view();
+        view.double_offer = Some(pb::BackgammonDoubleOffer {
+            by: 1,
+            value: 4,
+            beaver: false,
+        });
+        view.match_length = 5;
+        view.score = vec![2, 1];
+        view.bar = vec![1, 0];
+        let text = crate::i18n::in_vietnamese(|| render(&view, None, &seats()));
+        assert!(
+            text.contains("đen (bob) gấp đôi lên 4: take (nhận) hoặc drop (bỏ)\n"),
+            "{text}"
+        );
+        assert!(text.contains("trận 5 điểm: trắng 2, đen 1\n"), "{text}");
+        assert!(text.contains("trắng (ann): thanh giữa 1,"), "{text}");
+        // The points' numbers and the bar column are notation, as typed (`bar/22`).
+        assert!(
+            text.lines().next().is_some_and(|l| l.contains(" bar ")),
+            "{text}"
+        );
     }
 }

@@ -23,6 +23,7 @@ use std::fmt::Write as _;
 use ludus_proto::pb;
 
 use super::{player_name, trimmed};
+use crate::i18n::{tr, trf};
 
 /// Rows on the board (J2).
 const ROWS: u32 = 12;
@@ -46,18 +47,11 @@ const RANKS: [pb::JunqiRank; 12] = [
     pb::JunqiRank::Flag,
 ];
 
-/// The legend of the rank codes, under the board.
-const RANK_LEGEND: &str = "Cm commander  Co corps cmdr  Dv division  Br brigade  Rg regiment  \
-Bn battalion\nCy company  Pl platoon  En engineer  Mi mine  Bo bomb  Fl flag   r red  b blue";
-/// The legend of the board's symbols, under the board.
-const SYMBOL_LEGEND: &str =
-    "### face down  ( ) camp  { } HQ  === | | railway  --- | road  ^ mountain  [ ] < > last";
-
 /// A colour's name, `None` while unsettled (or from a newer server).
 fn colour_name(colour: i32) -> Option<&'static str> {
     match pb::JunqiColour::try_from(colour) {
-        Ok(pb::JunqiColour::Red) => Some("red"),
-        Ok(pb::JunqiColour::Blue) => Some("blue"),
+        Ok(pb::JunqiColour::Red) => Some(tr("junqi.red")),
+        Ok(pb::JunqiColour::Blue) => Some(tr("junqi.blue")),
         Ok(pb::JunqiColour::Unspecified) | Err(_) => None,
     }
 }
@@ -66,29 +60,30 @@ fn colour_name(colour: i32) -> Option<&'static str> {
 fn rank(rank: i32) -> (&'static str, &'static str) {
     use pb::JunqiRank as R;
     match R::try_from(rank) {
-        Ok(R::Commander) => ("Cm", "commander"),
-        Ok(R::CorpsCommander) => ("Co", "corps commander"),
-        Ok(R::Division) => ("Dv", "division commander"),
-        Ok(R::Brigade) => ("Br", "brigade commander"),
-        Ok(R::Regiment) => ("Rg", "regiment commander"),
-        Ok(R::Battalion) => ("Bn", "battalion commander"),
-        Ok(R::Company) => ("Cy", "company commander"),
-        Ok(R::Platoon) => ("Pl", "platoon commander"),
-        Ok(R::Engineer) => ("En", "engineer"),
-        Ok(R::Mine) => ("Mi", "mine"),
-        Ok(R::Bomb) => ("Bo", "bomb"),
-        Ok(R::Flag) => ("Fl", "flag"),
+        Ok(R::Commander) => ("Cm", tr("junqi.commander")),
+        Ok(R::CorpsCommander) => ("Co", tr("junqi.corps")),
+        Ok(R::Division) => ("Dv", tr("junqi.division")),
+        Ok(R::Brigade) => ("Br", tr("junqi.brigade")),
+        Ok(R::Regiment) => ("Rg", tr("junqi.regiment")),
+        Ok(R::Battalion) => ("Bn", tr("junqi.battalion")),
+        Ok(R::Company) => ("Cy", tr("junqi.company")),
+        Ok(R::Platoon) => ("Pl", tr("junqi.platoon")),
+        Ok(R::Engineer) => ("En", tr("junqi.engineer")),
+        Ok(R::Mine) => ("Mi", tr("junqi.mine")),
+        Ok(R::Bomb) => ("Bo", tr("junqi.bomb")),
+        Ok(R::Flag) => ("Fl", tr("junqi.flag")),
         // Never sent for a face-up piece; a newer server's rank still draws as something.
-        Ok(R::Unspecified) | Err(_) => ("??", "piece"),
+        Ok(R::Unspecified) | Err(_) => ("??", tr("junqi.piece")),
     }
 }
 
 /// A face-up piece on the board: `rCm`.
 fn piece_code(piece: &pb::JunqiPiece) -> String {
-    let colour = match colour_name(piece.colour) {
-        Some("red") => 'r',
-        Some(_) => 'b',
-        None => '?',
+    // The board's letters are notation, the same in both languages.
+    let colour = match pb::JunqiColour::try_from(piece.colour) {
+        Ok(pb::JunqiColour::Red) => 'r',
+        Ok(pb::JunqiColour::Blue) => 'b',
+        Ok(pb::JunqiColour::Unspecified) | Err(_) => '?',
     };
     format!("{colour}{}", rank(piece.rank).0)
 }
@@ -97,10 +92,13 @@ fn piece_code(piece: &pb::JunqiPiece) -> String {
 fn piece_name(piece: Option<&pb::JunqiPiece>) -> String {
     match piece {
         Some(piece) => match colour_name(piece.colour) {
-            Some(colour) => format!("{colour} {}", rank(piece.rank).1),
+            Some(colour) => trf(
+                "junqi.colouredPiece",
+                &[("colour", &colour), ("rank", &rank(piece.rank).1)],
+            ),
             None => rank(piece.rank).1.to_owned(),
         },
-        None => "a piece".to_owned(),
+        None => tr("junqi.aPiece").to_owned(),
     }
 }
 
@@ -219,9 +217,9 @@ fn last_points(view: &pb::JunqiView) -> (Option<Spot>, Option<Spot>) {
 /// does not say).
 pub fn render(view: &pb::JunqiView, me: Option<u32>, seats: &[pb::SeatInfo]) -> String {
     if view.points.len() != POINTS {
-        return format!(
-            "(the server sent {} junqi points; a board has {POINTS})\n",
-            view.points.len()
+        return trf(
+            "junqi.badPoints",
+            &[("points", &view.points.len()), ("expected", &POINTS)],
         );
     }
     let (last_to, last_from) = last_points(view);
@@ -286,8 +284,8 @@ pub fn render(view: &pb::JunqiView, me: Option<u32>, seats: &[pb::SeatInfo]) -> 
         out.push('\n');
     }
     let _ = writeln!(out, "   {letters}");
-    let _ = writeln!(out, "{SYMBOL_LEGEND}");
-    let _ = writeln!(out, "{RANK_LEGEND}");
+    let _ = writeln!(out, "{}", tr("junqi.symbolLegend"));
+    let _ = writeln!(out, "{}", tr("junqi.rankLegend"));
     out.push_str(&colours_line(view, me, seats));
     out.push_str(&statistics(view));
     if let Some(last) = view.last_action.as_ref() {
@@ -295,23 +293,27 @@ pub fn render(view: &pb::JunqiView, me: Option<u32>, seats: &[pb::SeatInfo]) -> 
     }
     let _ = writeln!(
         out,
-        "{} actions so far; {} in a row without a flip or combat (a draw at {}, J17)",
-        view.ply, view.quiet_actions, view.draw_limit
+        "{}",
+        trf(
+            "junqi.counts",
+            &[
+                ("ply", &view.ply),
+                ("quiet", &view.quiet_actions),
+                ("limit", &view.draw_limit),
+            ],
+        )
     );
     for (seat, on) in (0..).zip(&view.autoplay) {
         if !*on {
             continue;
         }
         if me == Some(seat) {
-            let _ = writeln!(
-                out,
-                "autoplay: the server is playing for you (J19): act before it does to take over"
-            );
+            let _ = writeln!(out, "{}", tr("junqi.autoplayYou"));
         } else {
             let _ = writeln!(
                 out,
-                "autoplay: the server is playing for {} (J19) until they act again",
-                who(view, seats, seat)
+                "{}",
+                trf("junqi.autoplayOther", &[("who", &who(view, seats, seat))])
             );
         }
     }
@@ -326,17 +328,23 @@ fn colours_line(view: &pb::JunqiView, me: Option<u32>, seats: &[pb::SeatInfo]) -
         .or_else(|| colour_name(view.viewer_colour));
     if seat_colour(view, 0).is_some() || seat_colour(view, 1).is_some() {
         let seat = |s: u32| {
-            format!(
-                "{} {} (seat {s})",
-                seat_colour(view, s).unwrap_or("?"),
-                player_name(seats, s)
+            trf(
+                "junqi.seatColour",
+                &[
+                    ("colour", &seat_colour(view, s).unwrap_or("?")),
+                    ("name", &player_name(seats, s)),
+                    ("seat", &s),
+                ],
             )
         };
         let you = match mine {
-            Some(colour) => format!(" — you play {colour}"),
+            Some(colour) => trf("junqi.youPlay", &[("colour", &colour)]),
             None => String::new(),
         };
-        return format!("colours: {}, {}{you}\n", seat(0), seat(1));
+        return trf(
+            "junqi.colours",
+            &[("first", &seat(0)), ("second", &seat(1)), ("you", &you)],
+        );
     }
     let flips: Vec<String> = (0..2u32)
         .map(|s| {
@@ -344,18 +352,18 @@ fn colours_line(view: &pb::JunqiView, me: Option<u32>, seats: &[pb::SeatInfo]) -
                 .last_flip_colours
                 .get(s as usize)
                 .and_then(|c| colour_name(*c))
-                .unwrap_or("nothing yet");
+                .unwrap_or(tr("junqi.nothingYet"));
             format!("{} {flipped}", player_name(seats, s))
         })
         .collect();
     let you = if me.is_some() {
-        "\nyou take the colour you flip twice running, your opponent the other"
+        tr("junqi.howColoursSettle")
     } else {
         ""
     };
-    format!(
-        "colours: not settled yet (J8); last flips: {}{you}\n",
-        flips.join(", ")
+    trf(
+        "junqi.unsettled",
+        &[("flips", &flips.join(", ")), ("you", &you)],
     )
 }
 
@@ -368,10 +376,17 @@ fn statistics(view: &pb::JunqiView) -> String {
         .iter()
         .map(|r| format!(" {}", rank(*r as i32).0))
         .collect();
-    let mut out = format!("{:<14}{header}  total\n", "pieces");
+    let mut out = format!(
+        "{:<14}{header}  {}\n",
+        tr("junqi.pieces"),
+        tr("junqi.total")
+    );
     for stats in &view.statistics {
         let colour = colour_name(stats.colour).unwrap_or("?");
-        for (what, counts) in [("face down", &stats.face_down), ("removed", &stats.removed)] {
+        for (what, counts) in [
+            ("junqi.faceDownOf", &stats.face_down),
+            ("junqi.removedOf", &stats.removed),
+        ] {
             let count = |r: pb::JunqiRank| {
                 counts
                     .iter()
@@ -388,7 +403,8 @@ fn statistics(view: &pb::JunqiView) -> String {
                 })
                 .collect();
             let total: u32 = counts.iter().map(|c| c.count).sum();
-            let _ = writeln!(out, "{:<14}{cells}  {total:>5}", format!("{colour} {what}"));
+            let label = trf(what, &[("colour", &colour)]);
+            let _ = writeln!(out, "{label:<14}{cells}  {total:>5}");
         }
     }
     out
@@ -397,14 +413,17 @@ fn statistics(view: &pb::JunqiView) -> String {
 /// `last: red (ann) attacked c6-c7: red commander took blue division`.
 fn last_line(view: &pb::JunqiView, last: &pb::JunqiLastAction, seats: &[pb::SeatInfo]) -> String {
     let auto = if last.automatic {
-        " (played by the server, J19)"
+        tr("junqi.automatic")
     } else {
         ""
     };
-    format!(
-        "last: {} {}{auto}\n",
-        who(view, seats, last.seat),
-        what_happened(last)
+    trf(
+        "junqi.last",
+        &[
+            ("who", &who(view, seats, last.seat)),
+            ("what", &what_happened(last)),
+            ("auto", &auto),
+        ],
     )
 }
 
@@ -416,20 +435,33 @@ fn what_happened(last: &pb::JunqiLastAction) -> String {
         Some(pb::junqi_action::Kind::Flip(_))
     ) || !last.notation.contains('-');
     if flip {
-        return format!("flipped {}: {piece}", last.notation);
+        return trf(
+            "junqi.flipped",
+            &[("point", &last.notation), ("piece", &piece)],
+        );
     }
     let defender = piece_name(last.defender.as_ref());
     match pb::JunqiCombatResult::try_from(last.combat) {
-        Ok(pb::JunqiCombatResult::AttackerWins) => {
-            format!("attacked {}: {piece} took {defender}", last.notation)
-        }
-        Ok(pb::JunqiCombatResult::BothRemoved) => format!(
-            "attacked {}: {piece} and {defender} both removed",
-            last.notation
+        Ok(pb::JunqiCombatResult::AttackerWins) => trf(
+            "junqi.took",
+            &[
+                ("move", &last.notation),
+                ("piece", &piece),
+                ("defender", &defender),
+            ],
         ),
-        Ok(pb::JunqiCombatResult::Unspecified) | Err(_) => {
-            format!("moved {piece} {}", last.notation)
-        }
+        Ok(pb::JunqiCombatResult::BothRemoved) => trf(
+            "junqi.bothRemoved",
+            &[
+                ("move", &last.notation),
+                ("piece", &piece),
+                ("defender", &defender),
+            ],
+        ),
+        Ok(pb::JunqiCombatResult::Unspecified) | Err(_) => trf(
+            "junqi.moved",
+            &[("piece", &piece), ("move", &last.notation)],
+        ),
     }
 }
 
@@ -757,5 +789,39 @@ mod tests {
         let text = render(&view, None, &[]);
         assert!(row(&text, 12).starts_with("12  ???"), "{text}");
         assert!(!text.contains("pieces "));
+    }
+
+    // The legends, the statistics and the last action in Vietnamese, with JoyPip's rank
+    // names; the board's letters (rCm, ###) are notation and stay.
+    #[test]
+    fn legends_statistics_and_last_action_read_in_vietnamese() {
+        let mut view = view();
+        view.seat_colours = vec![0, 0];
+        view.last_flip_colours = vec![pb::JunqiColour::Red as i32, 0];
+        let text = crate::i18n::in_vietnamese(|| render(&view, Some(1), &seats()));
+        assert!(
+            text.contains(
+                "### quân úp  ( ) trại  { } đại bản doanh  === | | đường sắt  --- | đường bộ  \
+                 ^ núi  [ ] < > nước vừa đi\n\
+                 Cm Tư lệnh  Co Quân đoàn  Dv Sư đoàn  Br Lữ đoàn  Rg Trung đoàn  Bn Tiểu đoàn\n\
+                 Cy Đại đội  Pl Trung đội  En Công binh  Mi Mìn  Bo Bom  Fl Quân kỳ   r đỏ  b xanh\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("quân           Cm Co Dv"), "{text}");
+        assert!(text.contains("\nđỏ còn úp       .  1  2"), "{text}");
+        assert!(
+            text.contains("màu quân: chưa định màu (J8); lần lật gần nhất: ann đỏ, bob chưa lật\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("vừa rồi: ann đi Công binh đỏ c6-b5\n"),
+            "{text}"
+        );
+        assert!(row(&text, 1).starts_with(" 1 "), "{text}");
+        assert_eq!(
+            text.lines().count(),
+            render(&view, Some(1), &seats()).lines().count()
+        );
     }
 }

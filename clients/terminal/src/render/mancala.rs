@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use ludus_proto::pb;
 
 use super::{player_name, trimmed};
+use crate::i18n::{tr, trf};
 
 /// Most pits a side has (Congklak, K1).
 const MAX_PITS: usize = 7;
@@ -42,17 +43,13 @@ fn cell(seeds: u32, mark: Mark) -> String {
 /// sow count.
 pub fn render(view: &pb::MancalaView, me: Option<u32>, seats: &[pb::SeatInfo]) -> String {
     let [first, second] = view.sides.as_slice() else {
-        return format!(
-            "(the server sent {} mancala sides; a board has 2)\n",
-            view.sides.len()
-        );
+        return trf("mancala.badSides", &[("sides", &view.sides.len())]);
     };
     let pits = first.pits.len();
     if pits == 0 || pits > MAX_PITS || second.pits.len() != pits {
-        return format!(
-            "(the server sent {} and {} pits; cannot draw the board)\n",
-            first.pits.len(),
-            second.pits.len()
+        return trf(
+            "mancala.badPits",
+            &[("first", &first.pits.len()), ("second", &second.pits.len())],
         );
     }
     let side_of = |seat: u32| if seat == 1 { second } else { first };
@@ -115,9 +112,12 @@ pub fn render(view: &pb::MancalaView, me: Option<u32>, seats: &[pb::SeatInfo]) -
             .join(" ")
     };
     let name = |seat: u32| {
-        let mut name = format!("{} (seat {seat})", player_name(seats, seat));
+        let mut name = trf(
+            "history.playerSeat",
+            &[("name", &player_name(seats, seat)), ("seat", &seat)],
+        );
         if me == Some(seat) {
-            name.push_str(" — you");
+            name.push_str(tr("render.you"));
         }
         name
     };
@@ -143,33 +143,50 @@ pub fn render(view: &pb::MancalaView, me: Option<u32>, seats: &[pb::SeatInfo]) -
     let _ = writeln!(out, "{indent}{}", labels(&bottom_pits));
     let _ = writeln!(
         out,
-        "stores: {} {}, {} {}   ({}; {} sows so far of {})",
-        player_name(seats, bottom),
-        side_of(bottom).store,
-        player_name(seats, top),
-        side_of(top).store,
-        if congklak {
-            "congklak, clockwise"
-        } else {
-            "kalah, counterclockwise"
-        },
-        view.sows,
-        view.sow_limit
+        "{}",
+        trf(
+            "mancala.stores",
+            &[
+                ("bottom", &player_name(seats, bottom)),
+                ("bottomStore", &side_of(bottom).store),
+                ("top", &player_name(seats, top)),
+                ("topStore", &side_of(top).store),
+                (
+                    "rules",
+                    &if congklak {
+                        tr("mancala.congklakClockwise")
+                    } else {
+                        tr("mancala.kalahCounterclockwise")
+                    }
+                ),
+                ("sows", &view.sows),
+                ("limit", &view.sow_limit),
+            ],
+        )
     );
     if let Some(sow) = sow {
         out.push_str(&last_sow_line(sow, seats));
     }
     if let Some(seat) = view.to_move {
         if view.extra_turn {
-            let _ = writeln!(out, "{} sows again (M5)", player_name(seats, seat));
+            let _ = writeln!(
+                out,
+                "{}",
+                trf("mancala.sowsAgain", &[("who", &player_name(seats, seat))])
+            );
         }
         if !view.legal_pits.is_empty() {
             let legal: Vec<String> = view.legal_pits.iter().map(u32::to_string).collect();
             let _ = writeln!(
                 out,
-                "{} may sow pits {}",
-                player_name(seats, seat),
-                legal.join(" ")
+                "{}",
+                trf(
+                    "mancala.maySow",
+                    &[
+                        ("who", &player_name(seats, seat)),
+                        ("pits", &legal.join(" "))
+                    ],
+                )
             );
         }
     }
@@ -178,46 +195,48 @@ pub fn render(view: &pb::MancalaView, me: Option<u32>, seats: &[pb::SeatInfo]) -
 
 /// `last: ann sowed pit 3; captured 5 (the last seed and 4 opposite)`.
 fn last_sow_line(sow: &pb::MancalaSow, seats: &[pb::SeatInfo]) -> String {
-    let mut line = format!(
-        "last: {} sowed pit {}",
-        player_name(seats, sow.seat),
-        sow.pit
+    let mut line = trf(
+        "mancala.lastSow",
+        &[("who", &player_name(seats, sow.seat)), ("pit", &sow.pit)],
     );
     if sow.laps.len() > 1 {
         let relays = sow.laps.len() - 1;
-        let _ = write!(
-            line,
-            " with {relays} relay{}",
-            if relays == 1 { "" } else { "s" }
-        );
+        let key = if relays == 1 {
+            "mancala.oneRelay"
+        } else {
+            "mancala.relays"
+        };
+        line.push_str(&trf(key, &[("relays", &relays)]));
     }
     if let Some(seed) = sow.last_seed.as_ref() {
         match pb::MancalaLastSeedKind::try_from(seed.kind) {
-            Ok(pb::MancalaLastSeedKind::Store) => {
-                line.push_str("; the last seed ended in the store")
-            }
+            Ok(pb::MancalaLastSeedKind::Store) => line.push_str(tr("mancala.lastInStore")),
             Ok(pb::MancalaLastSeedKind::Capture) => {
-                let _ = write!(
-                    line,
-                    "; captured {} (the last seed and {} opposite)",
-                    seed.captured + 1,
-                    seed.captured
-                );
+                line.push_str(&trf(
+                    "mancala.captured",
+                    &[
+                        ("total", &(seed.captured + 1)),
+                        ("opposite", &seed.captured),
+                    ],
+                ));
             }
             Ok(pb::MancalaLastSeedKind::OwnEmptyPit) => {
-                line.push_str("; the last seed stays in an empty pit facing an empty pit");
+                line.push_str(tr("mancala.emptyFacingEmpty"));
             }
             Ok(pb::MancalaLastSeedKind::Stopped | pb::MancalaLastSeedKind::Unspecified)
             | Err(_) => {}
         }
     }
     if let [a, b] = sow.swept.as_slice() {
-        let _ = write!(
-            line,
-            "; game over: the seeds left went to the stores ({} {a}, {} {b})",
-            player_name(seats, 0),
-            player_name(seats, 1)
-        );
+        line.push_str(&trf(
+            "mancala.swept",
+            &[
+                ("first", &player_name(seats, 0)),
+                ("a", &a),
+                ("second", &player_name(seats, 1)),
+                ("b", &b),
+            ],
+        ));
     }
     line.push('\n');
     line
@@ -408,5 +427,23 @@ mod tests {
             ..Default::default()
         };
         assert!(render(&view, None, &[]).contains("6 and 5 pits"));
+    }
+
+    #[test]
+    fn stores_and_the_last_sow_read_in_vietnamese() {
+        let text = crate::i18n::in_vietnamese(|| render(&kalah_after_pit_3(), Some(0), &seats()));
+        assert!(text.contains("ann (ghế 0) — bạn"), "{text}");
+        assert!(
+            text.contains(
+                "kho: ann 1, bob 0   (kalah, ngược chiều kim đồng hồ; đã rải 1 trên tối đa 400 lần)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("vừa rồi: ann rải hố 3; hạt cuối vào kho\n"),
+            "{text}"
+        );
+        assert!(text.contains("ann được rải thêm lượt (M5)\n"), "{text}");
+        assert!(text.contains("ann được rải các hố 1 2 4 5 6\n"), "{text}");
     }
 }

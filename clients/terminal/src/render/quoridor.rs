@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 use ludus_proto::pb;
 
 use super::{player_name, trimmed};
+use crate::i18n::{tr, trf};
 
 /// Largest board drawn (Q26 allows 13; files are single letters).
 const MAX_SIZE: u32 = 26;
@@ -27,15 +28,15 @@ const MAX_SIZE: u32 = 26;
 fn colour(colour: i32) -> (&'static str, char) {
     use pb::QuoridorColour as C;
     match C::try_from(colour) {
-        Ok(C::Red) => ("red", 'R'),
-        Ok(C::Yellow) => ("yellow", 'Y'),
-        Ok(C::Blue) => ("blue", 'B'),
-        Ok(C::Green) => ("green", 'G'),
-        Ok(C::Purple) => ("purple", 'P'),
-        Ok(C::Orange) => ("orange", 'O'),
-        Ok(C::Cyan) => ("cyan", 'C'),
-        Ok(C::Pink) => ("pink", 'K'),
-        Ok(C::Unspecified) | Err(_) => ("pawn", '?'),
+        Ok(C::Red) => (tr("quoridor.red"), 'R'),
+        Ok(C::Yellow) => (tr("quoridor.yellow"), 'Y'),
+        Ok(C::Blue) => (tr("quoridor.blue"), 'B'),
+        Ok(C::Green) => (tr("quoridor.green"), 'G'),
+        Ok(C::Purple) => (tr("quoridor.purple"), 'P'),
+        Ok(C::Orange) => (tr("quoridor.orange"), 'O'),
+        Ok(C::Cyan) => (tr("quoridor.cyan"), 'C'),
+        Ok(C::Pink) => (tr("quoridor.pink"), 'K'),
+        Ok(C::Unspecified) | Err(_) => (tr("quoridor.pawn"), '?'),
     }
 }
 
@@ -44,8 +45,9 @@ pub fn seat_colour(view: &pb::QuoridorView, seat: u32) -> Option<&'static str> {
     view.pawns
         .iter()
         .find(|p| p.seats.contains(&seat))
-        .map(|p| colour(p.colour).0)
-        .filter(|name| *name != "pawn")
+        .map(|p| colour(p.colour))
+        .filter(|(_, letter)| *letter != '?')
+        .map(|(name, _)| name)
 }
 
 /// A cell in notation, e.g. `e2`.
@@ -82,7 +84,7 @@ fn slot(wall: &pb::QuoridorWall) -> Option<(u32, u32, bool)> {
 pub fn render(view: &pb::QuoridorView, seats: &[pb::SeatInfo]) -> String {
     let n = view.size;
     if !(2..=MAX_SIZE).contains(&n) {
-        return format!("(the server sent a quoridor board of size {n}; cannot draw it)\n");
+        return trf("quoridor.badSize", &[("size", &n)]);
     }
     let walls: Vec<(u32, u32, bool)> = view
         .walls
@@ -189,11 +191,14 @@ pub fn render(view: &pb::QuoridorView, seats: &[pb::SeatInfo]) -> String {
         let players: Vec<String> = pawn.seats.iter().map(|s| player_name(seats, *s)).collect();
         let mut line = format!("{letter} {name} ({})", players.join(", "));
         if !pawn.in_game {
-            line.push_str(": left the game");
+            line.push_str(tr("quoridor.leftGame"));
         } else {
-            let _ = write!(line, ": {} walls left", pawn.walls_left);
+            line.push_str(&trf("quoridor.wallsLeft", &[("walls", &pawn.walls_left)]));
             if let Some(distance) = pawn.distance {
-                let _ = write!(line, ", {distance} steps to {}", goal(pawn.goal));
+                line.push_str(&trf(
+                    "quoridor.stepsTo",
+                    &[("steps", &distance), ("goal", &goal(pawn.goal))],
+                ));
             }
         }
         out.push_str(&line);
@@ -201,36 +206,50 @@ pub fn render(view: &pb::QuoridorView, seats: &[pb::SeatInfo]) -> String {
     }
     if let Some(last) = last {
         let who = view.pawns.iter().find(|p| p.side == last.side).map_or_else(
-            || format!("seat {}", last.seat),
+            || trf("render.seat", &[("seat", &last.seat)]),
             |p| colour(p.colour).0.to_owned(),
         );
         let what = match last_kind {
             Some(pb::quoridor_action::Kind::Move(cell)) => match last.from.as_ref() {
-                Some(from) => format!("moved {}-{}", cell_name(from), cell_name(cell)),
-                None => format!("moved to {}", cell_name(cell)),
+                Some(from) => trf(
+                    "quoridor.movedFrom",
+                    &[("from", &cell_name(from)), ("to", &cell_name(cell))],
+                ),
+                None => trf("quoridor.movedTo", &[("to", &cell_name(cell))]),
             },
             Some(pb::quoridor_action::Kind::Wall(wall)) => {
-                format!("placed wall {}", wall_name(wall))
+                trf("quoridor.placedWall", &[("wall", &wall_name(wall))])
             }
-            Some(pb::quoridor_action::Kind::Pass(_)) => "passed".to_owned(),
-            None => "acted".to_owned(),
+            Some(pb::quoridor_action::Kind::Pass(_)) => tr("quoridor.passed").to_owned(),
+            None => tr("quoridor.acted").to_owned(),
         };
         let auto = if last.automatic {
-            " (played by the server: the clock ran out)"
+            tr("backgammon.automatic")
         } else {
             ""
         };
         let _ = writeln!(
             out,
-            "last: {who} ({}) {what}{auto}",
-            player_name(seats, last.seat)
+            "{}",
+            trf(
+                "quoridor.last",
+                &[
+                    ("who", &who),
+                    ("name", &player_name(seats, last.seat)),
+                    ("what", &what),
+                    ("auto", &auto),
+                ],
+            )
         );
     }
     if view.move_limit > 0 {
         let _ = writeln!(
             out,
-            "{} actions so far; a draw after {} moves each (Q18)",
-            view.ply, view.move_limit
+            "{}",
+            trf(
+                "quoridor.counts",
+                &[("ply", &view.ply), ("limit", &view.move_limit)],
+            )
         );
     }
     trimmed(&out)
@@ -240,12 +259,12 @@ pub fn render(view: &pb::QuoridorView, seats: &[pb::SeatInfo]) -> String {
 fn goal(goal: i32) -> &'static str {
     use pb::QuoridorPawnGoal as G;
     match G::try_from(goal) {
-        Ok(G::TopEdge) => "the top edge",
-        Ok(G::BottomEdge) => "the bottom edge",
-        Ok(G::LeftEdge) => "the left edge",
-        Ok(G::RightEdge) => "the right edge",
-        Ok(G::Center) => "the center",
-        Ok(G::Unspecified) | Err(_) => "its goal",
+        Ok(G::TopEdge) => tr("quoridor.topEdge"),
+        Ok(G::BottomEdge) => tr("quoridor.bottomEdge"),
+        Ok(G::LeftEdge) => tr("quoridor.leftEdge"),
+        Ok(G::RightEdge) => tr("quoridor.rightEdge"),
+        Ok(G::Center) => tr("quoridor.center"),
+        Ok(G::Unspecified) | Err(_) => tr("quoridor.itsGoal"),
     }
 }
 
@@ -442,5 +461,36 @@ mod tests {
         bad.size = 13;
         let text = render(&bad, &[]);
         assert!(text.starts_with("    a   b") && text.contains("13  .") && text.contains(" m"));
+    }
+
+    #[test]
+    fn the_legend_reads_in_vietnamese_and_the_pawns_keep_their_letters() {
+        let text = crate::i18n::in_vietnamese(|| {
+            render(
+                &view(pb::QuoridorLastAction {
+                    seat: 0,
+                    side: 0,
+                    action: Some(pb::QuoridorAction {
+                        kind: Some(pb::quoridor_action::Kind::Move(pb::QuoridorCell {
+                            file: 4,
+                            rank: 1,
+                        })),
+                    }),
+                    from: cell(4, 0),
+                    automatic: false,
+                }),
+                &seats(),
+            )
+        });
+        assert!(
+            text.contains("R đỏ (ann): còn 10 tường, còn 7 bước tới mép trên\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Y vàng (bob): còn 8 tường, còn 7 bước tới mép dưới\n"),
+            "{text}"
+        );
+        assert!(text.contains("vừa rồi: đỏ (ann) đi e1-e2\n"), "{text}");
+        assert_eq!(row(&text, 2), " 2  .   .   .   .  [R]  .   .   .   .  2");
     }
 }

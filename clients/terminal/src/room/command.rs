@@ -3,44 +3,18 @@
 
 use ludus_proto::pb;
 
+use crate::i18n::{tr, trf};
 use crate::{GameChoice, GameFlags, Where};
 
 /// The help text shown by `help` in a room.
-pub const HELP: &str = "room commands:
-  seat              take the next free seat (seats fill in order)
-  seat red          in a Quoridor team room, sit with red (or yellow, Q23)
-  unseat            give your seat up and watch
-  ready / unready   ready (or not) for the next game
-  say hello         a chat line (also: a line starting with \" or ')
-  watch [N]         follow the room's game N (1 by default) as a spectator; back returns
-  room              the room: settings, members, seats (also: an empty line)
-  leave             leave the room (resigns a game you play in it, C14)
-  help              this list
-the host also:
-  start             start the next game (or the tournament's next round)
-  pause / resume    the countdown to the next game (Q29)
-  set OPTION VALUE  change the settings between games; set help lists the options
-  kick NAME         remove a member, who cannot come back
-  host NAME         hand the host role over
-  computer LEVEL    seat a computer player: easy, normal or hard
-when a game starts, a seated player plays it here and comes back to the room after it;
-spectators follow it and come back the same way";
+pub fn help() -> &'static str {
+    tr("room.help")
+}
 
 /// The options `set` knows, for `set help` and for an unknown option.
-pub const SET_HELP: &str = "set options (the server checks the values and names the rule):
-  set game caro|mancala|quoridor|backgammon|junqi   switch game (its default options)
-  set clock SECONDS      seconds per turn; 0 is the game's default (untimed in Caro, C12)
-  set public on|off      listed in the lobby (`ludus room list`)
-  set rated on|off       rated when everyone at the table has an account
-  set spectator-chat on|off
-  caro:       set size 15|19, set free on|off, set exactly-five on|off,
-              set first host|guest|rps (who moves first in the first game, C10)
-  quoridor:   set size 9|11|13, set players 2-8, set mode ffa|teams|tournament,
-              set walls 0|1|3|5|7|10|15|20 (0: by size and players), set goal opposite|center,
-              set auto-start on|off (the next game 30 s after one ends, Q29)
-  mancala:    set rule-set kalah|congklak
-  backgammon: set match-length 0|1|3|5|7|11|15|21 (0: a money game), set jacoby on|off,
-              set beavers on|off, set automatic-doubles on|off";
+pub fn set_help() -> &'static str {
+    tr("room.setHelp")
+}
 
 /// Where a member wants to sit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +63,8 @@ pub enum RoomInput {
     Host(String),
     /// Host: seat a computer player at this level.
     Computer(String),
+    /// Switch the language (`lang vi`, `lang en`); `None` for a language not offered.
+    Language(Option<crate::i18n::Lang>),
     /// A line that is not a command: what to tell the member.
     Invalid(String),
 }
@@ -100,6 +76,9 @@ pub fn parse(line: &str) -> RoomInput {
     if let Some(text) = line.strip_prefix(['"', '\'']) {
         let text = text.strip_suffix(['"', '\'']).unwrap_or(text).trim();
         return say(text);
+    }
+    if let Some(lang) = crate::input::language(line) {
+        return RoomInput::Language(lang);
     }
     let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
     let rest = rest.trim();
@@ -113,9 +92,7 @@ pub fn parse(line: &str) -> RoomInput {
         ("seat" | "sit", "yellow") => RoomInput::Seat(SeatWish::Team(pb::RoomTeam::Yellow)),
         ("seat" | "sit", number) => match number.parse::<u32>() {
             Ok(n) if n >= 1 => RoomInput::Seat(SeatWish::Number(n)),
-            _ => RoomInput::Invalid(format!(
-                "seat takes a seat number, red or yellow, not {rest:?}"
-            )),
+            _ => RoomInput::Invalid(trf("room.seatTakes", &[("text", &format!("{rest:?}"))])),
         },
         ("unseat" | "stand", "") => RoomInput::Unseat,
         ("ready", "") => RoomInput::Ready(true),
@@ -126,29 +103,37 @@ pub fn parse(line: &str) -> RoomInput {
         ("watch", "") => RoomInput::Watch(1),
         ("watch", number) => match number.parse::<usize>() {
             Ok(n) if n >= 1 => RoomInput::Watch(n),
-            _ => RoomInput::Invalid(format!("watch takes a game number, not {rest:?}")),
+            _ => RoomInput::Invalid(trf("room.watchTakes", &[("text", &format!("{rest:?}"))])),
         },
-        ("set", "" | "help") => RoomInput::Invalid(SET_HELP.to_owned()),
+        ("set", "" | "help") => RoomInput::Invalid(set_help().to_owned()),
         ("set", _) => match lower_rest.split_once(char::is_whitespace) {
             Some((option, value)) => RoomInput::Set {
                 option: option.to_owned(),
                 value: value.trim().to_owned(),
             },
-            None => RoomInput::Invalid(format!("set {lower_rest} needs a value: {SET_HELP}")),
+            None => RoomInput::Invalid(trf(
+                "room.setNeedsValue",
+                &[("option", &lower_rest), ("help", &set_help())],
+            )),
         },
-        ("kick", "") | ("host", "") => RoomInput::Invalid(format!("{word} needs a member's name")),
+        ("kick", "") | ("host", "") => {
+            RoomInput::Invalid(trf("room.needsName", &[("command", &word)]))
+        }
         ("kick", _) => RoomInput::Kick(rest.to_owned()),
         ("host", _) => RoomInput::Host(rest.to_owned()),
         ("computer" | "bot", "") => RoomInput::Computer("normal".to_owned()),
         ("computer" | "bot", level) => RoomInput::Computer(level.to_owned()),
         ("leave" | "quit" | "exit" | "q", "") => RoomInput::Leave,
-        _ => RoomInput::Invalid(format!("unknown command {line:?}: type help for the list")),
+        _ => RoomInput::Invalid(trf(
+            "play.unknownCommand",
+            &[("text", &format!("{line:?}"))],
+        )),
     }
 }
 
 fn say(text: &str) -> RoomInput {
     if text.is_empty() {
-        RoomInput::Invalid("say what? (say hello)".to_owned())
+        RoomInput::Invalid(tr("room.sayWhat").to_owned())
     } else {
         RoomInput::Say(text.to_owned())
     }
@@ -167,9 +152,7 @@ pub fn normalise_code(typed: &str) -> Result<String, String> {
     if code.len() == 6 && code.chars().all(|c| c.is_ascii_alphanumeric()) {
         Ok(code)
     } else {
-        Err(format!(
-            "a room code is 6 letters and digits, like K7M 4QP, not {typed:?}"
-        ))
+        Err(trf("room.badCode", &[("text", &format!("{typed:?}"))]))
     }
 }
 
@@ -197,30 +180,37 @@ pub fn apply_setting(
     use pb::game_settings::Options;
     let mut settings = settings.clone();
     let number = || {
-        value
-            .parse::<u32>()
-            .map_err(|_| format!("{option} takes a number, not {value:?}"))
+        value.parse::<u32>().map_err(|_| {
+            trf(
+                "room.takesNumber",
+                &[("option", &option), ("value", &format!("{value:?}"))],
+            )
+        })
     };
     let switch = || match value {
         "on" | "yes" | "true" | "1" => Ok(true),
         "off" | "no" | "false" | "0" => Ok(false),
-        _ => Err(format!("{option} is on or off, not {value:?}")),
+        _ => Err(trf(
+            "room.onOrOff",
+            &[("option", &option), ("value", &format!("{value:?}"))],
+        )),
     };
     let game = settings.game.get_or_insert_with(Default::default);
     let kind = GameChoice::of(Some(game));
     let wrong_game = || {
-        format!(
-            "{option} is not an option of {}: {SET_HELP}",
-            kind.map_or("this game".to_owned(), |k| format!("{k:?}").to_lowercase())
+        trf(
+            "room.notAnOptionOf",
+            &[
+                ("option", &option),
+                ("game", &kind.map_or(tr("room.thisGame"), game_title)),
+                ("help", &set_help()),
+            ],
         )
     };
     match (option, game.options.as_mut()) {
         ("game", _) => {
-            let choice = <GameChoice as clap::ValueEnum>::from_str(value, true).map_err(|_| {
-                format!(
-                    "the games are caro, mancala, quoridor, backgammon and junqi, not {value:?}"
-                )
-            })?;
+            let choice = <GameChoice as clap::ValueEnum>::from_str(value, true)
+                .map_err(|_| trf("room.theGames", &[("value", &format!("{value:?}"))]))?;
             let flags = GameFlags {
                 game: choice,
                 ..GameFlags::default()
@@ -249,7 +239,9 @@ pub fn apply_setting(
             quoridor.goal = match value {
                 "opposite" | "edge" => pb::QuoridorGoal::Opposite,
                 "center" | "centre" => pb::QuoridorGoal::Center,
-                _ => return Err(format!("goal is opposite or center, not {value:?}")),
+                _ => {
+                    return Err(trf("room.goalIs", &[("value", &format!("{value:?}"))]));
+                }
             } as i32;
         }
         ("auto-start", Some(Options::Quoridor(_))) => settings.auto_start = Some(switch()?),
@@ -257,7 +249,9 @@ pub fn apply_setting(
             mancala.rule_set = match value {
                 "kalah" => pb::MancalaRuleSet::Kalah,
                 "congklak" => pb::MancalaRuleSet::Congklak,
-                _ => return Err(format!("rule-set is kalah or congklak, not {value:?}")),
+                _ => {
+                    return Err(trf("room.ruleSetIs", &[("value", &format!("{value:?}"))]));
+                }
             } as i32;
         }
         ("match-length", Some(Options::Backgammon(backgammon))) => {
@@ -281,7 +275,12 @@ pub fn apply_setting(
             | "beavers" | "automatic-doubles",
             _,
         ) => return Err(wrong_game()),
-        _ => return Err(format!("unknown option {option:?}: {SET_HELP}")),
+        _ => {
+            return Err(trf(
+                "room.unknownOption",
+                &[("option", &format!("{option:?}")), ("help", &set_help())],
+            ));
+        }
     }
     Ok(settings)
 }
@@ -292,9 +291,19 @@ pub fn first_mover(value: &str) -> Result<pb::CaroFirstMover, String> {
         "host" => Ok(pb::CaroFirstMover::Host),
         "guest" => Ok(pb::CaroFirstMover::Guest),
         "rps" | "rock-paper-scissors" => Ok(pb::CaroFirstMover::RockPaperScissors),
-        _ => Err(format!(
-            "who moves first is host, guest or rps (rock-paper-scissors, C10), not {value:?}"
-        )),
+        _ => Err(trf("room.firstIs", &[("value", &format!("{value:?}"))])),
+    }
+}
+
+/// A game's name as the seed sites write it: Caro is "Cờ caro" on cocaro, Quoridor "Rào
+/// chắn" on Ping44, Flip Junqi "Cờ quân lật" on JoyPip.
+pub fn game_title(game: GameChoice) -> &'static str {
+    match game {
+        GameChoice::Caro => tr("game.caro"),
+        GameChoice::Mancala => tr("game.mancala"),
+        GameChoice::Quoridor => tr("game.quoridor"),
+        GameChoice::Backgammon => tr("game.backgammon"),
+        GameChoice::Junqi => tr("game.junqi"),
     }
 }
 
@@ -304,9 +313,7 @@ pub fn quoridor_mode(value: &str) -> Result<pb::QuoridorMode, String> {
         "ffa" | "free-for-all" => Ok(pb::QuoridorMode::FreeForAll),
         "teams" => Ok(pb::QuoridorMode::Teams),
         "tournament" => Ok(pb::QuoridorMode::TournamentMatch),
-        _ => Err(format!(
-            "the mode is ffa (Q22), teams (Q23) or tournament (Q24), not {value:?}"
-        )),
+        _ => Err(trf("room.modeIs", &[("value", &format!("{value:?}"))])),
     }
 }
 
@@ -421,7 +428,7 @@ mod tests {
         assert!(apply_setting(&room, "size", "17").is_ok());
         assert!(apply_setting(&room, "public", "maybe").is_err());
         assert!(
-            apply_setting(&room, "walls", "10").is_err_and(|m| m.contains("not an option of caro"))
+            apply_setting(&room, "walls", "10").is_err_and(|m| m.contains("not an option of Caro"))
         );
         assert!(apply_setting(&room, "colour", "red").is_err_and(|m| m.contains("unknown option")));
 
@@ -464,5 +471,24 @@ mod tests {
             Some(Options::Mancala(m)) if m.rule_set == pb::MancalaRuleSet::Congklak as i32
         ));
         assert!(apply_setting(&room, "game", "chess").is_err());
+    }
+
+    #[test]
+    fn lang_switches_in_a_room_and_the_help_follows() {
+        use crate::i18n::{Lang, in_vietnamese};
+        assert_eq!(parse("lang vi"), RoomInput::Language(Some(Lang::Vi)));
+        assert_eq!(parse("LANG en"), RoomInput::Language(Some(Lang::En)));
+        assert_eq!(parse("lang fr"), RoomInput::Language(None));
+        assert!(help().starts_with("room commands:"));
+        assert!(in_vietnamese(help).starts_with("lệnh trong phòng:"));
+        let caro = pb::RoomSettings {
+            game: GameFlags::default().settings(Where::Room).ok(),
+            ..Default::default()
+        };
+        let refused = in_vietnamese(|| apply_setting(&caro, "mode", "x"));
+        assert!(
+            refused.is_err_and(|m| m.starts_with("mode không phải tùy chọn của Cờ caro")),
+            "a Caro room has no mode"
+        );
     }
 }

@@ -4,10 +4,13 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use clap::ValueEnum as _;
 use ludus_proto::pb;
 use pb::room_change::Kind;
 
 use super::command::{display_code, invite_link};
+use crate::GameChoice;
+use crate::i18n::{tr, trf};
 use crate::watch::game_name;
 
 /// Members' names by player id. A member who left or was kicked is gone from the room's view
@@ -41,9 +44,9 @@ impl Names {
 /// The clock as a phrase: `1 min a move`, `untimed`.
 fn clock(turn_time_ms: u64) -> String {
     match turn_time_ms {
-        0 => "untimed".to_owned(),
-        ms if ms % 60_000 == 0 => format!("{} min a move", ms / 60_000),
-        ms => format!("{} s a move", ms / 1000),
+        0 => tr("room.untimed").to_owned(),
+        ms if ms % 60_000 == 0 => trf("room.minutesAMove", &[("minutes", &(ms / 60_000))]),
+        ms => trf("room.secondsAMove", &[("seconds", &(ms / 1000))]),
     }
 }
 
@@ -59,40 +62,38 @@ pub fn settings_line(settings: Option<&pb::RoomSettings>) -> String {
     match game.and_then(|g| g.options.as_ref()) {
         Some(Options::Caro(caro)) => {
             if caro.blocked_ends_off {
-                parts.push("free rules".to_owned());
+                parts.push(tr("room.freeRules").to_owned());
             }
             if caro.exactly_five {
-                parts.push("exactly five".to_owned());
+                parts.push(tr("room.exactlyFive").to_owned());
             }
         }
         Some(Options::Quoridor(q)) => {
             let players = q.players.max(2);
             parts.push(match pb::QuoridorMode::try_from(q.mode) {
-                Ok(pb::QuoridorMode::Teams) => {
-                    format!("red vs yellow, {} a side (Q23)", players / 2)
-                }
+                Ok(pb::QuoridorMode::Teams) => trf("room.teams", &[("side", &(players / 2))]),
                 Ok(pb::QuoridorMode::TournamentMatch) => {
-                    format!("knockout of {players} (Q24)")
+                    trf("room.knockout", &[("players", &players)])
                 }
-                _ => format!("{players} players"),
+                _ => trf("room.players", &[("players", &players)]),
             });
             parts.push(match q.walls {
-                0 => "walls by size".to_owned(),
-                walls => format!("{walls} walls"),
+                0 => tr("room.wallsBySize").to_owned(),
+                walls => trf("room.walls", &[("walls", &walls)]),
             });
             if q.goal == pb::QuoridorGoal::Center as i32 {
-                parts.push("race to the center".to_owned());
+                parts.push(tr("room.raceToCenter").to_owned());
             }
         }
         Some(Options::Mancala(_) | Options::Junqi(_)) | None => {}
         Some(Options::Backgammon(b)) => {
             for (on, name) in [
-                (b.automatic_doubles, "automatic doubles"),
-                (b.beavers, "beavers"),
-                (b.jacoby, "Jacoby"),
+                (b.automatic_doubles, "room.automaticDoubles"),
+                (b.beavers, "room.beavers"),
+                (b.jacoby, "room.jacoby"),
             ] {
                 if on {
-                    parts.push(name.to_owned());
+                    parts.push(tr(name).to_owned());
                 }
             }
         }
@@ -104,17 +105,31 @@ pub fn settings_line(settings: Option<&pb::RoomSettings>) -> String {
     ) {
         parts.push(
             match pb::CaroFirstMover::try_from(settings.first_mover) {
-                Ok(pb::CaroFirstMover::Host) => "host first (C10)",
-                Ok(pb::CaroFirstMover::Guest) => "guest first (C10)",
-                _ => "rock-paper-scissors first (C10)",
+                Ok(pb::CaroFirstMover::Host) => tr("room.hostFirst"),
+                Ok(pb::CaroFirstMover::Guest) => tr("room.guestFirst"),
+                _ => tr("room.rpsFirst"),
             }
             .to_owned(),
         );
     }
-    parts.push(if settings.public { "public" } else { "private" }.to_owned());
-    parts.push(if settings.rated { "rated" } else { "casual" }.to_owned());
+    parts.push(
+        tr(if settings.public {
+            "room.public"
+        } else {
+            "room.private"
+        })
+        .to_owned(),
+    );
+    parts.push(
+        tr(if settings.rated {
+            "room.rated"
+        } else {
+            "room.casual"
+        })
+        .to_owned(),
+    );
     if settings.spectator_chat == Some(false) {
-        parts.push("spectators do not chat".to_owned());
+        parts.push(tr("room.spectatorsSilent").to_owned());
     }
     parts.join(" · ")
 }
@@ -122,16 +137,19 @@ pub fn settings_line(settings: Option<&pb::RoomSettings>) -> String {
 /// What the room is doing.
 fn phase_line(room: &pb::RoomView, now_ms: i64) -> String {
     match pb::RoomPhase::try_from(room.phase) {
-        Ok(pb::RoomPhase::Countdown) => format!(
-            "the next game starts in {} s (Q29)",
-            seconds(room.countdown_due_unix_ms.saturating_sub(now_ms))
+        Ok(pb::RoomPhase::Countdown) => trf(
+            "room.phaseCountdown",
+            &[(
+                "seconds",
+                &seconds(room.countdown_due_unix_ms.saturating_sub(now_ms)),
+            )],
         ),
-        Ok(pb::RoomPhase::Paused) => format!(
-            "countdown paused with {} s left",
-            seconds(room.countdown_remaining_ms)
+        Ok(pb::RoomPhase::Paused) => trf(
+            "room.phasePaused",
+            &[("seconds", &seconds(room.countdown_remaining_ms))],
         ),
-        Ok(pb::RoomPhase::Playing) => "playing".to_owned(),
-        _ => "waiting for the host to start".to_owned(),
+        Ok(pb::RoomPhase::Playing) => tr("room.phasePlaying").to_owned(),
+        _ => tr("room.phaseWaiting").to_owned(),
     }
 }
 
@@ -142,8 +160,8 @@ fn seconds(ms: i64) -> i64 {
 
 fn team_name(team: i32) -> Option<&'static str> {
     match pb::RoomTeam::try_from(team) {
-        Ok(pb::RoomTeam::Red) => Some("red"),
-        Ok(pb::RoomTeam::Yellow) => Some("yellow"),
+        Ok(pb::RoomTeam::Red) => Some(tr("quoridor.red")),
+        Ok(pb::RoomTeam::Yellow) => Some(tr("quoridor.yellow")),
         _ => None,
     }
 }
@@ -156,35 +174,47 @@ pub fn summary(room: &pb::RoomView, me: &str, now_ms: i64) -> String {
     } else {
         room.display_code.clone()
     };
-    let _ = writeln!(out, "room {code} · invite: {}", invite_link(&room.code));
+    let _ = writeln!(
+        out,
+        "{}",
+        trf(
+            "room.summaryHeader",
+            &[("code", &code), ("link", &invite_link(&room.code))]
+        )
+    );
     let _ = writeln!(out, "  {}", settings_line(room.settings.as_ref()));
     let seated = room.members.iter().filter(|m| m.seated).count();
     let _ = writeln!(
         out,
-        "  {} · {seated} of {} seats taken",
+        "  {} · {}",
         phase_line(room, now_ms),
-        room.seats
+        trf(
+            "room.seatsTaken",
+            &[("seated", &seated), ("seats", &room.seats)]
+        )
     );
     for member in &room.members {
         let mut tags = Vec::new();
         if member.player_id == me {
-            tags.push("you".to_owned());
+            tags.push(tr("room.you").to_owned());
         }
         if member.host {
-            tags.push("host".to_owned());
+            tags.push(tr("room.host").to_owned());
         }
         if !member.computer_level.is_empty() {
-            tags.push(format!("computer, {}", member.computer_level));
+            tags.push(trf("room.computer", &[("level", &member.computer_level)]));
         } else if !member.account {
-            tags.push("guest".to_owned());
+            tags.push(tr("room.guest").to_owned());
         }
-        let doing = match (member.seated, team_name(member.team), member.ready) {
-            (false, _, _) => "watching".to_owned(),
-            (true, Some(team), ready) => {
-                format!("seated with {team}{}", if ready { ", ready" } else { "" })
-            }
-            (true, None, true) => "seated, ready".to_owned(),
-            (true, None, false) => "seated".to_owned(),
+        let ready = if member.ready {
+            tr("room.andReady")
+        } else {
+            ""
+        };
+        let doing = match (member.seated, team_name(member.team)) {
+            (false, _) => tr("room.watching").to_owned(),
+            (true, Some(team)) => trf("room.seatedWith", &[("team", &team), ("ready", &ready)]),
+            (true, None) => trf("room.seated", &[("ready", &ready)]),
         };
         let tags = if tags.is_empty() {
             String::new()
@@ -197,10 +227,15 @@ pub fn summary(room: &pb::RoomView, me: &str, now_ms: i64) -> String {
     for (n, table) in room.tables.iter().filter(|t| !t.finished).enumerate() {
         let _ = writeln!(
             out,
-            "  game {}: {} ({})",
-            n + 1,
-            players(&table.player_ids, &names),
-            table.game_id
+            "{}",
+            trf(
+                "room.liveGame",
+                &[
+                    ("n", &(n + 1)),
+                    ("players", &players(&table.player_ids, &names)),
+                    ("game", &table.game_id),
+                ],
+            )
         );
     }
     out
@@ -216,7 +251,7 @@ fn players(ids: &[String], names: &Names) -> String {
     ids.iter()
         .map(|id| names.of(id))
         .collect::<Vec<_>>()
-        .join(" vs ")
+        .join(tr("render.versus"))
 }
 
 /// The line for one change, `None` for what needs none. `room` is the view after the
@@ -228,46 +263,67 @@ pub fn change_line(
     me: &str,
     at_ms: i64,
 ) -> Option<String> {
+    let mine = change.player_id == me;
     let who = || {
-        if change.player_id == me {
-            "you".to_owned()
+        if mine {
+            tr("room.you").to_owned()
         } else {
             names.of(&change.player_id)
+        }
+    };
+    // "you are" / "Ann is": the subject of a state.
+    let are = || {
+        if mine {
+            tr("room.youAre").to_owned()
+        } else {
+            trf("room.isSubject", &[("who", &names.of(&change.player_id))])
         }
     };
     let kind = Kind::try_from(change.kind).ok()?;
     Some(match kind {
         Kind::Unspecified => return None,
-        Kind::Created => format!("room {} opened", room.display_code),
-        Kind::Joined if change.seated => format!("{} joined", who()),
-        Kind::Joined => format!("{} joined to watch", who()),
-        Kind::Left => format!("{} left", who()),
-        Kind::Kicked if change.player_id == me => "the host removed you from the room".to_owned(),
-        Kind::Kicked => format!("the host removed {}", who()),
+        Kind::Created => trf("room.opened", &[("code", &room.display_code)]),
+        Kind::Joined if change.seated => trf("room.joined", &[("who", &who())]),
+        Kind::Joined => trf("room.joinedToWatch", &[("who", &who())]),
+        Kind::Left => trf("room.left", &[("who", &who())]),
+        Kind::Kicked if mine => tr("room.kickedYou").to_owned(),
+        Kind::Kicked => trf("room.kicked", &[("who", &who())]),
         Kind::Seated => {
             let seated = room.members.iter().filter(|m| m.seated).count();
-            let team = team_name(change.team).map_or(String::new(), |t| format!(" with {t}"));
-            format!(
-                "{} sat down{team} ({seated} of {} seats taken)",
-                who(),
-                room.seats
+            let team = team_name(change.team)
+                .map_or(String::new(), |t| trf("room.withTeam", &[("team", &t)]));
+            trf(
+                "room.satDown",
+                &[
+                    ("who", &who()),
+                    ("team", &team),
+                    (
+                        "taken",
+                        &trf(
+                            "room.seatsTaken",
+                            &[("seated", &seated), ("seats", &room.seats)],
+                        ),
+                    ),
+                ],
             )
         }
-        Kind::Unseated => format!("{} gave the seat up and watches", who()),
-        Kind::Ready if change.ready => format!("{} ready", are(&who())),
-        Kind::Ready => format!("{} not ready", are(&who())),
-        Kind::SettingsChanged => format!(
-            "settings: {} (players get ready again)",
-            settings_line(room.settings.as_ref())
+        Kind::Unseated => trf("room.unseated", &[("who", &who())]),
+        Kind::Ready if change.ready => trf("room.isReady", &[("are", &are())]),
+        Kind::Ready => trf("room.notReady", &[("are", &are())]),
+        Kind::SettingsChanged => trf(
+            "room.settingsChanged",
+            &[("settings", &settings_line(room.settings.as_ref()))],
         ),
-        Kind::HostChanged => format!("{} the host now", are(&who())),
+        Kind::HostChanged => trf("room.hostNow", &[("are", &are())]),
         Kind::RockPaperScissors => {
             let draw = change.rock_paper_scissors.as_ref()?;
-            let pair = players(&draw.player_ids, names);
-            format!(
-                "C10 rock-paper-scissors, {pair}: {} — {} moves first",
-                draw.throws.join(", "),
-                names.of(&draw.winner_id)
+            trf(
+                "room.rockPaperScissors",
+                &[
+                    ("pair", &players(&draw.player_ids, names)),
+                    ("throws", &draw.throws.join(", ")),
+                    ("first", &names.of(&draw.winner_id)),
+                ],
             )
         }
         Kind::GamesStarted => {
@@ -280,56 +336,57 @@ pub fn change_line(
                 if !out.is_empty() {
                     out.push('\n');
                 }
-                let _ = write!(out, "game {game_id} started{who}");
+                out.push_str(&trf(
+                    "room.gameStarted",
+                    &[("game", game_id), ("players", &who)],
+                ));
             }
             out
         }
         Kind::GameFinished => {
             let game_id = change.game_ids.first().map_or("?", String::as_str);
             let result = if change.winner_ids.is_empty() {
-                "no winner (a draw, or cancelled)".to_owned()
+                tr("room.noWinner").to_owned()
             } else {
-                format!(
-                    "{} won",
-                    players(&change.winner_ids, names).replace(" vs ", " and ")
-                )
+                let winners: Vec<String> =
+                    change.winner_ids.iter().map(|id| names.of(id)).collect();
+                trf("room.won", &[("who", &winners.join(tr("render.and")))])
             };
-            let mut out = format!("game {game_id} finished: {result}");
+            let mut out = trf(
+                "room.gameFinished",
+                &[("game", &game_id), ("result", &result)],
+            );
             if let Some(board) = scoreboard(room) {
                 out.push('\n');
                 out.push_str(&board);
             }
             out
         }
-        Kind::CountdownStarted => format!(
-            "the next game starts in {} s (Q29; the host can pause)",
-            seconds(change.due_unix_ms.saturating_sub(at_ms))
+        Kind::CountdownStarted => trf(
+            "room.countdownStarted",
+            &[(
+                "seconds",
+                &seconds(change.due_unix_ms.saturating_sub(at_ms)),
+            )],
         ),
-        Kind::CountdownPaused => format!(
-            "countdown paused with {} s left (resume to go on)",
-            seconds(change.remaining_ms)
+        Kind::CountdownPaused => trf(
+            "room.countdownPaused",
+            &[("seconds", &seconds(change.remaining_ms))],
         ),
-        Kind::CountdownCancelled => format!("the countdown stopped: {}", change.text),
+        Kind::CountdownCancelled => trf("room.countdownStopped", &[("reason", &change.text)]),
         Kind::TournamentRound if change.player_id.is_empty() => {
-            format!("tournament round {} (Q24)", change.round)
+            trf("room.round", &[("round", &change.round)])
         }
-        Kind::TournamentRound => format!(
-            "tournament round {} (Q24): {} sits this round out",
-            change.round,
-            names.of(&change.player_id)
+        Kind::TournamentRound => trf(
+            "room.roundBye",
+            &[
+                ("round", &change.round),
+                ("who", &names.of(&change.player_id)),
+            ],
         ),
-        Kind::Champion => format!("{} the champion (Q35: +10 points)", are(&who())),
+        Kind::Champion => trf("room.champion", &[("are", &are())]),
         Kind::Chat => chat_line(change.chat.as_ref()?),
     })
-}
-
-/// "you are", "Ann is".
-fn are(who: &str) -> String {
-    if who == "you" {
-        "you are".to_owned()
-    } else {
-        format!("{who} is")
-    }
 }
 
 /// One chat line, `Ann: hello`.
@@ -339,23 +396,31 @@ pub fn chat_line(line: &pb::RoomChatLine) -> String {
 
 /// The scoreboard of the game the room plays now, one player a line, most points first.
 pub fn scoreboard(room: &pb::RoomView) -> Option<String> {
-    let game = game_name(room.settings.as_ref().and_then(|s| s.game.as_ref()));
-    // Scoreboards are named by game ("caro"), the summary's name starts with it.
+    let game = GameChoice::of(room.settings.as_ref().and_then(|s| s.game.as_ref()));
+    // Scoreboards are named by game ("caro"), as clap names the choice.
     let board = room
         .scoreboards
         .iter()
-        .find(|b| game.split(' ').next() == Some(b.game.as_str()))
+        .find(|b| {
+            game.and_then(|g| g.to_possible_value())
+                .is_some_and(|name| name.get_name() == b.game)
+        })
         .or(room.scoreboards.first())?;
     if board.scores.is_empty() {
         return None;
     }
-    let mut out = format!("scoreboard ({}):", board.game);
+    let mut out = trf("room.scoreboard", &[("game", &board.game)]);
     for score in &board.scores {
-        let _ = write!(
-            out,
-            "\n  {}: {} played, {} won, {} drawn, {} points",
-            score.display_name, score.played, score.won, score.drawn, score.points
-        );
+        out.push_str(&trf(
+            "room.score",
+            &[
+                ("name", &score.display_name),
+                ("played", &score.played),
+                ("won", &score.won),
+                ("drawn", &score.drawn),
+                ("points", &score.points),
+            ],
+        ));
     }
     Some(out)
 }
@@ -363,9 +428,9 @@ pub fn scoreboard(room: &pb::RoomView) -> Option<String> {
 /// The public rooms, one a line.
 pub fn listing(rooms: &[pb::RoomView]) -> String {
     if rooms.is_empty() {
-        return "no public rooms right now: `ludus room create --public` opens one\n".to_owned();
+        return tr("room.noPublicRooms").to_owned();
     }
-    let mut out = String::from("public rooms (newest first; join with `ludus room join CODE`):\n");
+    let mut out = String::from(tr("room.publicRooms"));
     for room in rooms {
         let host = room
             .members
@@ -373,17 +438,30 @@ pub fn listing(rooms: &[pb::RoomView]) -> String {
             .find(|m| m.host)
             .map_or("?", |m| m.display_name.as_str());
         let seated = room.members.iter().filter(|m| m.seated).count();
+        let code = if room.display_code.is_empty() {
+            display_code(&room.code)
+        } else {
+            room.display_code.clone()
+        };
         let _ = writeln!(
             out,
-            "  {}  {}  host {host}  {seated} of {} seats taken  {}",
-            if room.display_code.is_empty() {
-                display_code(&room.code)
-            } else {
-                room.display_code.clone()
-            },
-            settings_line(room.settings.as_ref()),
-            room.seats,
-            phase_line(room, crate::session::now_ms())
+            "{}",
+            trf(
+                "room.listed",
+                &[
+                    ("code", &code),
+                    ("settings", &settings_line(room.settings.as_ref())),
+                    ("host", &host),
+                    (
+                        "taken",
+                        &trf(
+                            "room.seatsTaken",
+                            &[("seated", &seated), ("seats", &room.seats)],
+                        ),
+                    ),
+                    ("phase", &phase_line(room, crate::session::now_ms())),
+                ],
+            )
         );
     }
     out
@@ -595,5 +673,36 @@ mod tests {
             listed.contains("K7M 4QP  caro 15x15 · 1 min a move · host first (C10) · private · casual  host Hana  2 of 2 seats taken  waiting"),
             "{listed}"
         );
+    }
+
+    #[test]
+    fn room_lines_and_the_summary_read_in_vietnamese() {
+        use crate::i18n::in_vietnamese;
+        assert_eq!(
+            in_vietnamese(|| line(Kind::Seated, "g", |c| c.team = pb::RoomTeam::Red as i32))
+                .as_deref(),
+            Some("Gus đã ngồi vào đội đỏ (đã ngồi 2/2 ghế)")
+        );
+        assert_eq!(
+            in_vietnamese(|| line(Kind::Ready, "h", |_| {})).as_deref(),
+            Some("bạn chưa sẵn sàng")
+        );
+        assert_eq!(
+            in_vietnamese(|| line(Kind::HostChanged, "g", |_| {})).as_deref(),
+            Some("Gus giờ là chủ phòng")
+        );
+        assert_eq!(
+            in_vietnamese(|| line(Kind::CountdownStarted, "", |c| c.due_unix_ms = 31_000))
+                .as_deref(),
+            Some("ván sau bắt đầu sau 30 giây (Q29; chủ phòng có thể tạm dừng)")
+        );
+        assert_eq!(
+            in_vietnamese(|| summary(&room(), "g", 0)),
+            "phòng K7M 4QP · liên kết mời: ludus://room/K7M4QP\n  cờ caro 15x15 · 1 phút mỗi \
+             nước · chủ phòng đi trước (C10) · riêng tư · không tính điểm\n  chờ chủ phòng bắt \
+             đầu · đã ngồi 2/2 ghế\n  - Hana (chủ phòng): đã ngồi\n  - Gus (bạn, khách): đã \
+             ngồi\n  - Sam (khách): đang xem\n"
+        );
+        assert!(in_vietnamese(|| listing(&[])).starts_with("hiện không có phòng công khai"));
     }
 }
