@@ -4,9 +4,11 @@
 // The lobby's "New game" card and the room host's settings build their forms from it; nothing
 // in the page names an option, a value or a rule of its own.
 //
-// The description is fetched once per page load and kept in localStorage: a page whose
-// gateway does not answer for a moment still shows the last copy (the server refuses what it
-// no longer offers, naming the rule). Offline games (local.ts) use no options and no server.
+// The description is fetched once per page load and the tab keeps the last copy in
+// sessionStorage (like the session: the page writes nothing to localStorage but the language
+// the player chose): a reload while the gateway does not answer for a moment still draws the
+// forms, and the server refuses what it no longer offers, naming the rule. Offline games
+// (local.ts) use no options and no server.
 
 import { fromJson, type JsonObject, type JsonValue, toJson, toJsonString } from "@bufbuild/protobuf";
 import { gateway } from "./api.js";
@@ -50,7 +52,7 @@ function use(catalog: GameOptionsCatalog): void {
 
 function lastCopy(): GameOptionsCatalog | undefined {
   try {
-    const raw = globalThis.localStorage?.getItem(STORAGE_KEY);
+    const raw = globalThis.sessionStorage?.getItem(STORAGE_KEY);
     return raw ? fromJson(GameOptionsCatalogSchema, JSON.parse(raw) as JsonValue, { ignoreUnknownFields: true }) : undefined;
   } catch {
     return undefined;
@@ -67,7 +69,7 @@ export async function loadGameOptions(): Promise<GameOptions[]> {
     if (catalog) {
       use(catalog);
       fetched = true;
-      globalThis.localStorage?.setItem(STORAGE_KEY, toJsonString(GameOptionsCatalogSchema, catalog));
+      globalThis.sessionStorage?.setItem(STORAGE_KEY, toJsonString(GameOptionsCatalogSchema, catalog));
     }
   } catch {
     const copy = lastCopy();

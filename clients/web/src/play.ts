@@ -102,6 +102,9 @@ export class PlayCard {
 
   private actions(): HTMLElement {
     const row = h("div", { class: "controls" });
+    // No description yet (the gateway never answered this tab): the form says so, and there is
+    // nothing to send.
+    if (!gameOptions(this.kind)) return row;
     if (this.context === "quick") {
       row.append(h("button", { type: "button", id: "new-quick", onclick: () => this.quick() }, t("play.find")));
     } else if (this.context === "computer") {
