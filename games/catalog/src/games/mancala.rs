@@ -112,7 +112,8 @@ pub(crate) fn described_options() -> Vec<pb::GameOption> {
         choice(
             "rules",
             "mancala.rule_set",
-            &["M1/K1"],
+            // M1/K1 is what a refusal cites; K1-K5 are Congklak's rules.
+            &["M1/K1", "K1-K5"],
             "opt.mancala.rules",
             EVERYWHERE,
             i64::from(default.rule_set),
