@@ -330,6 +330,9 @@ serve_gateway! {
         subscribe_room(pb::SubscribeRoomRequest) -> crate::rooms::RoomEventStream = room_subscribe;
         // Games against the computer (computer.rs).
         play_computer(pb::PlayComputerRequest) -> pb::PlayComputerResponse = start_computer_game;
+        // The games' options, public catalog data (below).
+        list_game_options(pb::ListGameOptionsRequest) -> pb::ListGameOptionsResponse
+            = list_game_options;
     }
 }
 
@@ -349,6 +352,20 @@ impl GatewayService {
             token,
             player_id,
             expires_at_unix_ms,
+        }))
+    }
+
+    /// The catalog's description of every game's options: public (no token), the same for
+    /// everyone and built once per process, so an unauthenticated caller costs a copy of it.
+    #[tracing::instrument(skip_all)]
+    async fn list_game_options(
+        &self,
+        _request: Request<pb::ListGameOptionsRequest>,
+    ) -> Result<Response<pb::ListGameOptionsResponse>, Status> {
+        static CATALOG: std::sync::OnceLock<pb::GameOptionsCatalog> = std::sync::OnceLock::new();
+        let catalog = CATALOG.get_or_init(ludus_catalog::options::catalog);
+        Ok(Response::new(pb::ListGameOptionsResponse {
+            catalog: Some(catalog.clone()),
         }))
     }
 

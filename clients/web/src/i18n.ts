@@ -39,3 +39,9 @@ export function t(key: MessageKey, params: Record<string, string | number> = {})
   const template = DICTIONARIES[current][key];
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
+
+/** A label key from the server (ListGameOptions) in the current language; a key this page
+ * does not know yet (a newer server) reads as itself rather than failing the page. */
+export function label(key: string): string {
+  return key in DICTIONARIES[current] ? t(key as MessageKey) : key;
+}

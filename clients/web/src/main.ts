@@ -4,40 +4,27 @@
 // Routes live in the URL hash: `#/` the lobby, `#/game/<id>` one game, `#/local/<kind>` two
 // people on this device, `#/computer/<kind>/<level>` against the computer on this device.
 
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import { accountLinks, accountSession, ensureFreshSession } from "./account.js";
 import { Code, currentSession, errorCode, gateway, refusalText, setSession } from "./api.js";
 import { clear, h } from "./dom.js";
 import { GamePage, gameTitle, seatLabel } from "./game.js";
-import type { GameSettingsSchema } from "./gen/ludus/v1/game_pb.js";
-import { MancalaFirstPlayer, MancalaRuleSet } from "./gen/ludus/v1/mancala_pb.js";
 import { TicketState } from "./gen/ludus/v1/matchmaking_pb.js";
-import { QuoridorGoal, QuoridorMode } from "./gen/ludus/v1/quoridor_pb.js";
 import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
 import { lang, setLang, t } from "./i18n.js";
 import { LEVELS, LocalPage, levelName, OFFLINE_GAMES, offlineModule } from "./local.js";
+import { GAME_OPTIONS, initialValues, loadGameOptions, type Settings, settingsFrom } from "./options.js";
 import { PlayCard } from "./play.js";
 import { normaliseRoomCode, RoomPage } from "./room.js";
 import { featurePage } from "./routes.js";
 
-type Settings = MessageInitShape<typeof GameSettingsSchema>;
-
-// Quick-match settings per game, as the terminal client sends them; the server's clock.
-const QUICK_MATCHES: { kind: string; settings: Settings }[] = [
-  { kind: "caro", settings: { options: { case: "caro", value: { boardSize: 15 } } } },
-  {
-    kind: "mancala",
-    settings: { options: { case: "mancala", value: { ruleSet: MancalaRuleSet.KALAH, firstPlayer: MancalaFirstPlayer.RANDOM } } },
-  },
-  {
-    kind: "quoridor",
-    settings: {
-      options: { case: "quoridor", value: { mode: QuoridorMode.FREE_FOR_ALL, goal: QuoridorGoal.OPPOSITE, size: 9, players: 2 } },
-    },
-  },
-  { kind: "backgammon", settings: { options: { case: "backgammon", value: {} } } },
-  { kind: "junqi", settings: { options: { case: "junqi", value: {} } } },
-];
+// One-click quick matches and rooms: each game with its options' defaults (ListGameOptions).
+function defaultGames(): { kind: string; settings: Settings; roomFirstMover: boolean }[] {
+  return GAME_OPTIONS.map(({ kind, description }) => ({
+    kind,
+    settings: settingsFrom(description, "quick", initialValues(description, "quick")),
+    roomFirstMover: description.options.some((o) => o.field === "room.first_mover"),
+  }));
+}
 
 const app = document.getElementById("app") as HTMLElement;
 let page: GamePage | LocalPage | RoomPage | ReturnType<typeof featurePage> | undefined;
@@ -111,7 +98,8 @@ async function route(): Promise<void> {
     await page.open();
     return;
   }
-  await ensureFreshSession();
+  // The games' options (the lobby's forms, a room host's settings): fetched once per page.
+  await Promise.all([ensureFreshSession(), loadGameOptions()]);
   if (generation !== routing) return;
   if (!currentSession()) {
     signInForm();
@@ -286,7 +274,7 @@ function roomsCard(notice: HTMLElement): HTMLElement {
   );
   if (currentSession()?.account) {
     const create = h("div", { class: "quick" });
-    for (const q of QUICK_MATCHES) {
+    for (const q of defaultGames()) {
       create.append(
         h(
           "button",
@@ -297,7 +285,7 @@ function roomsCard(notice: HTMLElement): HTMLElement {
                 try {
                   const client = await gateway();
                   // Caro: the host moves first (C10 also offers rock-paper-scissors).
-                  const firstMover = q.kind === "caro" ? CaroFirstMover.HOST : CaroFirstMover.UNSPECIFIED;
+                  const firstMover = q.roomFirstMover ? CaroFirstMover.HOST : CaroFirstMover.UNSPECIFIED;
                   const snapshot = await client.createRoom({ settings: { game: q.settings, firstMover } });
                   location.hash = `#/room/${encodeURIComponent(snapshot.room?.code ?? "")}`;
                 } catch (error) {
@@ -323,7 +311,7 @@ async function lobby(current: () => boolean): Promise<void> {
   const quick = h("div", { class: "card" }, h("h2", {}, t("lobby.quickMatch")));
   const buttons = h("div", { class: "quick" });
   const searchState = h("p", { id: "search", class: "small" });
-  for (const q of QUICK_MATCHES) {
+  for (const q of defaultGames()) {
     buttons.append(h("button", { "data-quick": q.kind, onclick: () => quickMatch(q.settings, searchState, notice) }, gameTitle(q.kind)));
   }
   quick.append(buttons, searchState);

@@ -5,9 +5,8 @@
 import { currentSession, gateway, refusalText } from "./api.js";
 import { clear, h } from "./dom.js";
 import { TicketState } from "./gen/ludus/v1/matchmaking_pb.js";
-import { CaroFirstMover } from "./gen/ludus/v1/rooms_pb.js";
-import { type MessageKey, t } from "./i18n.js";
-import { type Context, GAME_OPTIONS, OptionsForm } from "./options.js";
+import { label, type MessageKey, t } from "./i18n.js";
+import { type Context, GAME_OPTIONS, gameOptions, OptionsForm } from "./options.js";
 
 export const GAME_NAMES: Record<string, MessageKey> = {
   caro: "game.caro",
@@ -16,14 +15,6 @@ export const GAME_NAMES: Record<string, MessageKey> = {
   backgammon: "game.backgammon",
   junqi: "game.junqi",
 };
-
-// The computer's levels as each game's seed names them (C17, M11, J20).
-export function computerLevelName(kind: string, level: string): string {
-  if (kind === "caro" && level === "normal") return t("cpu.medium");
-  if (kind === "junqi")
-    return t(({ easy: "cpu.beginner", normal: "cpu.normal", hard: "cpu.expert" } as const)[level as "easy"] ?? "cpu.normal");
-  return t(({ easy: "cpu.easy", normal: "cpu.normal", hard: "cpu.hard" } as const)[level as "easy"] ?? "cpu.normal");
-}
 
 const TABS: { context: Context; label: MessageKey }[] = [
   { context: "quick", label: "play.quick" },
@@ -42,7 +33,7 @@ export class PlayCard {
   private searching: AbortController | undefined;
 
   constructor() {
-    this.form = new OptionsForm(this.kind, this.context, "new");
+    this.form = this.newForm();
     this.node = h(
       "section",
       { class: "card", id: "new-game", "aria-labelledby": "new-game-title" },
@@ -60,6 +51,11 @@ export class PlayCard {
     this.searching?.abort();
   }
 
+  // The room tab's form also chooses the room's own settings (C10's first mover, Q29).
+  private newForm(): OptionsForm {
+    return new OptionsForm(this.kind, this.context, "new", undefined, this.context === "room");
+  }
+
   private render(): void {
     clear(this.body);
     const tabs = h("div", { class: "quick", role: "group", "aria-label": t("play.how") });
@@ -74,7 +70,7 @@ export class PlayCard {
             "aria-pressed": tab.context === this.context ? "true" : "false",
             onclick: () => {
               this.context = tab.context;
-              this.form = new OptionsForm(this.kind, this.context, "new");
+              this.form = this.newForm();
               this.render();
             },
           },
@@ -89,9 +85,12 @@ export class PlayCard {
         onchange: (event: Event) => {
           this.kind = (event.target as HTMLSelectElement).value;
           this.form.setGame(this.kind);
+          // The levels' names and the first-mover box are the game's.
+          this.render();
+          (this.body.querySelector("#new-game-kind") as HTMLElement | null)?.focus();
         },
       },
-      ...GAME_OPTIONS.map((g) => h("option", { value: g.kind, selected: g.kind === this.kind }, t(GAME_NAMES[g.kind] ?? "game.caro"))),
+      ...GAME_OPTIONS.map((g) => h("option", { value: g.kind, selected: g.kind === this.kind }, label(g.description.labelKey))),
     );
     this.body.append(
       tabs,
@@ -103,21 +102,32 @@ export class PlayCard {
 
   private actions(): HTMLElement {
     const row = h("div", { class: "controls" });
+    // No description yet (the gateway never answered this tab): the form says so, and there is
+    // nothing to send.
+    if (!gameOptions(this.kind)) return row;
     if (this.context === "quick") {
       row.append(h("button", { type: "button", id: "new-quick", onclick: () => this.quick() }, t("play.find")));
     } else if (this.context === "computer") {
+      const description = gameOptions(this.kind)?.description;
+      // The levels as the game's rules name them (C17, M11, J20), the middle one first.
+      const levels = description?.computerLevels ?? [];
       const level = h(
         "select",
         { id: "new-level" },
-        ...["easy", "normal", "hard"].map((l) => h("option", { value: l, selected: l === "normal" }, computerLevelName(this.kind, l))),
+        ...levels.map((l, i) => h("option", { value: l.level, selected: i === Math.floor(levels.length / 2) }, label(l.labelKey))),
       ) as HTMLSelectElement;
       const first = h("input", { type: "checkbox", id: "new-computer-first", class: "check" }) as HTMLInputElement;
+      const mayMoveFirst = description?.computerMayMoveFirst ?? false;
       row.append(
         h("label", { for: "new-level" }, t("play.level")),
         level,
         // Quoridor puts the person on seat 0 (PlayComputer).
-        this.kind === "quoridor" ? "" : h("label", { class: "check-label" }, first, ` ${t("play.computerFirst")}`),
-        h("button", { type: "button", id: "new-computer", onclick: () => void this.computer(level.value, first.checked) }, t("play.start")),
+        mayMoveFirst ? h("label", { class: "check-label" }, first, ` ${t("play.computerFirst")}`) : "",
+        h(
+          "button",
+          { type: "button", id: "new-computer", onclick: () => void this.computer(level.value, mayMoveFirst && first.checked) },
+          t("play.start"),
+        ),
       );
     } else if (currentSession()?.account) {
       row.append(h("button", { type: "button", id: "new-room", onclick: () => void this.room() }, t("play.createRoom")));
@@ -179,7 +189,7 @@ export class PlayCard {
       const response = await client.playComputer({
         settings: this.settings(),
         level,
-        computerFirst: this.kind !== "quoridor" && computerFirst,
+        computerFirst,
       });
       location.hash = `#/game/${encodeURIComponent(response.game?.gameId ?? "")}`;
     } catch (error) {
@@ -190,9 +200,10 @@ export class PlayCard {
   private async room(): Promise<void> {
     try {
       const client = await gateway();
-      // C10: rock-paper-scissors decides the first mover unless the host changes it.
-      const firstMover = this.kind === "caro" ? CaroFirstMover.ROCK_PAPER_SCISSORS : CaroFirstMover.UNSPECIFIED;
-      const snapshot = await client.createRoom({ settings: { game: this.settings(), firstMover } });
+      // The room's own choices (C10's first mover, Q29's auto-start) with the game's.
+      const settings = this.form.roomSettings();
+      settings.game = this.settings();
+      const snapshot = await client.createRoom({ settings });
       location.hash = `#/room/${encodeURIComponent(snapshot.room?.code ?? "")}`;
     } catch (error) {
       this.notice.textContent = refusalText(error);

@@ -227,9 +227,17 @@ pub fn computer_game(
     let level = parse_level("level", level)?;
     let mut settings = settings.clone();
     let seats = crate::table_seats(&settings);
-    match kind {
-        GameKind::Caro | GameKind::Mancala | GameKind::Junqi => settings.turn_time_ms = 0,
-        GameKind::Quoridor | GameKind::Backgammon => {}
+    let policy = kind.table_policy();
+    match policy.computer_clock {
+        None => settings.turn_time_ms = 0,
+        Some(clocks) if settings.turn_time_ms == 0 || clocks.offers(settings.turn_time_ms) => {}
+        Some(_) => {
+            return Err(CatalogError::InvalidArgument(format!(
+                "settings.turn_time_ms: {}: {} ms is not a clock offered against the computer \
+                 (untimed, 0, or a friend room's: {})",
+                policy.clock_rule, settings.turn_time_ms, policy.friend_clock.described
+            )));
+        }
     }
     if let Some(pb::game_settings::Options::Quoridor(options)) = &settings.options {
         if !matches!(
@@ -241,7 +249,7 @@ pub fn computer_game(
                     .into(),
             ));
         }
-        if computer_first {
+        if computer_first && !computer_may_move_first(kind) {
             return Err(CatalogError::InvalidArgument(
                 "computer_first: in Quoridor the human is seat 0; set first_seat to choose who \
                  moves first (Q8)"
@@ -249,11 +257,10 @@ pub fn computer_game(
             ));
         }
     }
-    let policy = kind.table_policy();
     if !(policy.min_seats..=policy.max_seats).contains(&seats) {
         return Err(CatalogError::InvalidArgument(format!(
-            "settings: {kind} seats {} to {} players, not {seats}",
-            policy.min_seats, policy.max_seats
+            "settings: {}: {kind} seats {} to {} players, not {seats}",
+            policy.seats_rule, policy.min_seats, policy.max_seats
         )));
     }
     let numbered = seats > 2;
@@ -267,6 +274,12 @@ pub fn computer_game(
         players.insert(0, human);
     }
     Ok((settings, players))
+}
+
+/// Whether `PlayComputerRequest.computer_first` is taken in `kind`: not in Quoridor, whose
+/// human sits on seat 0 of a free-for-all and chooses the first mover with `first_seat` (Q8).
+pub fn computer_may_move_first(kind: GameKind) -> bool {
+    kind != GameKind::Quoridor
 }
 
 /// Default settings of a game, for tests and for a client that names only the game.

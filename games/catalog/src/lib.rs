@@ -13,6 +13,8 @@
 //! - [`policy`]: each game's [`TablePolicy`] (seats, clocks, take-backs, what its rooms
 //!   offer, rating), rating pools, quick-match queues ([`QuickMatch`], [`QuickMatchClocks`])
 //!   and friend rooms' games ([`room_game`], [`TableMode`], the Q24 [`policy::Bracket`]).
+//! - [`options`]: every game's options described for clients (`ListGameOptions`), from the
+//!   constants the settings are validated with.
 //! - [`outcome`]: seats and outcomes in the contract.
 //! - [`CatalogError`]: "these settings / this action are not valid".
 //!
@@ -35,6 +37,7 @@ mod error;
 pub mod games;
 pub mod hosting;
 mod kind;
+pub mod options;
 pub mod outcome;
 pub mod policy;
 

@@ -35,9 +35,12 @@ pub struct TablePolicy {
     pub max_turn_ms: Option<u64>,
     /// The rule the clock comes from.
     pub clock_rule: &'static str,
-    /// Quick-match players may queue for one of the rule's clocks (Q28, B20) instead of the
-    /// server's; the queue then names it (`/t<s>`).
-    pub players_choose_clock: bool,
+    /// The clocks quick-match players may queue for (Q28, B20) instead of the server's (then
+    /// the queue names it, `/t<s>`); `None` where they play the server's.
+    pub quick_match_clock: Option<ClockChoices>,
+    /// The clocks a human may choose against the computer; `None` where that game is untimed
+    /// whatever the settings say (C17, M11, J19).
+    pub computer_clock: Option<ClockChoices>,
     /// The clocks a friend room may choose.
     pub friend_clock: FriendClock,
     /// Undo points a human keeps against the computer where [`crate::bots::take_back_rule`]
@@ -80,6 +83,16 @@ pub enum ClockChoices {
     Between(u64, u64),
 }
 
+impl ClockChoices {
+    /// Whether `turn_ms` is one of these clocks.
+    pub fn offers(&self, turn_ms: u64) -> bool {
+        match *self {
+            ClockChoices::OneOf(choices) => choices.contains(&turn_ms),
+            ClockChoices::Between(least, most) => (least..=most).contains(&turn_ms),
+        }
+    }
+}
+
 impl FriendClock {
     /// The clock a friend room asking for `turn_ms` plays with, or INVALID_ARGUMENT naming
     /// the rule and its choices.
@@ -87,11 +100,7 @@ impl FriendClock {
         if turn_ms == 0 {
             return Ok(self.zero_means);
         }
-        let offered = match self.choices {
-            ClockChoices::OneOf(choices) => choices.contains(&turn_ms),
-            ClockChoices::Between(least, most) => (least..=most).contains(&turn_ms),
-        };
-        if offered {
+        if self.choices.offers(turn_ms) {
             return Ok(turn_ms);
         }
         Err(CatalogError::InvalidArgument(format!(
@@ -179,10 +188,13 @@ impl QuickMatchClocks {
 
     /// The clock of a quick match queued with these (normalised, see [`QuickMatch`])
     /// settings: the clock its players queued for where their game lets them choose one
-    /// ([`TablePolicy::players_choose_clock`]), else the server's.
+    /// ([`TablePolicy::quick_match_clock`]), else the server's.
     pub fn clock_for(&self, settings: &pb::GameSettings) -> u64 {
         match GameKind::of(settings) {
-            Ok(kind) if kind.table_policy().players_choose_clock && settings.turn_time_ms != 0 => {
+            Ok(kind)
+                if kind.table_policy().quick_match_clock.is_some()
+                    && settings.turn_time_ms != 0 =>
+            {
                 settings.turn_time_ms
             }
             Ok(kind) => self.turn_ms(kind),
@@ -399,10 +411,6 @@ fn mancala_quick_match(
     })
 }
 
-/// Q28: the turn clocks a Quoridor player may ask a quick match for (0 = the server's).
-pub const QUORIDOR_QUICK_MATCH_TURN_MS: std::ops::RangeInclusive<u64> =
-    15_000..=quoridor::MAX_TURN_MS;
-
 /// Quoridor quick match: two-player classic games and free-for-all tables of 3-8 seats that
 /// start when full. The queue is the rule set (`quoridor/9/classic/ffa4`), plus `/t<s>` when
 /// the player asked for a clock (15-90 s, whole seconds) instead of the server's default.
@@ -418,7 +426,10 @@ fn quoridor_quick_match(
                 .into(),
         ));
     }
-    if turn_time_ms != 0 && !QUORIDOR_QUICK_MATCH_TURN_MS.contains(&turn_time_ms) {
+    let offered = quoridor::TABLE
+        .quick_match_clock
+        .is_some_and(|clocks| clocks.offers(turn_time_ms));
+    if turn_time_ms != 0 && !offered {
         return Err(CatalogError::InvalidArgument(format!(
             "settings.turn_time_ms: Q28: 15 to 90 s per turn (or 0 for 30 s), not {turn_time_ms} ms"
         )));

@@ -4,7 +4,8 @@
 
 use bytes::Bytes;
 use ludus_proto::error_details::StatusExt;
-use ludus_tests::{Ludus, raw};
+use ludus_proto::pb;
+use ludus_tests::{Ludus, raw, refused_with};
 use tonic::{Code, Status};
 
 async fn raw_call(ludus: &Ludus, path: &'static str, body: &'static [u8]) -> Result<Bytes, Status> {
@@ -277,5 +278,103 @@ async fn internal_servers_refuse_a_caller_that_is_not_a_ludus_service() {
         .await
         .expect_err("no action given");
     assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    ludus.shutdown().await;
+}
+
+/// ListGameOptions answers a stranger (no token: it is the same catalog for everyone), and
+/// what it describes is what the real servers accept: a Quoridor table of the most players it
+/// lists at its longest computer clock starts, one step past that clock is refused naming
+/// Q28, and a Backgammon quick match one step past its clocks is refused naming B20.
+#[tokio::test]
+async fn list_game_options_needs_no_token_and_describes_what_the_servers_accept() {
+    use ludus_proto::pb::{GameOptionKind, PlayMode, gateway_client::GatewayClient};
+
+    let ludus = Ludus::start().await;
+    let mut stranger = GatewayClient::new(ludus.channel().await);
+    let catalog = stranger
+        .list_game_options(pb::ListGameOptionsRequest {})
+        .await
+        .expect("public: no token needed")
+        .into_inner()
+        .catalog
+        .expect("a catalog");
+    let games: Vec<&str> = catalog.games.iter().map(|g| g.game.as_str()).collect();
+    assert_eq!(
+        games,
+        ["caro", "quoridor", "backgammon", "mancala", "junqi"]
+    );
+    let game = |name: &str| {
+        catalog
+            .games
+            .iter()
+            .find(|g| g.game == name)
+            .expect("described")
+    };
+    let clock = |name: &str, mode: PlayMode| {
+        game(name)
+            .options
+            .iter()
+            .find(|o| o.id == "clock" && o.modes.contains(&(mode as i32)))
+            .cloned()
+            .expect("a clock option")
+    };
+
+    let quoridor = game("quoridor");
+    let computer_clock = clock("quoridor", PlayMode::Computer);
+    assert_eq!(computer_clock.kind(), GameOptionKind::Number);
+    assert_eq!(computer_clock.rules, ["Q28"]);
+    let settings = |turn_time_ms: i64| pb::GameSettings {
+        options: Some(pb::game_settings::Options::Quoridor(pb::QuoridorOptions {
+            players: quoridor.max_players,
+            ..Default::default()
+        })),
+        turn_time_ms: turn_time_ms as u64,
+    };
+    let mut ann = ludus.player("ann").await;
+    let game_started = ann
+        .client
+        .play_computer(pb::PlayComputerRequest {
+            settings: Some(settings(computer_clock.max)),
+            level: quoridor.computer_levels[0].level.clone(),
+            computer_first: false,
+        })
+        .await
+        .expect("the description's extremes are accepted")
+        .into_inner()
+        .game
+        .expect("a game");
+    assert_eq!(
+        game_started.seats.len(),
+        quoridor.max_players as usize,
+        "Q4"
+    );
+    let past = ann
+        .client
+        .play_computer(pb::PlayComputerRequest {
+            settings: Some(settings(computer_clock.max + computer_clock.step)),
+            level: "easy".into(),
+            computer_first: false,
+        })
+        .await;
+    refused_with(past, Code::InvalidArgument, "settings.turn_time_ms: Q28: ");
+
+    let quick_clock = clock("backgammon", PlayMode::QuickMatch);
+    let longest = quick_clock
+        .choices
+        .iter()
+        .map(|c| c.value)
+        .max()
+        .expect("choices");
+    let mut bob = ludus.player("bob").await;
+    let past = bob
+        .queue(
+            pb::GameSettings {
+                options: Some(pb::game_settings::Options::Backgammon(Default::default())),
+                turn_time_ms: (longest + 1000) as u64,
+            },
+            pb::MatchRanking::Default,
+        )
+        .await;
+    refused_with(past, Code::InvalidArgument, "settings.turn_time_ms: B20: ");
     ludus.shutdown().await;
 }

@@ -20,11 +20,11 @@ describe("dictionaries", () => {
 
   it("say every player-facing string in Vietnamese (only names and notation are kept)", () => {
     // The strings allowed to read the same in both languages: game names the seeds keep in
-    // English (Mancala, Backgammon), notation and pure formats.
+    // English (Mancala, Backgammon), the rule sets' names (Kalah, Congklak), notation and pure formats.
     const same = Object.keys(en).filter((key) => en[key as keyof typeof en] === vi[key as keyof typeof en]);
     for (const key of same) {
       expect(key, `${key} is not translated`).toMatch(
-        /^(game\.(mancala|backgammon)|caro\.(x|o|cell)|lobby\.liveLine|game\.outcome|quoridor\.cell|junqi\.point|junqi\.short\.(mine|bomb))$/,
+        /^(game\.(mancala|backgammon)|opt\.mancala\.(kalah|congklak)|caro\.(x|o|cell)|lobby\.liveLine|game\.outcome|quoridor\.cell|junqi\.point|junqi\.short\.(mine|bomb))$/,
       );
     }
   });

@@ -34,6 +34,11 @@ pub const MONEY_RULESET: &str = "backgammon/money";
 /// The rating pool of matches.
 pub const MATCH_RULESET: &str = "backgammon/match";
 
+/// B20: the turn clocks players choose from besides the default, in quick matches, friend
+/// rooms and against the computer (the rules crate's `TURN_SECONDS` but untimed, which
+/// [`validate_turn_seconds`] also accepts; the catalog's tests hold the two together).
+pub const CLOCKS_MS: [u64; 4] = [30_000, 60_000, 90_000, 120_000];
+
 /// Backgammon's tables: two players; B20's clocks (60 s by default; players and friend rooms
 /// may choose 30, 60, 90 or 120 s, rooms also untimed); no take-backs (one would re-roll
 /// dice).
@@ -45,10 +50,11 @@ pub const TABLE: TablePolicy = TablePolicy {
     default_turn_ms: DEFAULT_TURN_SECONDS as u64 * 1000,
     max_turn_ms: None,
     clock_rule: "B20",
-    players_choose_clock: true,
+    quick_match_clock: Some(ClockChoices::OneOf(&CLOCKS_MS)),
+    computer_clock: Some(ClockChoices::OneOf(&CLOCKS_MS)),
     friend_clock: FriendClock {
         rule: "B20",
-        choices: ClockChoices::OneOf(&[30_000, 60_000, 90_000, 120_000]),
+        choices: ClockChoices::OneOf(&CLOCKS_MS),
         zero_means: 0,
         described: "untimed (0), 30 000, 60 000, 90 000 or 120 000 ms",
     },
@@ -116,6 +122,73 @@ pub fn options_from_pb(options: &pb::BackgammonOptions) -> Result<BackgammonOpti
         .validate()
         .map_err(|e| invalid(format!("settings.backgammon: {e}")))?;
     Ok(parsed)
+}
+
+/// Backgammon's options (ListGameOptions), in every mode: a money game or a match to N
+/// points (B22); in money play only, automatic doubles (B17, with their limit), beavers
+/// (B18) and the Jacoby rule (B19).
+pub(crate) fn described_options() -> Vec<pb::GameOption> {
+    use crate::options::{EVERYWHERE, choice, flag, labelled, number, only_when, plain};
+    let default = BackgammonOptions::default();
+    let money = || only_when("match", &[0]);
+    vec![
+        choice(
+            "match",
+            "backgammon.match_game.length",
+            &["B22"],
+            "opt.backgammon.match",
+            EVERYWHERE,
+            0,
+            std::iter::once(labelled(0, "opt.backgammon.money"))
+                .chain(plain(MATCH_LENGTHS.map(i64::from)))
+                .collect(),
+        ),
+        pb::GameOption {
+            only_when: vec![money()],
+            ..flag(
+                "auto",
+                "backgammon.automatic_doubles",
+                &["B17"],
+                "opt.backgammon.auto",
+                EVERYWHERE,
+                default.automatic_doubles,
+            )
+        },
+        pb::GameOption {
+            only_when: vec![money(), only_when("auto", &[1])],
+            ..number(
+                "auto_limit",
+                "backgammon.automatic_double_limit",
+                &["B17"],
+                "opt.backgammon.autoLimit",
+                EVERYWHERE,
+                i64::from(default.automatic_double_limit),
+                (1, i64::from(MAX_CUBE_LOG), 1),
+            )
+        },
+        pb::GameOption {
+            only_when: vec![money()],
+            ..flag(
+                "beavers",
+                "backgammon.beavers",
+                &["B18"],
+                "opt.backgammon.beavers",
+                EVERYWHERE,
+                default.beavers,
+            )
+        },
+        pb::GameOption {
+            only_when: vec![money()],
+            ..flag(
+                "jacoby",
+                "backgammon.jacoby",
+                &["B19"],
+                "opt.backgammon.jacoby",
+                EVERYWHERE,
+                default.jacoby,
+            )
+        },
+    ]
 }
 
 /// The options in the contract, normalised (matchmaking queues them).

@@ -18,7 +18,8 @@ pub const TABLE: TablePolicy = TablePolicy {
     default_turn_ms: 60_000,
     max_turn_ms: None,
     clock_rule: "C12",
-    players_choose_clock: false,
+    quick_match_clock: None,
+    computer_clock: None,
     friend_clock: FriendClock {
         rule: "C12",
         choices: ClockChoices::OneOf(&[30_000, 60_000, 120_000]),
@@ -31,6 +32,9 @@ pub const TABLE: TablePolicy = TablePolicy {
     scores_points: false,
     rated: true,
 };
+
+/// C1: the board sizes.
+pub const BOARD_SIZES: [u8; 2] = [15, 19];
 
 fn stone_to_pb(stone: Option<Stone>) -> i32 {
     match stone {
@@ -59,20 +63,57 @@ fn options_to_pb(options: CaroOptions) -> pb::CaroOptions {
 /// Reads Caro options; a board size of 0 means the default 15 (C1).
 pub fn options_from_pb(options: &pb::CaroOptions) -> Result<CaroOptions, CatalogError> {
     let size = match options.board_size {
-        0 => 15,
-        15 => 15,
-        19 => 19,
-        other => {
-            return Err(CatalogError::InvalidArgument(format!(
-                "settings.caro.board_size: C1: the board is 15 or 19, not {other}"
-            )));
-        }
+        0 => CaroOptions::default().size,
+        size => BOARD_SIZES
+            .into_iter()
+            .find(|&offered| u32::from(offered) == size)
+            .ok_or_else(|| {
+                CatalogError::InvalidArgument(format!(
+                    "settings.caro.board_size: C1: the board is 15 or 19, not {size}"
+                ))
+            })?,
     };
     Ok(CaroOptions {
         size,
         blocked_ends: !options.blocked_ends_off,
         exactly_five: options.exactly_five,
     })
+}
+
+/// Caro's options (ListGameOptions): the board (C1) and C5's two rules, in every mode.
+pub(crate) fn described_options() -> Vec<pb::GameOption> {
+    use crate::options::{EVERYWHERE, choice, flag, plain};
+    let default = CaroOptions::default();
+    vec![
+        choice(
+            "size",
+            "caro.board_size",
+            &["C1"],
+            "opt.board",
+            EVERYWHERE,
+            i64::from(default.size),
+            plain(BOARD_SIZES.map(i64::from)),
+        ),
+        pb::GameOption {
+            field_negated: true,
+            ..flag(
+                "blocked",
+                "caro.blocked_ends_off",
+                &["C5"],
+                "opt.caro.blocked",
+                EVERYWHERE,
+                default.blocked_ends,
+            )
+        },
+        flag(
+            "exact",
+            "caro.exactly_five",
+            &["C5"],
+            "opt.caro.exact",
+            EVERYWHERE,
+            default.exactly_five,
+        ),
+    ]
 }
 
 impl Hosting for Caro {

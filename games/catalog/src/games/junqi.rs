@@ -26,7 +26,8 @@ pub const TABLE: TablePolicy = TablePolicy {
     default_turn_ms: 30_000,
     max_turn_ms: None,
     clock_rule: "J19",
-    players_choose_clock: false,
+    quick_match_clock: None,
+    computer_clock: None,
     friend_clock: FriendClock {
         rule: "J19",
         choices: ClockChoices::OneOf(&[30_000]),

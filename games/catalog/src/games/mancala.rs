@@ -28,7 +28,8 @@ pub const TABLE: TablePolicy = TablePolicy {
     default_turn_ms: MAX_TURN_MS,
     max_turn_ms: Some(MAX_TURN_MS),
     clock_rule: "M10",
-    players_choose_clock: false,
+    quick_match_clock: None,
+    computer_clock: None,
     friend_clock: FriendClock {
         rule: "M10",
         choices: ClockChoices::OneOf(&[MAX_TURN_MS]),
@@ -97,6 +98,47 @@ pub fn options_to_pb(options: &MancalaOptions) -> pb::MancalaOptions {
             FirstPlayer::Seat1 => pb::MancalaFirstPlayer::Seat1,
         } as i32,
     }
+}
+
+/// Mancala's options (ListGameOptions): the rule set (M1, K1-K5) everywhere; who sows first
+/// (M3) in friend rooms (quick matches draw it, and against the computer `computer_first`
+/// says it).
+pub(crate) fn described_options() -> Vec<pb::GameOption> {
+    use crate::options::{EVERYWHERE, choice, labelled};
+    use pb::PlayMode;
+    let default = MancalaOptions::default();
+    let default = options_to_pb(&default);
+    vec![
+        choice(
+            "rules",
+            "mancala.rule_set",
+            // M1/K1 is what a refusal cites; K1-K5 are Congklak's rules.
+            &["M1/K1", "K1-K5"],
+            "opt.mancala.rules",
+            EVERYWHERE,
+            i64::from(default.rule_set),
+            vec![
+                labelled(rule_set_to_pb(RuleSet::Kalah) as i64, "opt.mancala.kalah"),
+                labelled(
+                    rule_set_to_pb(RuleSet::Congklak) as i64,
+                    "opt.mancala.congklak",
+                ),
+            ],
+        ),
+        choice(
+            "first",
+            "mancala.first_player",
+            &["M3"],
+            "opt.first",
+            &[PlayMode::Room],
+            i64::from(default.first_player),
+            vec![
+                labelled(pb::MancalaFirstPlayer::Random as i64, "opt.random"),
+                labelled(pb::MancalaFirstPlayer::Seat0 as i64, "opt.first.seat0"),
+                labelled(pb::MancalaFirstPlayer::Seat1 as i64, "opt.first.seat1"),
+            ],
+        ),
+    ]
 }
 
 fn spot_to_pb(spot: Spot) -> pb::MancalaSpot {

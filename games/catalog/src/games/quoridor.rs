@@ -16,6 +16,10 @@ use crate::{CatalogError, GameKind, Hosting, seat_u32};
 /// let through: the server (tests, internal games) may want them; quick match uses its own.
 pub const MAX_TURN_MS: u64 = 90_000;
 
+/// Q28: the turn clocks players choose from, 15 to 90 s, in quick matches, friend rooms and
+/// against the computer alike.
+pub const CLOCKS: ClockChoices = ClockChoices::Between(15_000, MAX_TURN_MS);
+
 /// Q4: most seats at a table.
 pub const MAX_PLAYERS: u32 = 8;
 
@@ -29,10 +33,11 @@ pub const TABLE: TablePolicy = TablePolicy {
     default_turn_ms: 30_000,
     max_turn_ms: Some(MAX_TURN_MS),
     clock_rule: "Q28",
-    players_choose_clock: true,
+    quick_match_clock: Some(CLOCKS),
+    computer_clock: Some(CLOCKS),
     friend_clock: FriendClock {
         rule: "Q28",
-        choices: ClockChoices::Between(15_000, MAX_TURN_MS),
+        choices: CLOCKS,
         zero_means: 30_000,
         described: "15 000 to 90 000 ms",
     },
@@ -309,6 +314,74 @@ pub fn ruleset(options: &QuoridorOptions, players: usize) -> String {
         name.push_str(&format!("/walls{w}"));
     }
     name
+}
+
+/// Quoridor's options (ListGameOptions): the mode (Q22-Q24) in friend rooms (quick matches
+/// and the computer play free-for-all), the table size (Q4), goal (Q25), board (Q26) and
+/// walls (Q27) everywhere.
+pub(crate) fn described_options() -> Vec<pb::GameOption> {
+    use crate::options::{EVERYWHERE, choice, labelled, number, plain};
+    use pb::PlayMode;
+    let default = options_to_pb(&QuoridorOptions::default(), 2);
+    vec![
+        choice(
+            "mode",
+            "quoridor.mode",
+            &["Q22-Q24"],
+            "opt.quoridor.mode",
+            &[PlayMode::Room],
+            i64::from(default.mode),
+            vec![
+                labelled(pb::QuoridorMode::FreeForAll as i64, "opt.quoridor.ffa"),
+                labelled(pb::QuoridorMode::Teams as i64, "opt.quoridor.teams"),
+                labelled(
+                    pb::QuoridorMode::TournamentMatch as i64,
+                    "opt.quoridor.tournament",
+                ),
+            ],
+        ),
+        number(
+            "players",
+            "quoridor.players",
+            &["Q4"],
+            "opt.players",
+            EVERYWHERE,
+            i64::from(default.players),
+            (2, i64::from(MAX_PLAYERS), 1),
+        ),
+        choice(
+            "goal",
+            "quoridor.goal",
+            &["Q25"],
+            "opt.quoridor.goal",
+            EVERYWHERE,
+            i64::from(default.goal),
+            vec![
+                labelled(pb::QuoridorGoal::Opposite as i64, "opt.quoridor.opposite"),
+                labelled(pb::QuoridorGoal::Center as i64, "opt.quoridor.center"),
+            ],
+        ),
+        choice(
+            "size",
+            "quoridor.size",
+            &["Q26"],
+            "opt.board",
+            EVERYWHERE,
+            i64::from(default.size),
+            plain(SIZES.map(i64::from)),
+        ),
+        choice(
+            "walls",
+            "quoridor.walls",
+            &["Q27"],
+            "opt.quoridor.walls",
+            EVERYWHERE,
+            i64::from(default.walls),
+            std::iter::once(labelled(0, "opt.auto"))
+                .chain(plain(WALL_CHOICES.map(i64::from)))
+                .collect(),
+        ),
+    ]
 }
 
 /// How a friend room seats a game of these options: one table (Q22), red against yellow
