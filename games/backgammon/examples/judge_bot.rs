@@ -9,6 +9,8 @@
 //! - `L <position-id> <die> <die>`: `L <every distinct result>` (for gnubg's self-play).
 //! - `W <position-id>`: `W <win> <contact>`, the static evaluation's winning chance of the
 //!   player on roll (before rolling), and 1 when the sides can still meet (for calibration).
+//! - `F <position-id>`: `F <terms>`, the contact evaluation's terms for the player who has
+//!   just moved (the one not on roll; empty in a race), for `judge/fit.py`.
 //! - `C <position-id>`: cube, centred, before the roll. Output:
 //!   `C <easy> <normal> <hard>` each `D` or `N` (double or roll), then `<easy> <normal> <hard>`
 //!   each `T` or `P` (the opponent's answer to a double).
@@ -128,6 +130,17 @@ fn main() {
                     let p = ludus_backgammon::bot::eval::evaluate(&b, 1).flip();
                     let contact = ludus_backgammon::bot::eval::is_contact(&b);
                     format!("W {:.4} {}", p.win, u8::from(contact))
+                })
+                .map_err(|e| e.to_string()),
+            ["F", id] => Board::from_position_id(id, 0)
+                .map(|b| {
+                    // Seat 1 has just moved, seat 0 is on roll (as gnubg evaluates the id).
+                    let terms = ludus_backgammon::bot::eval::contact_features(&b, 1)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|t| format!(" {t:.5}"))
+                        .collect::<String>();
+                    format!("F{terms}")
                 })
                 .map_err(|e| e.to_string()),
             _ => Err("expected `P <id> <die> <die>` or `C <id>`".into()),

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Fits the contact evaluation's weights to gnubg's 0-ply chances (not part of CI).
+
+    cargo build --release -p ludus-backgammon --example judge_bot
+    python3 games/backgammon/judge/fit.py [--games 120] [--seed 7]
+
+Positions come from gnubg 0-ply self-play with a seed other than the judge corpus's (28), so
+the judge grades the fitted evaluation on positions it was not fitted on. For every checker
+decision the played result and up to three other legal results are kept (the bots score the
+results of their candidate plays, good and bad), each with the opponent on roll; contact
+positions only (races use the bear-off database and the race formula).
+
+For each position `judge_bot` prints the evaluation's terms (`F <id>`, see
+`bot/eval.rs::contact_features`) and gnubg gives the chances of the side on roll. Fitted:
+
+- `CONTACT_WEIGHTS`: logistic regression (Newton's method, a little L2 on all but the
+  constant) of the mover's winning chance on the contact terms;
+- `GAMMON_WEIGHTS`: weighted least squares of the conditional gammon rate (gammons among
+  wins) on the gammon terms, each side's rate weighted by its winning chance; positions
+  where the loser has borne a checker off are left out (the rate is 0 there by rule).
+
+Prints the weights as Rust constants and the mean absolute errors before and after, on the
+last fifth of the positions (held out of the fit).
+"""
+import argparse
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+
+import gnubg
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+BOT = os.environ.get("JUDGE_BOT", os.path.join(ROOT, "target", "release", "examples", "judge_bot"))
+CONTACT_TERMS = 22
+GAMMON_TERMS = 8
+
+gnubg.command("set threads 1")
+
+
+def equity(p):
+    w, wg, wbg, lg, lbg = p[:5]
+    return 2 * w - 1 + wg - lg + wbg - lbg
+
+
+class Bot:
+    def __init__(self):
+        self.proc = subprocess.Popen([BOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True)
+
+    def ask(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline().split()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def positions(args, bot):
+    """(position id with the opponent on roll) of results seen in gnubg self-play."""
+    rng = random.Random(args.seed)
+    ci = gnubg.cubeinfo()
+    ctx0 = gnubg.evalcontext(0, 0, 1, 1, 0.0)
+    out = []
+    for _ in range(args.games):
+        pid = "4HPwATDgc/ABMA"
+        for _ in range(400):
+            board = gnubg.positionfromid(pid)
+            if sum(board[0]) == 0 or sum(board[1]) == 0:
+                break
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            results = bot.ask(f"L {pid} {dice[0]} {dice[1]}")[1:]
+            played = min(results, key=lambda r: equity(
+                gnubg.evaluate(gnubg.positionfromid(r), ci, ctx0)))
+            others = [r for r in results if r != played]
+            out.append(played)
+            out += rng.sample(others, min(3, len(others)))
+            pid = played
+    return out
+
+
+def solve(a, b):
+    """Solves a x = b (Gauss-Jordan with partial pivoting)."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        piv = m[c][c]
+        if abs(piv) < 1e-12:
+            continue
+        for r in range(n):
+            if r != c and m[r][c] != 0.0:
+                f = m[r][c] / piv
+                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+    return [m[i][n] / m[i][i] if abs(m[i][i]) > 1e-12 else 0.0 for i in range(n)]
+
+
+def logistic_fit(xs, ys, l2=1e-3, iters=25):
+    k = len(xs[0])
+    w = [0.0] * k
+    for _ in range(iters):
+        g = [0.0] * k
+        h = [[0.0] * k for _ in range(k)]
+        for x, y in zip(xs, ys):
+            z = sum(a * b for a, b in zip(w, x))
+            p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+            d = p - y
+            s = p * (1 - p)
+            for i in range(k):
+                g[i] += d * x[i]
+                sx = s * x[i]
+                hi = h[i]
+                for j in range(i, k):
+                    hi[j] += sx * x[j]
+        n = len(xs)
+        for i in range(k):
+            for j in range(i):
+                h[i][j] = h[j][i]
+            reg = l2 * n if i > 0 else 0.0
+            g[i] += reg * w[i]
+            h[i][i] += reg + 1e-9
+        step = solve(h, g)
+        w = [a - b for a, b in zip(w, step)]
+        if max(abs(s) for s in step) < 1e-7:
+            break
+    return w
+
+
+def least_squares(xs, ys, ws, l2=1e-4):
+    k = len(xs[0])
+    a = [[0.0] * k for _ in range(k)]
+    b = [0.0] * k
+    for x, y, wt in zip(xs, ys, ws):
+        for i in range(k):
+            b[i] += wt * x[i] * y
+            for j in range(k):
+                a[i][j] += wt * x[i] * x[j]
+    tot = sum(ws)
+    for i in range(1, k):
+        a[i][i] += l2 * tot
+    return solve(a, b)
+
+
+def dot(w, x):
+    return sum(a * b for a, b in zip(w, x))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=120)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--write", action="store_true",
+                    help="write the fitted weights into games/backgammon/src/bot/eval.rs")
+    args = ap.parse_args()
+    bot = Bot()
+    ids = positions(args, bot)
+    ci = gnubg.cubeinfo()
+    ctx0 = gnubg.evalcontext(0, 0, 1, 1, 0.0)
+    rows = []
+    for pid in ids:
+        f = [float(t) for t in bot.ask(f"F {pid}")[1:]]
+        if not f:
+            continue
+        board = gnubg.positionfromid(pid)
+        p = gnubg.evaluate(board, ci, ctx0)
+        # gnubg: the side on roll (board[1]); the bot's terms: the side that has just moved.
+        rows.append((f, p, sum(board[0]) < 15, sum(board[1]) < 15))
+    bot.close()
+    print(f"{len(ids)} positions, {len(rows)} in contact", file=sys.stderr)
+    split = len(rows) * 4 // 5
+    fit, held = rows[:split], rows[split:]
+
+    xs = [r[0][:CONTACT_TERMS] for r in fit]
+    ys = [1 - r[1][0] for r in fit]
+    cw = logistic_fit(xs, ys)
+
+    def gammon_rows(rs):
+        out = []
+        for f, p, mover_off, roller_off in rs:
+            mover_win, roller_win = 1 - p[0], p[0]
+            g_mover = f[CONTACT_TERMS:CONTACT_TERMS + GAMMON_TERMS]
+            g_roller = f[CONTACT_TERMS + GAMMON_TERMS:]
+            # The mover's gammons need the roller to have none off, and vice versa.
+            if not roller_off and mover_win > 1e-3:
+                out.append((g_mover, p[3] / mover_win, mover_win))
+            if not mover_off and roller_win > 1e-3:
+                out.append((g_roller, p[1] / roller_win, roller_win))
+        return out
+
+    gr = gammon_rows(fit)
+    gw = least_squares([g[0] for g in gr], [g[1] for g in gr], [g[2] for g in gr])
+
+    contact = ("const CONTACT_WEIGHTS: [f64; CONTACT_TERMS] = [\n"
+               + "".join(f"    {w:.4f},\n" for w in cw) + "];")
+    gammon = ("const GAMMON_WEIGHTS: [f64; GAMMON_TERMS] = [\n"
+              + "".join(f"    {w:.4f},\n" for w in gw) + "];")
+    print(contact)
+    print(gammon)
+    if args.write:
+        path = os.path.join(ROOT, "games", "backgammon", "src", "bot", "eval.rs")
+        text = open(path).read()
+        text = re.sub(r"const CONTACT_WEIGHTS: \[f64; CONTACT_TERMS\] = \[[^\]]*\];",
+                      lambda _: contact, text)
+        text = re.sub(r"const GAMMON_WEIGHTS: \[f64; GAMMON_TERMS\] = \[[^\]]*\];",
+                      lambda _: gammon, text)
+        open(path, "w").write(text)
+
+    old_c = [0.57 * -0.2 + 0.09, 0.57 * 0.2, 0.57, -0.57, 0.57, -0.57, 0.57 * 0.03,
+             0.57 * -0.35, 0.57 * -0.3, 0.57 * -0.1, 0.57 * 0.3 * 0.35, 0.57 * 0.3 * 0.3,
+             0.57 * 0.3 * 0.1] + [0.0] * 9
+    old_g = [0.02 - 0.16, 0.05, 0.08, 0.03, 0.04, 0.0, 0.0, 0.0]
+    for name, c, g in (("hand-made", old_c, old_g), ("fitted", cw, gw)):
+        ew = eg = n = 0.0
+        for f, p, mover_off, roller_off in held:
+            win = 1 / (1 + math.exp(-dot(c, f[:CONTACT_TERMS])))
+            rate_m = 0.0 if roller_off else min(0.9, max(0.0, dot(g, f[CONTACT_TERMS:CONTACT_TERMS + GAMMON_TERMS])))
+            rate_r = 0.0 if mover_off else min(0.9, max(0.0, dot(g, f[CONTACT_TERMS + GAMMON_TERMS:])))
+            ew += abs(win - (1 - p[0]))
+            eg += abs(win * rate_m - p[3]) + abs((1 - win) * rate_r - p[1])
+            n += 1
+        print(f"{name}: held-out {int(n)} positions, mean |win error| {ew / n:.4f}, "
+              f"mean |gammon error| per side {eg / (2 * n):.4f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
