@@ -15,9 +15,10 @@ For each position `judge_bot` prints the evaluation's terms (`F <id>`, see
 
 - `CONTACT_WEIGHTS`: logistic regression (Newton's method, a little L2 on all but the
   constant) of the mover's winning chance on the contact terms;
-- `GAMMON_WEIGHTS`: weighted least squares of the conditional gammon rate (gammons among
-  wins) on the gammon terms, each side's rate weighted by its winning chance; positions
-  where the loser has borne a checker off are left out (the rate is 0 there by rule).
+- `GAMMON_WEIGHTS`: logistic regression of the conditional gammon rate (gammons among
+  wins) on the gammon terms, the last of which is the side's win logit by the fitted
+  `CONTACT_WEIGHTS`; each side's rate weighted by its winning chance; sides whose opponent
+  has borne a checker off are left out (the rate is 0 there by rule).
 
 Prints the weights as Rust constants and the mean absolute errors before and after, on the
 last fifth of the positions (held out of the fit).
@@ -36,7 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 BOT = os.environ.get("JUDGE_BOT", os.path.join(ROOT, "target", "release", "examples", "judge_bot"))
 CONTACT_TERMS = 22
-GAMMON_TERMS = 8
+GAMMON_TERMS = 11
 
 gnubg.command("set threads 1")
 
@@ -101,24 +102,25 @@ def solve(a, b):
     return [m[i][n] / m[i][i] if abs(m[i][i]) > 1e-12 else 0.0 for i in range(n)]
 
 
-def logistic_fit(xs, ys, l2=1e-3, iters=25):
+def logistic_fit(xs, ys, l2=1e-3, iters=25, weights=None):
     k = len(xs[0])
+    weights = weights or [1.0] * len(xs)
     w = [0.0] * k
     for _ in range(iters):
         g = [0.0] * k
         h = [[0.0] * k for _ in range(k)]
-        for x, y in zip(xs, ys):
+        for x, y, wt in zip(xs, ys, weights):
             z = sum(a * b for a, b in zip(w, x))
             p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
-            d = p - y
-            s = p * (1 - p)
+            d = wt * (p - y)
+            s = wt * p * (1 - p)
             for i in range(k):
                 g[i] += d * x[i]
                 sx = s * x[i]
                 hi = h[i]
                 for j in range(i, k):
                     hi[j] += sx * x[j]
-        n = len(xs)
+        n = sum(weights)
         for i in range(k):
             for j in range(i):
                 h[i][j] = h[j][i]
@@ -130,21 +132,6 @@ def logistic_fit(xs, ys, l2=1e-3, iters=25):
         if max(abs(s) for s in step) < 1e-7:
             break
     return w
-
-
-def least_squares(xs, ys, ws, l2=1e-4):
-    k = len(xs[0])
-    a = [[0.0] * k for _ in range(k)]
-    b = [0.0] * k
-    for x, y, wt in zip(xs, ys, ws):
-        for i in range(k):
-            b[i] += wt * x[i] * y
-            for j in range(k):
-                a[i][j] += wt * x[i] * x[j]
-    tot = sum(ws)
-    for i in range(1, k):
-        a[i][i] += l2 * tot
-    return solve(a, b)
 
 
 def dot(w, x):
@@ -179,22 +166,8 @@ def main():
     xs = [r[0][:CONTACT_TERMS] for r in fit]
     ys = [1 - r[1][0] for r in fit]
     cw = logistic_fit(xs, ys)
-
-    def gammon_rows(rs):
-        out = []
-        for f, p, mover_off, roller_off in rs:
-            mover_win, roller_win = 1 - p[0], p[0]
-            g_mover = f[CONTACT_TERMS:CONTACT_TERMS + GAMMON_TERMS]
-            g_roller = f[CONTACT_TERMS + GAMMON_TERMS:]
-            # The mover's gammons need the roller to have none off, and vice versa.
-            if not roller_off and mover_win > 1e-3:
-                out.append((g_mover, p[3] / mover_win, mover_win))
-            if not mover_off and roller_win > 1e-3:
-                out.append((g_roller, p[1] / roller_win, roller_win))
-        return out
-
-    gr = gammon_rows(fit)
-    gw = least_squares([g[0] for g in gr], [g[1] for g in gr], [g[2] for g in gr])
+    gx, gy, gwt = gammon_rows(fit, cw)
+    gw = logistic_fit(gx, gy, weights=gwt)
 
     contact = ("const CONTACT_WEIGHTS: [f64; CONTACT_TERMS] = [\n"
                + "".join(f"    {w:.4f},\n" for w in cw) + "];")
@@ -202,30 +175,65 @@ def main():
               + "".join(f"    {w:.4f},\n" for w in gw) + "];")
     print(contact)
     print(gammon)
+    path = os.path.join(ROOT, "games", "backgammon", "src", "bot", "eval.rs")
+    current = open(path).read()
+    old_c = weights_in(current, "CONTACT_WEIGHTS")
+    old_g = weights_in(current, "GAMMON_WEIGHTS")
+    for name, c, g in (("eval.rs now", old_c, old_g), ("fitted", cw, gw)):
+        if len(c) != CONTACT_TERMS or len(g) != GAMMON_TERMS:
+            continue
+        ew = eg = 0.0
+        for f, p, mover_off, roller_off in held:
+            z = dot(c, f[:CONTACT_TERMS])
+            win = logistic(z)
+            rate_m = 0.0 if roller_off else logistic(dot(g, gammon_terms(f, 0, z)))
+            rate_r = 0.0 if mover_off else logistic(dot(g, gammon_terms(f, 1, -z)))
+            ew += abs(win - (1 - p[0]))
+            eg += abs(win * rate_m - p[3]) + abs((1 - win) * rate_r - p[1])
+        n = len(held)
+        print(f"{name}: held-out {n} positions, mean |win error| {ew / n:.4f}, "
+              f"mean |gammon error| per side {eg / (2 * n):.4f}", file=sys.stderr)
     if args.write:
-        path = os.path.join(ROOT, "games", "backgammon", "src", "bot", "eval.rs")
-        text = open(path).read()
         text = re.sub(r"const CONTACT_WEIGHTS: \[f64; CONTACT_TERMS\] = \[[^\]]*\];",
-                      lambda _: contact, text)
+                      lambda _: contact, current)
         text = re.sub(r"const GAMMON_WEIGHTS: \[f64; GAMMON_TERMS\] = \[[^\]]*\];",
                       lambda _: gammon, text)
         open(path, "w").write(text)
 
-    old_c = [0.57 * -0.2 + 0.09, 0.57 * 0.2, 0.57, -0.57, 0.57, -0.57, 0.57 * 0.03,
-             0.57 * -0.35, 0.57 * -0.3, 0.57 * -0.1, 0.57 * 0.3 * 0.35, 0.57 * 0.3 * 0.3,
-             0.57 * 0.3 * 0.1] + [0.0] * 9
-    old_g = [0.02 - 0.16, 0.05, 0.08, 0.03, 0.04, 0.0, 0.0, 0.0]
-    for name, c, g in (("hand-made", old_c, old_g), ("fitted", cw, gw)):
-        ew = eg = n = 0.0
-        for f, p, mover_off, roller_off in held:
-            win = 1 / (1 + math.exp(-dot(c, f[:CONTACT_TERMS])))
-            rate_m = 0.0 if roller_off else min(0.9, max(0.0, dot(g, f[CONTACT_TERMS:CONTACT_TERMS + GAMMON_TERMS])))
-            rate_r = 0.0 if mover_off else min(0.9, max(0.0, dot(g, f[CONTACT_TERMS + GAMMON_TERMS:])))
-            ew += abs(win - (1 - p[0]))
-            eg += abs(win * rate_m - p[3]) + abs((1 - win) * rate_r - p[1])
-            n += 1
-        print(f"{name}: held-out {int(n)} positions, mean |win error| {ew / n:.4f}, "
-              f"mean |gammon error| per side {eg / (2 * n):.4f}", file=sys.stderr)
+
+def logistic(z):
+    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def weights_in(text, name):
+    m = re.search(name + r": \[f64; [A-Z_]+\] = \[([^\]]*)\];", text)
+    return [float(x) for x in m.group(1).split(",") if x.strip()] if m else []
+
+
+def gammon_terms(f, side, win_logit):
+    """The gammon terms of the mover (side 0) or the side on roll (1), with the win logit
+    (the last term) from the contact weights being fitted."""
+    start = CONTACT_TERMS + side * GAMMON_TERMS
+    return f[start:start + GAMMON_TERMS - 1] + [win_logit]
+
+
+def gammon_rows(rows, cw):
+    """Terms, conditional gammon rate and weight (the side's winning chance) of each side
+    that can still win a gammon."""
+    xs, ys, ws = [], [], []
+    for f, p, mover_off, roller_off in rows:
+        z = dot(cw, f[:CONTACT_TERMS])
+        mover_win, roller_win = 1 - p[0], p[0]
+        # The mover's gammons need the roller to have none off, and vice versa.
+        if not roller_off and mover_win > 1e-3:
+            xs.append(gammon_terms(f, 0, z))
+            ys.append(min(1.0, p[3] / mover_win))
+            ws.append(mover_win)
+        if not mover_off and roller_win > 1e-3:
+            xs.append(gammon_terms(f, 1, -z))
+            ys.append(min(1.0, p[1] / roller_win))
+            ws.append(roller_win)
+    return xs, ys, ws
 
 
 if __name__ == "__main__":

@@ -378,15 +378,17 @@ fn logistic(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// How many terms the gammon rate sums ([`gammon_terms`]).
-pub const GAMMON_TERMS: usize = 8;
+/// How many terms the gammon rate's logit sums ([`gammon_terms`]).
+pub const GAMMON_TERMS: usize = 11;
 
-/// The terms of `x`'s conditional chance, when it wins, that the win is a gammon (before
-/// [`GAMMON_WEIGHTS`]): a constant, `y`'s checkers in `x`'s home board and on the bar, `x`'s
-/// home points, the pips `y` still needs to bring everything home (in tens), and `y`'s
-/// checkers not yet home; `x`'s own checkers back (in `y`'s home board or on the bar) and
-/// `y`'s home points, which slow `x` down.
-fn gammon_terms(x: &Side, y: &Side) -> [f64; GAMMON_TERMS] {
+/// The terms of the logit of `x`'s conditional chance, when it wins, that the win is a
+/// gammon (before [`GAMMON_WEIGHTS`]): a constant, `y`'s checkers in `x`'s home board and on
+/// the bar, `x`'s home points, the pips `y` still needs to bring everything home (in tens),
+/// `y`'s checkers not yet home; `x`'s own checkers back (in `y`'s home board or on the bar)
+/// and `y`'s home points, which slow `x` down; `x`'s structure and `y`'s blots; last, the
+/// logit of `x`'s winning chance (the more one-sided the game, the more of its wins are
+/// gammons).
+fn gammon_terms(x: &Side, y: &Side, win_logit: f64) -> [f64; GAMMON_TERMS] {
     let back: f64 = (19..=24).map(|q| f64::from(y[q])).sum();
     let outside: f64 = (7..=25).map(|q| f64::from(y[q])).sum();
     [
@@ -398,17 +400,20 @@ fn gammon_terms(x: &Side, y: &Side) -> [f64; GAMMON_TERMS] {
         outside,
         (19..=25).map(|q| f64::from(x[q])).sum(),
         home_points(y) as f64,
+        structure(x, y),
+        (1..=24).filter(|&p| y[p] == 1).count() as f64,
+        win_logit,
     ]
 }
 
-/// `x`'s conditional chance, when it wins, that the win is a gammon.
-fn gammon_rate(x: &Side, y: &Side) -> f64 {
+/// `x`'s conditional chance, when it wins, that the win is a gammon; `win_logit` is the
+/// logit of `x`'s winning chance.
+fn gammon_rate(x: &Side, y: &Side, win_logit: f64) -> f64 {
     if off(y) > 0 {
         return 0.0;
     }
-    let terms = gammon_terms(x, y);
-    let g: f64 = terms.iter().zip(GAMMON_WEIGHTS).map(|(t, w)| t * w).sum();
-    g.clamp(0.0, 0.9)
+    let terms = gammon_terms(x, y, win_logit);
+    logistic(terms.iter().zip(GAMMON_WEIGHTS).map(|(t, w)| t * w).sum())
 }
 
 fn backgammon_rate(x: &Side, y: &Side) -> f64 {
@@ -497,17 +502,20 @@ const CONTACT_WEIGHTS: [f64; CONTACT_TERMS] = [
     -0.0960,
 ];
 
-/// The gammon rate's weights ([`gammon_terms`]), fitted by least squares against gnubg's
-/// 0-ply gammon chances (`games/backgammon/judge/fit.py`).
+/// The gammon rate's logit weights ([`gammon_terms`]), fitted by logistic regression against
+/// gnubg's 0-ply gammon chances among its wins (`games/backgammon/judge/fit.py`).
 const GAMMON_WEIGHTS: [f64; GAMMON_TERMS] = [
-    -0.0746,
-    -0.0186,
-    0.0817,
-    0.0605,
-    0.0548,
-    -0.0001,
-    0.0044,
-    -0.0331,
+    -4.3754,
+    -0.1324,
+    0.2983,
+    0.2635,
+    0.2537,
+    0.1185,
+    0.2468,
+    0.0451,
+    -0.4680,
+    0.1265,
+    0.5745,
 ];
 
 /// The logit of `me`'s winning chance in a contact position, the opponent on roll.
@@ -525,15 +533,17 @@ pub fn contact_features(board: &Board, me: Seat) -> Option<Vec<f64>> {
     }
     let (m, o) = sides(board, me);
     let mut v = contact_terms(&m, &o).to_vec();
-    v.extend(gammon_terms(&m, &o));
-    v.extend(gammon_terms(&o, &m));
+    let logit = contact_logit(&m, &o);
+    v.extend(gammon_terms(&m, &o, logit));
+    v.extend(gammon_terms(&o, &m, -logit));
     Some(v)
 }
 
 fn contact(m: &Side, o: &Side) -> Probs {
-    let win = logistic(contact_logit(m, o));
-    let win_gammon = win * gammon_rate(m, o);
-    let lose_gammon = (1.0 - win) * gammon_rate(o, m);
+    let logit = contact_logit(m, o);
+    let win = logistic(logit);
+    let win_gammon = win * gammon_rate(m, o, logit);
+    let lose_gammon = (1.0 - win) * gammon_rate(o, m, -logit);
     Probs {
         win,
         win_gammon,
