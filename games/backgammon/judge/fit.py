@@ -2,7 +2,8 @@
 """Fits the contact evaluation's weights to gnubg's 0-ply chances (not part of CI).
 
     cargo build --release -p ludus-backgammon --example judge_bot
-    python3 games/backgammon/judge/fit.py [--games 120] [--seed 7]
+    python3 games/backgammon/judge/fit.py [--games 120] [--seed 7] [--write]
+    cargo fmt -p ludus-backgammon       # after --write, which rewrites the constants
 
 Positions come from gnubg 0-ply self-play with a seed other than the judge corpus's (28), so
 the judge grades the fitted evaluation on positions it was not fitted on. For every checker
@@ -20,8 +21,9 @@ For each position `judge_bot` prints the evaluation's terms (`F <id>`, see
   `CONTACT_WEIGHTS`; each side's rate weighted by its winning chance; sides whose opponent
   has borne a checker off are left out (the rate is 0 there by rule).
 
-Prints the weights as Rust constants and the mean absolute errors before and after, on the
-last fifth of the positions (held out of the fit).
+Prints the weights as Rust constants and the mean absolute errors of the weights in eval.rs
+and of the fitted ones on the last fifth of the positions (held out of the fit); `--write`
+puts the fitted ones into eval.rs.
 """
 import argparse
 import math
@@ -33,18 +35,13 @@ import sys
 
 import gnubg
 
+from judge import equity
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 BOT = os.environ.get("JUDGE_BOT", os.path.join(ROOT, "target", "release", "examples", "judge_bot"))
 CONTACT_TERMS = 22
 GAMMON_TERMS = 11
-
-gnubg.command("set threads 1")
-
-
-def equity(p):
-    w, wg, wbg, lg, lbg = p[:5]
-    return 2 * w - 1 + wg - lg + wbg - lbg
 
 
 class Bot:

@@ -68,8 +68,16 @@ fn b14_b15_cube_decisions_agree_with_gnubg_where_it_is_clear() {
     for (id, double, answer) in cases {
         let b = Board::from_position_id(id, 0).expect("a gnubg Position ID");
         for level in SMART {
-            assert_eq!(choose(&at(money(), b, 0, None), 0, level), double, "{id} {level}");
-            assert_eq!(choose(&doubled(money(), b), 1, level), answer, "{id} {level}");
+            assert_eq!(
+                choose(&at(money(), b, 0, None), 0, level),
+                double,
+                "{id} {level}"
+            );
+            assert_eq!(
+                choose(&doubled(money(), b), 1, level),
+                answer,
+                "{id} {level}"
+            );
         }
     }
 }

@@ -10,13 +10,17 @@
 //!   `0.034 n` turns² for a race of `n` pips, from the 18.5 variance of the pips of one roll)
 //!   turn the difference into a winning chance. Gammons come the same way: can the loser bring everything home
 //!   and bear one checker off before the winner finishes?
-//! - **Contact**: a logit built from the race (pip difference, the opponent has the roll),
-//!   made points weighted by where they stand (the 5-point, the bar point, advanced anchors),
-//!   primes in front of the opponent's back checkers, checkers on the bar against the home
-//!   board that holds them, and the blots' exposure: the rolls out of 36 that hit one of them
-//!   (direct and indirect shots, through open points only), weighted by the pips a hit costs
-//!   and by how hard re-entering will be. Gammon chances grow with the loser's checkers back
-//!   and on the bar, the winner's home board and the distance the loser must still travel.
+//! - **Contact**: a logit, a weighted sum of hand-made terms ([`contact_terms`]): the race
+//!   (pip difference, absolute and relative), made points weighted by where they stand (the
+//!   5-point, the bar point, advanced anchors), primes in front of the opponent's back
+//!   checkers, checkers on the bar against the home board that holds them, checkers back,
+//!   anchors, blots, home points, and the blots' exposure: the rolls out of 36 that hit one of
+//!   them (direct and indirect shots, through open points only), with the pips a hit costs
+//!   and how hard re-entering will be. The conditional gammon rate is the logistic of another
+//!   weighted sum ([`gammon_terms`]): the loser's checkers back and on the bar, the winner's
+//!   home board, the distance the loser must still travel, and the win logit itself. Both
+//!   sets of weights are fitted to gnubg's 0-ply chances by `games/backgammon/judge/fit.py`
+//!   on positions of gnubg self-play (not the judge's corpus).
 
 use ludus_rules::Seat;
 
@@ -478,44 +482,14 @@ fn contact_terms(m: &Side, o: &Side) -> [f64; CONTACT_TERMS] {
 /// The contact logit's weights, fitted by logistic regression against gnubg's 0-ply winning
 /// chances (`games/backgammon/judge/fit.py`).
 const CONTACT_WEIGHTS: [f64; CONTACT_TERMS] = [
-    -0.1796,
-    -0.2418,
-    0.8406,
-    -0.6142,
-    0.3752,
-    -0.4842,
-    0.0994,
-    0.2072,
-    -0.2436,
-    -0.1951,
-    0.0574,
-    -0.0865,
-    0.0058,
-    0.6156,
-    -0.0897,
-    0.1679,
-    -0.1501,
-    0.0912,
-    -0.0025,
-    0.0108,
-    0.0665,
-    -0.0960,
+    -0.1796, -0.2418, 0.8406, -0.6142, 0.3752, -0.4842, 0.0994, 0.2072, -0.2436, -0.1951, 0.0574,
+    -0.0865, 0.0058, 0.6156, -0.0897, 0.1679, -0.1501, 0.0912, -0.0025, 0.0108, 0.0665, -0.0960,
 ];
 
 /// The gammon rate's logit weights ([`gammon_terms`]), fitted by logistic regression against
 /// gnubg's 0-ply gammon chances among its wins (`games/backgammon/judge/fit.py`).
 const GAMMON_WEIGHTS: [f64; GAMMON_TERMS] = [
-    -4.3754,
-    -0.1324,
-    0.2983,
-    0.2635,
-    0.2537,
-    0.1185,
-    0.2468,
-    0.0451,
-    -0.4680,
-    0.1265,
-    0.5745,
+    -4.3754, -0.1324, 0.2983, 0.2635, 0.2537, 0.1185, 0.2468, 0.0451, -0.4680, 0.1265, 0.5745,
 ];
 
 /// The logit of `me`'s winning chance in a contact position, the opponent on roll.
