@@ -125,7 +125,7 @@ class Cache:
 
     def cube(self, pid, plies):
         """gnubg's (No double, Double-take, Double-pass) cubeful equities, per unit cube."""
-        # "nj": without the Jacoby rule (entries without it were graded under Jacoby).
+        # "nj": without the Jacoby rule (the older `c{plies}:` entries were graded under it).
         key = f"c{plies}nj:{pid}"
         if key not in self.data:
             self.data[key] = cube_analysis(pid, plies)
@@ -133,9 +133,9 @@ class Cache:
 
 
 def no_jacoby(mid):
-    """The Match ID with its Jacoby bit (bit 66, counting from 0) set to "off": the session a
-    Match ID sets up plays money under the Jacoby rule without it, whatever `set jacoby off`
-    said (gnubg 1.1's Python module; `show jacoby` after `setgnubgid` tells)."""
+    """The Match ID with bit 66 (counting from 0) set, which turns the Jacoby rule off: without
+    it the session `setgnubgid` sets up plays money under the Jacoby rule whatever `set jacoby
+    off` said (gnubg 1.1's Python module; `show jacoby` after `setgnubgid` tells)."""
     raw = bytearray(base64.b64decode(mid))
     raw[66 // 8] |= 1 << (66 % 8)
     return base64.b64encode(bytes(raw)).decode()
