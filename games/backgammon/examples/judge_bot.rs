@@ -4,11 +4,14 @@
 //! Input, one decision a line, the player on roll being seat 0 of a money game without
 //! optional rules (the gnubg Position ID with that player on roll):
 //! - `P <position-id> <die> <die>`: checker play. Output:
-//!   `P <easy> <normal> <hard> <hard-ms> | <every distinct result>`, each result the Position ID
+//!   `P <easy> <normal> <hard> <hard-ms> <normal-ms> | <every distinct result>`, each result the Position ID
 //!   after the play, the opponent on roll.
 //! - `L <position-id> <die> <die>`: `L <every distinct result>` (for gnubg's self-play).
-//! - `W <position-id>`: `W <win> <contact>`, the static evaluation's winning chance of the
-//!   player on roll (before rolling), and 1 when the sides can still meet (for calibration).
+//! - `W <position-id>`: `W <win> <contact> <win-gammon> <lose-gammon>`, the static
+//!   evaluation's winning chance of the player on roll (before rolling), 1 when the sides can
+//!   still meet, and its gammon chances either way (for calibration).
+//! - `F <position-id>`: `F <terms>`, the contact evaluation's terms for the player who has
+//!   just moved (the one not on roll; empty in a race), for `judge/fit.py`.
 //! - `C <position-id>`: cube, centred, before the roll. Output:
 //!   `C <easy> <normal> <hard>` each `D` or `N` (double or roll), then `<easy> <normal> <hard>`
 //!   each `T` or `P` (the opponent's answer to a double).
@@ -58,13 +61,11 @@ fn checker_play(id: &str, dice: [u8; 2], seed: u64) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     let plays = legal_plays(&board, 0, dice).plays;
     let mut out = String::from("P");
-    let mut hard_ms = 0.0;
-    for level in LEVELS {
+    let mut ms = [0.0; 3];
+    for (l, level) in LEVELS.into_iter().enumerate() {
         let started = Instant::now();
         let action = decide(&game, 0, level, seed);
-        if level == Level::Hard {
-            hard_ms = started.elapsed().as_secs_f64() * 1e3;
-        }
+        ms[l] = started.elapsed().as_secs_f64() * 1e3;
         let result = match action {
             Some(Action::Play(p)) => plays
                 .iter()
@@ -75,7 +76,7 @@ fn checker_play(id: &str, dice: [u8; 2], seed: u64) -> Result<String, String> {
         out.push(' ');
         out.push_str(&result.position_id(1));
     }
-    out.push_str(&format!(" {hard_ms:.1} | "));
+    out.push_str(&format!(" {:.1} {:.1} | ", ms[2], ms[1]));
     out.push_str(&results(&board, dice).join(" "));
     Ok(out)
 }
@@ -127,7 +128,24 @@ fn main() {
                     // Seat 1 has just moved: its chances, seen from seat 0 on roll.
                     let p = ludus_backgammon::bot::eval::evaluate(&b, 1).flip();
                     let contact = ludus_backgammon::bot::eval::is_contact(&b);
-                    format!("W {:.4} {}", p.win, u8::from(contact))
+                    format!(
+                        "W {:.4} {} {:.4} {:.4}",
+                        p.win,
+                        u8::from(contact),
+                        p.win_gammon,
+                        p.lose_gammon
+                    )
+                })
+                .map_err(|e| e.to_string()),
+            ["F", id] => Board::from_position_id(id, 0)
+                .map(|b| {
+                    // Seat 1 has just moved, seat 0 is on roll (as gnubg evaluates the id).
+                    let terms = ludus_backgammon::bot::eval::contact_features(&b, 1)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|t| format!(" {t:.5}"))
+                        .collect::<String>();
+                    format!("F{terms}")
                 })
                 .map_err(|e| e.to_string()),
             _ => Err("expected `P <id> <die> <die>` or `C <id>`".into()),

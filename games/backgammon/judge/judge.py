@@ -21,6 +21,7 @@ gnubg evaluations are cached in `cache.json` next to this script, so judging a n
 only its new choices.
 """
 import argparse
+import base64
 import json
 import os
 import random
@@ -124,17 +125,27 @@ class Cache:
 
     def cube(self, pid, plies):
         """gnubg's (No double, Double-take, Double-pass) cubeful equities, per unit cube."""
-        key = f"c{plies}:{pid}"
+        # "nj": without the Jacoby rule (the older `c{plies}:` entries were graded under it).
+        key = f"c{plies}nj:{pid}"
         if key not in self.data:
             self.data[key] = cube_analysis(pid, plies)
         return self.data[key]
+
+
+def no_jacoby(mid):
+    """The Match ID with bit 66 (counting from 0) set, which turns the Jacoby rule off: without
+    it the session `setgnubgid` sets up plays money under the Jacoby rule whatever `set jacoby
+    off` said (gnubg 1.1's Python module; `show jacoby` after `setgnubgid` tells)."""
+    raw = bytearray(base64.b64decode(mid))
+    raw[66 // 8] |= 1 << (66 % 8)
+    return base64.b64encode(bytes(raw)).decode()
 
 
 def cube_analysis(pid, plies):
     board = gnubg.positionfromid(pid)
     ci = gnubg.cubeinfo(1, -1, 1, 0, (0, 0), 0, 0)
     pi = gnubg.posinfo(1, 0, 0, 1, (0, 0))
-    mid = gnubg.matchid(ci, pi)
+    mid = no_jacoby(gnubg.matchid(ci, pi))
     gnubg.setgnubgid(f"{pid}:{mid}")
     gnubg.command(f"set evaluation cubedecision evaluation plies {plies}")
     gnubg.command("set evaluation cubedecision evaluation cubeful on")
@@ -174,6 +185,7 @@ def judge(args):
     err = defaultdict(list)  # (level, class) -> errors in mEMG
     best_hits = defaultdict(int)
     hard_ms = []
+    normal_ms = []
     cube_err = defaultdict(list)  # (level, "double"|"take") -> errors
     for n, (line, ans) in enumerate(zip(lines, answers)):
         if ans.startswith("E"):
@@ -185,6 +197,7 @@ def judge(args):
             h = head.split()
             chosen, ms = h[1:4], float(h[4])
             hard_ms.append(ms)
+            normal_ms.append(float(h[5]))
             results = tail.split()
             rough = sorted(results, key=lambda r: -cache.result_equity(r, 0))
             finalists = set(rough[: args.keep]) | set(chosen)
@@ -225,10 +238,12 @@ def judge(args):
         print(f"cube {k:6} n={len(xs):3}  {row}")
     allc = {lv: cube_err[(lv, "double")] + cube_err[(lv, "take")] for lv in levels}
     print("cube all      " + "  ".join(f"{lv} {mean(allc[lv]):6.1f}" for lv in levels))
-    hard_ms.sort()
-    if hard_ms:
-        print(f"hard think: median {hard_ms[len(hard_ms) // 2]:.0f} ms, "
-              f"p90 {hard_ms[len(hard_ms) * 9 // 10]:.0f} ms, max {hard_ms[-1]:.0f} ms")
+    for name, xs in (("hard", hard_ms), ("normal", normal_ms)):
+        xs.sort()
+        if xs:
+            print(f"{name} think: median {xs[len(xs) // 2]:.1f} ms, "
+                  f"p90 {xs[len(xs) * 9 // 10]:.1f} ms, p99 {xs[len(xs) * 99 // 100]:.1f} ms, "
+                  f"max {xs[-1]:.1f} ms")
 
 
 def main():

@@ -49,6 +49,39 @@ fn b15_an_obvious_drop_and_an_obvious_take() {
     }
 }
 
+/// Cube decisions (money, centred cube, no Jacoby) on pre-roll positions of gnubg self-play
+/// (the judge's corpus, `games/backgammon/judge`), where gnubg 1.1's 2-ply cubeful analysis
+/// is clear-cut: white (on roll in the Position ID) doubles or rolls (B14), black takes or
+/// drops (B15). gnubg's equities for white: no double / double-take / double-pass.
+#[test]
+fn b14_b15_cube_decisions_agree_with_gnubg_where_it_is_clear() {
+    let cases = [
+        // A race: 0.769 / 1.151 / 1.000: double, pass.
+        ("XwAAgC8AAAAAAA", Action::Double, Action::Drop),
+        // Contact: 0.684 / 0.775 / 1.000: double, take.
+        ("mOfEASjMnoMBKA", Action::Double, Action::Take),
+        // Contact, gammonish: 1.081 / 1.815 / 1.000: too good to double, pass.
+        ("bGY2A0Bt2yTAAA", Action::Roll, Action::Drop),
+        // Contact: 0.278 / 0.037 / 1.000: no double, take.
+        ("/qwBAGC2DQRgBg", Action::Roll, Action::Take),
+    ];
+    for (id, double, answer) in cases {
+        let b = Board::from_position_id(id, 0).expect("a gnubg Position ID");
+        for level in SMART {
+            assert_eq!(
+                choose(&at(money(), b, 0, None), 0, level),
+                double,
+                "{id} {level}"
+            );
+            assert_eq!(
+                choose(&doubled(money(), b), 1, level),
+                answer,
+                "{id} {level}"
+            );
+        }
+    }
+}
+
 /// Black has three checkers on the bar against white's closed board (B10) and none off:
 /// white wins a gammon most of the time.
 fn blitz() -> Board {

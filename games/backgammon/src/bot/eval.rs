@@ -10,13 +10,17 @@
 //!   `0.034 n` turns² for a race of `n` pips, from the 18.5 variance of the pips of one roll)
 //!   turn the difference into a winning chance. Gammons come the same way: can the loser bring everything home
 //!   and bear one checker off before the winner finishes?
-//! - **Contact**: a logit built from the race (pip difference, the opponent has the roll),
-//!   made points weighted by where they stand (the 5-point, the bar point, advanced anchors),
-//!   primes in front of the opponent's back checkers, checkers on the bar against the home
-//!   board that holds them, and the blots' exposure: the rolls out of 36 that hit one of them
-//!   (direct and indirect shots, through open points only), weighted by the pips a hit costs
-//!   and by how hard re-entering will be. Gammon chances grow with the loser's checkers back
-//!   and on the bar, the winner's home board and the distance the loser must still travel.
+//! - **Contact**: a logit, a weighted sum of hand-made terms ([`contact_terms`]): the race
+//!   (pip difference, absolute and relative), made points weighted by where they stand (the
+//!   5-point, the bar point, advanced anchors), primes in front of the opponent's back
+//!   checkers, checkers on the bar against the home board that holds them, checkers back,
+//!   anchors, blots, home points, and the blots' exposure: the rolls out of 36 that hit one of
+//!   them (direct and indirect shots, through open points only), with the pips a hit costs
+//!   and how hard re-entering will be. The conditional gammon rate is the logistic of another
+//!   weighted sum ([`gammon_terms`]): the loser's checkers back and on the bar, the winner's
+//!   home board, the distance the loser must still travel, and the win logit itself. Both
+//!   sets of weights are fitted to gnubg's 0-ply chances by `games/backgammon/judge/fit.py`
+//!   on positions of gnubg self-play (not the judge's corpus).
 
 use ludus_rules::Seat;
 
@@ -378,20 +382,42 @@ fn logistic(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// `x`'s conditional chance, when it wins, that the win is a gammon.
-fn gammon_rate(x: &Side, y: &Side) -> f64 {
+/// How many terms the gammon rate's logit sums ([`gammon_terms`]).
+pub const GAMMON_TERMS: usize = 11;
+
+/// The terms of the logit of `x`'s conditional chance, when it wins, that the win is a
+/// gammon (before [`GAMMON_WEIGHTS`]): a constant, `y`'s checkers in `x`'s home board and on
+/// the bar, `x`'s home points, the pips `y` still needs to bring everything home (in tens),
+/// `y`'s checkers not yet home; `x`'s own checkers back (in `y`'s home board or on the bar)
+/// and `y`'s home points, which slow `x` down; `x`'s structure and `y`'s blots; last, the
+/// logit of `x`'s winning chance (the more one-sided the game, the more of its wins are
+/// gammons).
+fn gammon_terms(x: &Side, y: &Side, win_logit: f64) -> [f64; GAMMON_TERMS] {
+    let back: f64 = (19..=24).map(|q| f64::from(y[q])).sum();
+    let outside: f64 = (7..=25).map(|q| f64::from(y[q])).sum();
+    [
+        1.0,
+        back,
+        f64::from(y[25]),
+        home_points(x) as f64,
+        home_distance(y) / 10.0,
+        outside,
+        (19..=25).map(|q| f64::from(x[q])).sum(),
+        home_points(y) as f64,
+        structure(x, y),
+        (1..=24).filter(|&p| y[p] == 1).count() as f64,
+        win_logit,
+    ]
+}
+
+/// `x`'s conditional chance, when it wins, that the win is a gammon; `win_logit` is the
+/// logit of `x`'s winning chance.
+fn gammon_rate(x: &Side, y: &Side, win_logit: f64) -> f64 {
     if off(y) > 0 {
         return 0.0;
     }
-    // y's checkers in x's home board (their points 19-24) and on the bar.
-    let back: f64 = (19..=24).map(|q| f64::from(y[q])).sum();
-    let bar = f64::from(y[25]);
-    let g = 0.02
-        + 0.05 * back
-        + 0.08 * bar
-        + 0.03 * home_points(x) as f64
-        + 0.004 * (home_distance(y) - 40.0);
-    g.clamp(0.0, 0.9)
+    let terms = gammon_terms(x, y, win_logit);
+    logistic(terms.iter().zip(GAMMON_WEIGHTS).map(|(t, w)| t * w).sum())
 }
 
 fn backgammon_rate(x: &Side, y: &Side) -> f64 {
@@ -409,34 +435,89 @@ fn bar_value(x: &Side, y: &Side) -> f64 {
     f64::from(y[25]) * (0.2 + 0.1 * h + 0.8 * closed)
 }
 
-/// The logit of `me`'s winning chance in a contact position, the opponent on roll.
-fn contact_logit(m: &Side, o: &Side) -> f64 {
-    let mut s = 0.02 * (pips(o) - pips(m)) - 0.2;
-    s += structure(m, o) - structure(o, m);
-    s += bar_value(m, o) - bar_value(o, m);
-    s += 0.03 * (f64::from(off(m)) - f64::from(off(o)));
-    // My blots face the opponent's roll now; theirs only after they have moved (they can
-    // often tidy them), so they count for less.
+/// How many terms the contact logit sums ([`contact_terms`]).
+pub const CONTACT_TERMS: usize = 22;
+
+/// The terms of the logit of `me`'s winning chance in a contact position, the opponent on
+/// roll, before [`CONTACT_WEIGHTS`]: a constant, the pip difference (in tens), each side's
+/// structure (points, primes, stacks), each side's checkers on the bar against the other's
+/// board, the borne-off difference, and each side's blot exposure (the share of the other's
+/// rolls that hit, alone, times the pips a hit costs in tens, and times the other's home
+/// points); then the pip difference relative to the pips left, each side's checkers back
+/// (in the other's home board or on the bar), anchors there, blots and home points.
+fn contact_terms(m: &Side, o: &Side) -> [f64; CONTACT_TERMS] {
     let (shots, cost) = exposure(m, o);
-    let entry_o = home_points(o) as f64;
-    s -= shots / 36.0 * (0.35 + 0.03 * cost + 0.1 * entry_o);
     let (shots_o, cost_o) = exposure(o, m);
-    let entry_m = home_points(m) as f64;
-    s += 0.3 * shots_o / 36.0 * (0.35 + 0.03 * cost_o + 0.1 * entry_m);
-    s
+    let (shots, shots_o) = (shots / 36.0, shots_o / 36.0);
+    let back = |x: &Side| (19..=25).map(|p| f64::from(x[p])).sum::<f64>();
+    let anchors = |x: &Side| (19..=24).filter(|&p| x[p] >= 2).count() as f64;
+    let blots = |x: &Side| (1..=24).filter(|&p| x[p] == 1).count() as f64;
+    let (pm, po) = (pips(m), pips(o));
+    [
+        1.0,
+        (pips(o) - pips(m)) / 10.0,
+        structure(m, o),
+        structure(o, m),
+        bar_value(m, o),
+        bar_value(o, m),
+        f64::from(off(m)) - f64::from(off(o)),
+        shots,
+        shots * cost / 10.0,
+        shots * home_points(o) as f64,
+        shots_o,
+        shots_o * cost_o / 10.0,
+        shots_o * home_points(m) as f64,
+        10.0 * (po - pm) / (pm + po).max(1.0),
+        back(m),
+        back(o),
+        anchors(m),
+        anchors(o),
+        blots(m),
+        blots(o),
+        home_points(m) as f64,
+        home_points(o) as f64,
+    ]
 }
 
-/// The hand-made contact logit is too sure of itself: fitted against gnubg's 0-ply winning
-/// chances over 413 contact positions of gnubg self-play (`games/backgammon/judge`), gnubg's
-/// logit is about 0.57 times ours plus 0.09 for the side that has just moved. Unscaled, a
-/// doubler at 68 % saw 84 % and the taker passed.
-const CONTACT_LOGIT_SCALE: f64 = 0.57;
-const CONTACT_LOGIT_OFFSET: f64 = 0.09;
+/// The contact logit's weights, fitted by logistic regression against gnubg's 0-ply winning
+/// chances (`games/backgammon/judge/fit.py`).
+const CONTACT_WEIGHTS: [f64; CONTACT_TERMS] = [
+    -0.1796, -0.2418, 0.8406, -0.6142, 0.3752, -0.4842, 0.0994, 0.2072, -0.2436, -0.1951, 0.0574,
+    -0.0865, 0.0058, 0.6156, -0.0897, 0.1679, -0.1501, 0.0912, -0.0025, 0.0108, 0.0665, -0.0960,
+];
+
+/// The gammon rate's logit weights ([`gammon_terms`]), fitted by logistic regression against
+/// gnubg's 0-ply gammon chances among its wins (`games/backgammon/judge/fit.py`).
+const GAMMON_WEIGHTS: [f64; GAMMON_TERMS] = [
+    -4.3754, -0.1324, 0.2983, 0.2635, 0.2537, 0.1185, 0.2468, 0.0451, -0.4680, 0.1265, 0.5745,
+];
+
+/// The logit of `me`'s winning chance in a contact position, the opponent on roll.
+fn contact_logit(m: &Side, o: &Side) -> f64 {
+    let terms = contact_terms(m, o);
+    terms.iter().zip(CONTACT_WEIGHTS).map(|(t, w)| t * w).sum()
+}
+
+/// The contact terms, then the two gammon rates' terms (the mover's, then the opponent's),
+/// of `board` for `me`, who has just moved: what `judge/fit.py` fits the weights on. `None`
+/// in a race or a finished game.
+pub fn contact_features(board: &Board, me: Seat) -> Option<Vec<f64>> {
+    if !is_contact(board) || board.winner().is_some() {
+        return None;
+    }
+    let (m, o) = sides(board, me);
+    let mut v = contact_terms(&m, &o).to_vec();
+    let logit = contact_logit(&m, &o);
+    v.extend(gammon_terms(&m, &o, logit));
+    v.extend(gammon_terms(&o, &m, -logit));
+    Some(v)
+}
 
 fn contact(m: &Side, o: &Side) -> Probs {
-    let win = logistic(CONTACT_LOGIT_SCALE * contact_logit(m, o) + CONTACT_LOGIT_OFFSET);
-    let win_gammon = win * gammon_rate(m, o);
-    let lose_gammon = (1.0 - win) * gammon_rate(o, m);
+    let logit = contact_logit(m, o);
+    let win = logistic(logit);
+    let win_gammon = win * gammon_rate(m, o, logit);
+    let lose_gammon = (1.0 - win) * gammon_rate(o, m, -logit);
     Probs {
         win,
         win_gammon,

@@ -4,9 +4,12 @@
 //!
 //! - **Easy**: 0-ply on [`rough::score`] plus noise from the random source; cube by flat
 //!   thresholds on the evaluation's winning chance.
-//! - **Normal**: 0-ply on [`eval::evaluate`]: the legal play whose position is worth most
-//!   (money: points; match: the chance to win the match, [`cube::Scoring`]). Cube decisions
-//!   from the chances averaged over the 21 rolls of whoever is on roll. The B20 timeout bot.
+//! - **Normal**: 0-ply on [`eval::evaluate`] (the legal play whose position is worth most;
+//!   money: points; match: the chance to win the match, [`cube::Scoring`]), then the best
+//!   six looked at 1-ply (the opponent's best answer to each of the 21 rolls, averaged).
+//!   Cube decisions from 2-ply chances, as Hard's (a cube decision comes once a turn and
+//!   costs some 10 ms there; gnubg graded the cube 43.8 mEMG per decision from 1-ply
+//!   chances, 28.7 from 2-ply). The B20 timeout bot.
 //! - **Hard**: the best 0-ply candidates looked at 1-ply (the opponent's best answer to each
 //!   of the 21 rolls, averaged), then the best few at 2-ply (our best answer to each of our 21
 //!   rolls after theirs) while the work budget lasts and `budget.expired()` stays false;
@@ -30,10 +33,12 @@ use crate::game::{Backgammon, Phase};
 use crate::play::{Dice, Play, legal_plays};
 use crate::session::BackgammonSession;
 
-/// Hard looks at this many of the best 0-ply plays at 1-ply.
-const HARD_ONE_PLY: usize = 10;
-/// ... and at this many of the best 1-ply plays at 2-ply.
-const HARD_TWO_PLY: usize = 5;
+/// Hard looks at this many of the best 0-ply plays at 1-ply, then at this many of the best
+/// 1-ply plays at 2-ply.
+const HARD_STAGES: [(u32, usize); 2] = [(1, 10), (2, 5)];
+/// Normal looks at this many of the best 0-ply plays at 1-ply: a few thousand evaluations,
+/// a few milliseconds, and most of the 0-ply evaluation's blunders caught (judged by gnubg).
+const NORMAL_STAGES: [(u32, usize); 1] = [(1, 6)];
 // Each level's work budget, in static evaluations; generating a roll's plays counts
 // GENERATION_WORK of them.
 const EASY_WORK: u64 = 100_000;
@@ -170,14 +175,19 @@ fn choose_play(
             }
             best
         }
-        Level::Normal => Search::new(game, me, budget).best_static(plays, me).0,
-        Level::Hard => hard_play(game, plays, budget),
+        Level::Normal => look_ahead_play(game, plays, budget, &NORMAL_STAGES),
+        Level::Hard => look_ahead_play(game, plays, budget, &HARD_STAGES),
     }
 }
 
-/// Hard: 0-ply over every play, 1-ply over the best [`HARD_ONE_PLY`], 2-ply over the best
-/// [`HARD_TWO_PLY`] of those; the deepest finished ranking decides.
-fn hard_play(game: &Backgammon, plays: &[(Play, Board)], budget: &Budget<'_>) -> usize {
+/// 0-ply over every play, then each stage `(depth, keep)` looks `depth` rolls ahead at the
+/// best `keep` of the previous ranking; the deepest finished ranking decides.
+fn look_ahead_play(
+    game: &Backgammon,
+    plays: &[(Play, Board)],
+    budget: &Budget<'_>,
+    stages: &[(u32, usize)],
+) -> usize {
     let me = game.turn();
     let mut search = Search::new(game, me, budget);
     let mut ranked: Vec<(usize, f64)> = plays
@@ -189,7 +199,7 @@ fn hard_play(game: &Backgammon, plays: &[(Play, Board)], budget: &Budget<'_>) ->
         })
         .collect();
     sort_best_first(&mut ranked);
-    for (depth, keep) in [(1, HARD_ONE_PLY), (2, HARD_TWO_PLY)] {
+    for &(depth, keep) in stages {
         ranked.truncate(keep);
         if ranked.len() <= 1 {
             break;
@@ -227,8 +237,7 @@ fn chances(game: &Backgammon, me: Seat, to_roll: Seat, level: Level, budget: &Bu
     let mut search = Search::new(game, me, budget);
     let depth = match level {
         Level::Easy => 0,
-        Level::Normal => 1,
-        Level::Hard => 2,
+        Level::Normal | Level::Hard => 2,
     };
     search
         .ahead(game.board(), to_roll, depth)
