@@ -18,6 +18,7 @@ use std::sync::{Arc, OnceLock};
 
 use ludus_proto::pb;
 use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument as _;
 
 use crate::archive::Archiver;
 use crate::error::ServiceError;
@@ -87,7 +88,11 @@ async fn run(
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        write_batch(std::mem::take(&mut batch), archiver.as_ref(), &reporter).await;
+        // A batch is a trace of its own: it serves many games' `ReportOutcome`s at once.
+        let span = tracing::info_span!(parent: None, "game_ends", games = batch.len());
+        write_batch(std::mem::take(&mut batch), archiver.as_ref(), &reporter)
+            .instrument(span)
+            .await;
     }
 }
 
