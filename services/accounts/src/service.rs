@@ -16,7 +16,7 @@ use crate::model::{
     check_player_id,
 };
 use crate::passwords::Passwords;
-use crate::store::{AccountStore, NewSession, Rotation};
+use crate::store::{AccountStore, GameToArchive, NewSession, Rotation, SeatRow};
 
 /// How long a refresh token is accepted (each refresh issues a new one with a fresh term).
 pub const DEFAULT_REFRESH_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -288,7 +288,7 @@ impl AccountsService {
                 Err(error) => answers[index].refused = error.to_string(),
             }
         }
-        let batch: Vec<(&pb::ArchivedGame, &[(u32, String, SeatResult)])> = valid
+        let batch: Vec<GameToArchive<'_>> = valid
             .iter()
             .map(|(_, game, seats)| (*game, seats.as_slice()))
             .collect();
@@ -362,7 +362,7 @@ impl AccountsService {
 pub const MAX_RECORD_BATCH: usize = 1000;
 
 /// A finished game's seats with their results, once its ids are valid.
-fn seat_results(game: &pb::ArchivedGame) -> Result<Vec<(u32, String, SeatResult)>, ServiceError> {
+fn seat_results(game: &pb::ArchivedGame) -> Result<Vec<SeatRow>, ServiceError> {
     ludus_proto::ids::validate_id("game.game_id", &game.game_id)?;
     ludus_proto::ids::validate_ruleset("game.ruleset", &game.ruleset)?;
     if game.seats.is_empty() {

@@ -165,6 +165,12 @@ impl BeginWrite for PgPool {
     }
 }
 
+/// One seat of an archived game: seat number, player, result.
+pub type SeatRow = (u32, String, SeatResult);
+
+/// A game for [`AccountStore::record_games`]: its record and its seats' rows.
+pub type GameToArchive<'a> = (&'a pb::ArchivedGame, &'a [SeatRow]);
+
 /// Accounts, sessions and refresh tokens in SQL.
 #[derive(Clone)]
 pub struct AccountStore {
@@ -467,10 +473,7 @@ impl AccountStore {
     /// (one commit, so one log flush, for a batch of game ends: ARCHITECTURE.md, "The
     /// archive"): all of them or, on a failure, none. Returns, per game in order, whether it
     /// was stored just now.
-    pub async fn record_games(
-        &self,
-        games: &[(&pb::ArchivedGame, &[(u32, String, SeatResult)])],
-    ) -> Result<Vec<bool>, StoreError> {
+    pub async fn record_games(&self, games: &[GameToArchive<'_>]) -> Result<Vec<bool>, StoreError> {
         let records: Vec<String> = games
             .iter()
             .map(|(game, _)| archive::encode_record(game))
