@@ -27,11 +27,14 @@ use crate::ratings::OutcomeReporter;
 /// The most game ends one batch writes.
 pub const MAX_BATCH: usize = 256;
 
+/// The most archive record bytes in one batch: well under the 4 MiB a server decodes.
+const MAX_BATCH_BYTES: usize = 3 * 1024 * 1024;
+
 /// Game ends waiting for the batch task; a full queue makes `ReportOutcome` wait.
 const QUEUE: usize = 4 * MAX_BATCH;
 
 /// What a finished game still owes the archive and ratings.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct GameEnd {
     /// Its archive record (`None` when there is no archive).
     pub archived: Option<pb::ArchivedGame>,
@@ -88,12 +91,39 @@ async fn run(
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        // A batch is a trace of its own: it serves many games' `ReportOutcome`s at once.
-        let span = tracing::info_span!(parent: None, "game_ends", games = batch.len());
-        write_batch(std::mem::take(&mut batch), archiver.as_ref(), &reporter)
-            .instrument(span)
-            .await;
+        for jobs in by_size(std::mem::take(&mut batch)) {
+            // A batch is a trace of its own: it serves many games' `ReportOutcome`s at once.
+            let span = tracing::info_span!(parent: None, "game_ends", games = jobs.len());
+            write_batch(jobs, archiver.as_ref(), &reporter)
+                .instrument(span)
+                .await;
+        }
     }
+}
+
+/// Splits what was queued into batches whose archive records fit one request: servers
+/// decode at most `MAX_DECODING_MESSAGE_SIZE` (4 MiB), and a long game's record (every event
+/// with its view) can be hundreds of kilobytes. A record larger than the bound goes alone,
+/// as it went in `RecordGame` before.
+fn by_size(jobs: Vec<Job>) -> Vec<Vec<Job>> {
+    let mut batches: Vec<Vec<Job>> = Vec::new();
+    let mut bytes = 0;
+    for job in jobs {
+        let size = job
+            .0
+            .archived
+            .as_ref()
+            .map_or(0, prost::Message::encoded_len);
+        match batches.last_mut() {
+            Some(last) if bytes + size <= MAX_BATCH_BYTES => last.push(job),
+            _ => {
+                bytes = 0;
+                batches.push(vec![job]);
+            }
+        }
+        bytes += size;
+    }
+    batches
 }
 
 /// One batch: one archive call for the games with a record, then one ratings call for the
@@ -156,5 +186,56 @@ async fn write_batch(jobs: Vec<Job>, archiver: Option<&Archiver>, reporter: &Out
                 let _ = reply.send(Err(failure.clone().into()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn end_of(record_bytes: usize) -> Job {
+        let archived = pb::ArchivedGame {
+            export_text: "x".repeat(record_bytes),
+            ..Default::default()
+        };
+        let (reply, _) = oneshot::channel();
+        (
+            GameEnd {
+                archived: Some(archived),
+                rating: None,
+            },
+            reply,
+        )
+    }
+
+    fn sizes(batches: &[Vec<Job>]) -> Vec<usize> {
+        batches.iter().map(Vec::len).collect()
+    }
+
+    #[test]
+    fn batches_stay_under_what_a_server_decodes_and_a_huge_record_goes_alone() {
+        let small = (0..300).map(|_| end_of(1_000)).collect();
+        assert_eq!(sizes(&by_size(small)), [300], "small records: one batch");
+
+        let mb = 1024 * 1024;
+        let mixed = vec![
+            end_of(mb),
+            end_of(mb),
+            end_of(mb),
+            end_of(5 * mb),
+            end_of(10),
+        ];
+        assert_eq!(
+            sizes(&by_size(mixed)),
+            [2, 1, 1, 1],
+            "≤ 3 MiB of records a batch; the 5 MiB record alone, the next after it"
+        );
+        let without_archive = (0..10)
+            .map(|_| {
+                let (reply, _) = oneshot::channel();
+                (GameEnd::default(), reply)
+            })
+            .collect();
+        assert_eq!(sizes(&by_size(without_archive)), [10]);
     }
 }
