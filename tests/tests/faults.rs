@@ -17,7 +17,7 @@ use ludus_tests::{
     Player, caro_settings,
     cluster::{Cluster, ClusterSpec, Fault, Role},
     load::{Acked, caro_variants, moves_in, o_cells, retryable, x_cells},
-    patience, sign_in,
+    patience, register, sign_in,
 };
 use tokio::sync::{Mutex, MutexGuard};
 use tokio_stream::StreamExt;
@@ -635,6 +635,96 @@ async fn a_timers_replica_killed_with_clocks_armed_loses_no_timeout_and_repeats_
         cluster.dead_processes()
     );
     eprintln!("timers kill: {expired} clocks armed, {expired} expired once, none twice");
+}
+
+/// Game ends and a crash before their archive write (ARCHITECTURE.md, "The archive"): rated
+/// games end while the archive (accounts) is down, so game-state's batches of game ends fail
+/// and wait on the outcome timers; then both game-state replicas are SIGKILLed with whatever
+/// batch they held, and everything comes back. The durable queue is the outcome timer in
+/// Redis, acknowledged only once a batch is written: every game is archived once, listed once
+/// in each player's history, and rated once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_ends_whose_archive_write_died_with_game_state_are_archived_and_rated_once() {
+    const PAIRS: usize = 4;
+    const RULESET: &str = "caro/15/blocked-ends";
+    let _alone = one_cluster_at_a_time().await;
+    let visibility = TIMER_VISIBILITY_S.to_string();
+    let spec = ClusterSpec::default().flags(Role::Timers, &["--visibility-seconds", &visibility]);
+    let mut cluster = Cluster::start(spec).await;
+    // Rated games between accounts (M12), each pair across both gateways.
+    let mut games = Vec::new();
+    for n in 0..PAIRS {
+        let mut a = register(cluster.gateway(0), &format!("ann{n}")).await;
+        let mut b = register(cluster.gateway(1), &format!("bob{n}")).await;
+        let ((game_a, seat_a), (game_b, _)) =
+            tokio::join!(a.find_match(caro_settings()), b.find_match(caro_settings()));
+        assert_eq!(game_a, game_b, "a lone pair is matched together");
+        let (x, o) = if seat_a == 0 { (a, b) } else { (b, a) };
+        games.push((game_a, x, o));
+    }
+    cluster.kill(Role::Accounts, 0);
+    for (game_id, x, o) in &mut games {
+        for (x_cell, o_cell) in [("D8", "A1"), ("E8", "C1"), ("F8", "E1"), ("G8", "G1")] {
+            x.play(game_id, x_cell).await.expect("x moves");
+            o.play(game_id, o_cell).await.expect("o moves");
+        }
+        let last = x.play(game_id, "H8").await.expect("the winning move (C1)");
+        assert!(last.outcome.is_some(), "{game_id}: five in a row ends it");
+    }
+    // The outcome timers fire into the dead archive at least once (due at once, polled every
+    // 250 ms), then game-state dies holding whatever it had batched.
+    tokio::time::sleep(Duration::from_secs(TIMER_VISIBILITY_S + 1)).await;
+    cluster.kill(Role::GameState, 0);
+    cluster.kill(Role::GameState, 1);
+    cluster.restart(Role::Accounts, 0).await;
+    cluster.restart(Role::GameState, 0).await;
+    cluster.restart(Role::GameState, 1).await;
+
+    for (game_id, x, o) in &mut games {
+        let archived = retry("the archive has the game", async || {
+            x.client
+                .get_archived_game(pb::GetArchivedGameRequest {
+                    game_id: game_id.clone(),
+                })
+                .await
+                .ok()
+                .map(tonic::Response::into_inner)
+        })
+        .await;
+        assert_eq!(archived.moves.len(), 9, "{game_id}: {:?}", archived.moves);
+        assert_eq!(archived.outcome.expect("outcome").winners, [0]);
+        for player in [&mut *x, &mut *o] {
+            let history = player
+                .client
+                .list_player_games(pb::ListPlayerGamesRequest {
+                    player_id: String::new(),
+                    limit: 10,
+                    page_token: String::new(),
+                })
+                .await
+                .expect("history")
+                .into_inner();
+            let ids: Vec<&str> = history.games.iter().map(|g| g.game_id.as_str()).collect();
+            assert_eq!(ids, [game_id.as_str()], "archived once");
+            let rating = player.rating_after(RULESET, 1).await;
+            assert_eq!(rating.games, 1, "rated once");
+        }
+        assert!(x.rating(RULESET).await.rating > 1200.0, "X won: rated up");
+    }
+    // Every outcome timer was acknowledged: nothing fires again and changes a rating.
+    tokio::time::sleep(Duration::from_secs(TIMER_VISIBILITY_S + 1)).await;
+    for (_, x, o) in &mut games {
+        assert_eq!(x.rating(RULESET).await.games, 1, "rated once");
+        assert_eq!(o.rating(RULESET).await.games, 1, "rated once");
+    }
+    assert!(
+        cluster.dead_processes().is_empty(),
+        "{:?}",
+        cluster.dead_processes()
+    );
+    eprintln!(
+        "game ends: {PAIRS} games ended into a dead archive and a killed game-state, each archived and rated once"
+    );
 }
 
 fn unix_ms() -> i64 {

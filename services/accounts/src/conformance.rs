@@ -64,6 +64,7 @@ pub async fn run_all(store: &AccountStore) {
     display_names_change(store).await;
     concurrent_presentations_rotate_exactly_once(store).await;
     the_archive_stores_a_game_once_and_pages_newest_first(store).await;
+    a_batch_of_game_ends_is_archived_in_one_go_each_game_once(store).await;
 }
 
 fn archived(game_id: &str, ended_at_ms: i64) -> ludus_proto::pb::ArchivedGame {
@@ -147,6 +148,53 @@ async fn the_archive_stores_a_game_once_and_pages_newest_first(store: &AccountSt
         store.game_counts("p-conf-nobody").await.expect("counts"),
         (0, 0, 0)
     );
+}
+
+/// ARCHITECTURE.md, "The archive": game ends are written in batches, one transaction each;
+/// a redelivered batch (its outcome timers fired again) stores nothing twice, and a batch
+/// mixing archived and new games stores the new ones.
+async fn a_batch_of_game_ends_is_archived_in_one_go_each_game_once(store: &AccountStore) {
+    use crate::archive::SeatResult;
+    let won = [
+        (0, "p-batch-cy".to_owned(), SeatResult::Won),
+        (1, "p-batch-di".to_owned(), SeatResult::Lost),
+    ];
+    let drawn = [
+        (0, "p-batch-cy".to_owned(), SeatResult::Drawn),
+        (1, "p-batch-di".to_owned(), SeatResult::Drawn),
+    ];
+    let (g1, g2, g3) = (
+        archived("batch-g1", 5_000),
+        archived("batch-g2", 5_001),
+        archived("batch-g3", 5_002),
+    );
+    let first = [(&g1, &won[..]), (&g2, &drawn[..])];
+    assert_eq!(
+        store.record_games(&first).await.expect("batch"),
+        [true, true]
+    );
+    assert_eq!(
+        store.record_games(&first).await.expect("redelivered"),
+        [false, false],
+        "at least once, stored once"
+    );
+    let mixed = [(&g2, &drawn[..]), (&g3, &won[..])];
+    assert_eq!(
+        store.record_games(&mixed).await.expect("mixed"),
+        [false, true]
+    );
+    assert_eq!(store.record_games(&[]).await.expect("empty"), [false; 0]);
+    assert_eq!(
+        store.game_counts("p-batch-cy").await.expect("counts"),
+        (3, 2, 1),
+        "one row per seat of each game, none twice"
+    );
+    let page = store
+        .player_games("p-batch-di", None, 10)
+        .await
+        .expect("history");
+    let ids: Vec<&str> = page.iter().map(|(c, _)| c.game_id.as_str()).collect();
+    assert_eq!(ids, ["batch-g3", "batch-g2", "batch-g1"]);
 }
 
 async fn accounts_are_found_by_username_and_player_id(store: &AccountStore) {

@@ -176,11 +176,15 @@ impl TokenDigest {
     }
 }
 
+/// Lowercase hex of `bytes`. By table, not `write!("{:02x}")` per byte: an archived game's
+/// record is kilobytes, and formatting it byte by byte was most of the archive's CPU in a
+/// burst of game ends (BENCHMARKS.md, "Game ends in bulk").
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    use fmt::Write;
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for byte in bytes {
-        let _ = write!(out, "{byte:02x}");
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
     }
     out
 }
@@ -188,6 +192,12 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_is_two_lowercase_digits_per_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0x10, 0xa5, 0xff]), "000f10a5ff");
+        assert_eq!(hex(&[]), "");
+    }
 
     #[test]
     fn usernames_fold_case_and_keep_to_the_alphabet() {

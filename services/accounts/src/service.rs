@@ -16,7 +16,7 @@ use crate::model::{
     check_player_id,
 };
 use crate::passwords::Passwords;
-use crate::store::{AccountStore, NewSession, Rotation};
+use crate::store::{AccountStore, GameToArchive, NewSession, Rotation, SeatRow};
 
 /// How long a refresh token is accepted (each refresh issues a new one with a fresh term).
 pub const DEFAULT_REFRESH_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -265,23 +265,46 @@ impl AccountsService {
         request: pb::RecordGameRequest,
     ) -> Result<pb::RecordGameResponse, ServiceError> {
         let game = request.game.ok_or(ServiceError::BadGame("required"))?;
-        ludus_proto::ids::validate_id("game.game_id", &game.game_id)?;
-        ludus_proto::ids::validate_ruleset("game.ruleset", &game.ruleset)?;
-        if game.seats.is_empty() {
-            return Err(ServiceError::BadGame("seats: a finished game has players"));
-        }
-        let mut seats = Vec::with_capacity(game.seats.len());
-        for seat in &game.seats {
-            ludus_proto::ids::validate_id("game.seats.player_id", &seat.player_id)?;
-            seats.push((
-                seat.seat,
-                seat.player_id.clone(),
-                SeatResult::of(game.outcome.as_ref(), seat.seat),
-            ));
-        }
+        let seats = seat_results(&game)?;
         let newly_recorded = self.store.record_game(&game, &seats).await?;
         tracing::info!(game_id = %game.game_id, newly_recorded, "game archived");
         Ok(pb::RecordGameResponse { newly_recorded })
+    }
+
+    /// A batch of game ends in one transaction; a game that fails validation is refused
+    /// alone (its entry says why) and the rest are stored.
+    async fn record_games(
+        &self,
+        request: pb::RecordGamesRequest,
+    ) -> Result<pb::RecordGamesResponse, ServiceError> {
+        if request.games.len() > MAX_RECORD_BATCH {
+            return Err(ServiceError::BadGame("games: at most 1,000 in one batch"));
+        }
+        let mut answers = vec![pb::RecordedGame::default(); request.games.len()];
+        let mut valid = Vec::with_capacity(request.games.len());
+        for (index, game) in request.games.iter().enumerate() {
+            match seat_results(game) {
+                Ok(seats) => valid.push((index, game, seats)),
+                Err(error) => answers[index].refused = error.to_string(),
+            }
+        }
+        let batch: Vec<GameToArchive<'_>> = valid
+            .iter()
+            .map(|(_, game, seats)| (*game, seats.as_slice()))
+            .collect();
+        let stored = self.store.record_games(&batch).await?;
+        let mut newly = 0;
+        for ((index, _, _), newly_recorded) in valid.iter().zip(stored) {
+            answers[*index].newly_recorded = newly_recorded;
+            newly += usize::from(newly_recorded);
+        }
+        tracing::info!(
+            games = answers.len(),
+            newly,
+            refused = answers.len() - valid.len(),
+            "games archived"
+        );
+        Ok(pb::RecordGamesResponse { games: answers })
     }
 
     async fn list_player_games(
@@ -333,6 +356,29 @@ impl AccountsService {
         let (played, won, drawn) = self.store.game_counts(&player_id).await?;
         Ok(pb::GameCounts { played, won, drawn })
     }
+}
+
+/// The most games one `RecordGames` call archives (the request's limit).
+pub const MAX_RECORD_BATCH: usize = 1000;
+
+/// A finished game's seats with their results, once its ids are valid.
+fn seat_results(game: &pb::ArchivedGame) -> Result<Vec<SeatRow>, ServiceError> {
+    ludus_proto::ids::validate_id("game.game_id", &game.game_id)?;
+    ludus_proto::ids::validate_ruleset("game.ruleset", &game.ruleset)?;
+    if game.seats.is_empty() {
+        return Err(ServiceError::BadGame("seats: a finished game has players"));
+    }
+    game.seats
+        .iter()
+        .map(|seat| {
+            ludus_proto::ids::validate_id("game.seats.player_id", &seat.player_id)?;
+            Ok((
+                seat.seat,
+                seat.player_id.clone(),
+                SeatResult::of(game.outcome.as_ref(), seat.seat),
+            ))
+        })
+        .collect()
 }
 
 #[tonic::async_trait]
@@ -404,6 +450,16 @@ impl Accounts for AccountsService {
     ) -> Result<Response<pb::RecordGameResponse>, Status> {
         Ok(Response::new(
             AccountsService::record_game(self, request.into_inner()).await?,
+        ))
+    }
+
+    #[tracing::instrument(skip_all)]
+    async fn record_games(
+        &self,
+        request: Request<pb::RecordGamesRequest>,
+    ) -> Result<Response<pb::RecordGamesResponse>, Status> {
+        Ok(Response::new(
+            AccountsService::record_games(self, request.into_inner()).await?,
         ))
     }
 

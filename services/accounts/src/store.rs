@@ -165,6 +165,12 @@ impl BeginWrite for PgPool {
     }
 }
 
+/// One seat of an archived game: seat number, player, result.
+pub type SeatRow = (u32, String, SeatResult);
+
+/// A game for [`AccountStore::record_games`]: its record and its seats' rows.
+pub type GameToArchive<'a> = (&'a pb::ArchivedGame, &'a [SeatRow]);
+
 /// Accounts, sessions and refresh tokens in SQL.
 #[derive(Clone)]
 pub struct AccountStore {
@@ -459,41 +465,58 @@ impl AccountStore {
         game: &pb::ArchivedGame,
         seats: &[(u32, String, SeatResult)],
     ) -> Result<bool, StoreError> {
-        let record = archive::encode_record(game);
-        let stored: Result<bool, sqlx::Error> = with_pool!(self, pool => async {
+        let stored = self.record_games(&[(game, seats)]).await?;
+        Ok(stored.first().copied().unwrap_or(false))
+    }
+
+    /// Archives finished games as [`Self::record_game`] does each, in **one** transaction
+    /// (one commit, so one log flush, for a batch of game ends: ARCHITECTURE.md, "The
+    /// archive"): all of them or, on a failure, none. Returns, per game in order, whether it
+    /// was stored just now.
+    pub async fn record_games(&self, games: &[GameToArchive<'_>]) -> Result<Vec<bool>, StoreError> {
+        let records: Vec<String> = games
+            .iter()
+            .map(|(game, _)| archive::encode_record(game))
+            .collect();
+        let stored: Result<Vec<bool>, sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin_write().await?;
-            let inserted = sqlx::query(
-                "INSERT INTO archived_games \
-                 (game_id, ruleset, casual, started_at_ms, ended_at_ms, record) \
-                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING",
-            )
-            .bind(&game.game_id)
-            .bind(&game.ruleset)
-            .bind(game.casual)
-            .bind(game.started_at_unix_ms)
-            .bind(game.ended_at_unix_ms)
-            .bind(&record)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if inserted == 0 {
-                return Ok(false);
-            }
-            for (seat, player_id, result) in seats {
-                sqlx::query(
-                    "INSERT INTO archived_game_players \
-                     (game_id, seat, player_id, result, ended_at_ms) VALUES ($1, $2, $3, $4, $5)",
+            let mut newly = Vec::with_capacity(games.len());
+            for ((game, seats), record) in games.iter().zip(&records) {
+                let inserted = sqlx::query(
+                    "INSERT INTO archived_games \
+                     (game_id, ruleset, casual, started_at_ms, ended_at_ms, record) \
+                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING",
                 )
                 .bind(&game.game_id)
-                .bind(i64::from(*seat))
-                .bind(player_id)
-                .bind(result.as_str())
+                .bind(&game.ruleset)
+                .bind(game.casual)
+                .bind(game.started_at_unix_ms)
                 .bind(game.ended_at_unix_ms)
+                .bind(record)
                 .execute(&mut *tx)
-                .await?;
+                .await?
+                .rows_affected();
+                newly.push(inserted > 0);
+                if inserted == 0 {
+                    continue;
+                }
+                for (seat, player_id, result) in seats.iter() {
+                    sqlx::query(
+                        "INSERT INTO archived_game_players \
+                         (game_id, seat, player_id, result, ended_at_ms) \
+                         VALUES ($1, $2, $3, $4, $5)",
+                    )
+                    .bind(&game.game_id)
+                    .bind(i64::from(*seat))
+                    .bind(player_id)
+                    .bind(result.as_str())
+                    .bind(game.ended_at_unix_ms)
+                    .execute(&mut *tx)
+                    .await?;
+                }
             }
             tx.commit().await?;
-            Ok(true)
+            Ok(newly)
         }.await);
         Ok(stored?)
     }

@@ -1,6 +1,7 @@
 //! Archiving finished games: what the archive keeps of a game (settings, players, outcome,
 //! start and end, the moves in the game's notation, the event log, the final position and a
-//! text export), and sending it to the accounts service's `RecordGame`.
+//! text export), and sending it to the accounts service's `RecordGames` (in batches, see
+//! [`crate::ends`]).
 //!
 //! The outcome timer drives it (see `report_outcome`): a finished game's Redis keys are kept
 //! for [`UNARCHIVED_RETENTION`] at commit time and shortened to the normal retention only
@@ -10,15 +11,14 @@ use std::time::Duration;
 
 use ludus_proto::pb::{self, accounts_client::AccountsClient};
 use ludus_server::Traced;
-
-use crate::error::ServiceError;
+use tonic::Status;
 
 /// How long a finished game that the archive has not acknowledged yet stays in Redis: the
 /// outcome timer keeps trying for that long (a database outage of up to 30 days loses
 /// nothing).
 pub const UNARCHIVED_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
 
-/// Sends finished games to the archive; `RecordGame` is idempotent per game id.
+/// Sends finished games to the archive; `RecordGames` is idempotent per game id.
 #[derive(Clone, Debug)]
 pub struct Archiver {
     accounts: AccountsClient<Traced>,
@@ -29,17 +29,36 @@ impl Archiver {
         Archiver { accounts }
     }
 
-    /// Archives one game; returns whether the archive stored it just now.
-    pub async fn record(&self, game: pb::ArchivedGame) -> Result<bool, ServiceError> {
-        let game_id = game.game_id.clone();
+    /// Archives a batch of games in one call (one transaction, see [`crate::ends`]): per game
+    /// in order, `Ok` once the archive holds it, or the archive's refusal of that game alone.
+    /// An `Err` (the archive unreachable, the database down) stored none of them.
+    pub async fn record_all(
+        &self,
+        games: Vec<pb::ArchivedGame>,
+    ) -> Result<Vec<Result<(), Status>>, Status> {
+        let count = games.len();
         let response = self
             .accounts
             .clone()
-            .record_game(pb::RecordGameRequest { game: Some(game) })
+            .record_games(pb::RecordGamesRequest { games })
             .await?
             .into_inner();
-        tracing::info!(game_id, newly = response.newly_recorded, "game archived");
-        Ok(response.newly_recorded)
+        if response.games.len() != count {
+            return Err(Status::internal(format!(
+                "the archive answered for {} games of {count}",
+                response.games.len()
+            )));
+        }
+        let newly = response.games.iter().filter(|g| g.newly_recorded).count();
+        tracing::info!(games = count, newly, "games archived");
+        Ok(response
+            .games
+            .into_iter()
+            .map(|game| match game.refused.as_str() {
+                "" => Ok(()),
+                refused => Err(Status::invalid_argument(refused)),
+            })
+            .collect())
     }
 }
 

@@ -9,13 +9,15 @@
 //! - [`service`]: the `GameState` gRPC service, layered from the gRPC trait down through the
 //!   handlers and the commit path to the model (see its layout).
 //! - [`ratings`]: reporting finished games to the ratings service.
-//! - [`archive`]: archiving finished games (accounts' `RecordGame`) before their keys expire.
+//! - [`archive`]: archiving finished games (accounts' `RecordGames`) before their keys expire.
+//! - [`ends`]: the archive records and rating reports of ended games, written in batches.
 //! - [`error`]: every refusal and its gRPC status.
 //! - `test_seams` (only with the `test-seams` feature, for end-to-end tests): games that start
 //!   from a chosen position.
 #![forbid(unsafe_code)]
 
 pub mod archive;
+pub mod ends;
 pub mod error;
 mod metrics;
 pub mod model;

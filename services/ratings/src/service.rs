@@ -14,6 +14,9 @@ use crate::model::{leaderboard_limit, validate_report};
 /// players in between, before giving up with ABORTED (the caller retries later).
 pub const MAX_RECORD_ATTEMPTS: usize = 8;
 
+/// The most games one `ReportResults` call records (the request's limit).
+pub const MAX_REPORT_BATCH: usize = 1000;
+
 /// The ratings service.
 #[derive(Clone, Debug)]
 pub struct RatingsService {
@@ -107,6 +110,39 @@ impl RatingsService {
         )))
     }
 
+    /// Records a batch of games one after another, in order (games of the same players
+    /// then rate in that order and never contend), each with its own answer: a refusal
+    /// fails its game alone, as its own `ReportResult` would have.
+    async fn report_all(
+        &self,
+        request: pb::ReportResultsRequest,
+    ) -> Result<pb::ReportResultsResponse, ServiceError> {
+        if request.results.len() > MAX_REPORT_BATCH {
+            return Err(ServiceError::InvalidArgument(format!(
+                "results: at most {MAX_REPORT_BATCH} in one batch"
+            )));
+        }
+        let mut results = Vec::with_capacity(request.results.len());
+        for report in request.results {
+            results.push(match self.report(report).await {
+                Ok(result) => pb::ReportedResult {
+                    result: Some(result),
+                    code: 0,
+                    message: String::new(),
+                },
+                Err(error) => {
+                    let status = Status::from(error);
+                    pb::ReportedResult {
+                        result: None,
+                        code: status.code() as i32,
+                        message: status.message().to_owned(),
+                    }
+                }
+            });
+        }
+        Ok(pb::ReportResultsResponse { results })
+    }
+
     /// The player's 1-based place on the leaderboard, 0 when unranked.
     async fn rank_of(&self, ruleset: &str, player_id: &str) -> Result<u32, ServiceError> {
         let place = self.store.rank(ruleset, player_id).await?;
@@ -172,6 +208,14 @@ impl Ratings for RatingsService {
         request: Request<pb::ReportResultRequest>,
     ) -> Result<Response<pb::ReportResultResponse>, Status> {
         Ok(Response::new(self.report(request.into_inner()).await?))
+    }
+
+    #[tracing::instrument(skip_all, fields(games = request.get_ref().results.len()))]
+    async fn report_results(
+        &self,
+        request: Request<pb::ReportResultsRequest>,
+    ) -> Result<Response<pb::ReportResultsResponse>, Status> {
+        Ok(Response::new(self.report_all(request.into_inner()).await?))
     }
 
     #[tracing::instrument(skip_all, fields(player_id = %request.get_ref().player_id))]

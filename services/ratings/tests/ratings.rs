@@ -305,6 +305,63 @@ async fn concurrent(backend: Backend) {
     assert_eq!(hub.games, games - aborted);
 }
 
+/// A batch of game ends (one `ReportResults`, as game-state sends them): each game as its own
+/// `ReportResult` would be, in order, so one player's games in a batch rate one after
+/// another; a repeat answers the original; a refused game fails alone.
+async fn batched(backend: Backend) {
+    let running = start(backend).await;
+    let mut c = running.client.clone();
+    let mut bad = report("b-bad", vec![player("hub", 0)]);
+    bad.ruleset = "Not A Ruleset".into();
+    let batch = vec![
+        report("b1", vec![player("hub", 0), player("rim1", 1)]),
+        report("b2", vec![player("hub", 0), player("rim2", 1)]),
+        bad,
+        report("b1", vec![player("hub", 1), player("rim1", 0)]),
+    ];
+    let answers = c
+        .report_results(pb::ReportResultsRequest { results: batch })
+        .await
+        .expect("batch")
+        .into_inner()
+        .results;
+    assert_eq!(answers.len(), 4, "one answer per game, in order");
+    let first = answers[0].result.as_ref().expect("b1 recorded");
+    assert!(first.newly_recorded);
+    assert_eq!(changes(first)[0], ("hub".into(), 1200.0, 1216.0));
+    let second = answers[1].result.as_ref().expect("b2 recorded");
+    assert_eq!(
+        changes(second)[0].1,
+        1216.0,
+        "b2 rated hub after b1, in the batch's order"
+    );
+    assert_eq!(answers[2].code, Code::InvalidArgument as i32, "{answers:?}");
+    assert!(answers[2].message.starts_with("ruleset"), "{answers:?}");
+    assert!(answers[2].result.is_none());
+    let repeat = answers[3].result.as_ref().expect("b1 again");
+    assert!(!repeat.newly_recorded, "a game is rated once");
+    assert_eq!(changes(repeat), changes(first), "the original result");
+    assert_eq!(rating(&mut c, "hub").await.games, 2);
+
+    let redelivered = c
+        .report_results(pb::ReportResultsRequest {
+            results: vec![report("b2", vec![player("hub", 0), player("rim2", 1)])],
+        })
+        .await
+        .expect("redelivered")
+        .into_inner()
+        .results;
+    assert!(!redelivered[0].result.as_ref().expect("b2").newly_recorded);
+    assert_eq!(rating(&mut c, "hub").await.games, 2);
+    let status = c
+        .report_results(pb::ReportResultsRequest {
+            results: vec![report("b3", vec![player("x", 0), player("y", 1)]); 1001],
+        })
+        .await
+        .expect_err("too many");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+}
+
 fn redis() -> RedisServer {
     RedisServer::start().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -319,6 +376,7 @@ async fn memory_backend() {
     bounded(concurrent(Backend::memory()))
         .await
         .expect("in time");
+    bounded(batched(Backend::memory())).await.expect("in time");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -328,4 +386,6 @@ async fn redis_backend() {
     bounded(scenario(backend)).await.expect("in time");
     let backend = server.backend("r2:").await.expect("connect");
     bounded(concurrent(backend)).await.expect("in time");
+    let backend = server.backend("r3:").await.expect("connect");
+    bounded(batched(backend)).await.expect("in time");
 }

@@ -8,6 +8,7 @@ use prost::Message;
 
 use super::live_cache::{DEFAULT_LIVE_CACHE_GAMES, LiveCache};
 use crate::archive::{Archiver, UNARCHIVED_RETENTION};
+use crate::ends::GameEnds;
 use crate::error::ServiceError;
 use crate::model::{Loaded, validate_id};
 use crate::ratings::OutcomeReporter;
@@ -63,6 +64,8 @@ pub struct GameStateService {
     pub(super) rooms: Option<RoomsClient<Traced>>,
     /// Decoded copies of the games this replica committed last (Redis stays the truth).
     pub(super) live: std::sync::Arc<LiveCache>,
+    /// Archive records and rating reports of ended games, written in batches.
+    pub(super) ends: GameEnds,
 }
 
 impl GameStateService {
@@ -82,6 +85,7 @@ impl GameStateService {
             archiver: None,
             rooms: None,
             live: std::sync::Arc::new(LiveCache::new(DEFAULT_LIVE_CACHE_GAMES)),
+            ends: GameEnds::default(),
         }
     }
 

@@ -156,13 +156,19 @@ impl GameStateService {
         let seq = landed(outcome, &loaded)?;
         crate::metrics::committed(loaded.record.kind, &event);
         if loaded.game.outcome().is_some() {
+            // The game leaves the live list and its players' indexes: two independent writes,
+            // sent together (one round trip of waiting on the finishing move's path). The
+            // archive and ratings are not on it: the outcome timer, armed in the commit
+            // itself, brings them (ARCHITECTURE.md, "The archive").
             let now = u64::try_from(self.now_ms()).unwrap_or(0);
-            self.store
-                .finish(&loaded.game_id, now, self.retention_at_finish())
-                .await?;
-            self.store
-                .seat_players(&loaded.game_id, &loaded.player_ids(), false)
-                .await?;
+            let player_ids = loaded.player_ids();
+            let (finished, unseated) = tokio::join!(
+                self.store
+                    .finish(&loaded.game_id, now, self.retention_at_finish()),
+                self.store.seat_players(&loaded.game_id, &player_ids, false),
+            );
+            finished?;
+            unseated?;
         }
         // The next move of this game on this replica starts from here.
         loaded.seq = seq;

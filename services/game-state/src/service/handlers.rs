@@ -372,43 +372,48 @@ impl GameStateService {
             )));
         };
         // The archive first: until it acknowledges, this call fails, the timer fires again
-        // and the game's keys keep their long pre-archive expiry.
-        if let Some(archiver) = &self.archiver {
-            let stored = self
-                .store
-                .events_after(game_id, 0, ARCHIVED_EVENTS_LIMIT)
-                .await?;
-            let events = stored
-                .iter()
-                .map(|event| {
-                    pb::GameEvent::decode(event.payload.as_slice()).map_err(|e| {
-                        ServiceError::Internal(format!("stored event is unreadable: {e}"))
+        // and the game's keys keep their long pre-archive expiry. Both writes go with the
+        // batch of game ends this one joins (see `crate::ends`).
+        let archived = match &self.archiver {
+            Some(_) => {
+                let stored = self
+                    .store
+                    .events_after(game_id, 0, ARCHIVED_EVENTS_LIMIT)
+                    .await?;
+                let events = stored
+                    .iter()
+                    .map(|event| {
+                        pb::GameEvent::decode(event.payload.as_slice()).map_err(|e| {
+                            ServiceError::Internal(format!("stored event is unreadable: {e}"))
+                        })
                     })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let snapshot = self.snapshot(&loaded, "");
-            archiver
-                .record(crate::archive::archived_game(
+                    .collect::<Result<Vec<_>, _>>()?;
+                let snapshot = self.snapshot(&loaded, "");
+                Some(crate::archive::archived_game(
                     &loaded.started,
                     events,
                     snapshot,
                 ))
-                .await?;
-        }
-        let newly_recorded = if loaded.started.casual {
-            // M12: casual games are played by the same rules but rate nobody.
-            tracing::info!(game_id, "casual game finished: not rated");
-            false
-        } else {
-            self.reporter
-                .report(
-                    game_id,
-                    &loaded.game.ruleset(),
-                    &loaded.started.seats,
-                    &outcome,
-                )
-                .await?
+            }
+            None => None,
         };
+        // M12: casual games are played by the same rules but rate nobody.
+        let rating = (!loaded.started.casual).then(|| {
+            crate::ratings::result_request(
+                game_id,
+                &loaded.game.ruleset(),
+                &loaded.started.seats,
+                &outcome,
+            )
+        });
+        let newly_recorded = self
+            .ends
+            .write(
+                crate::ends::GameEnd { archived, rating },
+                self.archiver.as_ref(),
+                &self.reporter,
+            )
+            .await?;
         self.tell_room(game_id, &loaded.started, &outcome).await?;
         // The finishing move did this too, unless its handler was dropped after the commit
         // (a caller gone): the players' index keeps only unfinished games (idempotent).

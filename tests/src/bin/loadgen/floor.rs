@@ -226,6 +226,13 @@ impl Ratings for Floor {
         }
     }
 
+    async fn report_results(
+        &self,
+        _request: Request<pb::ReportResultsRequest>,
+    ) -> Result<Response<pb::ReportResultsResponse>, Status> {
+        Err(Status::unimplemented("the floor plays moves only"))
+    }
+
     async fn get_rating(
         &self,
         _: Request<pb::RatingsGetRatingRequest>,
