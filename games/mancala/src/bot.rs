@@ -372,6 +372,9 @@ pub struct HardChoice {
     pub nodes: u64,
     /// Whether the choice came from the book or a finished exact solve (a best sow for sure).
     pub exact: bool,
+    /// The position's exact final margin (mover's store minus the opponent's at the end) when
+    /// the exact solve finished: what an outside judge can check with null-window searches.
+    pub margin: Option<i32>,
 }
 
 /// Kalah Hard's choice on `pos`: the book, then an exact solve from a guessed value if it fits
@@ -392,6 +395,7 @@ pub fn kalah_hard_choice(
             pit,
             nodes: 0,
             exact: true,
+            margin: None,
         });
     }
     let db = EndgameDb::global();
@@ -411,6 +415,7 @@ pub fn kalah_hard_choice(
                 pit,
                 nodes: guessed + report.nodes,
                 exact: true,
+                margin: Some(report.lower),
             });
         }
         // MTD(f)'s first pass proves a sow worth at least the guess; when the budget ends
@@ -423,6 +428,7 @@ pub fn kalah_hard_choice(
                 pit,
                 nodes: guessed + report.nodes,
                 exact: false,
+                margin: None,
             });
         }
         spent = guessed + report.nodes;
@@ -437,6 +443,7 @@ pub fn kalah_hard_choice(
         pit: index as u8 + 1,
         nodes: spent + nodes,
         exact: false,
+        margin: None,
     })
 }
 
