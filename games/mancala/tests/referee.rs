@@ -260,14 +260,16 @@ fn m11_kalah_hard_never_gives_away_margin_up_to_28_seeds() {
 /// M11: the positions of random games where Hard's exact solve used to give up and its
 /// fallback search gave away margin, with the margin the referee's full run valued them at
 /// from the pits: 36 seeds (the solve gave up at 750 k positions, it needs 2.4 M; pit 4 lost
-/// 4 seeds) and 35 seeds (4.5 M positions from MTD(f)'s old first guess of 0; pit 5 turned a
-/// win into a loss). Hard's sow must keep the whole margin: two null-window searches of the
-/// referee each, not a full solve.
+/// 4 seeds), 35 seeds (4.5 M positions from MTD(f)'s old first guess of 0; pit 5 turned a
+/// win into a loss) and 36 seeds (a first guess of 12 for a value of 18 made the solve need
+/// 5.4 M positions; pit 4 kept 4 of the 18). Hard's sow must keep the whole margin: two
+/// null-window searches of the referee each, not a full solve.
 #[test]
 fn m11_kalah_hard_keeps_the_margin_where_its_solve_used_to_give_up() {
-    let hard_positions: [([u8; 12], i32); 2] = [
+    let hard_positions: [([u8; 12], i32); 3] = [
         ([1, 1, 1, 6, 1, 0, 1, 9, 0, 7, 7, 2], 12),
         ([2, 2, 3, 1, 11, 3, 0, 4, 1, 0, 6, 2], 11),
+        ([2, 3, 3, 8, 0, 5, 0, 0, 7, 2, 5, 1], 18),
     ];
     let mut referee = Referee::with_small_positions(22, 14);
     for (pits, worth) in hard_positions {
