@@ -96,7 +96,7 @@ impl Bot for Mancala {
         match level {
             Level::Easy => 1_000,
             Level::Normal => 100_000,
-            // About a CPU-second of the exact solver with the endgame database (3.5-3.8 M
+            // About a CPU-second of the exact solver with the endgame database (3.4-3.8 M
             // positions a CPU-second on the shared machine, `BENCHMARKS.md`).
             Level::Hard => 4_000_000,
         }
