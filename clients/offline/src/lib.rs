@@ -21,12 +21,13 @@
 
 use ludus_backgammon::{BackgammonOptions, BackgammonSession};
 use ludus_caro::{Caro, CaroOptions};
-use ludus_catalog::{GameKind, Hosting, outcome_to_pb, seat_u32};
+use ludus_catalog::bots::{choose as bot_choose, default_work};
+use ludus_catalog::{GameKind, SeatPosition, outcome_to_pb, seat_u32};
 use ludus_junqi::{Junqi, JunqiOptions};
 use ludus_mancala::{EndgameDb, FirstPlayer, Mancala, MancalaOptions, RuleSet};
 use ludus_proto::pb;
 use ludus_quoridor::{Quoridor, QuoridorOptions};
-use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat, SetupError, SplitMix64, Viewer};
+use ludus_rules::{Budget, Game, Level, RandomSource, Seat, SetupError, SplitMix64, Think, Viewer};
 use prost::Message;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
@@ -80,7 +81,9 @@ impl RandomSource for BrowserRandom {
 
 /// What the page needs of each game beyond the rules and their mapping to the contract
 /// ([`Hosting`], whose `KIND` is the page's name for the game).
-trait Offline: Bot + Hosting {
+/// [`SeatPosition`]: the computer decides from what its seat may know, as the server's bots
+/// do (J22: a Junqi seat's view, never the face-down layout).
+trait Offline: SeatPosition {
     /// A new two-seat game with the options the page's quick matches use.
     fn start(rng: &mut dyn RandomSource) -> Result<Self, SetupError>;
 
@@ -317,9 +320,15 @@ impl<G: Offline> History<G> {
         })
     }
 
-    /// The position, for the computer's worker ([`think`]).
+    /// What the computer's worker ([`think`]) decides from, as JSON `{seat, position}`: the
+    /// seat to move and its seat position ([`SeatPosition`], what game-state sends the bots
+    /// service), so the worker never holds what that seat cannot see (J22: Junqi's face-down
+    /// pieces). `seat` is null once the game is over.
     fn position(&self) -> String {
-        serde_json::to_string(self.current()).unwrap_or_default()
+        let game = self.current();
+        let seat = game.to_move();
+        let position = seat.map(|seat| game.seat_position(seat));
+        serde_json::to_string(&json!({ "seat": seat, "position": position })).unwrap_or_default()
     }
 }
 
@@ -478,25 +487,37 @@ fn now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
-fn choose<G: Offline>(
-    position: &str,
+/// The computer's choice at `level` for the worker's request ([`History::position`]), through
+/// the catalog's [`bot_choose`], the server's bots' own path, with `work` as the budget and
+/// the page's clock as the deadline.
+fn choose(
+    kind: GameKind,
+    request: &str,
     level: Level,
     random: Vec<u32>,
+    work: u64,
     deadline_ms: f64,
 ) -> Result<String, String> {
-    let game: G = serde_json::from_str(position).map_err(|e| format!("bad position: {e}"))?;
-    let seat = game
-        .to_move()
-        .ok_or_else(|| "the game is over: nothing to think about".to_owned())?;
+    let request: Value = serde_json::from_str(request).map_err(|e| format!("bad position: {e}"))?;
+    let seat = match &request["seat"] {
+        Value::Null => return Err("the game is over: nothing to think about".to_owned()),
+        seat => serde_json::from_value::<Seat>(seat.clone())
+            .map_err(|e| format!("bad position: seat: {e}"))?,
+    };
     let out_of_time = move || now() >= deadline_ms;
     let budget = Budget {
-        work: G::default_work(level),
+        work,
         out_of_time: &out_of_time,
     };
-    let action = game
-        .choose(seat, level, &budget, &mut BrowserRandom::new(random))
-        .ok_or_else(|| "the computer found no action".to_owned())?;
-    Ok(action.to_string())
+    let think = Think {
+        level,
+        budget: &budget,
+        rng: &mut BrowserRandom::new(random),
+    };
+    bot_choose(kind, &request["position"], seat, think)
+        .map_err(|e| e.to_string())?
+        .map(|choice| choice.notation)
+        .ok_or_else(|| "the computer found no action".to_owned())
 }
 
 /// The computer's action for the seat to move in `position` (from [`LocalGame::position`]),
@@ -512,15 +533,9 @@ pub fn think(
     deadline_ms: f64,
 ) -> Result<String, JsError> {
     let level = parse_level(level).map_err(js_error)?;
-    let chosen = match kind {
-        "caro" => choose::<Caro>(position, level, random, deadline_ms),
-        "mancala" => choose::<Mancala>(position, level, random, deadline_ms),
-        "quoridor" => choose::<Quoridor>(position, level, random, deadline_ms),
-        "backgammon" => choose::<BackgammonSession>(position, level, random, deadline_ms),
-        "junqi" => choose::<Junqi>(position, level, random, deadline_ms),
-        other => Err(unknown_kind(other)),
-    };
-    chosen.map_err(js_error)
+    let kind = GameKind::from_name(kind).ok_or_else(|| js_error(unknown_kind(kind)))?;
+    let work = default_work(kind, level);
+    choose(kind, position, level, random, work, deadline_ms).map_err(js_error)
 }
 
 /// Makes the computer ready for `kind` at `level` before its first move: Mancala Hard builds
@@ -538,6 +553,12 @@ pub fn prepare(kind: &str, level: &str) -> Result<String, JsError> {
     }
     Ok("{}".to_owned())
 }
+
+/// The Junqi crate's layouts for its J22 proofs, shared rather than copied (as the catalog's
+/// bots test uses them).
+#[cfg(test)]
+#[path = "../../../games/junqi/tests/common/mod.rs"]
+mod junqi_layouts;
 
 #[cfg(test)]
 mod tests {
@@ -626,14 +647,10 @@ mod tests {
         let level = state(game)["level"].as_str().unwrap_or("easy").to_owned();
         let kind = kind.as_str().unwrap_or_default().to_owned();
         let level = Level::parse(&level).expect("level");
-        let notation = match kind.as_str() {
-            "caro" => choose::<Caro>(&position, level, vec![3; 8], f64::MAX),
-            "mancala" => choose::<Mancala>(&position, level, vec![3; 8], f64::MAX),
-            "quoridor" => choose::<Quoridor>(&position, level, vec![3; 8], f64::MAX),
-            "backgammon" => choose::<BackgammonSession>(&position, level, vec![3; 8], f64::MAX),
-            _ => choose::<Junqi>(&position, level, vec![3; 8], f64::MAX),
-        }
-        .expect("the computer chooses");
+        let kind = GameKind::from_name(&kind).expect("a game");
+        let work = default_work(kind, level);
+        let notation = choose(kind, &position, level, vec![3; 8], work, f64::MAX)
+            .expect("the computer chooses");
         each!(game, h => h.play(&notation, true, &mut rng())).expect("its choice is legal");
         notation
     }
@@ -854,12 +871,80 @@ mod tests {
         deadline: f64,
     ) -> Result<String, String> {
         let level = parse_level(level)?;
-        match kind {
-            "caro" => choose::<Caro>(position, level, vec![1; 4], deadline),
-            "mancala" => choose::<Mancala>(position, level, vec![1; 4], deadline),
-            "quoridor" => choose::<Quoridor>(position, level, vec![1; 4], deadline),
-            "backgammon" => choose::<BackgammonSession>(position, level, vec![1; 4], deadline),
-            _ => choose::<Junqi>(position, level, vec![1; 4], deadline),
+        let kind = GameKind::from_name(kind).ok_or_else(|| unknown_kind(kind))?;
+        choose(
+            kind,
+            position,
+            level,
+            vec![1; 4],
+            default_work(kind, level),
+            deadline,
+        )
+    }
+
+    /// J22: the computer decides from its seat's view, like the server's bots. Over many
+    /// reshuffles of the face-down pieces behind one public history, its worker gets the
+    /// same bytes and every level the same choice (the worker used to get the whole game,
+    /// face-down layout included).
+    #[test]
+    fn j22_the_offline_computer_sees_the_same_over_reshuffled_face_down_pieces() {
+        use super::junqi_layouts::{history, layout};
+        let game = |seed: u64| {
+            let mode = Mode::Computer {
+                human: 0,
+                level: Level::Hard,
+            };
+            History::new(history(layout(seed)), mode)
+        };
+        let reshuffles: Vec<History<Junqi>> = (1..=12).map(game).collect();
+        assert_ne!(
+            reshuffles[0].current(),
+            reshuffles[1].current(),
+            "the face-down layouts differ"
+        );
+        let computer = reshuffles[0]
+            .computer_to_move()
+            .expect("the computer's turn");
+        let request = reshuffles[0].position();
+        let seen: Value = serde_json::from_str(&request).expect("JSON");
+        assert_eq!(seen["seat"], json!(computer));
+        assert_eq!(
+            seen["position"]["viewer"],
+            json!(computer),
+            "its seat's view"
+        );
+        for other in &reshuffles[1..] {
+            assert_eq!(
+                other.position(),
+                request,
+                "the worker's request leaks the layout"
+            );
+        }
+        for level in Level::ALL {
+            // Expert's full budget is too slow for a debug build; a small one runs the same
+            // code.
+            let work = match level {
+                Level::Hard => 1_500,
+                other => default_work(GameKind::Junqi, other),
+            };
+            let choices: Vec<String> = reshuffles
+                .iter()
+                .map(|h| {
+                    choose(
+                        GameKind::Junqi,
+                        &h.position(),
+                        level,
+                        vec![3; 8],
+                        work,
+                        f64::MAX,
+                    )
+                    .expect("a choice")
+                })
+                .collect();
+            assert!(
+                choices.iter().all(|c| *c == choices[0]),
+                "{level:?}: the choice depends on the hidden layout: {choices:?}"
+            );
         }
     }
 

@@ -107,9 +107,10 @@ fn main() {
             .unwrap_or_default()
     };
     println!(
-        "A's CPU per move (10 ms ticks): median {:.3} s, p90 {:.3} s, max {:.3} s over {} moves",
+        "A's CPU per move (10 ms ticks): median {:.3} s, p90 {:.3} s, p99 {:.3} s, max {:.3} s over {} moves",
         at(0.5),
         at(0.9),
+        at(0.99),
         cpu.last().copied().unwrap_or_default(),
         cpu.len()
     );

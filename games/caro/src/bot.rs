@@ -8,7 +8,9 @@
 //!   threes, and otherwise plays the best shape for both sides' lines through the cell.
 //! - **Hard** searches threats (C17: "attacks with consecutive fours and threes to force a
 //!   win"): the shortest VCF, then a threat-space search with open threes; when the opponent has a
-//!   forced win it keeps only the moves after which that win is gone; otherwise a quiet
+//!   forced win it keeps only the moves after which that win is gone (searched one threat
+//!   deeper at a time, so that when no move is proved safe within the budget it keeps the one
+//!   that holds against the deepest of the opponent's threat sequences); otherwise a quiet
 //!   "set-up" move, one after which Hard would have a forced win if the opponent passed and
 //!   still has one after the opponent's likeliest replies, provided the alpha-beta below
 //!   finds no loss after it (without set-ups, Hard as the second mover drew full
@@ -297,15 +299,38 @@ fn hard(board: Board, me: usize, budget: &Budget<'_>, rng: &mut dyn RandomSource
     let stops_fours: Vec<usize> = moves
         .iter()
         .copied()
-        .filter(|&at| search.phase(share, |s| refutes(s, at, me, false)))
+        .filter(|&at| search.phase(share, |s| refutes(s, at, me, None)) == Some(true))
         .collect();
-    let share = search.left() / (stops_fours.len() as u64 + 1);
-    for &at in &stops_fours {
-        if search.phase(share, |s| refutes(s, at, me, true)) {
-            return at;
+    // Then the opponent's VCTs one threat deeper at a time: the moves it beats at a depth
+    // drop out, and the move kept is the one that holds deepest. Proving each move safe to
+    // the full depth at once ran out of budget on every move in busy positions, which left
+    // the opponent's first threat cell as a blind guess.
+    let mut holding = stops_fours;
+    for depth in 1..VCT_DEPTH {
+        if holding.len() < 2 {
+            break;
+        }
+        let share = search.left() / (holding.len() as u64 + 1);
+        let mut held = Vec::new();
+        let mut unknown = false;
+        for &at in &holding {
+            match search.phase(share, |s| refutes(s, at, me, Some(depth))) {
+                Some(true) => held.push(at),
+                Some(false) => {}
+                None => unknown = true,
+            }
+        }
+        if held.is_empty() {
+            // Every move loses at this depth (or could not be told): the ones that held one
+            // threat less at least make the opponent find a longer win.
+            break;
+        }
+        holding = held;
+        if unknown {
+            break;
         }
     }
-    stops_fours.first().copied().unwrap_or(fallback)
+    holding.first().copied().unwrap_or(fallback)
 }
 
 /// A quiet move that sets up a win: one after which `me` would have a VCT if the opponent
@@ -374,8 +399,9 @@ fn survives(search: &mut Search<'_>, at: usize, me: usize) -> bool {
 }
 
 /// Whether `me` playing `at` leaves the opponent without a forced win: no VCF, and with
-/// `threes` no VCT either. An interrupted search counts as no.
-fn refutes(search: &mut Search<'_>, at: usize, me: usize, threes: bool) -> bool {
+/// `vct_depth` no VCT of up to that many threats either. `None` when the search was
+/// interrupted.
+fn refutes(search: &mut Search<'_>, at: usize, me: usize, vct_depth: Option<u32>) -> Option<bool> {
     let opp = 1 - me;
     search.board.place(at, me);
     let mine = search.board.winning_cells_through(at, me);
@@ -383,14 +409,15 @@ fn refutes(search: &mut Search<'_>, at: usize, me: usize, threes: bool) -> bool 
     let forced = search.board.saving_cells(&mine, me);
     let safe = if !mine.is_empty() && forced.is_empty() {
         true
-    } else if threes {
-        search.attack(opp, &forced, VCT_DEPTH - 1, true).is_none()
+    } else if let Some(depth) = vct_depth {
+        search.attack(opp, &forced, depth, true).is_none()
     } else {
         search.attack(opp, &forced, VCF_DEPTH, false).is_none()
     };
-    let finished = !search.out();
+    // A found win is a proof even if the budget ran out right after it.
+    let known = !safe || !search.out();
     search.board.undo();
-    safe && finished
+    known.then_some(safe)
 }
 
 /// Alpha-beta over the best `moves` of the root, `HARD_DEPTH` plies, with the pattern

@@ -241,6 +241,24 @@ fn hard_sets_up_a_forced_win_with_a_quiet_move() {
 }
 
 #[test]
+fn hard_defends_with_the_move_that_holds_deepest_against_a_forced_win() {
+    // Arena game 5 (15×15 blocked-ends), Hard as O after 9 stones: X has a VCT and no
+    // answer of O's can be proved to stop every one within Hard's budget. Hard used to give
+    // up and take X's first threat cell, I6, which X beats with three threats (it won the
+    // game 14 plies later); searching X's VCTs one threat deeper at a time, I8 is the one
+    // answer that still holds at four.
+    let game = position(
+        options(15, true, false),
+        &["H8", "H6", "H7", "H9", "G8"],
+        &["G7", "I7", "H5", "H10"],
+    );
+    // A quarter of Hard's default work: the least that reaches depth four here (a debug
+    // build is slow); with less it still plays I6.
+    let answer = choose_with(&game, Level::Hard, 5, Caro::default_work(Level::Hard) / 4);
+    assert_eq!(answer, cell("I8", 15));
+}
+
+#[test]
 fn a_win_the_c5_rules_deny_is_not_taken_so_the_bot_blocks_instead() {
     // X's stones make H8 a win under the free rules only; O threatens to win at H10
     // (D10-G10, C10 is X). Every level takes H8 under the free rules; under each rule set
