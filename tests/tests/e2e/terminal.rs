@@ -60,6 +60,8 @@ async fn refresh_works(ludus: &Ludus, refresh_token: &str) -> Result<(), Code> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_register_login_rotate_history_profile_logout() {
+    // The assertions below read the client's English lines, whatever the machine's locale.
+    ludus_terminal::set_lang(ludus_terminal::Lang::En);
     let ludus =
         Ludus::start_with_accounts(AccountsDatabase::postgres(), SignInLimitsConfig::default())
             .await;

@@ -145,6 +145,8 @@ async fn relay(gateway: SocketAddr) -> (SocketAddr, watch::Sender<bool>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_room_by_code_chat_refused_start_and_a_caro_game_to_the_end() {
+    // The assertions below read the client's English lines, whatever the machine's locale.
+    ludus_terminal::set_lang(ludus_terminal::Lang::En);
     let ludus = Ludus::start().await;
     let server = format!("http://{}", ludus.gateway);
     let homes: Vec<tempfile::TempDir> = (0..3)
