@@ -40,7 +40,7 @@ struct Received {
 }
 
 /// What the receiver was sent.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Collected {
     spans: Vec<Received>,
     /// Metric names, by the `service.name` that exported them.
@@ -405,32 +405,54 @@ async fn one_move_is_one_trace_from_the_gateway_to_redis_and_its_fan_out_links_t
         Some("1")
     );
 
-    // The timer firing: a timers span linked to the resignation; the outcome it reports
-    // (game-state, then ratings) is in its trace.
+    // The timer firing: a timers span linked to the resignation; game-state's ReportOutcome
+    // is in its trace. The game end is written (archive, then ratings) by game-state's batch
+    // task, a trace of its own whose root links to the firing's trace.
     let fire = spans
         .iter()
         .find(|s| s.span.name == "fire" && links_to(&s.span, &resign_trace))
         .expect("the outcome timer's firing");
     assert_eq!(fire.service, "ludus-timers");
     let fire_trace = hex(&fire.span.trace_id);
-    wait_for(&guard, &receiver, "the outcome report to ratings", |c| {
+    let batch_of_fire = |c: &Collected| {
         c.spans
             .iter()
-            .any(|s| hex(&s.span.trace_id) == fire_trace && s.service == "ludus-ratings")
+            .find(|s| s.span.name == "game_ends" && links_to(&s.span, &fire_trace))
+            .cloned()
+    };
+    wait_for(&guard, &receiver, "the outcome report to ratings", |c| {
+        batch_of_fire(c).is_some_and(|batch| {
+            c.spans
+                .iter()
+                .any(|s| s.span.trace_id == batch.span.trace_id && s.service == "ludus-ratings")
+        })
     })
     .await;
 
-    let fire_spans: Vec<Received> = receiver
-        .lock()
-        .spans
-        .iter()
-        .filter(|s| hex(&s.span.trace_id) == fire_trace)
-        .cloned()
-        .collect();
+    let collected = receiver.lock().clone();
+    let batch = batch_of_fire(&collected).expect("the game-end batch");
+    assert_eq!(batch.service, "ludus-game-state");
+    let in_trace = |trace: &[u8]| -> Vec<Received> {
+        collected
+            .spans
+            .iter()
+            .filter(|s| s.span.trace_id == trace)
+            .cloned()
+            .collect()
+    };
+    let fire_spans = in_trace(&fire.span.trace_id);
+    assert!(
+        fire_spans.iter().any(|s| s.service == "ludus-game-state"
+            && attribute(&s.span.attributes, "rpc.method").as_deref()
+                == Some("/ludus.v1.GameState/ReportOutcome")),
+        "the firing calls game-state's ReportOutcome"
+    );
     let mut drawn = String::new();
     draw(&fire_spans, fire, 0, &mut drawn);
+    draw(&in_trace(&batch.span.trace_id), &batch, 0, &mut drawn);
     println!(
-        "the outcome timer's firing, linked to the resignation's trace {resign_trace}:\n{drawn}"
+        "the outcome timer's firing, linked to the resignation's trace {resign_trace}, \
+         and the game-end batch linked to the firing:\n{drawn}"
     );
 
     // Metrics arrive too, under the process's name.

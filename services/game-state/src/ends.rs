@@ -45,11 +45,15 @@ pub struct GameEnd {
 /// A game end and where its answer goes: whether ratings recorded it just now.
 type Job = (GameEnd, oneshot::Sender<Result<bool, ServiceError>>);
 
+/// A queued game end with the `traceparent` of the call that queued it (its timer firing's
+/// trace), which the batch's span links to.
+type Queued = (Job, String);
+
 /// Writes game ends in batches (see the module). Cheap to clone; the task starts with the
 /// first game end, inside the service's runtime.
 #[derive(Clone, Debug)]
 pub struct GameEnds {
-    queue: Arc<OnceLock<mpsc::Sender<Job>>>,
+    queue: Arc<OnceLock<mpsc::Sender<Queued>>>,
 }
 
 impl Default for GameEnds {
@@ -77,7 +81,11 @@ impl GameEnds {
         });
         let (reply, answer) = oneshot::channel();
         let gone = || ServiceError::Unavailable("the game-end batch task stopped".into());
-        queue.send((end, reply)).await.map_err(|_| gone())?;
+        let traced_by = ludus_server::propagation::current_traceparent();
+        queue
+            .send(((end, reply), traced_by))
+            .await
+            .map_err(|_| gone())?;
         answer.await.map_err(|_| gone())?
     }
 }
@@ -85,15 +93,24 @@ impl GameEnds {
 /// The batch task: takes what is queued (up to [`MAX_BATCH`]) and writes it, until every
 /// sender is gone.
 async fn run(
-    mut queue: mpsc::Receiver<Job>,
+    mut queue: mpsc::Receiver<Queued>,
     archiver: Option<Archiver>,
     reporter: OutcomeReporter,
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        for jobs in by_size(std::mem::take(&mut batch)) {
+        for queued in by_size(std::mem::take(&mut batch)) {
             // A batch is a trace of its own: it serves many games' `ReportOutcome`s at once.
-            let span = tracing::info_span!(parent: None, "game_ends", games = jobs.len());
+            // It links to each of their traces, so a timer's firing leads to the archive and
+            // ratings calls that wrote its game (as a move leads to its fan-out).
+            let span = tracing::info_span!(parent: None, "game_ends", games = queued.len());
+            let mut jobs = Vec::with_capacity(queued.len());
+            for (job, traced_by) in queued {
+                if !span.is_disabled() {
+                    ludus_server::propagation::link_to(&span, &traced_by);
+                }
+                jobs.push(job);
+            }
             write_batch(jobs, archiver.as_ref(), &reporter)
                 .instrument(span)
                 .await;
@@ -105,11 +122,11 @@ async fn run(
 /// decode at most `MAX_DECODING_MESSAGE_SIZE` (4 MiB), and a long game's record (every event
 /// with its view) can be hundreds of kilobytes. A record larger than the bound goes alone,
 /// as it went in `RecordGame` before.
-fn by_size(jobs: Vec<Job>) -> Vec<Vec<Job>> {
-    let mut batches: Vec<Vec<Job>> = Vec::new();
+fn by_size(jobs: Vec<Queued>) -> Vec<Vec<Queued>> {
+    let mut batches: Vec<Vec<Queued>> = Vec::new();
     let mut bytes = 0;
     for job in jobs {
-        let size = job
+        let size = (job.0)
             .0
             .archived
             .as_ref()
@@ -193,22 +210,25 @@ async fn write_batch(jobs: Vec<Job>, archiver: Option<&Archiver>, reporter: &Out
 mod tests {
     use super::*;
 
-    fn end_of(record_bytes: usize) -> Job {
+    fn end_of(record_bytes: usize) -> Queued {
         let archived = pb::ArchivedGame {
             export_text: "x".repeat(record_bytes),
             ..Default::default()
         };
         let (reply, _) = oneshot::channel();
         (
-            GameEnd {
-                archived: Some(archived),
-                rating: None,
-            },
-            reply,
+            (
+                GameEnd {
+                    archived: Some(archived),
+                    rating: None,
+                },
+                reply,
+            ),
+            String::new(),
         )
     }
 
-    fn sizes(batches: &[Vec<Job>]) -> Vec<usize> {
+    fn sizes(batches: &[Vec<Queued>]) -> Vec<usize> {
         batches.iter().map(Vec::len).collect()
     }
 
@@ -233,7 +253,7 @@ mod tests {
         let without_archive = (0..10)
             .map(|_| {
                 let (reply, _) = oneshot::channel();
-                (GameEnd::default(), reply)
+                ((GameEnd::default(), reply), String::new())
             })
             .collect();
         assert_eq!(sizes(&by_size(without_archive)), [10]);
