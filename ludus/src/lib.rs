@@ -7,7 +7,7 @@
 //!   the gateway, and stops them together.
 #![forbid(unsafe_code)]
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, sync::OnceLock, time::Duration};
 
 use ludus_store::{Backend, Clock};
 use tokio::{net::TcpListener, task::JoinSet};
@@ -121,12 +121,7 @@ impl System {
     /// Binds every internal service on a free loopback port, then starts them all; they stop
     /// when `stop` is cancelled.
     pub async fn start(config: SystemConfig, stop: CancellationToken) -> anyhow::Result<System> {
-        // The services call each other over loopback ports any local process can reach: they
-        // sign their calls with a per-process secret and refuse unsigned ones. A process that
-        // starts several systems (tests) keeps the first secret.
-        if !ludus_server::service_auth::installed() {
-            ludus_server::service_auth::install(&crate::random_secret(), "ludus")?;
-        }
+        install_internal_secret()?;
         let (game_state_listener, game_state, game_state_url) = loopback().await?;
         let (timers_listener, timers, _) = loopback().await?;
         let (ratings_listener, ratings, ratings_url) = loopback().await?;
@@ -264,6 +259,22 @@ impl System {
     }
 }
 
+/// The services call each other over loopback ports any local process can reach: they sign
+/// their calls with a per-process secret and refuse unsigned ones. A process that starts
+/// several systems (tests) keeps the first secret. The secret is drawn once per process:
+/// systems starting at the same moment on two threads used to both find none installed,
+/// install two different secrets, and the second start failed.
+fn install_internal_secret() -> anyhow::Result<()> {
+    static INTERNAL_SECRET: OnceLock<Vec<u8>> = OnceLock::new();
+    if !ludus_server::service_auth::installed() {
+        ludus_server::service_auth::install(
+            INTERNAL_SECRET.get_or_init(crate::random_secret),
+            "ludus",
+        )?;
+    }
+    Ok(())
+}
+
 /// 48 bytes from the operating system's CSPRNG (via `rand`'s thread generator, which is
 /// seeded from it): the all-in-one binary's token secret when none is given, and its internal
 /// secret.
@@ -271,4 +282,34 @@ pub fn random_secret() -> Vec<u8> {
     use rand::RngExt;
     let mut rng = rand::rng();
     (0..48).map(|_| rng.random::<u8>()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Systems started at once on many threads (the end-to-end tests) all get the process's
+    /// one secret; none fails with "another internal secret is already installed".
+    #[test]
+    fn systems_starting_at_once_share_one_internal_secret() {
+        let barrier = std::sync::Barrier::new(16);
+        let outcomes: Vec<anyhow::Result<()>> = std::thread::scope(|scope| {
+            let starts: Vec<_> = (0..16)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        install_internal_secret()
+                    })
+                })
+                .collect();
+            starts
+                .into_iter()
+                .map(|start| start.join().expect("no panic"))
+                .collect()
+        });
+        for outcome in outcomes {
+            assert!(outcome.is_ok(), "{outcome:?}");
+        }
+        assert!(ludus_server::service_auth::installed());
+    }
 }
