@@ -42,18 +42,22 @@ pub struct GameEnd {
     pub rating: Option<pb::ReportResultRequest>,
 }
 
-/// A game end and where its answer goes: whether ratings recorded it just now.
-type Job = (GameEnd, oneshot::Sender<Result<bool, ServiceError>>);
-
-/// A queued game end with the `traceparent` of the call that queued it (its timer firing's
-/// trace), which the batch's span links to.
-type Queued = (Job, String);
+/// A queued game end.
+#[derive(Debug)]
+struct Job {
+    end: GameEnd,
+    /// Where its answer goes: whether ratings recorded it just now.
+    reply: oneshot::Sender<Result<bool, ServiceError>>,
+    /// The `traceparent` of the call that queued it (its timer firing's trace), which the
+    /// batch's span links to; empty when untraced.
+    traced_by: String,
+}
 
 /// Writes game ends in batches (see the module). Cheap to clone; the task starts with the
 /// first game end, inside the service's runtime.
 #[derive(Clone, Debug)]
 pub struct GameEnds {
-    queue: Arc<OnceLock<mpsc::Sender<Queued>>>,
+    queue: Arc<OnceLock<mpsc::Sender<Job>>>,
 }
 
 impl Default for GameEnds {
@@ -81,11 +85,12 @@ impl GameEnds {
         });
         let (reply, answer) = oneshot::channel();
         let gone = || ServiceError::Unavailable("the game-end batch task stopped".into());
-        let traced_by = ludus_server::propagation::current_traceparent();
-        queue
-            .send(((end, reply), traced_by))
-            .await
-            .map_err(|_| gone())?;
+        let job = Job {
+            end,
+            reply,
+            traced_by: ludus_server::propagation::current_traceparent(),
+        };
+        queue.send(job).await.map_err(|_| gone())?;
         answer.await.map_err(|_| gone())?
     }
 }
@@ -93,23 +98,21 @@ impl GameEnds {
 /// The batch task: takes what is queued (up to [`MAX_BATCH`]) and writes it, until every
 /// sender is gone.
 async fn run(
-    mut queue: mpsc::Receiver<Queued>,
+    mut queue: mpsc::Receiver<Job>,
     archiver: Option<Archiver>,
     reporter: OutcomeReporter,
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        for queued in by_size(std::mem::take(&mut batch)) {
+        for jobs in by_size(std::mem::take(&mut batch)) {
             // A batch is a trace of its own: it serves many games' `ReportOutcome`s at once.
             // It links to each of their traces, so a timer's firing leads to the archive and
             // ratings calls that wrote its game (as a move leads to its fan-out).
-            let span = tracing::info_span!(parent: None, "game_ends", games = queued.len());
-            let mut jobs = Vec::with_capacity(queued.len());
-            for (job, traced_by) in queued {
-                if !span.is_disabled() {
-                    ludus_server::propagation::link_to(&span, &traced_by);
+            let span = tracing::info_span!(parent: None, "game_ends", games = jobs.len());
+            if !span.is_disabled() {
+                for job in &jobs {
+                    ludus_server::propagation::link_to(&span, &job.traced_by);
                 }
-                jobs.push(job);
             }
             write_batch(jobs, archiver.as_ref(), &reporter)
                 .instrument(span)
@@ -122,12 +125,12 @@ async fn run(
 /// decode at most `MAX_DECODING_MESSAGE_SIZE` (4 MiB), and a long game's record (every event
 /// with its view) can be hundreds of kilobytes. A record larger than the bound goes alone,
 /// as it went in `RecordGame` before.
-fn by_size(jobs: Vec<Queued>) -> Vec<Vec<Queued>> {
-    let mut batches: Vec<Vec<Queued>> = Vec::new();
+fn by_size(jobs: Vec<Job>) -> Vec<Vec<Job>> {
+    let mut batches: Vec<Vec<Job>> = Vec::new();
     let mut bytes = 0;
     for job in jobs {
-        let size = (job.0)
-            .0
+        let size = job
+            .end
             .archived
             .as_ref()
             .map_or(0, prost::Message::encoded_len);
@@ -151,7 +154,7 @@ async fn write_batch(jobs: Vec<Job>, archiver: Option<&Archiver>, reporter: &Out
         Vec::with_capacity(jobs.len());
     let mut records = Vec::new();
     let mut archived_jobs = Vec::new();
-    for (end, reply) in jobs {
+    for Job { end, reply, .. } in jobs {
         match (end.archived, archiver) {
             (Some(record), Some(_)) => {
                 records.push(record);
@@ -210,25 +213,23 @@ async fn write_batch(jobs: Vec<Job>, archiver: Option<&Archiver>, reporter: &Out
 mod tests {
     use super::*;
 
-    fn end_of(record_bytes: usize) -> Queued {
+    fn end_of(record_bytes: usize) -> Job {
         let archived = pb::ArchivedGame {
             export_text: "x".repeat(record_bytes),
             ..Default::default()
         };
         let (reply, _) = oneshot::channel();
-        (
-            (
-                GameEnd {
-                    archived: Some(archived),
-                    rating: None,
-                },
-                reply,
-            ),
-            String::new(),
-        )
+        Job {
+            end: GameEnd {
+                archived: Some(archived),
+                rating: None,
+            },
+            reply,
+            traced_by: String::new(),
+        }
     }
 
-    fn sizes(batches: &[Vec<Queued>]) -> Vec<usize> {
+    fn sizes(batches: &[Vec<Job>]) -> Vec<usize> {
         batches.iter().map(Vec::len).collect()
     }
 
@@ -253,7 +254,11 @@ mod tests {
         let without_archive = (0..10)
             .map(|_| {
                 let (reply, _) = oneshot::channel();
-                ((GameEnd::default(), reply), String::new())
+                Job {
+                    end: GameEnd::default(),
+                    reply,
+                    traced_by: String::new(),
+                }
             })
             .collect();
         assert_eq!(sizes(&by_size(without_archive)), [10]);
