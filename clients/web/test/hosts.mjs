@@ -210,6 +210,12 @@ async function quoridorCountdown(hal, bob, code) {
   const next = await toMove(players);
   await resign(next, players);
   await toRoom(players, code);
+  // The room hears of a game's end after the game's own stream does (the game-end batch calls
+  // the room), so a page opened at once may still show the first game only: wait for the second.
+  await waitFor(async () => {
+    const now = await scoreboard(bob, "quoridor");
+    return players.every((s) => now[s.label]?.[0] === 2);
+  }, "two Quoridor games on the scoreboard");
   const board = await scoreboard(bob, "quoridor");
   assert.equal(board[winner.label]?.[0], 2, "two Quoridor games played");
   assert.ok(board[winner.label][3] > 0, `the first game's winner has points (${board[winner.label][3]})`);
