@@ -169,6 +169,7 @@ pub async fn run(args: EndsArgs) -> anyhow::Result<()> {
     let burst = Duration::from_secs_f64(args.burst_seconds);
     let after = Duration::from_secs_f64(args.after_seconds);
     let cpu_before = measure::cpu_time_of(&system.measured_pids());
+    let cpu_before_each = system.cpu_each();
     let run_start = Instant::now();
     let mut background_next = vec![0usize; background.len()];
     let mut ending_next = vec![FINISHING_MOVE; ending.len()];
@@ -194,6 +195,7 @@ pub async fn run(args: EndsArgs) -> anyhow::Result<()> {
     );
     let elapsed = run_start.elapsed();
     let cpu = measure::cpu_time_of(&system.measured_pids()).saturating_sub(cpu_before);
+    let by_process = system.cpu_by_process_since(&cpu_before_each);
     let (before, before_errors, _) = window(&background_samples, Duration::ZERO, quiet);
     let (during, during_errors, during_first) = window(&background_samples, quiet, quiet + after);
     let (ends, end_errors, end_first) = window(&ending_samples, Duration::ZERO, elapsed);
@@ -207,6 +209,12 @@ pub async fn run(args: EndsArgs) -> anyhow::Result<()> {
         cpu.as_secs_f64(),
         measure::load_average()
     );
+    // Where the run's CPU went: which process a burst of ends loads.
+    let shares: Vec<String> = by_process
+        .iter()
+        .map(|(name, spent)| format!("{name} {:.2}", spent.as_secs_f64()))
+        .collect();
+    println!("  CPU s by process: {}", shares.join(", "));
     println!(
         "  background submit before the burst ({} moves, {} errors): {}",
         before.len(),

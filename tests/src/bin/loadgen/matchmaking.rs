@@ -59,11 +59,7 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
         .try_collect()
         .await?;
     let cpu_before = measure::cpu_time_of(&system.measured_pids());
-    let cpu_before_each: Vec<Duration> = system
-        .measured
-        .iter()
-        .map(|(_, pid)| measure::cpu_time(*pid))
-        .collect();
+    let cpu_before_each = system.cpu_each();
     let started = Instant::now();
     let patience = Duration::from_secs(args.patience_seconds);
     let tickets = players
@@ -141,14 +137,7 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
     );
     println!("  FindMatch -> matched: {}", waits.summary());
     // Where a ticket's CPU goes, process by process (replicas and gateways summed by name).
-    let mut by_process: Vec<(String, Duration)> = Vec::new();
-    for ((name, pid), before) in system.measured.iter().zip(cpu_before_each) {
-        let spent = measure::cpu_time(*pid).saturating_sub(before);
-        match by_process.iter_mut().find(|(seen, _)| seen == name) {
-            Some((_, total)) => *total += spent,
-            None => by_process.push((name.clone(), spent)),
-        }
-    }
+    let by_process = system.cpu_by_process_since(&cpu_before_each);
     let shares: Vec<String> = by_process
         .iter()
         .map(|(name, spent)| {

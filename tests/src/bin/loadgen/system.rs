@@ -11,7 +11,7 @@ use std::{
 
 use ludus_proto::pb::gateway_client::GatewayClient;
 use ludus_store::Backend;
-use ludus_tests::Bearer;
+use ludus_tests::{Bearer, measure};
 use tokio_util::sync::CancellationToken;
 use tonic::{
     metadata::MetadataValue,
@@ -554,6 +554,28 @@ impl System {
 
     pub fn measured_pids(&self) -> Vec<u32> {
         self.measured.iter().map(|(_, pid)| *pid).collect()
+    }
+
+    /// Each measured process's CPU time now, to hand to [`System::cpu_by_process_since`].
+    pub fn cpu_each(&self) -> Vec<Duration> {
+        self.measured
+            .iter()
+            .map(|(_, pid)| measure::cpu_time(*pid))
+            .collect()
+    }
+
+    /// The CPU each kind of process spent since `before` (from [`System::cpu_each`]),
+    /// replicas of one name summed, in the order the processes were started.
+    pub fn cpu_by_process_since(&self, before: &[Duration]) -> Vec<(String, Duration)> {
+        let mut by_process: Vec<(String, Duration)> = Vec::new();
+        for ((name, pid), before) in self.measured.iter().zip(before) {
+            let spent = measure::cpu_time(*pid).saturating_sub(*before);
+            match by_process.iter_mut().find(|(seen, _)| seen == name) {
+                Some((_, total)) => *total += spent,
+                None => by_process.push((name.clone(), spent)),
+            }
+        }
+        by_process
     }
 
     /// Stops what this run started.
