@@ -465,12 +465,17 @@ pub(super) async fn finish(
     game_id: &str,
     keep_ms: u64,
 ) -> Result<(), StoreError> {
-    let _: i64 = game_script(&FINISH, &r.keys, log, game_id)
-        .arg(keep_ms)
-        .invoke_async(&mut r.conn.clone())
-        .instrument(r.script("EVALSHA finish", "finish"))
-        .await?;
-    unmark_live(r, log, game_id).await
+    // The two commands touch different slots and either order is right: sent together.
+    let expire = async {
+        let _: i64 = game_script(&FINISH, &r.keys, log, game_id)
+            .arg(keep_ms)
+            .invoke_async(&mut r.conn.clone())
+            .instrument(r.script("EVALSHA finish", "finish"))
+            .await?;
+        Ok::<_, StoreError>(())
+    };
+    futures::future::try_join(expire, unmark_live(r, log, game_id)).await?;
+    Ok(())
 }
 
 pub(super) async fn persist(r: &RedisBackend, log: Log, id: &str) -> Result<(), StoreError> {
@@ -495,7 +500,8 @@ pub(super) async fn unmark_live(r: &RedisBackend, log: Log, id: &str) -> Result<
     Ok(())
 }
 
-/// One command per player: each player's set lives in its own slot.
+/// One command per player (each player's set lives in its own slot), sent together: a
+/// game's start and end wait one round trip for them, not one per seat.
 pub(super) async fn seat_players(
     r: &RedisBackend,
     _log: Log,
@@ -504,10 +510,12 @@ pub(super) async fn seat_players(
     seated: bool,
 ) -> Result<(), StoreError> {
     let command = if seated { "SADD" } else { "SREM" };
-    for player in players {
-        r.query::<()>(command, (r.keys.player_games(player), game_id))
-            .await?;
-    }
+    futures::future::try_join_all(
+        players
+            .iter()
+            .map(|player| r.query::<()>(command, (r.keys.player_games(player), game_id))),
+    )
+    .await?;
     Ok(())
 }
 
