@@ -356,7 +356,20 @@ impl GameStateService {
         finishing_seq: u64,
         armed_ms: i64,
     ) -> Result<pb::ReportOutcomeResponse, ServiceError> {
-        let loaded = self.load(game_id).await?;
+        validate_id("game_id", game_id)?;
+        // The game and its event log (for the archive record) are read together: a timer
+        // fires for a finished game, so the log is almost never read in vain.
+        let events = async {
+            match &self.archiver {
+                Some(_) => self
+                    .store
+                    .events_after(game_id, 0, ARCHIVED_EVENTS_LIMIT)
+                    .await
+                    .map_err(ServiceError::from),
+                None => Ok(Vec::new()),
+            }
+        };
+        let (loaded, stored) = tokio::try_join!(self.load(game_id), events)?;
         let Some(outcome) = loaded.game.outcome() else {
             let may_still_land =
                 self.now_ms().saturating_sub(armed_ms) < FINISHING_COMMIT_PATIENCE_MS;
@@ -376,10 +389,6 @@ impl GameStateService {
         // batch of game ends this one joins (see `crate::ends`).
         let archived = match &self.archiver {
             Some(_) => {
-                let stored = self
-                    .store
-                    .events_after(game_id, 0, ARCHIVED_EVENTS_LIMIT)
-                    .await?;
                 let events = stored
                     .iter()
                     .map(|event| {
@@ -414,12 +423,17 @@ impl GameStateService {
                 &self.reporter,
             )
             .await?;
-        self.tell_room(game_id, &loaded.started, &outcome).await?;
-        // The finishing move did this too, unless its handler was dropped after the commit
-        // (a caller gone): the players' index keeps only unfinished games (idempotent).
-        self.store
-            .seat_players(game_id, &loaded.player_ids(), false)
-            .await?;
+        // The finishing move updated the players' index too, unless its handler was dropped
+        // after the commit (a caller gone): the index keeps only unfinished games
+        // (idempotent). It goes along with telling the room; the live keys' expiry waits for
+        // both.
+        let unseat = async {
+            self.store
+                .seat_players(game_id, &loaded.player_ids(), false)
+                .await
+                .map_err(ServiceError::from)
+        };
+        tokio::try_join!(self.tell_room(game_id, &loaded.started, &outcome), unseat)?;
         if self.archiver.is_some() {
             // Archived and rated: the live keys may now go after the normal retention.
             let now = u64::try_from(self.now_ms()).unwrap_or(0);
