@@ -44,6 +44,12 @@ pub struct EndsArgs {
     /// Background play from the burst's start on.
     #[arg(long, default_value_t = 4.0)]
     pub after_seconds: f64,
+    /// The control run: the burst's games play their second-to-last move instead of their
+    /// last, so the same burst of moves goes out and no game ends. What the background's
+    /// latency is then is what the extra moves alone cost; the difference to a normal run is
+    /// what the game ends' own work (outcome reports, archive, ratings) adds.
+    #[arg(long)]
+    pub control: bool,
     #[command(flatten)]
     pub system: crate::system::SystemArgs,
 }
@@ -144,10 +150,17 @@ pub async fn run(args: EndsArgs) -> anyhow::Result<()> {
         .await?;
     let mut background = tables.split_off(args.ending);
     let mut ending = tables;
-    // The ending games up to their last move, untimed.
+    // The move the burst sends: the last (it ends the game), or in a control run the one
+    // before it.
+    let burst_move = if args.control {
+        FINISHING_MOVE - 1
+    } else {
+        FINISHING_MOVE
+    };
+    // The ending games up to the burst's move, untimed.
     futures::stream::iter(ending.iter_mut())
         .map(|table| async move {
-            for move_index in 0..FINISHING_MOVE {
+            for move_index in 0..burst_move {
                 submit(table, move_index)
                     .await
                     .map_err(|e| anyhow::anyhow!("setting up: {e}"))?;
@@ -172,7 +185,7 @@ pub async fn run(args: EndsArgs) -> anyhow::Result<()> {
     let cpu_before_each = system.cpu_each();
     let run_start = Instant::now();
     let mut background_next = vec![0usize; background.len()];
-    let mut ending_next = vec![FINISHING_MOVE; ending.len()];
+    let mut ending_next = vec![burst_move; ending.len()];
     let (background_samples, ending_samples) = tokio::join!(
         paced(
             &mut background,
@@ -186,7 +199,7 @@ pub async fn run(args: EndsArgs) -> anyhow::Result<()> {
         paced(
             &mut ending,
             &mut ending_next,
-            FINISHING_MOVE,
+            burst_move,
             args.ending as f64 / burst.as_secs_f64().max(f64::EPSILON),
             burst,
             run_start,
@@ -199,6 +212,9 @@ pub async fn run(args: EndsArgs) -> anyhow::Result<()> {
     let (before, before_errors, _) = window(&background_samples, Duration::ZERO, quiet);
     let (during, during_errors, during_first) = window(&background_samples, quiet, quiet + after);
     let (ends, end_errors, end_first) = window(&ending_samples, Duration::ZERO, elapsed);
+    if args.control {
+        println!("control run: the burst's moves end no game");
+    }
     println!(
         "ends: {} games ending over {:.1} s amid {} background games at {} moves/s; {:.1} s; server CPU {:.2} s; load {}",
         args.ending,
