@@ -70,6 +70,14 @@ pub const REGISTRATIONS_PER_MINUTE: u32 = 6;
 /// Registrations one address may make in a burst.
 pub const REGISTRATION_BURST: u32 = 20;
 
+/// Token-free public reads (`ListGameOptions`) one peer address may make per second,
+/// sustained. An app or page reads the options once when it starts (the web client keeps a
+/// copy): a flood of them from one address is refused, not served.
+pub const PUBLIC_READS_PER_SECOND: u32 = 20;
+/// Token-free public reads one address may make in a burst (a household's devices starting
+/// at once, a browser test opening many pages).
+pub const PUBLIC_READ_BURST: u32 = 200;
+
 /// The unauthenticated entry points' rates per peer address: sign-ins, refreshes and
 /// sign-outs at [`SIGN_INS_PER_SECOND`] (bursts of [`SIGN_IN_BURST`]), new guests at
 /// [`GUESTS_PER_MINUTE`] and registrations at [`REGISTRATIONS_PER_MINUTE`] on top, unless a
@@ -179,6 +187,7 @@ pub struct Limits {
     code_lookups_by_network: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     guests: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     registrations: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    public_reads: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     streams: Arc<Mutex<HashMap<String, usize>>>,
     streams_per_player: usize,
 }
@@ -242,6 +251,10 @@ impl Limits {
                 sign_ins.registrations_per_minute,
                 sign_ins.registration_burst,
             ))),
+            public_reads: Arc::new(RateLimiter::keyed(
+                Quota::per_second(nonzero(PUBLIC_READS_PER_SECOND))
+                    .allow_burst(nonzero(PUBLIC_READ_BURST)),
+            )),
             code_lookups_by_address: Arc::new(RateLimiter::keyed(per_minute(
                 CODE_LOOKUPS_PER_ADDRESS_PER_MINUTE,
                 CODE_LOOKUP_ADDRESS_BURST,
@@ -355,6 +368,18 @@ impl Limits {
         })
     }
 
+    /// RESOURCE_EXHAUSTED when token-free public reads come too fast from `peer`.
+    pub fn check_public_read(&self, peer: IpAddr) -> Result<(), Status> {
+        self.public_reads.check_key(&peer).map_err(|_| {
+            refuse(
+                Code::ResourceExhausted,
+                "too many game-option reads from your address: keep the copy you have and \
+                 retry shortly",
+                reason::RATE_LIMITED,
+            )
+        })
+    }
+
     /// RESOURCE_EXHAUSTED when sign-ins come too fast from `peer`.
     pub fn check_sign_in(&self, peer: IpAddr) -> Result<(), Status> {
         self.sign_ins.check_key(&peer).map_err(|_| {
@@ -407,6 +432,7 @@ impl Limits {
             &self.refused_tokens,
             &self.guests,
             &self.registrations,
+            &self.public_reads,
             &self.code_lookups_by_address,
             &self.code_lookups_by_network,
         ] {
@@ -441,6 +467,41 @@ mod tests {
         let refused = limits.check_player("ann").unwrap_err();
         assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
         assert!(limits.check_player("bob").is_ok(), "limits are per player");
+    }
+
+    #[test]
+    fn a_flood_of_public_reads_from_one_address_is_refused_and_others_are_served() {
+        let limits = Limits::default();
+        let (flooder, neighbour) = (
+            IpAddr::from([203, 0, 113, 7]),
+            IpAddr::from([198, 51, 100, 9]),
+        );
+        let mut served = 0;
+        let refused = loop {
+            match limits.check_public_read(flooder) {
+                Ok(()) => served += 1,
+                Err(refused) => break refused,
+            }
+            assert!(served <= PUBLIC_READ_BURST * 2, "never refused");
+        };
+        // The bucket refills at 20 a second, so a slow test may be served a few more.
+        assert!(
+            (PUBLIC_READ_BURST..PUBLIC_READ_BURST + 20).contains(&served),
+            "a burst of {PUBLIC_READ_BURST} is served, then refused ({served} served)"
+        );
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            refused.message().contains("game-option reads"),
+            "{refused:?}"
+        );
+        assert!(
+            limits.check_public_read(neighbour).is_ok(),
+            "limits are per address"
+        );
+        assert!(
+            limits.check_sign_in(flooder).is_ok(),
+            "reading options does not use up the address's sign-ins"
+        );
     }
 
     #[test]

@@ -360,8 +360,11 @@ impl GatewayService {
     #[tracing::instrument(skip_all)]
     async fn list_game_options(
         &self,
-        _request: Request<pb::ListGameOptionsRequest>,
+        request: Request<pb::ListGameOptionsRequest>,
     ) -> Result<Response<pb::ListGameOptionsResponse>, Status> {
+        // No token to key a limit on: the caller's address is the key.
+        self.limits
+            .check_public_read(crate::limits::peer(&request))?;
         static CATALOG: std::sync::OnceLock<pb::GameOptionsCatalog> = std::sync::OnceLock::new();
         let catalog = CATALOG.get_or_init(ludus_catalog::options::catalog);
         Ok(Response::new(pb::ListGameOptionsResponse {

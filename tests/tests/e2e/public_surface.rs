@@ -199,6 +199,38 @@ async fn a_flood_of_refused_tokens_is_cut_off_and_signed_in_players_play_on() {
     ludus.shutdown().await;
 }
 
+/// `ListGameOptions` takes no token, so its limit is per address: a flood from one is
+/// refused past its burst, and the players on that address go on playing.
+#[tokio::test]
+async fn a_flood_of_game_option_reads_is_cut_off_and_players_play_on() {
+    let ludus = Ludus::start().await;
+    let mut player = ludus.player("steady").await;
+    let mut stranger = pb::gateway_client::GatewayClient::new(ludus.channel().await);
+    let mut served = 0;
+    let refused = loop {
+        match stranger
+            .list_game_options(pb::ListGameOptionsRequest {})
+            .await
+        {
+            Ok(_) => served += 1,
+            Err(status) => break status,
+        }
+        assert!(served < 1_000, "a flood of option reads was never refused");
+    };
+    assert!(served >= 200, "the burst is served first ({served})");
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+    assert!(
+        refused.message().contains("game-option reads"),
+        "the refusal names what was limited: {refused:?}"
+    );
+    player
+        .client
+        .list_live_games(pb::ListLiveGamesRequest { limit: 1 })
+        .await
+        .expect("a signed-in player is not cut off by the address's option reads");
+    ludus.shutdown().await;
+}
+
 #[tokio::test]
 async fn an_oversized_authorization_header_is_refused_with_a_status_and_the_connection_lives() {
     let ludus = Ludus::start().await;
