@@ -458,6 +458,10 @@ pub fn peer<T>(request: &tonic::Request<T>) -> IpAddr {
 mod tests {
     use super::*;
 
+    /// Two addresses of the documentation ranges: one floods, the other must not feel it.
+    const FLOODER: IpAddr = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 7));
+    const NEIGHBOUR: IpAddr = IpAddr::V4(Ipv4Addr::new(198, 51, 100, 9));
+
     #[test]
     fn a_player_over_the_burst_is_refused_and_others_are_not() {
         let limits = Limits::new(1, 3, 1, 1);
@@ -472,10 +476,7 @@ mod tests {
     #[test]
     fn a_flood_of_public_reads_from_one_address_is_refused_and_others_are_served() {
         let limits = Limits::default();
-        let (flooder, neighbour) = (
-            IpAddr::from([203, 0, 113, 7]),
-            IpAddr::from([198, 51, 100, 9]),
-        );
+        let (flooder, neighbour) = (FLOODER, NEIGHBOUR);
         let mut served = 0;
         let refused = loop {
             match limits.check_public_read(flooder) {
@@ -507,10 +508,7 @@ mod tests {
     #[test]
     fn a_sign_in_flood_from_one_address_does_not_lock_out_another() {
         let limits = Limits::new(1, 1, 1, 3);
-        let (flooder, neighbour) = (
-            IpAddr::from([203, 0, 113, 7]),
-            IpAddr::from([198, 51, 100, 9]),
-        );
+        let (flooder, neighbour) = (FLOODER, NEIGHBOUR);
         for _ in 0..3 {
             assert!(limits.check_sign_in(flooder).is_ok());
         }
@@ -525,10 +523,7 @@ mod tests {
     #[test]
     fn refused_tokens_are_answered_as_such_until_one_address_sends_too_many() {
         let limits = Limits::default();
-        let (flooder, neighbour) = (
-            IpAddr::from([203, 0, 113, 7]),
-            IpAddr::from([198, 51, 100, 9]),
-        );
+        let (flooder, neighbour) = (FLOODER, NEIGHBOUR);
         let refusal = || tonic::Status::unauthenticated("token expired");
         for _ in 0..REFUSED_TOKEN_BURST {
             let answer = limits.refused_token(flooder, refusal());
