@@ -98,4 +98,15 @@ export function errorCode(error: unknown): Code {
   return ConnectError.from(error).code;
 }
 
+// What a call may fail with on the way (a lost or stalled connection, a busy server), not as
+// the server's answer to it: worth trying again after a while.
+export function failedOnTheWay(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === Code.Unavailable || code === Code.Unknown || code === Code.Canceled || code === Code.DeadlineExceeded;
+}
+
+// A read a page cannot show itself without: one that has not answered by then is abandoned
+// and tried again, so a request stuck on a dead connection does not leave the page waiting.
+export const READ_TIMEOUT_MS = 15_000;
+
 export { Code };

@@ -7,7 +7,7 @@
 // event for their own view and legal actions.
 
 import { create } from "@bufbuild/protobuf";
-import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
+import { Code, currentSession, errorCode, failedOnTheWay, gateway, READ_TIMEOUT_MS, refusalText } from "./api.js";
 import { BackgammonBoard, moveText } from "./boards/backgammon.js";
 import type { ActionInit, Board } from "./boards/board.js";
 import { CaroBoard } from "./boards/caro.js";
@@ -61,13 +61,18 @@ export class GamePage {
   private snapshot: GameSnapshot | undefined;
   private board: Board | undefined;
   private lastSeq = 0n;
-  private moves: ({ seq: bigint } & MoveLine)[] = [];
+  // Every event received, in order: the move list is written from them at each drawing, in
+  // the words of the game the page knows by then (events replayed before the first read
+  // answered are written as the game's moves too, not as bare seat numbers).
+  private events: GameEvent[] = [];
   private notice = "";
   private connection: "connecting" | "live" | "reconnecting" | "ended" = "connecting";
   private readonly abort = new AbortController();
   private clockTimer: number | undefined;
   private refreshing = false;
   private refreshAgain = false;
+  private refreshRetry: number | undefined;
+  private refreshBackoff = BACKOFF_START_MS;
   private actionCounter = 0;
   private readonly root: HTMLElement;
 
@@ -87,13 +92,18 @@ export class GamePage {
   close(): void {
     this.abort.abort();
     if (this.clockTimer !== undefined) window.clearInterval(this.clockTimer);
+    if (this.refreshRetry !== undefined) window.clearTimeout(this.refreshRetry);
   }
 
   private get mySeat(): number | undefined {
     return this.snapshot?.yourSeat;
   }
 
-  // GetGame; one at a time, the newest wins.
+  // GetGame; one at a time, the newest wins. A read that fails on the way (a lost or slow
+  // connection, a busy server) is tried again with backoff while the page lacks the position
+  // its events reached: otherwise a page whose first read failed would wait on "loading" for
+  // an event that may never come (the players wait for the page), and a seated player would
+  // keep the legal actions of a position already gone.
   private async refresh(): Promise<void> {
     if (this.refreshing) {
       this.refreshAgain = true;
@@ -104,24 +114,37 @@ export class GamePage {
       do {
         this.refreshAgain = false;
         const client = await gateway();
-        const response = await client.getGame({ gameId: this.gameId }, { signal: this.abort.signal });
+        const response = await client.getGame({ gameId: this.gameId }, { signal: this.abort.signal, timeoutMs: READ_TIMEOUT_MS });
         const game = response.game;
         if (game && (!this.snapshot || game.seq >= this.snapshot.seq)) {
           this.snapshot = game;
           this.board ??= boardFor(game);
         }
       } while (this.refreshAgain);
+      this.refreshBackoff = BACKOFF_START_MS;
     } catch (error) {
-      // A lost connection shows in the connection line (the event loop retries); anything
-      // else is the server's answer and is shown as it is.
-      const code = errorCode(error);
-      if (!this.abort.signal.aborted && code !== Code.Unavailable && code !== Code.Unknown && code !== Code.Canceled) {
+      // A lost connection shows in the connection line; anything else is the server's
+      // answer and is shown as it is.
+      const transient = failedOnTheWay(error);
+      if (!this.abort.signal.aborted && !transient) {
         this.notice = refusalText(error);
       }
+      if (!this.abort.signal.aborted && (transient || errorCode(error) === Code.ResourceExhausted)) this.retryRefresh();
     } finally {
       this.refreshing = false;
     }
     this.render();
+  }
+
+  // Reads the game again after a backoff, unless the page has caught up meanwhile.
+  private retryRefresh(): void {
+    if (this.refreshRetry !== undefined) return;
+    const wait = this.refreshBackoff / 2 + Math.random() * (this.refreshBackoff / 2);
+    this.refreshBackoff = Math.min(this.refreshBackoff * 2, BACKOFF_MAX_MS);
+    this.refreshRetry = window.setTimeout(() => {
+      this.refreshRetry = undefined;
+      if (!this.snapshot || this.snapshot.seq < this.lastSeq) void this.refresh();
+    }, wait);
   }
 
   // Subscribe from the last seq received; reconnect with backoff until the game ends.
@@ -169,9 +192,10 @@ export class GamePage {
   private apply(event: GameEvent): void {
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;
-    const line = describe(event, this.snapshot);
-    if (line) this.moves.push({ seq: event.seq, ...line });
+    this.events.push(event);
     const snapshot = this.snapshot;
+    // No position yet (the first read failed): the event says the game is there, read it.
+    if (!snapshot) void this.refresh();
     if (snapshot && event.seq > snapshot.seq) {
       if (snapshot.yourSeat !== undefined) {
         // A seated player's own view and legal actions (and the seq to act on) come with
@@ -256,6 +280,13 @@ export class GamePage {
     return buttons;
   }
 
+  private moveLines(snapshot: GameSnapshot): ({ seq: bigint } & MoveLine)[] {
+    return this.events.flatMap((event) => {
+      const line = describe(event, snapshot);
+      return line ? [{ seq: event.seq, ...line }] : [];
+    });
+  }
+
   private tickClock(): void {
     const clock = this.root.querySelector<HTMLElement>("#clock");
     if (clock) clock.textContent = clockText(this.snapshot);
@@ -306,7 +337,7 @@ export class GamePage {
       "ol",
       // Scrolls once long: focusable so the keyboard scrolls it too (WCAG 2.1.1).
       { id: "moves", class: "moves", tabindex: 0, "aria-label": t("game.moves") },
-      ...this.moves.map((m) =>
+      ...this.moveLines(snapshot).map((m) =>
         h(
           "li",
           { "data-seq": String(m.seq), translate: m.server ? "no" : undefined },

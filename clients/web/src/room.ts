@@ -4,7 +4,7 @@
 // ready and (the host) start, and opens the room's game when it starts: a seated player's
 // own table, or any table to watch.
 
-import { Code, currentSession, errorCode, gateway, refusalText } from "./api.js";
+import { Code, currentSession, errorCode, failedOnTheWay, gateway, READ_TIMEOUT_MS, refusalText } from "./api.js";
 import { BracketHistory } from "./bracket.js";
 import { clear, h } from "./dom.js";
 import { gameTitle } from "./game.js";
@@ -64,15 +64,27 @@ export class RoomPage {
   ) {}
 
   async open(): Promise<void> {
-    try {
-      const client = await gateway();
-      // Joining again changes nothing; a newcomer comes in watching and sits down by choice.
-      this.take(await client.joinRoom({ code: this.code, watch: true }, { signal: this.abort.signal }));
-    } catch (error) {
-      if (this.abort.signal.aborted) return;
-      this.notice = refusalText(error);
-      this.render();
-      return;
+    let backoff = BACKOFF_START_MS;
+    for (;;) {
+      try {
+        const client = await gateway();
+        // Joining again changes nothing (so a join that failed on the way is simply sent
+        // again); a newcomer comes in watching and sits down by choice.
+        this.take(await client.joinRoom({ code: this.code, watch: true }, { signal: this.abort.signal, timeoutMs: READ_TIMEOUT_MS }));
+        break;
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        if (!failedOnTheWay(error)) {
+          this.notice = refusalText(error);
+          this.render();
+          return;
+        }
+        this.connection = "reconnecting";
+        this.render();
+        await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * (backoff / 2)));
+        backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+        if (this.abort.signal.aborted) return;
+      }
     }
     // Games already being played when the player came in are theirs to open, not to be
     // pushed into.

@@ -28,6 +28,7 @@ import {
   FLAGS,
   openPage,
   PHONE,
+  reportFailure,
   screenshotPage,
   signIn,
   startLudus,
@@ -84,13 +85,7 @@ async function main() {
     console.log(`axe: ${axeReport.length} checks on ${pages} pages (phone and desktop), 0 serious or critical, ${minor} moderate or minor`);
     console.log(`browser test passed (${chosen.length ? chosen.join(", ") : "every feature"})`);
   } catch (error) {
-    for (const context of browser.contexts()) {
-      for (const page of context.pages()) {
-        const path = `${ARTIFACTS}/failure-${browser.contexts().indexOf(context)}.png`;
-        await page.screenshot({ path, fullPage: true }).catch(() => {});
-        console.error(`failure screenshot ${path} (${page.url()})`);
-      }
-    }
+    await reportFailure(browser, "");
     throw error;
   } finally {
     relay.close();

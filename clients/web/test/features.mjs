@@ -30,6 +30,7 @@ import {
   myTurn,
   openPage as openPage_,
   PHONE,
+  reportFailure,
   screenshotChecked,
   seqOf,
   signInGuest,
@@ -336,13 +337,7 @@ async function main() {
     assert.deepEqual(errors, [], "no script error on any page");
     console.log("features browser test passed");
   } catch (error) {
-    for (const context of browser.contexts()) {
-      for (const page of context.pages()) {
-        const path = `${ARTIFACTS}/features-failure-${browser.contexts().indexOf(context)}.png`;
-        await page.screenshot({ path, fullPage: true }).catch(() => {});
-        console.error(`failure screenshot ${path} (${page.url()})`);
-      }
-    }
+    await reportFailure(browser, "features-");
     throw error;
   } finally {
     await browser.close();

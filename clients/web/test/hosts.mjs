@@ -28,6 +28,7 @@ import {
   finished,
   openPage,
   patienceMs,
+  reportFailure,
   screenshotChecked,
   signInGuest,
   startLudus,
@@ -317,13 +318,7 @@ async function main() {
     assert.deepEqual(errors, [], "no script error on any page");
     console.log("hosts browser test passed");
   } catch (error) {
-    for (const context of browser.contexts()) {
-      for (const page of context.pages()) {
-        const path = `${ARTIFACTS}/hosts-failure-${browser.contexts().indexOf(context)}.png`;
-        await page.screenshot({ path, fullPage: true }).catch(() => {});
-        console.error(`failure screenshot ${path} (${page.url()})`);
-      }
-    }
+    await reportFailure(browser, "hosts-");
     throw error;
   } finally {
     await browser.close();

@@ -142,6 +142,32 @@ export async function openPage(browser, url, options, errors, label) {
   return { context, page, label };
 }
 
+// On a failure: a screenshot of every page, and what each page shows in words (its address,
+// the game's state attributes, the notice and connection lines, the start of its text), so a
+// failure on a machine whose screenshots are gone still says what the pages saw.
+export async function reportFailure(browser, prefix) {
+  for (const context of browser.contexts()) {
+    for (const page of context.pages()) {
+      const path = `${ARTIFACTS}/${prefix}failure-${browser.contexts().indexOf(context)}.png`;
+      await page.screenshot({ path, fullPage: true }).catch(() => {});
+      console.error(`failure screenshot ${path} (${page.url()})`);
+      const seen = await page
+        .evaluate(() => {
+          const game = document.querySelector("section.game");
+          const text = (selector) => document.querySelector(selector)?.textContent?.trim() ?? "-";
+          return {
+            game: game ? Object.fromEntries(Object.entries(game.dataset)) : "no game section",
+            notice: text("#notice"),
+            connection: text("#connection"),
+            text: (document.getElementById("app")?.textContent ?? "").replace(/\s+/g, " ").slice(0, 300),
+          };
+        })
+        .catch((error) => ({ unreadable: String(error) }));
+      console.error(`  the page showed ${JSON.stringify(seen)}`);
+    }
+  }
+}
+
 // A guest by name, landing on the lobby's "New game" card.
 export async function signInGuest(session, name) {
   await session.page.fill("#name", name);

@@ -41,6 +41,20 @@ export async function caroToAWin(ann, bob, wes, relay) {
       relay.restore();
       await waitFor(async () => (await seqOf(wes.page)) === (await seqOf(x.page)), "the spectator to catch up");
       console.log("  spectator reconnected and caught up");
+      // A player's page reloaded on a flaky network: its first read of the game fails on the
+      // way while the event stream works. The page reads the game again by itself and shows
+      // it, without waiting for a move that the other player waits on it to make.
+      let aborted = 0;
+      const flaky = (route) => (aborted++ === 0 ? route.abort("connectionreset") : route.continue());
+      await o.page.route("**/ludus.v1.Gateway/GetGame", flaky);
+      await o.page.reload();
+      await o.page.waitForSelector("section.game[data-status=active]");
+      // (The reload itself logs O's leaving and return: both pages reach the same seq.)
+      await waitFor(async () => (await seqOf(o.page)) === (await seqOf(x.page)), "the reloaded page to catch up");
+      await o.page.unroute("**/ludus.v1.Gateway/GetGame", flaky);
+      assert.equal(aborted > 1, true, "the first read failed and another one was made");
+      assert.match(await o.page.textContent("#status"), /X to move/);
+      console.log("  a failed first read was tried again");
       continue;
     }
     await act(all, () => o.page.click(`[data-cell=${oMoves[i]}]`));
@@ -52,8 +66,8 @@ export async function caroToAWin(ann, bob, wes, relay) {
     const moves = await s.page.$$eval("#moves li", (items) => items.map((li) => li.textContent));
     assert.deepEqual(
       moves,
-      ["X: D8", "O: A1", "X: E8", "O: C1", "X: F8", "O: E1", "X: G8", "O: G1", "X: H8"],
-      `${s.label}: every move once, in order, in C1 notation`,
+      ["X: D8", "O: A1", "X: E8", "O: C1", "X: F8", "O: E1", "O disconnected", "O is back", "X: G8", "O: G1", "X: H8"],
+      `${s.label}: every move once, in order, in C1 notation (and O's reload, C13)`,
     );
     assert.equal(await s.page.locator("[data-cell=H8] .last").count(), 1, `${s.label}: the last move is highlighted`);
     assert.equal(await s.page.locator(".win").count(), 5, `${s.label}: the winning line`);
