@@ -5,11 +5,18 @@
 //! `i % seats` and side B takes every other seat (a free-for-all of one A against several Bs
 //! when `seats > 2`). Every action a bot returns is checked by the rules; an illegal one
 //! loses that game for its side and is counted, so a bug cannot pass as strength.
+//!
+//! With `opening_turns`, each game starts from a random opening: that many turns of uniformly
+//! random legal actions, the same opening (and the same dice) for each group of `seats`
+//! consecutive games, so every side plays every opening from every seat. This is how levels
+//! are compared in a game whose start decides it (Congklak: the first turn's relay sowing
+//! and extra turns win the game, K2-K3): from the start every pairing scores 50 %, from
+//! random openings played from both sides the score measures the play.
 #![forbid(unsafe_code)]
 
 use std::time::{Duration, Instant};
 
-use ludus_rules::{Bot, Budget, Game, GameResult, Level, SplitMix64};
+use ludus_rules::{Bot, Budget, Game, GameResult, Level, RandomSource, SplitMix64};
 
 /// What to play.
 #[derive(Clone, Debug)]
@@ -24,6 +31,9 @@ pub struct MatchSpec<G: Game> {
     pub move_time: Option<Duration>,
     /// A game still running after this many actions is stopped and counted as unfinished.
     pub max_plies: u32,
+    /// Turns of random legal actions before the levels play (0: from the start). A turn ends
+    /// when the seat to move changes (an extra turn, K3 or B-style, stays in the turn).
+    pub opening_turns: u32,
 }
 
 /// How one side did and how long it thought.
@@ -83,12 +93,21 @@ pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
     let mut tally = Tally::default();
     for i in 0..spec.games {
         let a_seat = i as usize % spec.seats.max(1);
-        let mut dice = SplitMix64(spec.seed ^ (u64::from(i) << 32) ^ 0xD1CE);
+        // With openings, the games of one group share the opening and the dice: the same
+        // positions, each side in every seat.
+        let deal = if spec.opening_turns > 0 {
+            i / u32::try_from(spec.seats.max(1)).unwrap_or(1)
+        } else {
+            i
+        };
+        let mut dice = SplitMix64(spec.seed ^ (u64::from(deal) << 32) ^ 0xD1CE);
         let mut minds = SplitMix64(spec.seed ^ (u64::from(i) << 32) ^ 0xB07);
-        let Ok(mut game) = G::setup(spec.options.clone(), spec.seats, &mut dice) else {
+        let Ok(game) = G::setup(spec.options.clone(), spec.seats, &mut dice) else {
             tally.unfinished += 1;
             continue;
         };
+        let mut opener = SplitMix64(spec.seed ^ (u64::from(deal) << 32) ^ 0x0BE7);
+        let mut game = random_opening(game, spec.opening_turns, &mut opener, &mut dice);
         let mut forfeit: Option<bool> = None; // Some(true): A broke a rule.
         while game.outcome().is_none() && game.ply() < spec.max_plies {
             let Some(seat) = game.to_move() else { break };
@@ -144,6 +163,37 @@ pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
     tally
 }
 
+/// Plays `turns` turns of uniformly random legal actions from `game` (a turn ends when the
+/// seat to move changes). Stops early at the game's end.
+pub fn random_opening<G: Game>(
+    mut game: G,
+    turns: u32,
+    choices: &mut SplitMix64,
+    dice: &mut SplitMix64,
+) -> G {
+    let mut played = 0;
+    while played < turns && game.outcome().is_none() {
+        let Some(seat) = game.to_move() else { break };
+        let actions = game.legal_actions(seat);
+        let Ok(count) = u32::try_from(actions.len()) else {
+            break;
+        };
+        if count == 0 {
+            break;
+        }
+        let pick = &actions[choices.below(count) as usize];
+        game = match game.apply(seat, pick, dice) {
+            Ok(next) => next,
+            // A legal action the rules refuse: the opening stops where it is.
+            Err((unchanged, _)) => return unchanged,
+        };
+        if game.to_move() != Some(seat) {
+            played += 1;
+        }
+    }
+    game
+}
+
 /// The report the `arena` binary prints: one line of result, one per side of think times.
 pub fn report(game: &str, a: Level, b: Level, tally: &Tally) -> String {
     let (mean, half) = tally.score();
@@ -178,7 +228,7 @@ mod tests {
     //! whoever takes the last stone wins. Hard plays perfectly (leave a multiple of 4), Easy
     //! takes one stone, and a broken level returns an illegal take.
     use super::*;
-    use ludus_rules::{Outcome, RandomSource, RuleViolation, Seat, SetupError, Think, Viewer};
+    use ludus_rules::{Outcome, RuleViolation, Seat, SetupError, Think, Viewer};
     use serde::{Deserialize, Serialize};
 
     #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -296,7 +346,31 @@ mod tests {
             seed: 7,
             move_time: None,
             max_plies: 100,
+            opening_turns: 0,
         }
+    }
+
+    #[test]
+    fn an_opening_is_played_once_per_pair_and_each_side_plays_it_from_both_seats() {
+        // Hard against Hard from random openings of Nim: perfect play on both sides, so each
+        // game's result is the position's (seat 0 to move wins unless the heap is a multiple
+        // of 4). Both games of a pair start from the same heap with the sides swapped, so side
+        // A wins exactly one of them, whatever the opening.
+        let mut s = spec(Level::Hard, Level::Hard, 21);
+        s.games = 20;
+        s.opening_turns = 2;
+        let tally = play_match(&s);
+        assert_eq!(tally.scores.len(), 20);
+        for (pair, scores) in tally.scores.chunks(2).enumerate() {
+            assert_eq!(scores.iter().sum::<f64>(), 1.0, "pair {pair}: {scores:?}");
+        }
+        assert_eq!(tally.score().0, 0.5);
+        // The opening itself: two turns of one random take each (1-3 stones).
+        let setup = |d: &mut SplitMix64| Nim::setup(NimOptions { heap: 21 }, 2, d).expect("setup");
+        let mut dice = SplitMix64(1);
+        let opened = random_opening(setup(&mut dice), 2, &mut SplitMix64(3), &mut dice);
+        assert_eq!(opened.plies, 2);
+        assert!((15..=19).contains(&opened.heap), "{opened:?}");
     }
 
     #[test]

@@ -36,6 +36,10 @@ struct Args {
     move_ms: Option<u64>,
     #[arg(long, default_value_t = 2_000)]
     max_plies: u32,
+    /// Turns of random legal actions before the levels play, the same opening for each group
+    /// of `--seats` games (every side plays it from every seat). 0: from the start.
+    #[arg(long, default_value_t = 0)]
+    opening_turns: u32,
 }
 
 fn level(name: &str) -> Result<Level, String> {
@@ -56,6 +60,7 @@ fn run<G: Bot>(args: &Args) -> Result<String, String> {
         seed: args.seed,
         move_time: args.move_ms.map(Duration::from_millis),
         max_plies: args.max_plies,
+        opening_turns: args.opening_turns,
     };
     Ok(report(&args.game, args.a, args.b, &play_match(&spec)))
 }
