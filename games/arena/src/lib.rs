@@ -67,6 +67,11 @@ pub struct Tally {
     pub unfinished: u32,
     /// A's score per finished game: 1 win, ½ draw, 0 loss.
     pub scores: Vec<f64>,
+    /// Every game's score in the order played (`None`: unfinished), so the games of one
+    /// opening can be read together.
+    pub games: Vec<Option<f64>>,
+    /// Games per opening (`seats` when openings are played, else 0).
+    pub per_opening: usize,
     pub a: Side,
     pub b: Side,
 }
@@ -88,9 +93,46 @@ impl Tally {
     }
 }
 
+/// How side A did over the games of each opening (two-seat games): openings it won from both
+/// seats, openings split one-one (the opening decided the game, whoever played it), openings
+/// B won from both seats, and the rest (a draw or an unfinished game among them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Openings {
+    pub a_both: u32,
+    pub split: u32,
+    pub b_both: u32,
+    pub other: u32,
+}
+
+impl Tally {
+    /// The games read by opening; `None` without openings or with other than two seats.
+    pub fn openings(&self) -> Option<Openings> {
+        if self.per_opening != 2 {
+            return None;
+        }
+        let mut o = Openings::default();
+        for pair in self.games.chunks(2) {
+            match pair {
+                [Some(x), Some(y)] if *x == 1.0 && *y == 1.0 => o.a_both += 1,
+                [Some(x), Some(y)] if *x == 0.0 && *y == 0.0 => o.b_both += 1,
+                [Some(x), Some(y)] if *x + *y == 1.0 && (*x == 1.0 || *y == 1.0) => o.split += 1,
+                _ => o.other += 1,
+            }
+        }
+        Some(o)
+    }
+}
+
 /// Plays the match. Deterministic for a given spec when `move_time` is `None`.
 pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        per_opening: if spec.opening_turns > 0 {
+            spec.seats
+        } else {
+            0
+        },
+        ..Tally::default()
+    };
     for i in 0..spec.games {
         let a_seat = i as usize % spec.seats.max(1);
         // With openings, the games of one group share the opening and the dice: the same
@@ -103,6 +145,7 @@ pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
         let mut dice = SplitMix64(spec.seed ^ (u64::from(deal) << 32) ^ 0xD1CE);
         let mut minds = SplitMix64(spec.seed ^ (u64::from(i) << 32) ^ 0xB07);
         let Ok(game) = G::setup(spec.options.clone(), spec.seats, &mut dice) else {
+            tally.games.push(None);
             tally.unfinished += 1;
             continue;
         };
@@ -148,6 +191,7 @@ pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
         };
         match score {
             Some(s) => {
+                tally.games.push(Some(s));
                 if s > 0.75 {
                     tally.wins += 1;
                 } else if s < 0.25 {
@@ -157,7 +201,10 @@ pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
                 }
                 tally.scores.push(s);
             }
-            None => tally.unfinished += 1,
+            None => {
+                tally.games.push(None);
+                tally.unfinished += 1;
+            }
         }
     }
     tally
@@ -209,8 +256,14 @@ pub fn report(game: &str, a: Level, b: Level, tally: &Tally) -> String {
             s.illegal
         )
     };
+    let openings = tally.openings().map_or(String::new(), |o| {
+        format!(
+            "  openings, each played from both seats: {a} won both {}, split one-one {}, {b} won both {}, other {}\n",
+            o.a_both, o.split, o.b_both, o.other
+        )
+    });
     format!(
-        "{game}: {a} vs {b}: {w} won, {d} drawn, {l} lost, {u} unfinished; {a} scores {:.1} % ± {:.1} % (95 %)\n{}{}",
+        "{game}: {a} vs {b}: {w} won, {d} drawn, {l} lost, {u} unfinished; {a} scores {:.1} % ± {:.1} % (95 %)\n{openings}{}{}",
         mean * 100.0,
         half * 100.0,
         side("A", a, &tally.a),
@@ -365,6 +418,16 @@ mod tests {
             assert_eq!(scores.iter().sum::<f64>(), 1.0, "pair {pair}: {scores:?}");
         }
         assert_eq!(tally.score().0, 0.5);
+        assert_eq!(
+            tally.openings(),
+            Some(Openings {
+                a_both: 0,
+                split: 10,
+                b_both: 0,
+                other: 0
+            })
+        );
+        assert!(report("nim", Level::Hard, Level::Hard, &tally).contains("split one-one 10"));
         // The opening itself: two turns of one random take each (1-3 stones).
         let setup = |d: &mut SplitMix64| Nim::setup(NimOptions { heap: 21 }, 2, d).expect("setup");
         let mut dice = SplitMix64(1);
