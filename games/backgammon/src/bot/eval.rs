@@ -528,6 +528,18 @@ fn contact(m: &Side, o: &Side) -> Probs {
     .clamped()
 }
 
+/// As [`evaluate`], with contact positions read by the trained network ([`super::net`])
+/// instead of the hand-made terms; races and finished games are the same.
+pub fn evaluate_net(board: &Board, me: Seat) -> Probs {
+    match super::net::net() {
+        Some(net) if board.winner().is_none() && is_contact(board) => {
+            let (m, o) = sides(board, me);
+            net.evaluate(&m, &o).clamped()
+        }
+        _ => evaluate(board, me),
+    }
+}
+
 /// Whether the two sides' checkers can still meet (B5, B9): otherwise the game is a race.
 pub fn is_contact(board: &Board) -> bool {
     let (m, o) = sides(board, 0);

@@ -9,11 +9,12 @@
 //!   six looked at 1-ply (the opponent's best answer to each of the 21 rolls, averaged).
 //!   Cube decisions from 2-ply chances, as Hard's (a cube decision comes once a turn and
 //!   costs some 10 ms there; gnubg graded the cube 43.8 mEMG per decision from 1-ply
-//!   chances, 28.7 from 2-ply). The B20 timeout bot.
+//!   chances, 28.7 from 2-ply), every static look in them by the trained contact network
+//!   ([`net`]: 10.5 with it). The B20 timeout bot.
 //! - **Hard**: the best 0-ply candidates looked at 1-ply (the opponent's best answer to each
 //!   of the 21 rolls, averaged), then the best few at 2-ply (our best answer to each of our 21
 //!   rolls after theirs) while the work budget lasts and `budget.expired()` stays false;
-//!   cube decisions from 2-ply chances.
+//!   cube decisions from 2-ply chances by the trained contact network, as Normal's.
 //!
 //! Every action comes from the rules' own generation ([`crate::play::legal_plays`],
 //! [`Game::legal_actions`]), so the bot never needs rules of its own.
@@ -21,12 +22,13 @@
 pub mod bearoff;
 pub mod cube;
 pub mod eval;
+pub mod net;
 pub mod rough;
 
 use ludus_rules::{Bot, Budget, Game, Level, RandomSource, Seat, Think};
 
 use self::cube::{Answer, CubeState, Scoring};
-use self::eval::{Probs, evaluate};
+use self::eval::{Probs, evaluate, evaluate_net};
 use crate::action::Action;
 use crate::board::Board;
 use crate::game::{Backgammon, Phase};
@@ -60,6 +62,9 @@ struct Search<'a, 'b> {
     cube: u64,
     budget: &'a Budget<'b>,
     work: u64,
+    /// Whether static looks read contact positions with the trained network
+    /// ([`evaluate_net`]) rather than the hand-made terms ([`evaluate`]).
+    net: bool,
 }
 
 impl Search<'_, '_> {
@@ -70,6 +75,7 @@ impl Search<'_, '_> {
             cube: game.cube_value(),
             budget,
             work: 0,
+            net: false,
         }
     }
 
@@ -85,7 +91,11 @@ impl Search<'_, '_> {
     /// The bot's chances once `mover` has just moved into `board`.
     fn stat(&mut self, board: &Board, mover: Seat) -> Probs {
         self.work += 1;
-        let p = evaluate(board, mover);
+        let p = if self.net {
+            evaluate_net(board, mover)
+        } else {
+            evaluate(board, mover)
+        };
         if mover == self.me { p } else { p.flip() }
     }
 
@@ -235,6 +245,9 @@ fn sort_best_first(v: &mut [(usize, f64)]) {
 /// The bot's chances with `to_roll` about to roll, as deep as the level looks.
 fn chances(game: &Backgammon, me: Seat, to_roll: Seat, level: Level, budget: &Budget) -> Probs {
     let mut search = Search::new(game, me, budget);
+    // The cube decisions turn these chances into take and cash points, where the hand-made
+    // contact terms' error cost most (judged by gnubg): Normal and Hard read the network.
+    search.net = level != Level::Easy;
     let depth = match level {
         Level::Easy => 0,
         Level::Normal | Level::Hard => 2,
