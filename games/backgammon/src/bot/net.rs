@@ -7,8 +7,9 @@
 //! Why: the hand-made contact terms ([`super::eval`]) miss gnubg's winning chance by about 0.06
 //! on average even after fitting their weights, and the cube decisions (B14, B15), which turn
 //! that chance into take and cash points, inherited the error; the network misses by about
-//! 0.03 on held-out games. It is read where the cube decisions read chances ([`super::cube`]
-//! through `chances` in [`super`]).
+//! 0.03 on held-out games. Normal and Hard read it for every contact position they look at,
+//! their plays and their cube decisions ([`super`]): it costs about what the hand-made terms
+//! cost, and gnubg grades both better with it (issue 28's figures in BENCHMARKS.md).
 //!
 //! Encoding (the training script's `encode`, the same order): for each side, the side that
 //! has just moved first, and each of its points 1-24 in its own numbering, four inputs: at
