@@ -3,7 +3,7 @@
 
     pip install gnubg numpy
     cargo build --release -p ludus-backgammon --example judge_bot
-    python3 games/backgammon/judge/train.py [--games 1000] [--seed 11] [--write]
+    python3 games/backgammon/judge/train.py [--games 2000] [--seed 11] [--write]
     cargo build --release -p ludus-backgammon --example judge_bot   # with the new weights
     python3 games/backgammon/judge/train.py --check   # the Rust network is the trained one
 
@@ -229,9 +229,9 @@ def check(x, ids):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--hidden", type=int, default=48)
+    ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)

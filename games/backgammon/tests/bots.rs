@@ -67,8 +67,8 @@ fn b14_b15_cube_decisions_agree_with_gnubg_where_it_is_clear() {
         // Issue 28, the trained contact network: positions the hand-made terms got wrong.
         // 0.898 / 1.355 / 1.000: double, pass (the hand-made chances took it).
         ("/s4BAKC27YBAEA", Action::Double, Action::Drop),
-        // 0.922 / 1.596 / 1.000: double, pass (they did not double).
-        ("bbcFECBuuwEAAA", Action::Double, Action::Drop),
+        // 0.927 / 1.212 / 1.000: double, pass (they took it).
+        ("xj0HACxsO4MABw", Action::Double, Action::Drop),
         // Gammonish: 1.212 / 2.170 / 1.000 and 1.152 / 1.877 / 1.000: too good to double,
         // pass (they doubled, cashing a game worth more).
         ("M24HAFi0bRsAEg", Action::Roll, Action::Drop),

@@ -89,10 +89,19 @@ impl Net {
 
     /// The chances of `m`, who has just moved, against `o`, on roll.
     pub fn evaluate(&self, m: &Side, o: &Side) -> Probs {
+        // Plain loops over slices: the tests run unoptimised, where iterator adapters cost
+        // a call each, and the bots evaluate thousands of positions per decision.
+        let hidden = self.hidden;
         let mut h = self.b1.clone();
+        let mut inputs = [0.0f32; SIDE_INPUTS];
         for (base, side) in [(0, m), (SIDE_INPUTS, o)] {
-            for (i, x) in side_inputs(side) {
-                let row = &self.w1[(base + i) * self.hidden..(base + i + 1) * self.hidden];
+            side_inputs(side, &mut inputs);
+            for (i, &x) in inputs.iter().enumerate() {
+                if x == 0.0 {
+                    continue;
+                }
+                let start = (base + i) * hidden;
+                let row = &self.w1[start..start + hidden];
                 for (a, w) in h.iter_mut().zip(row) {
                     *a += x * w;
                 }
@@ -103,8 +112,11 @@ impl Net {
         }
         let mut out = [0.0f64; OUTPUTS];
         for (k, o) in out.iter_mut().enumerate() {
-            let row = &self.w2[k * self.hidden..(k + 1) * self.hidden];
-            let z: f32 = self.b2[k] + row.iter().zip(&h).map(|(w, a)| w * a).sum::<f32>();
+            let row = &self.w2[k * hidden..(k + 1) * hidden];
+            let mut z = self.b2[k];
+            for (w, a) in row.iter().zip(&h) {
+                z += w * a;
+            }
             *o = f64::from(sigmoid(z));
         }
         Probs {
@@ -117,26 +129,24 @@ impl Net {
     }
 }
 
-/// The nonzero inputs of one side, as (index within the side, value).
-fn side_inputs(s: &Side) -> impl Iterator<Item = (usize, f32)> + '_ {
-    let points = (1..=24usize).flat_map(move |p| {
-        let n = s[p];
+/// One side's inputs, into `out` (zeros where they are 0).
+fn side_inputs(s: &Side, out: &mut [f32; SIDE_INPUTS]) {
+    let mut on_board = 0u32;
+    let mut pips = 0u32;
+    for (p, &n) in s.iter().enumerate().take(25).skip(1) {
         let base = 4 * (p - 1);
-        [
-            (base, f32::from(u8::from(n >= 1))),
-            (base + 1, f32::from(u8::from(n >= 2))),
-            (base + 2, f32::from(u8::from(n >= 3))),
-            (base + 3, f32::from(n.saturating_sub(3)) / 2.0),
-        ]
-    });
-    let on_board: u32 = s[1..].iter().map(|&n| u32::from(n)).sum();
-    let pips: u32 = (1..=25).map(|p| p as u32 * u32::from(s[p])).sum();
-    let tail = [
-        (96, f32::from(s[25]) / 2.0),
-        (97, (15.0 - on_board as f32) / 15.0),
-        (98, pips as f32 / 100.0),
-    ];
-    points.chain(tail).filter(|&(_, x)| x != 0.0)
+        out[base] = f32::from(u8::from(n >= 1));
+        out[base + 1] = f32::from(u8::from(n >= 2));
+        out[base + 2] = f32::from(u8::from(n >= 3));
+        out[base + 3] = f32::from(n.saturating_sub(3)) / 2.0;
+        on_board += u32::from(n);
+        pips += p as u32 * u32::from(n);
+    }
+    on_board += u32::from(s[25]);
+    pips += 25 * u32::from(s[25]);
+    out[96] = f32::from(s[25]) / 2.0;
+    out[97] = (15.0 - on_board as f32) / 15.0;
+    out[98] = pips as f32 / 100.0;
 }
 
 fn sigmoid(z: f32) -> f32 {
@@ -167,11 +177,18 @@ mod tests {
         let mut s: Side = [0; 26];
         s[6] = 5;
         s[25] = 1;
-        let got: Vec<(usize, f32)> = side_inputs(&s).collect();
+        let mut got = [0.0f32; SIDE_INPUTS];
+        side_inputs(&s, &mut got);
+        let nonzero: Vec<(usize, f32)> = got
+            .iter()
+            .enumerate()
+            .filter(|&(_, &x)| x != 0.0)
+            .map(|(i, &x)| (i, x))
+            .collect();
         // The 6-point's four inputs (1, 1, 1, (5 - 3) / 2), the bar halved, 9 of 15 borne
         // off, 55 pips.
         assert_eq!(
-            got,
+            nonzero,
             vec![
                 (20, 1.0),
                 (21, 1.0),
