@@ -9,8 +9,8 @@
 //!   six looked at 1-ply (the opponent's best answer to each of the 21 rolls, averaged).
 //!   Cube decisions from 2-ply chances, as Hard's (a cube decision comes once a turn and
 //!   costs some 10 ms there; gnubg graded the cube 43.8 mEMG per decision from 1-ply
-//!   chances, 28.7 from 2-ply, 10.5 once they came from the trained network). The B20
-//!   timeout bot.
+//!   chances, 28.7 from 2-ply, 4.7 once they came from the trained network and the cube
+//!   model kept the live cube past the cash point, [`cube`]). The B20 timeout bot.
 //! - **Hard**: the best 0-ply candidates (on [`eval::evaluate_net`]) looked at 1-ply (the
 //!   opponent's best answer to each of the 21 rolls, averaged), then the best few at 2-ply
 //!   (our best answer to each of our 21 rolls after theirs) while the work budget lasts and
@@ -80,8 +80,8 @@ impl Search<'_, '_> {
             budget,
             work: 0,
             // Normal's and Hard's plays and cube decisions: the network is as cheap as the
-            // hand-made terms and nearer gnubg (checker play 7.8 -> 3.7 mEMG per move for
-            // Hard, 17.9 -> 9.9 for Normal, on the judge's corpus).
+            // hand-made terms and nearer gnubg (checker play 7.8 -> 3.5 mEMG per move for
+            // Hard, 17.9 -> 8.2 for Normal, on the judge's corpus).
             net: true,
         }
     }

@@ -1,15 +1,17 @@
 //! A small trained evaluation of contact positions: one hidden layer of sigmoid units on a
 //! standard board encoding, five sigmoid outputs (the chances of B16's results for the side
 //! that has just moved, the opponent on roll), fitted to gnubg's 0-ply chances on positions of
-//! gnubg self-play by `games/backgammon/judge/train.py` (seed 11; the judge's corpus is seed
-//! 28). The weights are `contact_net.bin`, written by that script and read once per process.
+//! gnubg self-play by `games/backgammon/judge/train.py` (2,000 games, seed 11, the judge's
+//! corpus being seed 28; 64 hidden units; its training curve is `judge/train_curve.txt`).
+//! The weights are `contact_net.bin`, written by that script and read once per process.
 //!
 //! Why: the hand-made contact terms ([`super::eval`]) miss gnubg's winning chance by about 0.06
 //! on average even after fitting their weights, and the cube decisions (B14, B15), which turn
-//! that chance into take and cash points, inherited the error; the network misses by about
-//! 0.03 on held-out games. Normal and Hard read it for every contact position they look at,
-//! their plays and their cube decisions ([`super`]): it costs about what the hand-made terms
-//! cost, and gnubg grades both better with it (issue 28's figures in BENCHMARKS.md).
+//! that chance into take and cash points, inherited the error; the network misses by 0.024 on
+//! held-out games (each side's gammon chance by 0.015, against 0.048). Normal and Hard read it
+//! for every contact position they look at, their plays and their cube decisions
+//! ([`super`]): it costs about what the hand-made terms cost, and gnubg grades both better
+//! with it (issue 28's figures in BENCHMARKS.md).
 //!
 //! Encoding (the training script's `encode`, the same order): for each side, the side that
 //! has just moved first, and each of its points 1-24 in its own numbering, four inputs: at
