@@ -10,6 +10,9 @@
 //! - `W <position-id>`: `W <win> <contact> <win-gammon> <lose-gammon>`, the static
 //!   evaluation's winning chance of the player on roll (before rolling), 1 when the sides can
 //!   still meet, and its gammon chances either way (for calibration).
+//! - `N <position-id>`: `N <win> <win-gammon> <win-backgammon> <lose-gammon>
+//!   <lose-backgammon>`, as `W` by the trained contact network (`bot/net.rs`; a race as `W`),
+//!   for `judge/train.py`'s check that the Rust network is the trained one.
 //! - `F <position-id>`: `F <terms>`, the contact evaluation's terms for the player who has
 //!   just moved (the one not on roll; empty in a race), for `judge/fit.py`.
 //! - `C <position-id>`: cube, centred, before the roll. Output:
@@ -134,6 +137,16 @@ fn main() {
                         u8::from(contact),
                         p.win_gammon,
                         p.lose_gammon
+                    )
+                })
+                .map_err(|e| e.to_string()),
+            ["N", id] => Board::from_position_id(id, 0)
+                .map(|b| {
+                    // As `W`, by the trained network (contact) or the races' evaluation.
+                    let p = ludus_backgammon::bot::eval::evaluate_net(&b, 1).flip();
+                    format!(
+                        "N {:.5} {:.5} {:.5} {:.5} {:.5}",
+                        p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon
                     )
                 })
                 .map_err(|e| e.to_string()),

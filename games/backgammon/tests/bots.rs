@@ -64,6 +64,19 @@ fn b14_b15_cube_decisions_agree_with_gnubg_where_it_is_clear() {
         ("bGY2A0Bt2yTAAA", Action::Roll, Action::Drop),
         // Contact: 0.278 / 0.037 / 1.000: no double, take.
         ("/qwBAGC2DQRgBg", Action::Roll, Action::Take),
+        // Issue 28, the trained contact network: positions the hand-made terms got wrong.
+        // 0.898 / 1.355 / 1.000: double, pass (the hand-made chances took it).
+        ("/s4BAKC27YBAEA", Action::Double, Action::Drop),
+        // 0.927 / 1.212 / 1.000: double, pass (they took it).
+        ("xj0HACxsO4MABw", Action::Double, Action::Drop),
+        // Gammonish: 1.212 / 2.170 / 1.000 and 1.152 / 1.877 / 1.000: too good to double,
+        // pass (they doubled, cashing a game worth more).
+        ("M24HAFi0bRsAEg", Action::Roll, Action::Drop),
+        ("uG4TADi2bQkDQA", Action::Roll, Action::Drop),
+        // 0.366 / 0.247 / 1.000: no double, take (they doubled).
+        ("vwAAgNp2VwAAAA", Action::Roll, Action::Take),
+        // 0.597 / 0.670 / 1.000: double, take (they passed).
+        ("bGY2AwjNdibAAA", Action::Double, Action::Take),
     ];
     for (id, double, answer) in cases {
         let b = Board::from_position_id(id, 0).expect("a gnubg Position ID");
@@ -76,6 +89,25 @@ fn b14_b15_cube_decisions_agree_with_gnubg_where_it_is_clear() {
             assert_eq!(
                 choose(&doubled(money(), b), 1, level),
                 answer,
+                "{id} {level}"
+            );
+        }
+    }
+}
+
+/// Answers to a double that cost the hand-made contact terms the most (the judge's corpus,
+/// gnubg 1.1's 2-ply cubeful analysis as above): white has a checker on the bar but black
+/// has four checkers stuck on white's 3-point (then three on white's 1-point) and gammons to
+/// lose; 1.214 / 2.115 / 1.000 and 1.015 / 1.560 / 1.000: clear passes, which they took
+/// (1.1 and 0.56 points lost).
+#[test]
+fn b15_gammonish_passes_are_passed() {
+    for id in ["l20ACA9xmw0DQA", "uL0GADi2bQkDQA"] {
+        let b = Board::from_position_id(id, 0).expect("a gnubg Position ID");
+        for level in SMART {
+            assert_eq!(
+                choose(&doubled(money(), b), 1, level),
+                Action::Drop,
                 "{id} {level}"
             );
         }

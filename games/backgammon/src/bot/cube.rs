@@ -2,8 +2,10 @@
 //!
 //! - **Money play**: Janowski's cubeful equity, `x · live + (1 - x) · dead`, where the dead
 //!   cube is the cubeless equity (gammons counted unless the Jacoby rule, B19, voids them with
-//!   the cube in the middle) and the live cube is the fully efficient cube's piecewise-linear
-//!   equity between the take point and the cash point; `x` = 0.68 is the cube's efficiency.
+//!   the cube in the middle) and the live cube is the fully efficient cube's equity,
+//!   piecewise linear in the winning chance: -L at a sure loss, -1 at the take
+//!   point, +1 at the cash point, W at a sure win (W, L: the points a win, a loss is worth
+//!   on average); `x` = 0.68 is the cube's efficiency.
 //!   Double when both of the opponent's answers are worth more than not doubling (so a
 //!   position too good, whose gammons are worth more than the cash, plays on); take when
 //!   taking loses less than the stake before the double; beaver (B18) a double that leaves the
@@ -260,11 +262,17 @@ pub fn money_equity(p: &Probs, gammons: bool, state: CubeState) -> f64 {
     // The fully live cube (efficiency 1): take point and cash point.
     let take_point = (l - 0.5) / (w + l + 0.5);
     let cash_point = (l + 1.0) / (w + l + 0.5);
-    // Past the cash point the holder of the cube cashes, or plays on when that is worth
-    // more (too good); below the take point the opponent does the same to us.
+    // Past the cash point the holder of the cube may cash any time: Janowski's live cube
+    // runs straight from 1 at the cash point to W at a certain win (playing on keeps the
+    // cash for later, so it is worth more than the cash or the dead cube: gnubg's no-double
+    // equity of a too-good position); below the take point likewise from -1 to -L.
     let live = match state {
-        CubeState::Centre | CubeState::Own if pw >= cash_point => dead.max(1.0),
-        CubeState::Centre | CubeState::Theirs if pw <= take_point => dead.min(-1.0),
+        CubeState::Centre | CubeState::Own if pw >= cash_point => {
+            1.0 + (w - 1.0) * (pw - cash_point) / (1.0 - cash_point).max(1e-9)
+        }
+        CubeState::Centre | CubeState::Theirs if pw <= take_point => {
+            -l + (l - 1.0) * pw / take_point.max(1e-9)
+        }
         CubeState::Centre => 4.0 / 3.0 * (pw * (w + l + 0.5) - l - 0.25),
         CubeState::Own => pw * (w + l + 0.5) - l,
         CubeState::Theirs => pw * (w + l + 0.5) - l - 0.5,
@@ -393,5 +401,32 @@ mod tests {
         // A beaver when the cube's ownership leaves the taker the favourite.
         assert_eq!(answer(&gammonless(0.55), m, 1, false, true), Answer::Beaver);
         assert_eq!(answer(&gammonless(0.40), m, 1, false, true), Answer::Take);
+    }
+
+    #[test]
+    fn b14_too_good_by_the_live_cube_past_the_cash_point() {
+        // gnubg 1.1's 2-ply chances of a gammonish pre-roll position of the judge's corpus
+        // (uG4TADi2bQkDQA): its cubeful no-double equity is 1.152, so playing on beats the
+        // cash. Janowski's live cube past the cash point (from 1 there to W at a sure win)
+        // gives 1.155; the dead cube or the cash alone (the model before issue 28's cube
+        // round) gave 1.012, and the bot cashed.
+        let p = Probs {
+            win: 0.784,
+            win_gammon: 0.419,
+            win_backgammon: 0.061,
+            lose_gammon: 0.034,
+            lose_backgammon: 0.001,
+        };
+        let e = money_equity(&p, true, CubeState::Centre);
+        assert!((e - 1.155).abs() < 0.005, "{e}");
+        let m = Scoring::Money { gammons: true };
+        assert!(!should_double(&p, m, 1, CubeState::Centre));
+        // Without gammons there is nothing to play on for: 82 % is a double and a pass.
+        let gammonless = Probs {
+            win: 0.82,
+            ..Probs::default()
+        };
+        assert!(should_double(&gammonless, m, 1, CubeState::Centre));
+        assert_eq!(answer(&gammonless.flip(), m, 1, false, false), Answer::Drop);
     }
 }

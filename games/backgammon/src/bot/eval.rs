@@ -21,6 +21,10 @@
 //!   home board, the distance the loser must still travel, and the win logit itself. Both
 //!   sets of weights are fitted to gnubg's 0-ply chances by `games/backgammon/judge/fit.py`
 //!   on positions of gnubg self-play (not the judge's corpus).
+//!
+//! Normal and Hard read contact positions with the trained network instead ([`evaluate_net`],
+//! [`super::net`]); the hand-made terms remain Easy's cube chances and the answer to a
+//! resignation offer.
 
 use ludus_rules::Seat;
 
@@ -526,6 +530,18 @@ fn contact(m: &Side, o: &Side) -> Probs {
         lose_backgammon: lose_gammon * backgammon_rate(o, m),
     }
     .clamped()
+}
+
+/// As [`evaluate`], with contact positions read by the trained network ([`super::net`])
+/// instead of the hand-made terms; races and finished games are the same.
+pub fn evaluate_net(board: &Board, me: Seat) -> Probs {
+    match super::net::net() {
+        Some(net) if board.winner().is_none() && is_contact(board) => {
+            let (m, o) = sides(board, me);
+            net.evaluate(&m, &o).clamped()
+        }
+        _ => evaluate(board, me),
+    }
 }
 
 /// Whether the two sides' checkers can still meet (B5, B9): otherwise the game is a race.
