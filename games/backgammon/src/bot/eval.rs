@@ -22,9 +22,9 @@
 //!   sets of weights are fitted to gnubg's 0-ply chances by `games/backgammon/judge/fit.py`
 //!   on positions of gnubg self-play (not the judge's corpus).
 //!
-//! Normal and Hard read contact positions with the trained network instead ([`evaluate_net`],
-//! [`super::net`]); the hand-made terms remain Easy's cube chances and the answer to a
-//! resignation offer.
+//! Hard's plays and Normal's and Hard's cube decisions read contact positions with the
+//! trained network instead ([`evaluate_net`], [`super::net`]); the hand-made terms remain
+//! Normal's plays, Easy's cube chances and the answer to a resignation offer.
 
 use ludus_rules::Seat;
 

@@ -8,10 +8,10 @@
 //! Why: the hand-made contact terms ([`super::eval`]) miss gnubg's winning chance by about 0.06
 //! on average even after fitting their weights, and the cube decisions (B14, B15), which turn
 //! that chance into take and cash points, inherited the error; the network misses by 0.024 on
-//! held-out games (each side's gammon chance by 0.015, against 0.048). Normal and Hard read it
-//! for every contact position they look at, their plays and their cube decisions
-//! ([`super`]): it costs about what the hand-made terms cost, and gnubg grades both better
-//! with it (issue 28's figures in BENCHMARKS.md).
+//! held-out games (each side's gammon chance by 0.015, against 0.048). Normal's and Hard's cube
+//! decisions and Hard's plays read it for every contact position they look at ([`super`]):
+//! it costs about what the hand-made terms cost, and gnubg grades both better with it
+//! (issue 28's figures in BENCHMARKS.md).
 //!
 //! Encoding (the training script's `encode`, the same order): for each side, the side that
 //! has just moved first, and each of its points 1-24 in its own numbering, four inputs: at
