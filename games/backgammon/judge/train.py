@@ -48,18 +48,12 @@ import gnubg
 import numpy as np
 
 from fit import Bot, positions
+from judge import contact
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 OUT = os.path.join(ROOT, "games", "backgammon", "src", "bot", "contact_net.bin")
 INPUTS = 2 * (24 * 4 + 3)
-
-
-def contact(board):
-    opp, me = board
-    top_me = max((i + 1 for i in range(25) if me[i]), default=0)
-    top_opp = max((i + 1 for i in range(25) if opp[i]), default=0)
-    return top_me + top_opp > 25
 
 
 def encode_side(side):
