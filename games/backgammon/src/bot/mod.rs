@@ -21,7 +21,7 @@
 //!
 //! Normal's and Hard's cube decisions, and Hard's plays, read contact positions with the
 //! trained network ([`net`], issue 28: gnubg graded the hand-made terms' cube 28.7 mEMG per
-//! decision, the network's 10.5); races with the bear-off database and the race formula
+//! decision, the network's 10.5, and 4.7 with the live cube past the cash point); races with the bear-off database and the race formula
 //! ([`eval`]).
 //!
 //! Every action comes from the rules' own generation ([`crate::play::legal_plays`],
@@ -71,22 +71,26 @@ struct Search<'a, 'b> {
     budget: &'a Budget<'b>,
     work: u64,
     /// Whether static looks read contact positions with the trained network
-    /// ([`evaluate_net`]) rather than the hand-made terms ([`evaluate`]).
+    /// ([`evaluate_net`]: as cheap as the hand-made terms and nearer gnubg) rather than the
+    /// hand-made terms ([`evaluate`]).
     net: bool,
 }
 
 impl Search<'_, '_> {
-    fn new<'a, 'b>(game: &Backgammon, me: Seat, budget: &'a Budget<'b>) -> Search<'a, 'b> {
+    /// `net`: whether contact positions are read by the trained network (see the field).
+    fn new<'a, 'b>(
+        game: &Backgammon,
+        me: Seat,
+        budget: &'a Budget<'b>,
+        net: bool,
+    ) -> Search<'a, 'b> {
         Search {
             me,
             scoring: scoring(game, me),
             cube: game.cube_value(),
             budget,
             work: 0,
-            // The network is as cheap as the hand-made terms and nearer gnubg (Hard's checker
-            // play 7.8 -> 3.5 mEMG per move on the judge's corpus); Normal's plays and Easy's
-            // cube turn it off.
-            net: true,
+            net,
         }
     }
 
@@ -212,8 +216,7 @@ fn look_ahead_play(
     net: bool,
 ) -> usize {
     let me = game.turn();
-    let mut search = Search::new(game, me, budget);
-    search.net = net;
+    let mut search = Search::new(game, me, budget, net);
     let mut ranked: Vec<(usize, f64)> = plays
         .iter()
         .enumerate()
@@ -258,11 +261,10 @@ fn sort_best_first(v: &mut [(usize, f64)]) {
 
 /// The bot's chances with `to_roll` about to roll, as deep as the level looks.
 fn chances(game: &Backgammon, me: Seat, to_roll: Seat, level: Level, budget: &Budget) -> Probs {
-    let mut search = Search::new(game, me, budget);
     // The cube decisions turn these chances into take and cash points, where the hand-made
     // contact terms' error cost most (judged by gnubg): Normal and Hard read the network;
     // Easy's flat thresholds stay on the hand-made chances they were set for.
-    search.net = level != Level::Easy;
+    let mut search = Search::new(game, me, budget, level != Level::Easy);
     let depth = match level {
         Level::Easy => 0,
         Level::Normal | Level::Hard => 2,
