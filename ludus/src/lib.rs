@@ -1,6 +1,7 @@
 //! The whole Ludus system in one process: every service on its own loopback port, talking
-//! gRPC to the others exactly as in a cluster. Used by the `ludus` binary and by the
-//! end-to-end tests, which run it against a real Redis.
+//! gRPC to the others as in a cluster, except that a call between two of them goes in memory
+//! to the other's server stack, without HTTP/2 or a socket (`ludus_server::local`). Used by
+//! the `ludus` binary and by the end-to-end tests, which run it against a real Redis.
 //!
 //! # Layout
 //! - [`System`]: starts game-state, timers, ratings, matchmaking, accounts, rooms, bots and

@@ -76,6 +76,8 @@ pub struct ServeArgs {
     #[arg(long, env = "LUDUS_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
     #[command(flatten)]
+    pub internal_calls: ludus_server::local::InternalCallsFlags,
+    #[command(flatten)]
     pub replica_wait: ludus_store::ReplicaWaitFlags,
     #[command(flatten)]
     pub telemetry: ludus_telemetry::TelemetryFlags,
@@ -85,6 +87,7 @@ pub struct ServeArgs {
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // Each service's spans under its own name (`ludus-game-state`, …).
     let _telemetry = ludus_telemetry::init_system("ludus", ludus::SERVICES, &args.telemetry)?;
+    args.internal_calls.apply();
     let backend = match &args.redis_url {
         Some(url) => {
             let flags = ludus_store::RedisFlags {

@@ -7,6 +7,8 @@
 //!   client interceptor that injects the current span's trace context into outgoing metadata,
 //!   and the server `trace_fn` that continues it, so one move is one trace from the gateway to
 //!   Redis.
+//! - [`local`]: a call to a server of this same process (the all-in-one) goes to its stack
+//!   in memory, without HTTP/2 or a socket.
 //! - [`upstream`]: the policy of every call to another Ludus service: a broken transport is
 //!   retried where the method's idempotency allows, and answered UNAVAILABLE, never UNKNOWN.
 //! - [`service_auth`]: the service credential every internal call carries and every internal
@@ -17,6 +19,7 @@
 //! Logs, traces and metrics themselves are `ludus-telemetry`.
 #![forbid(unsafe_code)]
 
+pub mod local;
 pub mod propagation;
 pub mod server;
 pub mod service_auth;

@@ -43,9 +43,12 @@ pub type Traced = InterceptedService<Upstream, TraceContext>;
 
 /// Connects lazily to `uri` (the first call dials; a dependency that is down surfaces as
 /// UNAVAILABLE on that call, not as a startup failure) with trace propagation; `https://`
-/// URIs over TLS ([`crate::tls::endpoint`]).
+/// URIs over TLS ([`crate::tls::endpoint`]). A server of this same process listening at `uri`
+/// is called in memory instead ([`crate::local`]).
 pub fn traced_channel(uri: &str) -> Result<Traced, tonic::transport::Error> {
-    let channel = crate::tls::endpoint(uri)?
+    let endpoint = crate::tls::endpoint(uri)?;
+    let address = endpoint.uri().clone();
+    let channel = endpoint
         .connect_timeout(std::time::Duration::from_secs(5))
         .tcp_nodelay(true)
         // Error messages can name what a client sent; an answer's headers up to the size
@@ -54,7 +57,7 @@ pub fn traced_channel(uri: &str) -> Result<Traced, tonic::transport::Error> {
         .http2_max_header_list_size(crate::server::MAX_HEADER_LIST_BYTES)
         .connect_lazy();
     Ok(InterceptedService::new(
-        Upstream::new(channel),
+        Upstream::new(channel).local_first(&address),
         TraceContext,
     ))
 }

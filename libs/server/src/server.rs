@@ -238,6 +238,30 @@ where
     // Internal servers (those that rotate connections) serve Ludus services only; the public
     // gateway (no rotation) authenticates players itself.
     let service_auth = ServiceAuthLayer::new(connection_age.is_some());
+    // The same stack for callers in this process, without the socket (see `crate::local`).
+    // Plain-text ports only: a TLS port's callers dial it by a name its certificate holds.
+    let local = match (&tls, listener.local_addr()) {
+        (None, Ok(address)) => {
+            let routes = tonic::service::Routes::new(health_service.clone())
+                .add_service(reflection_v1.clone())
+                .add_service(reflection_v1alpha.clone())
+                .add_service(service.clone())
+                .prepare();
+            let stack = tower::ServiceBuilder::new()
+                .layer(rpc_metrics.clone())
+                .layer(service_auth)
+                .service(routes);
+            let label = label.clone();
+            let span: crate::local::SpanFor =
+                std::sync::Arc::new(move |request| server_span(request, label.as_ref()));
+            let stack = crate::local::AsOnThePort { inner: stack, span };
+            Some(crate::local::Registration::new(
+                address,
+                tower::util::BoxCloneSyncService::new(stack),
+            ))
+        }
+        _ => None,
+    };
     let mut builder = tonic::transport::Server::builder();
     if let Some(age) = connection_age {
         // In-flight calls get the drain grace to finish on the old connection.
@@ -263,8 +287,14 @@ where
     let guard_for_shutdown = guard.clone();
     let name = S::NAME;
     let start_draining = draining.clone();
+    let local = std::sync::Arc::new(local);
+    let registered = local.clone();
     tokio::spawn(async move {
         shutdown.await;
+        // Calls from this process take the port from now on, which refuses new ones.
+        if let Some(registration) = registered.as_ref() {
+            registration.remove();
+        }
         tracing::info!(service = name, "shutting down: not serving, draining");
         guard_for_shutdown.stop().await;
         start_draining.cancel();

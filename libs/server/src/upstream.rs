@@ -106,6 +106,9 @@ fn policy(path: &str) -> MethodPolicy {
 pub struct Upstream {
     inner: Channel,
     counters: Arc<Counters>,
+    /// The address the channel dials, when a server of this process may be listening there
+    /// (see [`crate::local`]).
+    local: Option<std::net::SocketAddr>,
 }
 
 #[derive(Debug)]
@@ -132,7 +135,15 @@ impl Upstream {
                     .with_description("calls to another Ludus service answered UNAVAILABLE because the connection stayed broken")
                     .build(),
             }),
+            local: None,
         }
+    }
+
+    /// Calls go to the server of this process listening at `uri`'s address, when there is one
+    /// ([`crate::local`]); over `inner` otherwise.
+    pub fn local_first(mut self, uri: &http::Uri) -> Self {
+        self.local = crate::local::address_of(uri);
+        self
     }
 }
 
@@ -208,6 +219,10 @@ impl Service<http::Request<Body>> for Upstream {
     }
 
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
+        if let Some(server) = self.local.and_then(crate::local::server_at) {
+            let answer = crate::local::call(server, request);
+            return Box::pin(async move { Ok(answer.await) });
+        }
         let channel = self.inner.clone();
         let counters = self.counters.clone();
         Box::pin(async move {

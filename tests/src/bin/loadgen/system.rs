@@ -654,6 +654,9 @@ pub struct AllInOneServeArgs {
     /// Where to write game-state's address (one line) once the system is up.
     #[arg(long)]
     pub address_file: PathBuf,
+    /// In memory or over loopback (the parent's `LUDUS_INTERNAL_CALLS` reaches the child).
+    #[command(flatten)]
+    pub internal_calls: ludus_server::local::InternalCallsFlags,
 }
 
 /// `loadgen all-in-one-serve`: the all-in-one on the in-memory store, with the `ludus`
@@ -666,6 +669,7 @@ pub async fn serve_all_in_one(args: AllInOneServeArgs) -> anyhow::Result<()> {
     )?;
     // The parent signs its CreateGame calls with the run's internal secret.
     ludus_server::service_auth::install(INTERNAL_SECRET.as_bytes(), "ludus")?;
+    args.internal_calls.apply();
     let accounts_db = ludus_accounts::testing::SqliteFile::new()?;
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let config = all_in_one_config(Backend::memory(), listener, &accounts_db, None).await?;
