@@ -71,7 +71,9 @@ pub trait LiveGame: Send + Sync + std::fmt::Debug {
     fn legal_actions(&self, seat: Seat) -> Vec<pb::LegalAction>;
     /// The rule set of the game's options: its rating pool (see [`crate::rating_pool`]).
     fn ruleset(&self) -> String;
-    fn save(&self) -> Result<serde_json::Value, CatalogError>;
+    /// The game's state as JSON (what [`load`] reads back), written straight from its rules
+    /// crate's types.
+    fn save(&self) -> Result<Box<serde_json::value::RawValue>, CatalogError>;
     /// Whether the server plays for the seat to move as soon as its turn starts (Junqi J19
     /// autoplay). The service then arms a short timer instead of the turn clock.
     fn autoplay_due(&self) -> bool {
@@ -285,8 +287,8 @@ impl<G: Hosting + crate::bots::SeatPosition> LiveGame for Hosted<G> {
         Hosting::ruleset(self.game())
     }
 
-    fn save(&self) -> Result<serde_json::Value, CatalogError> {
-        serde_json::to_value(self.game())
+    fn save(&self) -> Result<Box<serde_json::value::RawValue>, CatalogError> {
+        serde_json::value::to_raw_value(self.game())
             .map_err(|e| CatalogError::Internal(format!("could not save the game: {e}")))
     }
 
@@ -338,11 +340,14 @@ fn setup_hosted<G: Hosting + crate::bots::SeatPosition>(
 }
 
 /// A stored game of `kind`.
-pub fn load(kind: GameKind, state: serde_json::Value) -> Result<Box<dyn LiveGame>, CatalogError> {
+pub fn load(
+    kind: GameKind,
+    state: &serde_json::value::RawValue,
+) -> Result<Box<dyn LiveGame>, CatalogError> {
     fn hosted<G: Hosting + crate::bots::SeatPosition>(
-        state: serde_json::Value,
+        state: &serde_json::value::RawValue,
     ) -> Result<Box<dyn LiveGame>, CatalogError> {
-        let game: G = serde_json::from_value(state)
+        let game: G = serde_json::from_str(state.get())
             .map_err(|e| CatalogError::Internal(format!("stored game is unreadable: {e}")))?;
         Ok(Box::new(Hosted::new(game)))
     }

@@ -23,8 +23,9 @@ pub struct LiveRecord {
     pub deadline_ms: i64,
     /// A pending draw offer (C8), withdrawn by any action.
     pub draw_offer: Option<Seat>,
-    /// The game's own state, as its rules crate serializes it.
-    pub game: serde_json::Value,
+    /// The game's own state, as its rules crate serializes it (kept as that JSON text: no
+    /// `Value` tree is built and dropped for each move).
+    pub game: Box<serde_json::value::RawValue>,
     /// Seats whose player is disconnected (C13), in the order they left.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub away: Vec<Away>,
@@ -38,7 +39,7 @@ pub struct LiveRecord {
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct UndoPoint {
     /// The game's state before the action, as the rules crate serializes it.
-    pub game: serde_json::Value,
+    pub game: Box<serde_json::value::RawValue>,
     /// The seq of the last event before the action (its view is what comes back).
     pub seq: u64,
     /// The computer's actions since.
@@ -91,7 +92,7 @@ impl Loaded {
             .map_err(|e| ServiceError::Internal(format!("stored meta is unreadable: {e}")))?;
         let record: LiveRecord = serde_json::from_slice(state)
             .map_err(|e| ServiceError::Internal(format!("stored state is unreadable: {e}")))?;
-        let game = ludus_catalog::load(record.kind, record.game.clone())?;
+        let game = ludus_catalog::load(record.kind, &record.game)?;
         Ok(Loaded {
             game_id: game_id.to_owned(),
             seq,

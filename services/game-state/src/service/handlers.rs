@@ -119,7 +119,7 @@ impl GameStateService {
                 turn_seq: 0,
                 deadline_ms: 0,
                 draw_offer: None,
-                game: serde_json::Value::Null,
+                game: serde_json::value::RawValue::NULL.to_owned(),
                 away: Vec::new(),
                 undo: Vec::new(),
             },

@@ -115,7 +115,7 @@ impl GameStateService {
                     "{rule}: there is no move of yours to take back"
                 )));
             };
-            loaded.game = ludus_catalog::load(loaded.record.kind, point.game.clone())?;
+            loaded.game = ludus_catalog::load(loaded.record.kind, &point.game)?;
             Ok(pb::game_event::Kind::TakenBack(pb::TakenBack {
                 seat: seat_u32(seat),
                 actions: point.replies.saturating_add(1),
