@@ -11,7 +11,9 @@
 # PAIRS times interleaved, so every system sees the same machine load. Server CPU per move is
 # utime+stime from /proc of the server processes only (redis-server included for Ludus; the
 # load generators are not counted). Prints one markdown table (also written to OUT).
-# Not run by CI. Usage: bench/peers/run.sh  (env: GAMES=32 DURATION=10 PAIRS=2 OUT=...)
+# With LOOPBACK=1, each pair also runs the all-in-one with its internal calls over loopback
+# (`--internal-calls loopback`) after the default (in memory).
+# Not run by CI. Usage: bench/peers/run.sh  (env: GAMES=32 DURATION=10 PAIRS=2 LOOPBACK=0 OUT=...)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd ../.. && pwd)
@@ -61,6 +63,13 @@ for pair in $(seq 1 "$PAIRS"); do
   log=$(mktemp)
   "$BIN/loadgen" play --system all-in-one --player-streams --games "$GAMES" --duration "$DURATION" | tee "$log" >&2
   rows+=("$(loadgen_row "$log" ludus "Ludus all-in-one (one process, memory store)")")
+  if [[ ${LOOPBACK:-0} == 1 ]]; then
+    # The same all-in-one with its services calling each other over their loopback ports
+    # (`--internal-calls loopback`), as before calls in memory (BENCHMARKS.md).
+    echo "== pair $pair: Ludus all-in-one, internal calls over loopback" >&2
+    LUDUS_INTERNAL_CALLS=loopback "$BIN/loadgen" play --system all-in-one --player-streams --games "$GAMES" --duration "$DURATION" | tee "$log" >&2
+    rows+=("$(loadgen_row "$log" ludus "Ludus all-in-one, internal calls over loopback")")
+  fi
 
   echo "== pair $pair: Ludus as processes on Redis, then the floor" >&2
   "$BIN/loadgen" play --system processes --player-streams --games "$GAMES" --duration "$DURATION" --floor | tee "$log" >&2
