@@ -275,6 +275,13 @@ async function backgammonMatch(ann, bob) {
       await backgammonTurn(page);
     }
     await waitFor(async () => (await seqOf(page)) > before || (await finished(page)), "the backgammon action");
+    // The other page learns the action from its stream, a moment after the mover's answer:
+    // the loop reads ann's page next (whether the match ended, whose turn it is).
+    const reached = await seqOf(page);
+    await waitFor(async () => {
+      for (const s of [ann, bob]) if ((await seqOf(s.page)) < reached) return false;
+      return true;
+    }, "the backgammon action on both pages");
     if (++actions > 400) throw new Error("the match did not end");
   }
   assert.ok(doubles >= 2 && drops >= 2, `the cube was used: ${doubles} doubles, ${drops} drops`);
