@@ -89,10 +89,14 @@ pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-/// A server's entry in the registry; dropping it (or [`Registration::remove`]) takes the entry
-/// out.
+/// A server's entry in the registry, taken out when this is dropped (the server returned,
+/// however it ended).
 #[derive(Debug)]
-pub(crate) struct Registration {
+pub(crate) struct Registration(Entry);
+
+/// Names one registration, to take it out early (when the server's shutdown starts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
     address: SocketAddr,
     number: u64,
 }
@@ -105,11 +109,19 @@ impl Registration {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(address, (number, stack));
-        Registration { address, number }
+        Registration(Entry { address, number })
     }
 
-    /// Takes the entry out now (the server's shutdown has started).
-    pub(crate) fn remove(&self) {
+    /// The entry, for whoever takes it out first.
+    pub(crate) fn entry(&self) -> Entry {
+        self.0
+    }
+}
+
+impl Entry {
+    /// Takes the entry out, if it is still there (a newer server on the same port keeps its
+    /// own).
+    pub(crate) fn remove(self) {
         let mut servers = SERVERS.write().unwrap_or_else(PoisonError::into_inner);
         if servers
             .get(&self.address)
@@ -122,7 +134,7 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.remove();
+        self.0.remove();
     }
 }
 
@@ -150,16 +162,11 @@ pub(crate) fn address_of(uri: &http::Uri) -> Option<SocketAddr> {
 
 /// Sends `request` to `stack` and answers as the port would (a handler's status in the
 /// response, never an error).
-pub(crate) fn call(
-    stack: LocalStack,
-    request: http::Request<Body>,
-) -> BoxFuture<'static, http::Response<Body>> {
-    Box::pin(async move {
-        match stack.oneshot(request).await {
-            Ok(response) => response,
-            Err(never) => match never {},
-        }
-    })
+pub(crate) async fn call(stack: LocalStack, request: http::Request<Body>) -> http::Response<Body> {
+    match stack.oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
 }
 
 /// What the port does around the routed services that tonic's server adds per connection,

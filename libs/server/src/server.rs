@@ -287,13 +287,14 @@ where
     let guard_for_shutdown = guard.clone();
     let name = S::NAME;
     let start_draining = draining.clone();
-    let local = std::sync::Arc::new(local);
-    let registered = local.clone();
+    // The registration is dropped (taken out) when this function returns, however the
+    // server ended; the shutdown task only takes it out earlier.
+    let local_entry = local.as_ref().map(crate::local::Registration::entry);
     tokio::spawn(async move {
         shutdown.await;
         // Calls from this process take the port from now on, which refuses new ones.
-        if let Some(registration) = registered.as_ref() {
-            registration.remove();
+        if let Some(entry) = local_entry {
+            entry.remove();
         }
         tracing::info!(service = name, "shutting down: not serving, draining");
         guard_for_shutdown.stop().await;

@@ -220,8 +220,7 @@ impl Service<http::Request<Body>> for Upstream {
 
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
         if let Some(server) = self.local.and_then(crate::local::server_at) {
-            let answer = crate::local::call(server, request);
-            return Box::pin(async move { Ok(answer.await) });
+            return Box::pin(async move { Ok(crate::local::call(server, request).await) });
         }
         let channel = self.inner.clone();
         let counters = self.counters.clone();

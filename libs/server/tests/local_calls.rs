@@ -17,12 +17,14 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tonic::{Code, Request, Response, Status};
 
-/// Records, for every Arm it answers, the peer the port saw (none for a call in memory) and
-/// whether the call carried a service credential. Arm of the key `slow` takes a while and
-/// Cancel takes longer than any caller waits.
+/// Records, for every Arm it answers, the peer the port saw (none for a call in memory). Arm
+/// of the key `slow` says it started and then waits to be let go; Cancel takes longer than
+/// any caller waits.
 #[derive(Default)]
 struct RecordingTimers {
     peers: Arc<Mutex<Vec<Option<SocketAddr>>>>,
+    slow_started: Arc<tokio::sync::Notify>,
+    let_slow_go: Arc<tokio::sync::Notify>,
 }
 
 #[tonic::async_trait]
@@ -36,7 +38,8 @@ impl Timers for RecordingTimers {
             .expect("peers")
             .push(request.remote_addr());
         if request.get_ref().key == "slow" {
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            self.slow_started.notify_one();
+            self.let_slow_go.notified().await;
         }
         Ok(Response::new(pb::ArmTimerResponse {}))
     }
@@ -71,6 +74,7 @@ async fn a_call_to_a_server_of_this_process_skips_the_socket_but_not_its_checks(
     let url = format!("http://{}", listener.local_addr().expect("address"));
     let timers = RecordingTimers::default();
     let peers = timers.peers.clone();
+    let (slow_started, let_slow_go) = (timers.slow_started.clone(), timers.let_slow_go.clone());
     let stop = CancellationToken::new();
     let serving = tokio::spawn(ludus_server::serve(
         TimersServer::new(timers),
@@ -127,19 +131,24 @@ async fn a_call_to_a_server_of_this_process_skips_the_socket_but_not_its_checks(
     assert!(peer.is_some(), "over the port: {peer:?}");
     ludus_server::local::set_enabled(true);
 
-    // A call under way when shutdown starts finishes; the next one takes the port, which is
-    // closed: UNAVAILABLE, as from another process.
+    // A call under way in memory when shutdown starts finishes; once the server has stopped,
+    // the next call takes the port, which is closed: UNAVAILABLE, as from another process.
     let slow = tokio::spawn({
         let mut client = client.clone();
         async move { client.arm(arm("slow")).await }
     });
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    slow_started.notified().await;
     stop.cancel();
+    serving.await.expect("no panic").expect("served");
+    let_slow_go.notify_one();
     slow.await
         .expect("no panic")
         .expect("the call under way finished");
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(peers.lock().expect("peers").pop(), Some(None), "in memory");
     let after = client.arm(arm("late")).await.expect_err("stopped");
     assert_eq!(after.code(), Code::Unavailable, "{after:?}");
-    serving.await.expect("no panic").expect("served");
+    assert!(
+        peers.lock().expect("peers").is_empty(),
+        "nothing reached the handler"
+    );
 }
