@@ -51,12 +51,15 @@ enum Command {
     Profile(ludus_terminal::account::ProfileArgs),
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     // The terminal client's words (and its `--help`) in the player's language: `--lang`,
     // else the locale.
     let matches = ludus_terminal::localized(Cli::command()).get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    ludus_server::runtime()?.block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         None => serve::serve(serve::ServeArgs::parse_from(["ludus"])).await,
         Some(Command::Serve(args)) => serve::serve(*args).await,

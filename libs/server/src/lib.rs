@@ -13,6 +13,8 @@
 //!   retried where the method's idempotency allows, and answered UNAVAILABLE, never UNKNOWN.
 //! - [`service_auth`]: the service credential every internal call carries and every internal
 //!   server checks, and [`service_auth::ServiceFlags`], the flags every service binary takes.
+//! - [`runtime`]: the tokio runtime every Ludus binary runs on (the scheduling that lets one
+//!   event's frames to many streams leave in one write).
 //! - [`tls`]: TLS for servers (a certificate reloaded from its files) and for internal
 //!   clients dialing `https://` (a CA file).
 //!
@@ -21,6 +23,7 @@
 
 pub mod local;
 pub mod propagation;
+pub mod runtime;
 pub mod server;
 pub mod service_auth;
 pub mod tls;
@@ -31,6 +34,7 @@ pub mod upstream;
 /// gRPC message (measured in BENCHMARKS.md, "the allocator").
 pub use mimalloc::MiMalloc as Allocator;
 pub use propagation::{TraceContext, Traced, traced_channel};
+pub use runtime::runtime;
 pub use server::{
     GrpcService, ServingGuard, listen, serve, serve_while_ready, serve_with, shutdown_signal,
 };

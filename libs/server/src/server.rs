@@ -461,11 +461,15 @@ impl AsyncWrite for Conn {
         }
     }
 
+    /// No, although TCP and TLS both take vectored writes: h2 decides from this how it
+    /// buffers DATA frames. With vectored writes it keeps any frame of 256 bytes or more apart
+    /// and writes it (with whatever was buffered before it) before it takes the next frame:
+    /// one `writev` per frame, and a game event is 350-550 bytes, so an event fanned out to a
+    /// thousand streams was a thousand writes. Without, frames under 1 KiB are copied into
+    /// its 16 KiB write buffer and go out together (BENCHMARKS.md, "One write per
+    /// connection"); a larger frame is written as two `write`s instead of one `writev`.
     fn is_write_vectored(&self) -> bool {
-        match self {
-            Conn::Plain(stream) => stream.is_write_vectored(),
-            Conn::Tls(stream) => stream.is_write_vectored(),
-        }
+        false
     }
 
     fn poll_flush(

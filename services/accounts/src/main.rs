@@ -28,9 +28,12 @@ struct Args {
     service: ludus_server::service_auth::ServiceFlags,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    ludus_server::runtime()?.block_on(run(args))
+}
+
+async fn run(args: Args) -> anyhow::Result<()> {
     let _telemetry = args.service.start("accounts")?;
     let store = AccountStore::connect(&args.database_url).await?;
     let mut config = ludus_accounts::Config::new(store);

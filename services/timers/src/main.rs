@@ -45,9 +45,12 @@ struct Args {
     service: ludus_server::service_auth::ServiceFlags,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    ludus_server::runtime()?.block_on(run(args))
+}
+
+async fn run(args: Args) -> anyhow::Result<()> {
     let _telemetry = args.service.start("timers")?;
     let mut config = ludus_timers::Config::new(args.redis.connect().await?, args.game_state_url);
     config.rooms_url = Some(args.rooms_url);

@@ -60,9 +60,21 @@ enum Mode {
     AllInOneServe(system::AllInOneServeArgs),
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    match Cli::parse().mode {
+fn main() -> anyhow::Result<()> {
+    let mode = Cli::parse().mode;
+    // The servers it starts run on the runtime every Ludus binary runs on (the floor's too:
+    // the same parts); the load itself on tokio's default one.
+    let runtime = match mode {
+        Mode::FloorServe(_) | Mode::AllInOneServe(_) => ludus_server::runtime()?,
+        _ => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?,
+    };
+    runtime.block_on(run(mode))
+}
+
+async fn run(mode: Mode) -> anyhow::Result<()> {
+    match mode {
         Mode::Play(args) => play::run(args).await,
         Mode::Streams(args) => streams::run(args).await,
         Mode::Matchmaking(args) => matchmaking::run(args).await,
