@@ -82,6 +82,33 @@ impl Drop for OpenStream<'_> {
     }
 }
 
+/// The client left: nothing more can be sent to its stream.
+#[derive(Debug)]
+pub(crate) struct ClientGone;
+
+/// Where [`Resume`] hands each item of its stream: a channel a response body reads (the
+/// stream then runs as a task of its own), or the queue of a body that runs the stream
+/// inside its own polls ([`crate::inline`]).
+pub(crate) trait Outbox: Send {
+    /// Hands `item` on, waiting while the client has not taken the ones before it.
+    fn send(
+        &mut self,
+        item: StreamItem,
+    ) -> impl std::future::Future<Output = Result<(), ClientGone>> + Send;
+    /// Completes when the client is gone (while the stream waits for its next live event).
+    fn closed(&self) -> impl std::future::Future<Output = ()> + Send;
+}
+
+impl Outbox for mpsc::Sender<StreamItem> {
+    async fn send(&mut self, item: StreamItem) -> Result<(), ClientGone> {
+        mpsc::Sender::send(self, item).await.map_err(|_| ClientGone)
+    }
+
+    async fn closed(&self) {
+        mpsc::Sender::closed(self).await;
+    }
+}
+
 /// Why a stream stopped early.
 pub(crate) enum Stop {
     /// The client went away.
@@ -148,13 +175,13 @@ fn fan_out_span<L: EventLog>(seq: u64, payload: &[u8], subscribers: usize) -> tr
 /// The stream subscribes to the live feed *before* reading the log, so an event committed in
 /// between is seen at least once; `last` (the seq sent last) drops the duplicate, and a gap
 /// in the live feed (a lagging stream, a Redis reconnect) is filled from the log.
-pub(crate) struct Resume<L> {
+pub(crate) struct Resume<L, O = mpsc::Sender<StreamItem>> {
     pub last: u64,
-    pub tx: mpsc::Sender<StreamItem>,
+    pub tx: O,
     pub log: L,
 }
 
-impl<L: EventLog> Resume<L> {
+impl<L: EventLog, O: Outbox> Resume<L, O> {
     /// Sends the event `seq`, already encoded, as the next one.
     async fn send_encoded(&mut self, seq: u64, event: EncodedEvent) -> Result<(), Stop> {
         self.last = seq;
@@ -302,7 +329,36 @@ impl EventLog for GameLog {
     }
 }
 
-/// One subscriber's stream of a game's events.
+/// A stream of a game's events for a caller with no seat being played in it (a spectator, or a
+/// player of a finished game): it runs inside its response body ([`crate::inline`]), one
+/// task and one channel fewer per subscriber than a [`Subscription`], because closing it
+/// tells nobody anything. `permit` (the caller's stream allowance) is held while it runs.
+pub(crate) fn watch<P: Send + 'static>(
+    game_id: String,
+    last: u64,
+    game_state: GameStateClient<Traced>,
+    feed: GameFeed,
+    stop: CancellationToken,
+    permit: P,
+) -> crate::inline::InlineStream<impl std::future::Future<Output = ()> + Send + 'static> {
+    crate::inline::stream(STREAM_BUFFER, move |outbox| async move {
+        let _open = OpenStream::new(&STREAMS);
+        let _permit = permit;
+        let mut resume = Resume {
+            last,
+            tx: outbox,
+            log: GameLog {
+                game_id,
+                game_state,
+                feed,
+            },
+        };
+        resume.run(stop).await;
+    })
+}
+
+/// A seated player's stream of a game's events: a task of its own, so that however it ends
+/// (the client gone included) it tells game-state it closed (the player's presence, C13).
 #[derive(Debug)]
 pub struct Subscription {
     pub game_id: String,

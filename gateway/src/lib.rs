@@ -20,6 +20,7 @@ pub mod accounts;
 pub mod auth;
 pub mod computer;
 pub mod fanout;
+mod inline;
 pub mod limits;
 pub mod presence;
 pub mod refusal;

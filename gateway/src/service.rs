@@ -648,13 +648,24 @@ impl GatewayService {
             self.limits
                 .check_seated_subscribe(player_id, &request.game_id)?;
         }
+        let Some(seated_player) = seated_player else {
+            let watching = crate::fanout::watch(
+                request.game_id,
+                request.after_seq,
+                self.game_state.clone(),
+                self.feed.clone(),
+                self.stopping.clone(),
+                permit,
+            );
+            return Ok(Response::new(Box::pin(watching)));
+        };
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let subscription = Subscription {
             game_id: request.game_id,
             last: request.after_seq,
             tx,
             game_state: self.game_state.clone(),
-            seated_player,
+            seated_player: Some(seated_player),
             leases: self.leases.clone(),
         };
         let (feed, stopping) = (self.feed.clone(), self.stopping.clone());

@@ -28,4 +28,6 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 /// Whether [`runtime`] turns the LIFO slot off in this build (the cfg reached tokio).
-pub const LIFO_SLOT_OFF: bool = cfg!(tokio_unstable);
+pub fn lifo_slot_off() -> bool {
+    cfg!(tokio_unstable)
+}

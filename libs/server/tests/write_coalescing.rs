@@ -90,7 +90,7 @@ fn writes_so_far() -> u64 {
 #[test]
 fn one_update_to_many_streams_of_a_connection_is_a_few_writes() {
     assert!(
-        ludus_server::runtime::LIFO_SLOT_OFF,
+        ludus_server::runtime::lifo_slot_off(),
         "built without the tokio_unstable cfg of .cargo/config.toml (RUSTFLAGS replaces it)"
     );
     ludus_server::runtime()
