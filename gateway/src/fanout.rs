@@ -365,9 +365,9 @@ pub struct Subscription {
     pub last: u64,
     pub tx: mpsc::Sender<StreamItem>,
     pub game_state: GameStateClient<Traced>,
-    /// The caller's player id when they sit in the game and it is being played: their
+    /// The caller's player id: they sit in the game and it is being played, so their
     /// presence follows this stream.
-    pub seated_player: Option<String>,
+    pub seated_player: String,
     /// This gateway's lease over the seated streams it holds: a counted stream is recorded
     /// there, so that it is closed for this gateway if it dies (ARCHITECTURE.md, "Disconnection (presence)").
     pub leases: std::sync::Arc<crate::presence::PresenceLeases>,
@@ -377,18 +377,16 @@ impl Subscription {
     /// Streams until the game ends, the client leaves, or `stop` is cancelled.
     pub async fn run(mut self, feed: GameFeed, stop: CancellationToken) {
         let _open = OpenStream::new(&STREAMS);
-        let seated_player = self.seated_player.take();
+        let seated_player = std::mem::take(&mut self.seated_player);
         // Only a stream game-state counted is uncounted when it closes: uncounting one whose
         // opening was lost would make a player with another stream open look disconnected
         // (and lose by C13). A lost close errs the other way: counted as connected, the
         // player never loses on a false disconnection.
         let mut counted = None;
         // Boxed: a spawned task holds its largest state for its whole life.
-        if let Some(player_id) = seated_player
-            && Box::pin(self.presence(&player_id, true)).await
-        {
-            self.leases.held(&self.game_id, &player_id).await;
-            counted = Some(player_id);
+        if Box::pin(self.presence(&seated_player, true)).await {
+            self.leases.held(&self.game_id, &seated_player).await;
+            counted = Some(seated_player);
         }
         let mut resume = Resume {
             last: self.last,

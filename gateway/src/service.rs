@@ -665,7 +665,7 @@ impl GatewayService {
             last: request.after_seq,
             tx,
             game_state: self.game_state.clone(),
-            seated_player: Some(seated_player),
+            seated_player,
             leases: self.leases.clone(),
         };
         let (feed, stopping) = (self.feed.clone(), self.stopping.clone());
