@@ -11,9 +11,14 @@
 //! consecutive games, so every side plays every opening from every seat. This is how levels
 //! are compared in a game whose start decides it (Congklak: the first turn's relay sowing
 //! and extra turns win the game, K2-K3): from the start every pairing scores 50 %, from
-//! random openings played from both sides the score measures the play.
+//! random openings played from both sides the score measures the play. And since most random
+//! Congklak openings are already won by the side to move (its first turn chains relays into
+//! more than half the seeds), `balanced` keeps only openings a judge (a deep search) values
+//! near even, drawing more random openings until one is: the usual way engines are compared
+//! when the start decides the game.
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use ludus_rules::{Bot, Budget, Game, GameResult, Level, RandomSource, SplitMix64};
@@ -34,6 +39,33 @@ pub struct MatchSpec<G: Game> {
     /// Turns of random legal actions before the levels play (0: from the start). A turn ends
     /// when the seat to move changes (an extra turn, K3 or B-style, stays in the turn).
     pub opening_turns: u32,
+    /// With openings: keep only those its judge values near even for the seat to move (a
+    /// deep search's final margin, say), drawing the next random opening otherwise. In a game whose first turns can decide it (Congklak, K2-K3) a random opening
+    /// is usually already won by the side to move whoever plays it, and such a pair of games
+    /// measures the opening, not the levels.
+    pub balanced: Option<Balance<G>>,
+}
+
+/// Which openings count as undecided: `judge` values a position for the seat to move, and an
+/// opening is kept when that value is within `within` of 0.
+#[derive(Debug)]
+pub struct Balance<G> {
+    pub judge: fn(&G) -> Option<i32>,
+    pub within: i32,
+    /// Random openings tried per opening kept before giving up on that deal (its games are
+    /// then unfinished).
+    pub tries: u32,
+}
+
+// By hand: a derive would ask `G: Clone` of a struct that holds only a function of `&G`.
+impl<G> Clone for Balance<G> {
+    fn clone(&self) -> Self {
+        Balance {
+            judge: self.judge,
+            within: self.within,
+            tries: self.tries,
+        }
+    }
 }
 
 /// How one side did and how long it thought.
@@ -72,6 +104,9 @@ pub struct Tally {
     pub games: Vec<Option<f64>>,
     /// Games per opening (`seats` when openings are played, else 0).
     pub per_opening: usize,
+    /// With balanced openings: the openings kept, and the random openings judged to find
+    /// them (how many a judge turns away says how often the start is already decided).
+    pub balanced: Option<(u32, u32)>,
     pub a: Side,
     pub b: Side,
 }
@@ -133,6 +168,10 @@ pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
         },
         ..Tally::default()
     };
+    // With balanced openings: per deal, the try whose opening was kept (judged once for the
+    // deal's games, replayed from its seed for the others).
+    let mut kept: HashMap<u32, Option<u32>> = HashMap::new();
+    let mut judged = 0;
     for i in 0..spec.games {
         let a_seat = i as usize % spec.seats.max(1);
         // With openings, the games of one group share the opening and the dice: the same
@@ -149,8 +188,11 @@ pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
             tally.unfinished += 1;
             continue;
         };
-        let mut opener = SplitMix64(spec.seed ^ (u64::from(deal) << 32) ^ 0x0BE7);
-        let mut game = random_opening(game, spec.opening_turns, &mut opener, &mut dice);
+        let Some(mut game) = opening(spec, game, deal, &mut dice, &mut kept, &mut judged) else {
+            tally.games.push(None);
+            tally.unfinished += 1;
+            continue;
+        };
         let mut forfeit: Option<bool> = None; // Some(true): A broke a rule.
         while game.outcome().is_none() && game.ply() < spec.max_plies {
             let Some(seat) = game.to_move() else { break };
@@ -207,7 +249,51 @@ pub fn play_match<G: Bot>(spec: &MatchSpec<G>) -> Tally {
             }
         }
     }
+    if spec.balanced.is_some() && spec.opening_turns > 0 {
+        let found = kept.values().filter(|t| t.is_some()).count();
+        tally.balanced = Some((u32::try_from(found).unwrap_or(u32::MAX), judged));
+    }
     tally
+}
+
+/// The opening of deal `deal`: its random opening, or with [`MatchSpec::balanced`] the first
+/// of its tries the judge keeps (`None` when none is). The dice go on from the opening
+/// played, so every game of the deal sees the same rolls.
+fn opening<G: Game>(
+    spec: &MatchSpec<G>,
+    start: G,
+    deal: u32,
+    dice: &mut SplitMix64,
+    kept: &mut HashMap<u32, Option<u32>>,
+    judged: &mut u32,
+) -> Option<G> {
+    // Try 0 is the opening a match without balance plays.
+    let opener =
+        |t: u32| SplitMix64(spec.seed ^ (u64::from(deal) << 32) ^ 0x0BE7 ^ (u64::from(t) << 16));
+    let Some(balance) = spec.balanced.as_ref().filter(|_| spec.opening_turns > 0) else {
+        return Some(random_opening(
+            start,
+            spec.opening_turns,
+            &mut opener(0),
+            dice,
+        ));
+    };
+    let dice_before = dice.clone();
+    let chosen = *kept.entry(deal).or_insert_with(|| {
+        (0..balance.tries).find(|&t| {
+            *judged += 1;
+            let mut d = dice_before.clone();
+            let g = random_opening(start.clone(), spec.opening_turns, &mut opener(t), &mut d);
+            g.outcome().is_none() && (balance.judge)(&g).is_some_and(|v| v.abs() <= balance.within)
+        })
+    });
+    let t = chosen?;
+    Some(random_opening(
+        start,
+        spec.opening_turns,
+        &mut opener(t),
+        dice,
+    ))
 }
 
 /// Plays `turns` turns of uniformly random legal actions from `game` (a turn ends when the
@@ -256,12 +342,17 @@ pub fn report(game: &str, a: Level, b: Level, tally: &Tally) -> String {
             s.illegal
         )
     };
-    let openings = tally.openings().map_or(String::new(), |o| {
+    let mut openings = tally.openings().map_or(String::new(), |o| {
         format!(
             "  openings, each played from both seats: {a} won both {}, split one-one {}, {b} won both {}, other {}\n",
             o.a_both, o.split, o.b_both, o.other
         )
     });
+    if let Some((kept, judged)) = tally.balanced {
+        openings.push_str(&format!(
+            "  balanced openings: {kept} kept of {judged} random openings judged\n"
+        ));
+    }
     format!(
         "{game}: {a} vs {b}: {w} won, {d} drawn, {l} lost, {u} unfinished; {a} scores {:.1} % ± {:.1} % (95 %)\n{openings}{}{}",
         mean * 100.0,
@@ -400,6 +491,7 @@ mod tests {
             move_time: None,
             max_plies: 100,
             opening_turns: 0,
+            balanced: None,
         }
     }
 
@@ -434,6 +526,56 @@ mod tests {
         let opened = random_opening(setup(&mut dice), 2, &mut SplitMix64(3), &mut dice);
         assert_eq!(opened.plies, 2);
         assert!((15..=19).contains(&opened.heap), "{opened:?}");
+    }
+
+    /// How many positions [`sixteen_is_even`] judged.
+    static JUDGED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+    /// A judge that calls only a heap of 16 even (it is lost for the side to move, but the
+    /// point here is which openings are kept).
+    fn sixteen_is_even(nim: &Nim) -> Option<i32> {
+        JUDGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(if nim.heap == 16 { 0 } else { 5 })
+    }
+
+    #[test]
+    fn balanced_openings_keep_only_what_the_judge_calls_even_judged_once_per_pair() {
+        // Two random turns from 21 leave 15-19 stones. Keeping only 16: perfect play from 16
+        // is eight takes (1, 3, 1, 3, … by the seat to move, then its opponent), where 15,
+        // 17, 18 and 19 take 7, 9, 9 and 9, so the count of moves shows every game began at
+        // 16. The judge runs for each try of a deal, never again for the deal's second game.
+        let mut s = spec(Level::Hard, Level::Hard, 21);
+        s.games = 12;
+        s.opening_turns = 2;
+        s.balanced = Some(Balance {
+            judge: sixteen_is_even,
+            within: 0,
+            tries: 200,
+        });
+        let tally = play_match(&s);
+        assert_eq!(tally.unfinished, 0);
+        assert_eq!(tally.a.think.len() + tally.b.think.len(), 12 * 8);
+        // From 16 the seat to move (seat 0) loses: A wins exactly the game it plays second.
+        assert_eq!(tally.openings().map(|o| o.split), Some(6));
+        let judged = JUDGED.load(std::sync::atomic::Ordering::Relaxed);
+        // Each of 6 deals needs at least one try; 16 comes about one try in five.
+        assert!((6..=200).contains(&judged), "{judged}");
+        assert_eq!(tally.balanced, Some((6, judged)));
+        assert!(
+            report("nim", Level::Hard, Level::Hard, &tally)
+                .contains(&format!("6 kept of {judged} random openings judged"))
+        );
+
+        // A deal none of whose tries is kept: its games are unfinished, not played from an
+        // opening the judge refused.
+        s.balanced = Some(Balance {
+            judge: |_| None,
+            within: 0,
+            tries: 3,
+        });
+        let tally = play_match(&s);
+        assert_eq!(tally.unfinished, 12);
+        assert!(tally.a.think.is_empty() && tally.b.think.is_empty());
     }
 
     #[test]

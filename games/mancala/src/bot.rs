@@ -326,6 +326,8 @@ struct Deepened {
     /// The value of the last pass that finished (the margin still to be won from the pits,
     /// with the search's horizon value), if one did.
     value: Option<i32>,
+    /// How many sows deep that pass looked.
+    depth: u32,
 }
 
 /// Iterative deepening at the root: each pass searches the previous best sow first.
@@ -336,6 +338,7 @@ fn deepen<S: Side>(
 ) -> Deepened {
     let mut best = kids[0].3;
     let mut value = None;
+    let mut done = 0;
     for depth in 1..=max_depth {
         search.horizon = false;
         let mut alpha = -INF;
@@ -357,14 +360,19 @@ fn deepen<S: Side>(
             kids[..=k].rotate_right(1);
         }
         if search.aborted {
-            return Deepened { best, value };
+            break;
         }
         value = Some(alpha);
+        done = depth;
         if !search.horizon {
-            return Deepened { best, value };
+            break;
         }
     }
-    Deepened { best, value }
+    Deepened {
+        best,
+        value,
+        depth: done,
+    }
 }
 
 /// What Kalah Hard chose and what it cost: for measurements ([`kalah_hard_choice`]).
@@ -478,6 +486,45 @@ fn kalah_estimate(
     let [mine, theirs] = pos.stores();
     let banked = i32::from(mine) - i32::from(theirs);
     (found.value.map(|v| banked + v), search.nodes)
+}
+
+/// A Congklak position's worth to the seat to move by a deepening search given `work`
+/// positions: its final margin (stores, plus the margin the search sees still to be won
+/// from the pits, every line followed `depth` sows or to its end). `None` when the game is
+/// over or no pass finished. The arena uses it to pick openings neither side has already
+/// won (a value near 0), in a game whose first turns can decide it (K2-K3).
+pub fn congklak_search_value(game: &Mancala, work: u64) -> Option<(i32, u32)> {
+    if game.rule_set() != RuleSet::Congklak {
+        return None;
+    }
+    let seat = game.to_move()?;
+    let raw = game.board().raw_pits();
+    let side = CongklakSide([raw[seat], raw[1 - seat]]);
+    let mut kids = [(CongklakSide::default(), 0, Next::Over, 0); MAX_PITS];
+    let n = side.children(&mut kids);
+    let kids = &mut kids[..n];
+    if n == 0 {
+        return None;
+    }
+    order(kids);
+    let never = || false;
+    let budget = Budget {
+        work,
+        out_of_time: &never,
+    };
+    let mut search = Search {
+        nodes: 0,
+        limit: work.max(1),
+        budget: &budget,
+        aborted: false,
+        horizon: false,
+        db: None,
+        sweep_at_horizon: false,
+    };
+    let found = deepen(&mut search, kids, HARD_MAX_DEPTH);
+    let stores = game.board().stores();
+    let banked = i32::from(stores[seat]) - i32::from(stores[1 - seat]);
+    found.value.map(|v| (banked + v, found.depth))
 }
 
 #[cfg(test)]

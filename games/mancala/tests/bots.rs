@@ -8,6 +8,7 @@ mod common;
 use common::{new_game, random_game, sow_values};
 
 use ludus_mancala::EndgameDb;
+use ludus_mancala::bot::congklak_search_value;
 use ludus_mancala::{KalahPosition, Mancala, RuleSet, Solver, Sow};
 use ludus_rules::{Bot, Budget, Game, Level, RandomSource, SplitMix64};
 use proptest::prelude::*;
@@ -244,4 +245,41 @@ fn k3_congklak_the_first_turn_decides_the_game() {
             );
         }
     }
+}
+
+/// K2-K4: the value the arena judges Congklak openings by. Where the search sees every line
+/// to the end (a few seeds left) it is the exact final margin by minimax over the game itself;
+/// from the start it is a first-player win (the opening chain above banks more than half);
+/// a Kalah game has no such value.
+#[test]
+fn k4_congklak_search_value_is_the_final_margin_where_it_sees_the_end() {
+    let mut checked = 0;
+    for seed in 0..200u64 {
+        let mut drops = SplitMix64(seed ^ 0x5EED);
+        let mut pits = [[0u8; 7]; 2];
+        for _ in 0..(6 + seed % 7) {
+            let k = drops.below(14) as usize;
+            pits[k / 7][k % 7] += 1;
+        }
+        if pits.iter().any(|row| row.iter().all(|&p| p == 0)) {
+            continue;
+        }
+        let rest = 98 - pits.iter().flatten().map(|&p| u32::from(p)).sum::<u32>();
+        let stores = [(rest / 3) as u8, (rest - rest / 3) as u8];
+        let Ok(game) = Mancala::from_position(RuleSet::Congklak, [&pits[0], &pits[1]], stores, 0)
+        else {
+            continue;
+        };
+        let best = sow_values(&game).iter().map(|v| v.1).max().unwrap();
+        let (value, _depth) = congklak_search_value(&game, 10_000_000).unwrap();
+        assert_eq!(value, best, "{pits:?} stores {stores:?}");
+        checked += 1;
+    }
+    assert!(checked > 100, "{checked}");
+    let (start, depth) = congklak_search_value(&new_game(RuleSet::Congklak), 1_000_000).unwrap();
+    assert!(start > 0 && depth > 4, "{start} at {depth} sows");
+    assert_eq!(
+        congklak_search_value(&new_game(RuleSet::Kalah), 1_000),
+        None
+    );
 }
