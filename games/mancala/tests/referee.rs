@@ -8,6 +8,7 @@
 mod common;
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::referee::Referee;
@@ -158,7 +159,12 @@ fn verdict(referee: &mut Referee, pits: &[u8; 12], pit: u8, claim: Option<i32>) 
 }
 
 /// Hard's sow on `game` (its default work, no clock) judged by `referee`.
-fn judge(referee: &mut Referee, game: &Mancala, rng_seed: u64, verdicts: &mut Verdicts) -> Judged {
+fn judge(
+    referee: &mut Referee,
+    game: &Mancala,
+    rng_seed: u64,
+    verdicts: &Mutex<Verdicts>,
+) -> Judged {
     let pos = KalahPosition::from_game(game).unwrap();
     let mut pits = [0u8; 12];
     pits[..6].copy_from_slice(pos.mover_pits());
@@ -171,12 +177,18 @@ fn judge(referee: &mut Referee, game: &Mancala, rng_seed: u64, verdicts: &mut Ve
     let think = started.elapsed();
     let think_cpu = thread_cpu_seconds() - cpu;
     let banked = i32::from(pos.stores()[0]) - i32::from(pos.stores()[1]);
-    let (chosen, best) = match verdicts.known.get(&(pits, hard.pit)) {
-        Some(&known) => known,
+    let known = verdicts
+        .lock()
+        .unwrap()
+        .known
+        .get(&(pits, hard.pit))
+        .copied();
+    let (chosen, best) = match known {
+        Some(known) => known,
         None => {
             let claim = hard.margin.map(|m| m - banked);
             let found = verdict(referee, &pits, hard.pit, claim);
-            verdicts.remember(&pits, hard.pit, found);
+            verdicts.lock().unwrap().remember(&pits, hard.pit, found);
             found
         }
     };
@@ -248,7 +260,7 @@ fn m4_m8_the_referee_matches_minimax_over_the_game() {
 fn m11_kalah_hard_never_gives_away_margin_up_to_28_seeds() {
     let mut referee = Referee::new(22);
     for (k, game) in positions(16, 28, 24, 1).iter().enumerate() {
-        let j = judge(&mut referee, game, k as u64, &mut Verdicts::none());
+        let j = judge(&mut referee, game, k as u64, &Mutex::new(Verdicts::none()));
         assert_eq!(
             j.chosen, j.best,
             "{:?} ({} seeds): Hard sowed {} worth {}, the position is worth {}",
@@ -321,35 +333,77 @@ fn m11_full_run_kalah_hard_against_the_referee() {
         started.elapsed(),
         thread_cpu_seconds() - cpu
     );
+    // The referee remembers the exact value of every position of at most this many seeds
+    // it meets (`LUDUS_REFEREE_SMALL`, default 20: 215 MiB).
+    let small_seeds: usize = std::env::var("LUDUS_REFEREE_SMALL")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    // `LUDUS_REFEREE_THREADS=N` judges a band on N threads (default 1), each with its own
+    // table, all sharing the small positions: a position's Hard choice is the same whatever
+    // thread makes it, and its CPU time is the thread's own.
+    let threads: usize = std::env::var("LUDUS_REFEREE_THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let verbose = std::env::var("LUDUS_REFEREE_VERBOSE").is_ok();
     let mut failures = Vec::new();
-    let mut verdicts = Verdicts::from_env();
+    let verdicts = Mutex::new(Verdicts::from_env());
     for (fewest, most) in bands {
-        let mut referee = Referee::with_small_positions(24, 16);
+        // Only its small positions are used (a one-slot table).
+        let first = Referee::with_small_positions(0, small_seeds);
+        let games = positions(fewest, most, count, 7_000 + u64::from(fewest));
         let started = Instant::now();
+        // Each thread judges positions t, t + N, t + 2N, …; the verdicts come back in order.
+        let mut judged: Vec<(usize, Judged)> = Vec::new();
+        let mut referee_nodes = 0;
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let mut referee = first.sharing_small_positions(24);
+                    let (games, verdicts) = (&games, &verdicts);
+                    std::thread::Builder::new()
+                        // Plain minimax over small positions recurses a whole game deep.
+                        .stack_size(256 << 20)
+                        .spawn_scoped(scope, move || {
+                            let mut out = Vec::new();
+                            for (k, game) in games.iter().enumerate().skip(t).step_by(threads) {
+                                let before = (referee.nodes, Instant::now());
+                                let j = judge(&mut referee, game, k as u64, verdicts);
+                                if verbose {
+                                    println!(
+                                        "  {:?} ({} seeds): Hard {:.0?} (CPU {:.2} s), {} positions, exact {}; referee {} positions in {:.0?}",
+                                        j.pits,
+                                        j.seeds,
+                                        j.think,
+                                        j.think_cpu,
+                                        j.nodes,
+                                        j.exact,
+                                        referee.nodes - before.0,
+                                        before.1.elapsed()
+                                    );
+                                }
+                                out.push((k, j));
+                            }
+                            (out, referee.nodes)
+                        })
+                        .unwrap()
+                })
+                .collect();
+            for worker in workers {
+                let (out, nodes) = worker.join().unwrap();
+                judged.extend(out);
+                referee_nodes += nodes;
+            }
+        });
+        judged.sort_by_key(|(k, _)| *k);
         let mut optimal = 0;
         let mut changed = 0;
         let mut thinks = Vec::new();
         let mut cpus = Vec::new();
         let (mut most_nodes, mut unfinished) = (0, 0);
-        for (k, game) in positions(fewest, most, count, 7_000 + u64::from(fewest))
-            .iter()
-            .enumerate()
-        {
-            let before = (referee.nodes, Instant::now());
-            let j = judge(&mut referee, game, k as u64, &mut verdicts);
-            if std::env::var("LUDUS_REFEREE_VERBOSE").is_ok() {
-                println!(
-                    "  {:?} ({} seeds): Hard {:.0?} (CPU {:.2} s), {} positions, exact {}; referee {} positions in {:.0?}",
-                    j.pits,
-                    j.seeds,
-                    j.think,
-                    j.think_cpu,
-                    j.nodes,
-                    j.exact,
-                    referee.nodes - before.0,
-                    before.1.elapsed()
-                );
-            }
+        for (_, j) in &judged {
             thinks.push(j.think);
             cpus.push(j.think_cpu);
             most_nodes = most_nodes.max(j.nodes);
@@ -369,9 +423,10 @@ fn m11_full_run_kalah_hard_against_the_referee() {
         }
         thinks.sort();
         cpus.sort_by(f64::total_cmp);
+        let n = thinks.len();
         let at = |share: usize| (thinks.len() * share / 100).min(thinks.len() - 1);
         println!(
-            "{fewest}-{most} seeds: value-optimal {optimal}/{count}, result changed {changed}; \
+            "{fewest}-{most} seeds: value-optimal {optimal}/{n}, result changed {changed}; \
              Hard think (wall) median {:.0?}, p90 {:.0?}, p99 {:.0?}, max {:.0?}; \
              CPU a choice mean {:.2} s, p99 {:.2} s, max {:.2} s; most positions {most_nodes}, \
              solve unfinished {unfinished}; referee {} positions, {:.1?}",
@@ -379,10 +434,10 @@ fn m11_full_run_kalah_hard_against_the_referee() {
             thinks[at(90)],
             thinks[at(99)],
             thinks[thinks.len() - 1],
-            cpus.iter().sum::<f64>() / count as f64,
+            cpus.iter().sum::<f64>() / n as f64,
             cpus[at(99)],
             cpus[cpus.len() - 1],
-            referee.nodes,
+            referee_nodes,
             started.elapsed(),
         );
     }

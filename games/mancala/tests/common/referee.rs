@@ -10,7 +10,12 @@
 //!
 //! Only the pits matter for what is still to be won (the stores just add up), so the table is
 //! keyed by the 12 pit counts and holds the margin the mover still wins from them; it lives
-//! as long as the referee, so positions of the same game share their work.
+//! as long as the referee, so positions of the same game share their work. A value is found
+//! by null-window searches only, halving the range it can be in, and positions of few seeds
+//! are valued once by plain minimax and remembered (shared between threads).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Places on the board: 12 pits and 2 stores.
 const PLACES: usize = 14;
@@ -86,11 +91,13 @@ struct Slot {
 
 /// Exact values of the positions with at most `seeds` seeds in the pits, each computed by
 /// plain minimax the first time the search meets it and kept: one byte per position, at its
-/// lexicographic rank among the ways to lay that many seeds in 12 pits.
-struct Small {
+/// lexicographic rank among the ways to lay that many seeds in 12 pits. Referees on other
+/// threads can share it: a value is a fact of the position, so two threads computing the same
+/// one write the same byte.
+pub struct Small {
     seeds: usize,
     /// `value + 64`, 0 while unknown (a margin is at most the seeds: ±`seeds`).
-    values: Vec<u8>,
+    values: Vec<AtomicU8>,
     /// `level[s]`: where the positions of `s` seeds start in `values`.
     level: Vec<usize>,
     /// `ways[k][s]`: the ways to lay `s` seeds in `k` pits.
@@ -113,8 +120,10 @@ impl Small {
         }
         Small {
             seeds,
-            // Zeroed pages cost nothing until written: only positions met take memory.
-            values: vec![0; level[seeds + 1]],
+            // One byte per position, all of it up front (20 seeds: 215 MiB).
+            values: std::iter::repeat_with(|| AtomicU8::new(0))
+                .take(level[seeds + 1])
+                .collect(),
             level,
             ways,
         }
@@ -136,10 +145,36 @@ impl Small {
     }
 }
 
+impl Small {
+    /// The exact margin still to be won from `pits` (holding `seeds` seeds, at most
+    /// [`Small::seeds`], both rows holding seeds) by plain minimax, remembered; `nodes` counts
+    /// the positions computed.
+    fn value(&self, pits: &[u8; 12], seeds: usize, nodes: &mut u64) -> i32 {
+        let at = self.rank(pits, seeds);
+        let known = self.values[at].load(Ordering::Relaxed);
+        if known != 0 {
+            return i32::from(known) - 64;
+        }
+        *nodes += 1;
+        let mut best = i32::MIN;
+        for p in (0..6).filter(|&p| pits[p] > 0) {
+            let (gain, after) = sow(pits, p);
+            let v = match after {
+                After::Over => gain,
+                After::Again(next) => gain + self.value(&next, total(&next), nodes),
+                After::Turn(next) => gain - self.value(&next, total(&next), nodes),
+            };
+            best = best.max(v);
+        }
+        self.values[at].store((best + 64) as u8, Ordering::Relaxed);
+        best
+    }
+}
+
 /// The referee: exact values of Kalah positions.
 pub struct Referee {
     table: Vec<Slot>,
-    small: Option<Small>,
+    small: Option<Arc<Small>>,
     /// Positions visited, over the referee's life.
     pub nodes: u64,
 }
@@ -159,44 +194,43 @@ impl Referee {
     /// solved once, which is what makes positions of 37-48 seeds affordable.
     pub fn with_small_positions(bits: u32, seeds: usize) -> Referee {
         Referee {
-            small: Some(Small::new(seeds)),
+            small: Some(Arc::new(Small::new(seeds))),
             ..Referee::new(bits)
         }
     }
 
-    /// The exact margin still to be won from `pits` (at most the small-position seeds, both
-    /// rows holding seeds) by plain minimax, remembered.
-    fn small_value(&mut self, pits: &[u8; 12], seeds: usize) -> i32 {
-        let Some(small) = &self.small else {
-            unreachable!("only called with small positions kept")
-        };
-        let at = small.rank(pits, seeds);
-        let known = small.values[at];
-        if known != 0 {
-            return i32::from(known) - 64;
+    /// Another referee (its own table of `2^bits` slots) that shares this one's small
+    /// positions: for a second thread judging other positions.
+    pub fn sharing_small_positions(&self, bits: u32) -> Referee {
+        Referee {
+            small: self.small.clone(),
+            ..Referee::new(bits)
         }
-        self.nodes += 1;
-        let mut best = i32::MIN;
-        for p in (0..6).filter(|&p| pits[p] > 0) {
-            let (gain, after) = sow(pits, p);
-            let v = match after {
-                After::Over => gain,
-                After::Again(next) => gain + self.small_value(&next, total(&next)),
-                After::Turn(next) => gain - self.small_value(&next, total(&next)),
-            };
-            best = best.max(v);
-        }
-        if let Some(small) = &mut self.small {
-            small.values[at] = (best + 64) as u8;
-        }
-        best
     }
 
     /// The margin the mover still wins from `pits` (mover's pits 1–6, then the opponent's)
     /// with both sides playing perfectly; add the store difference for the final margin.
+    ///
+    /// Null-window searches only, halving the range the value can still be in: a search
+    /// whose window is one wide prunes far more than a full-window one, and the table keeps
+    /// what every pass proved for the next (on positions of 37-48 seeds this is what makes a
+    /// position take seconds instead of many minutes).
     pub fn value(&mut self, pits: &[u8; 12]) -> i32 {
         let seeds: i32 = pits.iter().map(|&s| i32::from(s)).sum();
-        self.negamax(pits, -seeds - 1, seeds + 1)
+        // The margin still to be won lies in -seeds..=seeds (every seed in the pits goes to
+        // one store or the other, M7).
+        let (mut lower, mut upper) = (-seeds, seeds);
+        while lower < upper {
+            // A test in lower+1..=upper: "is the value at least `test`?"
+            let test = lower + (upper - lower + 1) / 2;
+            let v = self.negamax(pits, test - 1, test);
+            if v >= test {
+                lower = v;
+            } else {
+                upper = v;
+            }
+        }
+        lower
     }
 
     /// The margin the mover still wins from `pits` after sowing its pit `pit` (1–6).
@@ -231,8 +265,10 @@ impl Referee {
 
     fn negamax(&mut self, pits: &[u8; 12], mut alpha: i32, mut beta: i32) -> i32 {
         let seeds = total(pits);
-        if self.small.as_ref().is_some_and(|s| seeds <= s.seeds) {
-            return self.small_value(pits, seeds);
+        if let Some(small) = &self.small
+            && seeds <= small.seeds
+        {
+            return small.value(pits, seeds, &mut self.nodes);
         }
         self.nodes += 1;
         let i = self.slot(pits);
