@@ -269,6 +269,28 @@ fn m11_kalah_hard_never_gives_away_margin_up_to_28_seeds() {
     }
 }
 
+/// M11: the same at 29 to 36 seeds, where Hard's exact solve needs most of its budget: the
+/// first 8 positions of the full run's 31-36 band and 4 of 29-30 (every test run; the full
+/// run's 100 are in `BENCHMARKS.md`). Hard's finished solve claims a margin, so the referee
+/// proves it with null-window searches (about a second a position) instead of valuing every
+/// sow.
+#[test]
+fn m11_kalah_hard_never_gives_away_margin_at_29_to_36_seeds() {
+    let mut referee = Referee::with_small_positions(22, 16);
+    let verdicts = Mutex::new(Verdicts::none());
+    let games = positions(31, 36, 8, 7_031)
+        .into_iter()
+        .chain(positions(29, 30, 4, 7_029));
+    for (k, game) in games.enumerate() {
+        let j = judge(&mut referee, &game, k as u64, &verdicts);
+        assert_eq!(
+            j.chosen, j.best,
+            "{:?} ({} seeds): Hard sowed {} worth {}, the position is worth {}",
+            j.pits, j.seeds, j.pit, j.chosen, j.best
+        );
+    }
+}
+
 /// M11: the positions of random games where Hard's exact solve used to give up and its
 /// fallback search gave away margin, with the margin the referee's full run valued them at
 /// from the pits: 36 seeds (the solve gave up at 750 k positions, it needs 2.4 M; pit 4 lost
