@@ -177,17 +177,23 @@ fn judge(
     let think = started.elapsed();
     let think_cpu = thread_cpu_seconds() - cpu;
     let banked = i32::from(pos.stores()[0]) - i32::from(pos.stores()[1]);
-    let known = verdicts
-        .lock()
-        .unwrap()
-        .known
-        .get(&(pits, hard.pit))
-        .copied();
+    let (known, worth) = {
+        let verdicts = verdicts.lock().unwrap();
+        let known = verdicts.known.get(&(pits, hard.pit)).copied();
+        // What the position is worth, if another sow of it was judged (a Hard that changed
+        // its choice): then one null-window search tells whether this sow keeps it all.
+        let worth = (1..=6u8).find_map(|p| verdicts.known.get(&(pits, p)).map(|v| v.1));
+        (known, worth)
+    };
     let (chosen, best) = match known {
         Some(known) => known,
         None => {
             let claim = hard.margin.map(|m| m - banked);
-            let found = verdict(referee, &pits, hard.pit, claim);
+            let found = match worth {
+                Some(best) if referee.sow_beats(&pits, hard.pit, best - 1) => (best, best),
+                Some(best) => (referee.sow_value(&pits, hard.pit), best),
+                None => verdict(referee, &pits, hard.pit, claim),
+            };
             verdicts.lock().unwrap().remember(&pits, hard.pit, found);
             found
         }
