@@ -264,9 +264,15 @@ fn m4_m8_the_referee_matches_minimax_over_the_game() {
 /// below covers up to 48 seeds; the referee alone takes minutes a position near 36.
 #[test]
 fn m11_kalah_hard_never_gives_away_margin_up_to_28_seeds() {
-    let mut referee = Referee::new(22);
-    for (k, game) in positions(16, 28, 24, 1).iter().enumerate() {
-        let j = judge(&mut referee, game, k as u64, &Mutex::new(Verdicts::none()));
+    assert_hard_keeps_the_margin(Referee::new(22), positions(16, 28, 24, 1));
+}
+
+/// Judges Hard's sow on each of `games` (the index seeds Hard's random source) and fails on
+/// the first that gives away part of the position's final margin.
+fn assert_hard_keeps_the_margin(mut referee: Referee, games: impl IntoIterator<Item = Mancala>) {
+    let verdicts = Mutex::new(Verdicts::none());
+    for (k, game) in games.into_iter().enumerate() {
+        let j = judge(&mut referee, &game, k as u64, &verdicts);
         assert_eq!(
             j.chosen, j.best,
             "{:?} ({} seeds): Hard sowed {} worth {}, the position is worth {}",
@@ -282,19 +288,10 @@ fn m11_kalah_hard_never_gives_away_margin_up_to_28_seeds() {
 /// sow.
 #[test]
 fn m11_kalah_hard_never_gives_away_margin_at_29_to_36_seeds() {
-    let mut referee = Referee::with_small_positions(22, 16);
-    let verdicts = Mutex::new(Verdicts::none());
     let games = positions(31, 36, 8, 7_031)
         .into_iter()
         .chain(positions(29, 30, 4, 7_029));
-    for (k, game) in games.enumerate() {
-        let j = judge(&mut referee, &game, k as u64, &verdicts);
-        assert_eq!(
-            j.chosen, j.best,
-            "{:?} ({} seeds): Hard sowed {} worth {}, the position is worth {}",
-            j.pits, j.seeds, j.pit, j.chosen, j.best
-        );
-    }
+    assert_hard_keeps_the_margin(Referee::with_small_positions(22, 16), games);
 }
 
 /// M11: the positions of random games where Hard's exact solve used to give up and its
