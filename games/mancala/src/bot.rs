@@ -12,8 +12,13 @@
 //!   budget goes to that solve; where it finishes Hard gives away none of the final margin
 //!   (judged by an outside referee, `tests/referee.rs`, `BENCHMARKS.md`). When the budget ends
 //!   after the first pass proved a sow worth at least the guess, Hard sows it. With more seeds
-//!   the solve gets half the budget and, when it does not finish, Hard deepens alpha-beta with
-//!   the rest, with exact values from the endgame database at the leaves. In Congklak it
+//!   the solve gets half the budget and, when it does not finish (and above 40 seeds, where
+//!   no solve is tried), Hard deepens alpha-beta with the rest: a transposition table (each
+//!   pass tries the previous pass's best sow first at every node), exact values from the
+//!   endgame database where a line gets that far, and at the horizon a linear estimate of
+//!   what the pits are still worth, fitted to the solver's exact values
+//!   ([`HORIZON_WEIGHTS`]) rather than the store difference alone (judged by the referee on
+//!   positions of 37-48 seeds, `BENCHMARKS.md`). In Congklak it
 //!   deepens alpha-beta under Congklak's own rules (relay sowing K2, the K4 end) until it sees
 //!   every line to the end (then its choice is exact) or 3/8 of its budget is spent, 1.5 M
 //!   positions by default (a Congklak position costs about twice a Kalah one: relay laps).
@@ -52,6 +57,38 @@ pub const HARD_SURE_SEEDS: u32 = 36;
 const HARD_GUESS_SHARE: u64 = 8;
 /// Transposition-table slots of Hard's exact solve: 2^20 × 16 bytes = 16 MiB per choice.
 const HARD_TABLE_BITS: u32 = 20;
+/// Transposition-table slots of Hard's search where the exact solve does not finish:
+/// 2^20 × 20 bytes = 20 MiB per choice.
+const HARD_SEARCH_TABLE_BITS: u32 = 20;
+/// The units of [`HORIZON_WEIGHTS`]: eighths of a seed.
+const HORIZON_SCALE: i32 = 8;
+
+/// A linear estimate of the margin a Kalah mover still wins from the pits, in eighths of a
+/// seed: where Hard's search stops short of the end (positions of more than 40 seeds, or an
+/// exact solve that did not finish), it counts this rather than nothing beyond the stores.
+struct HorizonWeights {
+    /// Per seed in each pit: the mover's pits 1–6, then the opponent's (M1).
+    pits: [i32; 2 * PITS],
+    /// Per pit of the mover whose sow ends in its store (an extra turn, M5), and the
+    /// opponent's.
+    own_extra_turn: i32,
+    their_extra_turn: i32,
+    constant: i32,
+}
+
+/// Fitted by least squares to the exact values of 3,000 positions of 22-34 seeds from random
+/// games (`cargo run --release -p ludus-mancala --example horizon_weights`, which prints them):
+/// root-mean-square error 8.2 seeds on 3,000 other positions, against 9.6 for the store
+/// difference alone and 12.4 for the sweep. A seed far from the mover's store is worth more
+/// to it (it stays on its side longer), an extra turn in hand about 2.6 seeds. Judged by
+/// the referee on positions of 37-48 seeds (`BENCHMARKS.md`).
+const HORIZON_WEIGHTS: HorizonWeights = HorizonWeights {
+    pits: [3, 2, 1, 0, 1, 4, 0, -1, 0, 0, 0, -3],
+    own_extra_turn: 21,
+    their_extra_turn: -12,
+    constant: 5,
+};
+
 /// How often (in positions) a search asks the budget whether time is up.
 const POLL: u64 = 1024;
 
@@ -65,7 +102,7 @@ impl Bot for Mancala {
                 let side = KalahSide(*pos.pits());
                 match level {
                     Level::Hard => usize::from(kalah_hard_choice(&pos, budget, rng)?.pit) - 1,
-                    _ => choose_by_search(&side, level, budget, rng, None).0,
+                    _ => choose_by_search(&side, level, budget, rng, None, None, Horizon::Stores).0,
                 }
             }
             RuleSet::Congklak => {
@@ -81,7 +118,7 @@ impl Bot for Mancala {
                     work,
                     out_of_time: budget.out_of_time,
                 };
-                choose_by_search(&side, level, &budget, rng, None).0
+                choose_by_search(&side, level, &budget, rng, None, None, Horizon::Stores).0
             }
         };
         // The searches only ever name a pit with seeds; this keeps the promise of a legal
@@ -113,6 +150,12 @@ trait Side: Copy + Default {
     fn exact(&self, db: Option<&EndgameDb>) -> Option<i32>;
     /// The margin if each side kept the seeds now in its pits (M7's sweep, were the game over).
     fn swept(&self) -> i32;
+    /// The position's pits as a transposition-table key: all of a position the search's
+    /// value depends on (the stores only add to it), so a key match is the same position.
+    fn key(&self) -> [u8; 2 * MAX_PITS];
+    /// The margin still to be won estimated by [`HORIZON_WEIGHTS`], in [`HORIZON_SCALE`]ths
+    /// of a seed.
+    fn fitted(&self) -> i32;
 }
 
 /// Kalah pits, mover's six first (M1), sown by the solver's own [`play`].
@@ -141,6 +184,32 @@ impl Side for KalahSide {
         own.iter().map(|&p| i32::from(p)).sum::<i32>()
             - theirs.iter().map(|&p| i32::from(p)).sum::<i32>()
     }
+
+    fn key(&self) -> [u8; 2 * MAX_PITS] {
+        let mut k = [0; 2 * MAX_PITS];
+        k[..2 * PITS].copy_from_slice(&self.0);
+        k
+    }
+
+    fn fitted(&self) -> i32 {
+        let w = &HORIZON_WEIGHTS;
+        // M5: pit k (0-based) ends a sow in the store when it holds 6 - k seeds.
+        let extra_turns = |row: &[u8]| {
+            row.iter()
+                .enumerate()
+                .filter(|&(k, &seeds)| usize::from(seeds) == PITS - k)
+                .count() as i32
+        };
+        let pits: i32 = self
+            .0
+            .iter()
+            .zip(&w.pits)
+            .map(|(&seeds, &weight)| i32::from(seeds) * weight)
+            .sum();
+        pits + w.own_extra_turn * extra_turns(&self.0[..PITS])
+            + w.their_extra_turn * extra_turns(&self.0[PITS..])
+            + w.constant
+    }
 }
 
 /// Congklak pits, mover's seven first, sown by the game's own engine ([`board::sow_recording`]).
@@ -168,6 +237,18 @@ impl Side for CongklakSide {
         let [own, theirs] = self.0;
         own.iter().map(|&p| i32::from(p)).sum::<i32>()
             - theirs.iter().map(|&p| i32::from(p)).sum::<i32>()
+    }
+
+    fn key(&self) -> [u8; 2 * MAX_PITS] {
+        let mut k = [0; 2 * MAX_PITS];
+        k[..MAX_PITS].copy_from_slice(&self.0[0]);
+        k[MAX_PITS..].copy_from_slice(&self.0[1]);
+        k
+    }
+
+    /// No weights are fitted for Congklak (its searches do not ask): the sweep stands in.
+    fn fitted(&self) -> i32 {
+        self.swept() * HORIZON_SCALE
     }
 }
 
@@ -201,9 +282,99 @@ struct Search<'a, 'b> {
     /// Whether some line stopped at the depth limit rather than at the end of the game.
     horizon: bool,
     db: Option<&'static EndgameDb>,
-    /// The value at the horizon: the seeds each side holds in its pits counted as its own
-    /// (`true`), or nothing beyond the store difference gained on the way (`false`).
-    sweep_at_horizon: bool,
+    /// What a position at the horizon is worth.
+    evaluation: Horizon,
+    /// The units of every value: 1 (seeds), or [`HORIZON_SCALE`] with [`Horizon::Fitted`].
+    scale: i32,
+    /// Bounds and best sows of positions already searched (Kalah Hard): each deepening pass
+    /// tries the previous pass's best sow first at every node, and a position reached again
+    /// by another order of sows is not searched twice.
+    table: Option<DepthTable>,
+}
+
+/// How a search values a position where it stops before the end of the game.
+#[derive(Copy, Clone, Eq, PartialEq, Debug)]
+enum Horizon {
+    /// Nothing beyond the store difference gained on the way.
+    Stores,
+    /// The seeds each side holds in its pits counted as its own (M7's sweep).
+    Sweep,
+    /// Kalah's fitted estimate ([`HORIZON_WEIGHTS`]), in [`HORIZON_SCALE`]ths of a seed:
+    /// the search then counts every margin in those units.
+    Fitted,
+}
+
+impl Horizon {
+    fn scale(self) -> i32 {
+        match self {
+            Horizon::Stores | Horizon::Sweep => 1,
+            Horizon::Fitted => HORIZON_SCALE,
+        }
+    }
+}
+
+/// One slot of a [`DepthTable`]: bounds on a position's value searched `depth` sows deep (or
+/// to the end of every line: [`COMPLETE`]), and its best sow. 20 bytes.
+#[derive(Copy, Clone, Default)]
+struct DepthEntry {
+    key: [u8; 2 * MAX_PITS],
+    lower: i16,
+    upper: i16,
+    /// The best sow's pit index + 1 (0: an empty slot).
+    best: u8,
+    depth: u8,
+}
+
+/// A depth of [`DepthEntry`] meaning the search saw every line to the end: its bounds hold
+/// at any depth.
+const COMPLETE: u8 = u8::MAX;
+
+/// A transposition table for the depth-limited search, keyed by the whole position (no
+/// collisions), four slots a bucket, the deepest results kept.
+struct DepthTable {
+    slots: Vec<DepthEntry>,
+    mask: usize,
+}
+
+const DEPTH_BUCKET: usize = 4;
+
+impl DepthTable {
+    fn new(bits: u32) -> DepthTable {
+        let size = 1usize << bits.clamp(4, 28);
+        DepthTable {
+            slots: vec![DepthEntry::default(); size],
+            mask: size - 1,
+        }
+    }
+
+    fn bucket(&self, key: &[u8; 2 * MAX_PITS]) -> usize {
+        let mut lo = [0u8; 8];
+        lo.copy_from_slice(&key[..8]);
+        let mut hi = [0u8; 8];
+        hi[..6].copy_from_slice(&key[8..]);
+        let h = (u64::from_le_bytes(lo)
+            ^ u64::from_le_bytes(hi).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        ((h >> 32) as usize) & self.mask & !(DEPTH_BUCKET - 1)
+    }
+
+    fn probe(&self, at: usize, key: &[u8; 2 * MAX_PITS]) -> Option<DepthEntry> {
+        self.slots[at..at + DEPTH_BUCKET]
+            .iter()
+            .find(|e| e.best > 0 && e.key == *key)
+            .copied()
+    }
+
+    /// Keeps `entry` over the same position, else over the shallowest slot of the bucket.
+    fn store(&mut self, at: usize, entry: DepthEntry) {
+        let bucket = &mut self.slots[at..at + DEPTH_BUCKET];
+        let slot = bucket
+            .iter()
+            .position(|e| e.best > 0 && e.key == entry.key)
+            .or_else(|| (0..DEPTH_BUCKET).min_by_key(|&k| (bucket[k].best > 0, bucket[k].depth)))
+            .unwrap_or(0);
+        bucket[slot] = entry;
+    }
 }
 
 const INF: i32 = i32::MAX / 2;
@@ -227,6 +398,7 @@ impl Search<'_, '_> {
         alpha: i32,
         beta: i32,
     ) -> i32 {
+        let gain = gain * self.scale;
         match next {
             Next::Over => gain,
             Next::Again => gain + self.alphabeta(c, depth, alpha - gain, beta - gain),
@@ -234,30 +406,64 @@ impl Search<'_, '_> {
         }
     }
 
-    /// Fail-soft alpha-beta `depth` sows deep; at the horizon the value is 0: the store
-    /// difference already gained on the way.
-    fn alphabeta<S: Side>(&mut self, s: &S, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    /// Fail-soft alpha-beta `depth` sows deep, valued at the horizon by [`Search::evaluation`].
+    fn alphabeta<S: Side>(&mut self, s: &S, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
         if self.tick() {
             return 0;
         }
         if let Some(v) = s.exact(self.db) {
-            return v;
+            return v * self.scale;
         }
         if depth == 0 {
             self.horizon = true;
-            return if self.sweep_at_horizon { s.swept() } else { 0 };
+            return match self.evaluation {
+                Horizon::Stores => 0,
+                Horizon::Sweep => s.swept(),
+                Horizon::Fitted => s.fitted(),
+            };
         }
+        let key = s.key();
+        let at = self.table.as_ref().map(|t| t.bucket(&key));
+        let known = at.and_then(|at| self.table.as_ref()?.probe(at, &key));
+        let mut hint = None;
+        if let Some(e) = known {
+            hint = Some(usize::from(e.best) - 1);
+            if u32::from(e.depth) >= depth {
+                let (lo, hi) = (i32::from(e.lower), i32::from(e.upper));
+                if e.depth != COMPLETE {
+                    // The bounds came from a search that stopped at its horizon.
+                    self.horizon = true;
+                }
+                if lo >= beta || lo == hi {
+                    return lo;
+                }
+                if hi <= alpha {
+                    return hi;
+                }
+                alpha = alpha.max(lo);
+                beta = beta.min(hi);
+            }
+        }
+        let alpha0 = alpha;
         let mut kids = [(S::default(), 0, Next::Over, 0); MAX_PITS];
         let n = s.children(&mut kids);
         order(&mut kids[..n]);
+        if let Some(k) = hint.and_then(|pit| kids[..n].iter().position(|kid| kid.3 == pit)) {
+            kids[..=k].rotate_right(1);
+        }
+        // Whether a line below this node stops at the horizon (then the bounds found here
+        // hold only for this depth).
+        let outer_horizon = std::mem::replace(&mut self.horizon, false);
         let mut best = -INF;
-        for &(c, gain, next, _) in &kids[..n] {
+        let mut best_pit = kids[0].3;
+        for &(c, gain, next, pit) in &kids[..n] {
             let v = self.child(&c, gain, next, depth - 1, alpha, beta);
             if self.aborted {
                 return 0;
             }
             if v > best {
                 best = v;
+                best_pit = pit;
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
@@ -265,6 +471,37 @@ impl Search<'_, '_> {
                     }
                 }
             }
+        }
+        let saw_horizon = self.horizon;
+        self.horizon |= outer_horizon;
+        if let (Some(at), Some(table)) = (at, self.table.as_mut()) {
+            let (mut lo, mut hi) = if best <= alpha0 {
+                (-INF, best)
+            } else if best >= beta {
+                (best, INF)
+            } else {
+                (best, best)
+            };
+            let depth = if saw_horizon {
+                depth.min(u32::from(COMPLETE) - 1) as u8
+            } else {
+                COMPLETE
+            };
+            // Keep what the table knew at this depth if it was tighter on the other side.
+            if let Some(e) = known.filter(|e| e.depth == depth) {
+                lo = lo.max(i32::from(e.lower));
+                hi = hi.min(i32::from(e.upper));
+            }
+            table.store(
+                at,
+                DepthEntry {
+                    key,
+                    lower: lo.clamp(-32000, 32000) as i16,
+                    upper: hi.clamp(-32000, 32000) as i16,
+                    best: best_pit as u8 + 1,
+                    depth,
+                },
+            );
         }
         best
     }
@@ -285,6 +522,8 @@ fn choose_by_search<S: Side>(
     budget: &Budget<'_>,
     rng: &mut dyn RandomSource,
     db: Option<&'static EndgameDb>,
+    table: Option<DepthTable>,
+    evaluation: Horizon,
 ) -> (usize, u64) {
     let mut kids = [(S::default(), 0, Next::Over, 0); MAX_PITS];
     let n = side.children(&mut kids);
@@ -313,7 +552,9 @@ fn choose_by_search<S: Side>(
         aborted: false,
         horizon: false,
         db,
-        sweep_at_horizon: false,
+        evaluation,
+        scale: evaluation.scale(),
+        table,
     };
     let best = deepen(&mut search, kids, max_depth).best;
     (best, search.nodes)
@@ -392,7 +633,7 @@ pub struct HardChoice {
 /// Kalah Hard's choice on `pos`: the book, then an exact solve from a guessed value if it fits
 /// (the whole budget with at most [`HARD_SURE_SEEDS`] seeds in the pits, half of it up to 40
 /// seeds), else the sow its first pass proved worth the guess, else the deepening search with
-/// the endgame database at the leaves. `None` when the game is over.
+/// its table, the endgame database and the fitted horizon. `None` when the game is over.
 pub fn kalah_hard_choice(
     pos: &KalahPosition,
     budget: &Budget<'_>,
@@ -450,7 +691,15 @@ pub fn kalah_hard_choice(
         out_of_time: budget.out_of_time,
     };
     let side = KalahSide(*pos.pits());
-    let (index, nodes) = choose_by_search(&side, Level::Hard, &rest, rng, Some(db));
+    let (index, nodes) = choose_by_search(
+        &side,
+        Level::Hard,
+        &rest,
+        rng,
+        Some(db),
+        Some(DepthTable::new(HARD_SEARCH_TABLE_BITS)),
+        Horizon::Fitted,
+    );
     Some(HardChoice {
         pit: index as u8 + 1,
         nodes: spent + nodes,
@@ -480,7 +729,9 @@ fn kalah_estimate(
         aborted: false,
         horizon: false,
         db: Some(db),
-        sweep_at_horizon: true,
+        evaluation: Horizon::Sweep,
+        scale: 1,
+        table: None,
     };
     let found = deepen(&mut search, kids, HARD_MAX_DEPTH);
     let [mine, theirs] = pos.stores();
@@ -519,7 +770,9 @@ pub fn congklak_search_value(game: &Mancala, work: u64) -> Option<(i32, u32)> {
         aborted: false,
         horizon: false,
         db: None,
-        sweep_at_horizon: false,
+        evaluation: Horizon::Stores,
+        scale: 1,
+        table: None,
     };
     let found = deepen(&mut search, kids, HARD_MAX_DEPTH);
     let stores = game.board().stores();
@@ -531,6 +784,63 @@ pub fn congklak_search_value(game: &Mancala, work: u64) -> Option<(i32, u32)> {
 mod tests {
     use super::*;
     use ludus_rules::SplitMix64;
+
+    /// Kalah Hard's search beyond the exact solve (transposition table, fitted horizon in
+    /// eighths of a seed), let run until it sees every line to the end, values a position
+    /// exactly as the solver does (M4–M8), and its sow is worth that value: the table's
+    /// bounds and depths, the fitted leaves and the scaling lose nothing. Positions of up to
+    /// 14 seeds from random games, no endgame database (so every line is searched).
+    #[test]
+    fn m11_kalah_hard_search_with_its_table_is_exact_where_it_sees_the_end() {
+        let mut solver = Solver::new(16);
+        let never = || false;
+        let budget = Budget::work(u64::MAX);
+        let mut checked = 0;
+        for seed in 0..200u64 {
+            let mut rng = SplitMix64(seed);
+            let mut pos = KalahPosition::start();
+            while !pos.is_over() && pos.seeds() > 14 {
+                let legal = pos.legal_pits();
+                let pit = legal[rng.below(legal.len() as u32) as usize];
+                pos = pos.after_sow(pit).unwrap_or_else(|| unreachable!());
+            }
+            if pos.is_over() {
+                continue;
+            }
+            let side = KalahSide(*pos.pits());
+            let mut kids = [(KalahSide::default(), 0, Next::Over, 0); MAX_PITS];
+            let n = side.children(&mut kids);
+            order(&mut kids[..n]);
+            let mut search = Search {
+                nodes: 0,
+                limit: u64::MAX,
+                budget: &Budget {
+                    work: budget.work,
+                    out_of_time: &never,
+                },
+                aborted: false,
+                horizon: false,
+                db: None,
+                evaluation: Horizon::Fitted,
+                scale: HORIZON_SCALE,
+                table: Some(DepthTable::new(12)),
+            };
+            let found = deepen(&mut search, &mut kids[..n], HARD_MAX_DEPTH);
+            let [mine, theirs] = pos.stores();
+            let banked = i32::from(mine) - i32::from(theirs);
+            let exact = solver.solve(&pos).margin - banked;
+            assert_eq!(found.value, Some(exact * HORIZON_SCALE), "{pos:?}");
+            let values = solver.analyze(&pos, u64::MAX);
+            let chosen = values
+                .iter()
+                .find(|v| usize::from(v.pit) == found.best + 1)
+                .unwrap_or_else(|| unreachable!());
+            assert!(chosen.is_exact());
+            assert_eq!(chosen.lower, exact + banked, "{pos:?}: sow {}", chosen.pit);
+            checked += 1;
+        }
+        assert!(checked >= 150, "{checked}");
+    }
 
     /// K2–K4: the search's Congklak sow agrees with the game's on every legal sow of random
     /// games (the gain is the mover's store growth, the child is seen from the next mover).
