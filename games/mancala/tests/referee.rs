@@ -337,6 +337,7 @@ fn m11_kalah_hard_keeps_the_margin_where_its_solve_used_to_give_up() {
 #[test]
 #[ignore = "minutes in release: the measurement behind BENCHMARKS.md"]
 fn m11_full_run_kalah_hard_against_the_referee() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let count: usize = std::env::var("LUDUS_REFEREE_COUNT")
         .ok()
         .and_then(|c| c.parse().ok())
@@ -366,13 +367,22 @@ fn m11_full_run_kalah_hard_against_the_referee() {
         .unwrap_or(20);
     // `LUDUS_REFEREE_THREADS=N` judges a band on N threads (default 1), each with its own
     // table, all sharing the small positions: a position's Hard choice is the same whatever
-    // thread makes it, and its CPU time is the thread's own.
+    // thread makes it, and its CPU time is the thread's own. Each thread takes the next
+    // position not yet taken, so one slow position does not leave the other threads idle.
     let threads: usize = std::env::var("LUDUS_REFEREE_THREADS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1)
         .max(1);
     let verbose = std::env::var("LUDUS_REFEREE_VERBOSE").is_ok();
+    // `LUDUS_REFEREE_SKIP=17,40` leaves those positions of the band (0-based, in the order
+    // they are generated) unjudged: one the referee needs hours for, say. The report counts
+    // only the positions judged, and says how many were skipped.
+    let skip: Vec<usize> = std::env::var("LUDUS_REFEREE_SKIP")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|k| k.trim().parse().ok())
+        .collect();
     let mut failures = Vec::new();
     let verdicts = Mutex::new(Verdicts::from_env());
     for (fewest, most) in bands {
@@ -383,24 +393,35 @@ fn m11_full_run_kalah_hard_against_the_referee() {
         // Each thread judges positions t, t + N, t + 2N, …; the verdicts come back in order.
         let mut judged: Vec<(usize, Judged)> = Vec::new();
         let mut referee_nodes = 0;
+        let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
-                .map(|t| {
+                .map(|_| {
                     let mut referee = first.sharing_small_positions(24);
-                    let (games, verdicts) = (&games, &verdicts);
+                    let (games, verdicts, next, skip) = (&games, &verdicts, &next, &skip);
                     std::thread::Builder::new()
                         // Plain minimax over small positions recurses a whole game deep.
                         .stack_size(256 << 20)
                         .spawn_scoped(scope, move || {
                             let mut out = Vec::new();
-                            for (k, game) in games.iter().enumerate().skip(t).step_by(threads) {
+                            loop {
+                                let k = next.fetch_add(1, Ordering::Relaxed);
+                                let Some(game) = games.get(k) else {
+                                    break;
+                                };
+                                if skip.contains(&k) {
+                                    continue;
+                                }
                                 let before = (referee.nodes, Instant::now());
                                 let j = judge(&mut referee, game, k as u64, verdicts);
                                 if verbose {
                                     println!(
-                                        "  {:?} ({} seeds): Hard {:.0?} (CPU {:.2} s), {} positions, exact {}; referee {} positions in {:.0?}",
+                                        "  #{k} {:?} ({} seeds): Hard sows {} (worth {}, best {}) in {:.0?} (CPU {:.2} s), {} positions, exact {}; referee {} positions in {:.0?}",
                                         j.pits,
                                         j.seeds,
+                                        j.pit,
+                                        j.chosen,
+                                        j.best,
                                         j.think,
                                         j.think_cpu,
                                         j.nodes,
@@ -451,10 +472,11 @@ fn m11_full_run_kalah_hard_against_the_referee() {
         let n = thinks.len();
         let at = |share: usize| (thinks.len() * share / 100).min(thinks.len() - 1);
         println!(
-            "{fewest}-{most} seeds: value-optimal {optimal}/{n}, result changed {changed}; \
+            "{fewest}-{most} seeds: value-optimal {optimal}/{n} ({} skipped), result changed {changed}; \
              Hard think (wall) median {:.0?}, p90 {:.0?}, p99 {:.0?}, max {:.0?}; \
              CPU a choice mean {:.2} s, p99 {:.2} s, max {:.2} s; most positions {most_nodes}, \
              solve unfinished {unfinished}; referee {} positions, {:.1?}",
+            skip.iter().filter(|&&k| k < games.len()).count(),
             thinks[at(50)],
             thinks[at(90)],
             thinks[at(99)],
