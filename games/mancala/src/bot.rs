@@ -79,9 +79,10 @@ struct HorizonWeights {
 /// Fitted by least squares to the exact values of 3,000 positions of 22-34 seeds from random
 /// games (`cargo run --release -p ludus-mancala --example horizon_weights`, which prints them):
 /// root-mean-square error 8.2 seeds on 3,000 other positions, against 9.6 for the store
-/// difference alone and 12.4 for the sweep. A seed far from the mover's store is worth more
-/// to it (it stays on its side longer), an extra turn in hand about 2.6 seeds. Judged by
-/// the referee on positions of 37-48 seeds (`BENCHMARKS.md`).
+/// difference alone and 12.4 for the sweep. The mover's seeds count most in its pit 1
+/// (farthest from its store: they stay on its side longest) and its pit 6 (a sow from the
+/// store), the opponent's pit 6 against the mover, and an extra turn in hand about 2.6
+/// seeds. Judged by the referee on positions of 37-48 seeds (`BENCHMARKS.md`).
 const HORIZON_WEIGHTS: HorizonWeights = HorizonWeights {
     pits: [3, 2, 1, 0, 1, 4, 0, -1, 0, 0, 0, -3],
     own_extra_turn: 21,
