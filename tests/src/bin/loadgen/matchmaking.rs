@@ -3,6 +3,12 @@
 //! paired per second, the wait from `FindMatch` to the match, and checks that no ticket was
 //! paired twice: every game has exactly two distinct players in seats 0 and 1, and every
 //! player is in exactly one game.
+//!
+//! `--rounds R` repeats the burst R times on the same processes, each round with its own
+//! guests (all signed in before the first round), and reports each round apart: the first
+//! burst of a fresh process pays for growing its heap (the kernel zeroing fresh pages was
+//! about half of a new gateway's CPU in that burst, BENCHMARKS.md), later ones show what a
+//! server already running spends per ticket.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -37,6 +43,9 @@ pub struct MatchmakingArgs {
     /// How long to wait for every ticket to be paired.
     #[arg(long, default_value_t = 120)]
     pub patience_seconds: u64,
+    /// Bursts of `--tickets` to send one after the other, each reported apart.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: usize,
     /// Directory holding the service binaries (default: next to this binary).
     #[arg(long)]
     pub bin_dir: Option<std::path::PathBuf>,
@@ -50,19 +59,46 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
     let system = System::start_processes(&bin_dir, args.gateways, args.replicas, true)?;
     println!("system: {}", system.description);
     let pool = Pool::connect(&system.gateway, args.connections * args.gateways.max(1)).await?;
-    let players: Vec<(String, system::Client)> = futures::stream::iter(0..args.tickets)
-        .map(|i| {
-            let pool = pool.clone();
-            async move { system::sign_in(pool.get(i), &format!("q{i}")).await }
-        })
-        .buffered(SETUP_PARALLELISM)
-        .try_collect()
-        .await?;
+    let rounds = args.rounds.max(1);
+    let mut players: Vec<(String, system::Client)> =
+        futures::stream::iter(0..args.tickets * rounds)
+            .map(|i| {
+                let pool = pool.clone();
+                async move { system::sign_in(pool.get(i), &format!("q{i}")).await }
+            })
+            .buffered(SETUP_PARALLELISM)
+            .try_collect()
+            .await?;
+    let mut paired_twice = false;
+    for round in 1..=rounds {
+        let these = players.split_off(players.len() - args.tickets.min(players.len()));
+        let label = if rounds == 1 {
+            String::new()
+        } else {
+            format!("round {round} of {rounds}: ")
+        };
+        paired_twice |= !burst(&args, &system, these, &label).await;
+    }
+    system.stop().await;
+    anyhow::ensure!(!paired_twice, "a ticket was paired twice");
+    Ok(())
+}
+
+/// One burst: every player of `players` calls `FindMatch` at once; prints what it measured
+/// and returns whether the double-match check passed.
+async fn burst(
+    args: &MatchmakingArgs,
+    system: &System,
+    players: Vec<(String, system::Client)>,
+    label: &str,
+) -> bool {
+    let tickets = players.len();
     let cpu_before = measure::cpu_time_of(&system.measured_pids());
     let cpu_before_each = system.cpu_each();
+    let calls_before = system.redis_calls();
     let started = Instant::now();
     let patience = Duration::from_secs(args.patience_seconds);
-    let tickets = players
+    let tickets_sent = players
         .into_iter()
         .map(|(player_id, mut client)| async move {
             let sent = Instant::now();
@@ -88,7 +124,7 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
             .map_err(|_| anyhow::anyhow!("not matched within {patience:?}"))??;
             anyhow::Ok((player_id, matched, sent.elapsed(), started.elapsed()))
         });
-    let results = futures::future::join_all(tickets).await;
+    let results = futures::future::join_all(tickets_sent).await;
     let cpu = measure::cpu_time_of(&system.measured_pids()).saturating_sub(cpu_before);
     let mut waits = Latencies::default();
     let mut last = Duration::ZERO;
@@ -124,8 +160,8 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
         .count();
     let paired = waits.len();
     println!(
-        "matchmaking: {} tickets, {} replicas, {} gateways: {} paired into {} games in {:.2} s = {:.0} tickets/s; CPU {:.0} µs/ticket; load {}",
-        args.tickets,
+        "{label}matchmaking: {} tickets, {} replicas, {} gateways: {} paired into {} games in {:.2} s = {:.0} tickets/s; CPU {:.0} µs/ticket; load {}",
+        tickets,
         args.replicas,
         args.gateways,
         paired,
@@ -148,6 +184,28 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
         })
         .collect();
     println!("  CPU µs/ticket by process: {}", shares.join(", "));
+    // Redis commands per ticket (scripts count once, as EVALSHA; INFO's own call excluded).
+    let mut calls: Vec<(String, f64)> = system
+        .redis_calls()
+        .into_iter()
+        .filter(|(name, _)| name != "info")
+        .map(|(name, total)| {
+            let before = calls_before.get(&name).copied().unwrap_or(0);
+            let per = total.saturating_sub(before) as f64 / paired.max(1) as f64;
+            (name, per)
+        })
+        .filter(|(_, per)| *per >= 0.005)
+        .collect();
+    calls.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let total: f64 = calls.iter().map(|(_, per)| per).sum();
+    let listed: Vec<String> = calls
+        .iter()
+        .map(|(name, per)| format!("{name} {per:.2}"))
+        .collect();
+    println!(
+        "  Redis commands/ticket: {total:.2} ({})",
+        listed.join(", ")
+    );
     println!(
         "  double-match check: {} player(s) matched twice, {} game(s) without exactly two distinct players in seats 0 and 1, {} unmatched{}",
         doubles,
@@ -155,7 +213,5 @@ pub async fn run(args: MatchmakingArgs) -> anyhow::Result<()> {
         unmatched,
         first_error.map_or(String::new(), |e| format!(" (first: {e})"))
     );
-    system.stop().await;
-    anyhow::ensure!(doubles == 0 && bad_games == 0, "a ticket was paired twice");
-    Ok(())
+    doubles == 0 && bad_games == 0
 }

@@ -552,6 +552,38 @@ impl System {
         })
     }
 
+    /// The port of the redis-server this system started, if it started one.
+    pub fn redis_port(&self) -> Option<u16> {
+        self._redis.as_ref().map(|redis| redis.port)
+    }
+
+    /// Commands the system's redis-server has run so far, by name (`INFO commandstats`);
+    /// empty when it started none.
+    pub fn redis_calls(&self) -> std::collections::BTreeMap<String, u64> {
+        let Some(port) = self.redis_port() else {
+            return Default::default();
+        };
+        let Ok(out) = Command::new("redis-cli")
+            .args(["-p", &port.to_string(), "INFO", "commandstats"])
+            .output()
+        else {
+            return Default::default();
+        };
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| {
+                let (name, stats) = line.strip_prefix("cmdstat_")?.split_once(':')?;
+                let calls = stats
+                    .split(',')
+                    .next()?
+                    .strip_prefix("calls=")?
+                    .parse()
+                    .ok()?;
+                Some((name.to_owned(), calls))
+            })
+            .collect()
+    }
+
     pub fn measured_pids(&self) -> Vec<u32> {
         self.measured.iter().map(|(_, pid)| *pid).collect()
     }
