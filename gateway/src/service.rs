@@ -214,6 +214,22 @@ async fn rewatch(
     .await
 }
 
+/// Queues a ticket and opens its watch with one `QueueAndWatch`: its first update (which
+/// names the ticket) and the stream of the rest. A stream that ends before its first update
+/// counts as a broken transport (UNAVAILABLE), like a replica that died.
+async fn queue_and_watch(
+    mut matchmaking: MatchmakingClient<Traced>,
+    enqueue: pb::EnqueueRequest,
+) -> Result<(pb::TicketUpdate, tonic::Streaming<pb::TicketUpdate>), Status> {
+    let mut updates = matchmaking.queue_and_watch(enqueue).await?.into_inner();
+    match updates.message().await? {
+        Some(first) => Ok((first, updates)),
+        None => Err(Status::unavailable(
+            "the ticket's watch ended before its first update",
+        )),
+    }
+}
+
 fn ticket_state(state: i32) -> pb::TicketState {
     pb::TicketState::try_from(state).unwrap_or(pb::TicketState::Unspecified)
 }
@@ -417,13 +433,30 @@ impl GatewayService {
                 // only through an open watch (ARCHITECTURE.md, Matchmaking).
                 confirm_presence: true,
             };
-            let enqueued = past_broken_transport(|| {
-                let (mut matchmaking, enqueue) = (matchmaking.clone(), enqueue.clone());
-                async move { matchmaking.enqueue(enqueue).await.map(Response::into_inner) }
+            // Queued and watched in one call (QueueAndWatch: its first update names the
+            // ticket), again past a broken connection with the same request id. A replica of
+            // an older release answers UNIMPLEMENTED: Enqueue, then WatchTicket below.
+            let opened = past_broken_transport(|| {
+                let (matchmaking, enqueue) = (matchmaking.clone(), enqueue.clone());
+                queue_and_watch(matchmaking, enqueue)
             })
             .await;
-            let ticket = match enqueued {
-                Ok(ticket) => ticket,
+            let (ticket_id, mut pending, opened) = match opened {
+                Ok((first, updates)) => (first.ticket_id.clone(), Some(first), Some(updates)),
+                Err(status) if status.code() == Code::Unimplemented => {
+                    let enqueued = past_broken_transport(|| {
+                        let (mut matchmaking, enqueue) = (matchmaking.clone(), enqueue.clone());
+                        async move { matchmaking.enqueue(enqueue).await.map(Response::into_inner) }
+                    })
+                    .await;
+                    match enqueued {
+                        Ok(ticket) => (ticket.ticket_id, None, None),
+                        Err(status) => {
+                            let _ = started_tx.send(Err(status));
+                            return;
+                        }
+                    }
+                }
                 Err(status) => {
                     let _ = started_tx.send(Err(status));
                     return;
@@ -433,7 +466,7 @@ impl GatewayService {
             // the ticket of a player who had gone matchable until its lease ran out.
             let cancel = async |matchmaking: MatchmakingClient<Traced>| {
                 let request = pb::CancelTicketRequest {
-                    ticket_id: ticket.ticket_id.clone(),
+                    ticket_id: ticket_id.clone(),
                     player_id: caller.player_id.clone(),
                 };
                 let _ = past_broken_transport(|| {
@@ -443,23 +476,27 @@ impl GatewayService {
                 .await;
             };
             let watch = pb::WatchTicketRequest {
-                ticket_id: ticket.ticket_id.clone(),
+                ticket_id: ticket_id.clone(),
                 player_id: caller.player_id.clone(),
             };
-            // The client left while we queued: no watch, so nothing confirms their seat.
+            // The client left while we queued: the watch goes first, so nothing confirms
+            // their seat.
             if started_tx.is_closed() {
+                drop(opened);
                 cancel(matchmaking).await;
                 return;
             }
-            // Past a broken connection too: the ticket is queued, and lives in Redis.
-            let watched = rewatch(&mut matchmaking, &watch).await;
-            let mut updates = match watched {
-                Ok(updates) => updates,
-                Err(status) => {
-                    cancel(matchmaking).await;
-                    let _ = started_tx.send(Err(status));
-                    return;
-                }
+            let mut updates = match opened {
+                Some(updates) => updates,
+                // Past a broken connection too: the ticket is queued, and lives in Redis.
+                None => match rewatch(&mut matchmaking, &watch).await {
+                    Ok(updates) => updates,
+                    Err(status) => {
+                        cancel(matchmaking).await;
+                        let _ = started_tx.send(Err(status));
+                        return;
+                    }
+                },
             };
             // Nobody is waiting for the answer: the client left while we queued. The watch
             // goes before the cancel (see below).
@@ -471,13 +508,18 @@ impl GatewayService {
             let mut settled = false;
             let mut last_state = None;
             loop {
-                let update = tokio::select! {
-                    () = tx.closed() => break,
-                    () = stopping.cancelled() => {
-                        let _ = tx.send(Err(refuse(Code::Unavailable, "the server is shutting down: find a match again", reason::UNAVAILABLE))).await;
-                        break;
+                // QueueAndWatch's first update, read when the ticket was opened, goes first.
+                let update = if let Some(first) = pending.take() {
+                    Some(Ok(first))
+                } else {
+                    tokio::select! {
+                        () = tx.closed() => break,
+                        () = stopping.cancelled() => {
+                            let _ = tx.send(Err(refuse(Code::Unavailable, "the server is shutting down: find a match again", reason::UNAVAILABLE))).await;
+                            break;
+                        }
+                        update = updates.next() => update,
                     }
-                    update = updates.next() => update,
                 };
                 let update = match update {
                     Some(Ok(update)) => update,

@@ -100,6 +100,42 @@ pub struct Ludus {
     manual_clock: Option<ManualClock>,
     /// The accounts service's SQL database (a SQLite file unless a test asks for PostgreSQL).
     accounts_db: AccountsDatabase,
+    /// The internal services a gateway calls besides game-state and rooms (for
+    /// [`Ludus::start_gateway_with_matchmaking`]).
+    internal: GatewayUpstreams,
+}
+
+/// Where a gateway of the system under test finds matchmaking, ratings and accounts.
+#[derive(Debug, Clone, Copy)]
+struct GatewayUpstreams {
+    matchmaking: SocketAddr,
+    ratings: SocketAddr,
+    accounts: SocketAddr,
+}
+
+/// The session-token secret of every system the harness starts.
+const TOKEN_SECRET: &[u8] = b"end-to-end tests secret, 32+ bytes long";
+
+/// The guest sign-in limit of a test system's gateways: every test's clients share
+/// 127.0.0.1, so the new-guest limit per address would refuse a test's fortieth player. Its
+/// own tests are the gateway's unit tests; registrations and room-code lookups keep their
+/// production limits.
+fn test_sign_ins() -> ludus_gateway::limits::SignInLimit {
+    ludus_gateway::limits::SignInLimit {
+        guests_per_minute: 10_000,
+        guest_burst: 10_000,
+        ..Default::default()
+    }
+}
+
+/// Each player's call rate at a test system's gateways: replies no longer stall ~40 ms
+/// (TCP_NODELAY), so a test plays a whole game in milliseconds, far over a human's 20
+/// calls/s; no end-to-end test is about the per-player rate (the gateway's unit tests are).
+fn test_player_limit() -> ludus_gateway::limits::PlayerLimit {
+    ludus_gateway::limits::PlayerLimit {
+        per_second: 10_000,
+        burst: 10_000,
+    }
 }
 
 /// The Redis a test system runs on: one `redis-server`, or a local Redis Cluster when
@@ -372,7 +408,7 @@ impl Ludus {
             ludus::SystemConfig {
                 backend: backend.clone(),
                 gateway,
-                token_secret: b"end-to-end tests secret, 32+ bytes long".to_vec(),
+                token_secret: TOKEN_SECRET.to_vec(),
                 access_token_ttl: ludus_gateway::auth::ACCESS_TOKEN_TTL,
                 turn_ms,
                 absence_grace,
@@ -380,21 +416,8 @@ impl Ludus {
                 clock: manual_clock
                     .as_ref()
                     .map_or_else(Clock::system, ManualClock::clock),
-                // Every test's clients share 127.0.0.1: the new-guest limit per address would
-                // refuse a test's fortieth player. Its own tests are the gateway's unit tests;
-                // registrations and room-code lookups keep their production limits.
-                sign_ins: ludus_gateway::limits::SignInLimit {
-                    guests_per_minute: 10_000,
-                    guest_burst: 10_000,
-                    ..Default::default()
-                },
-                // Replies no longer stall ~40 ms (TCP_NODELAY), so a test plays a whole game
-                // in milliseconds, far over a human's 20 calls/s; no end-to-end test is about
-                // the per-player rate (the gateway's unit tests are).
-                per_player: ludus_gateway::limits::PlayerLimit {
-                    per_second: 10_000,
-                    burst: 10_000,
-                },
+                sign_ins: test_sign_ins(),
+                per_player: test_player_limit(),
                 accounts,
                 finished_game_retention,
                 bots,
@@ -405,7 +428,13 @@ impl Ludus {
         .await
         .expect("start the system");
         let (gateway, game_state, rooms) = (system.gateway, system.game_state, system.rooms);
+        let internal = GatewayUpstreams {
+            matchmaking: system.matchmaking,
+            ratings: system.ratings,
+            accounts: system.accounts,
+        };
         Ludus {
+            internal,
             gateway,
             game_state,
             rooms,
@@ -595,6 +624,48 @@ impl Ludus {
     }
 
     /// Stops every service and waits for them.
+    /// Starts one more gateway in front of this system (stopped with it), calling matchmaking
+    /// at `matchmaking` (a test's stand-in, e.g. a replica of another release) and every other
+    /// service where the system's own gateway does; returns its address. Tokens of either
+    /// gateway are good at both (one secret).
+    pub async fn start_gateway_with_matchmaking(&self, matchmaking: SocketAddr) -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let url = |addr: SocketAddr| format!("http://{addr}");
+        let config = ludus_gateway::Config {
+            backend: self.backend.clone(),
+            game_state_url: url(self.game_state),
+            matchmaking_url: url(matchmaking),
+            ratings_url: url(self.internal.ratings),
+            accounts_url: url(self.internal.accounts),
+            rooms_url: url(self.rooms),
+            token_secret: TOKEN_SECRET.to_vec(),
+            token_ttl: ludus_gateway::auth::DEFAULT_TOKEN_TTL,
+            access_token_ttl: ludus_gateway::auth::ACCESS_TOKEN_TTL,
+            cors_origins: Vec::new(),
+            sign_ins: test_sign_ins(),
+            per_player: test_player_limit(),
+            presence_lease: ludus_gateway::presence::DEFAULT_LEASE,
+            clock: self
+                .manual_clock
+                .as_ref()
+                .map_or_else(Clock::system, ManualClock::clock),
+            lease_clock: Clock::system(),
+            tls: None,
+        };
+        tokio::spawn(ludus_gateway::run(
+            config,
+            listener,
+            self.stop.clone().cancelled_owned(),
+        ));
+        addr
+    }
+
+    /// The system's own matchmaking server (internal API).
+    pub fn matchmaking(&self) -> SocketAddr {
+        self.internal.matchmaking
+    }
+
     pub async fn shutdown(mut self) {
         self.stop.cancel();
         if let Some(system) = self.system.take() {

@@ -70,6 +70,15 @@ impl Matchmaking for Broadcasting {
         )))
     }
 
+    type QueueAndWatchStream = Self::WatchTicketStream;
+
+    async fn queue_and_watch(
+        &self,
+        _: Request<pb::EnqueueRequest>,
+    ) -> Result<Response<Self::QueueAndWatchStream>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+
     async fn cancel_ticket(
         &self,
         _: Request<pb::CancelTicketRequest>,

@@ -192,13 +192,25 @@ impl Matcher {
         self.ticket_lease / 3
     }
 
+    /// Where a lease renewed now ends (Unix ms on the lease clock).
+    pub fn lease_until_ms(&self) -> u64 {
+        self.lease_clock
+            .now_ms()
+            .saturating_add(u64::try_from(self.ticket_lease.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// Whether a lease ending at `end_ms` has at least a lease minus one renewal period left:
+    /// a watch that finds it so need not renew it before its first renewal period ends (the
+    /// lease written by the enqueue just before the watch).
+    pub fn lease_is_fresh(&self, end_ms: Option<u64>) -> bool {
+        let renewal = u64::try_from(self.ticket_renewal().as_millis()).unwrap_or(u64::MAX);
+        end_ms.is_some_and(|end| end >= self.lease_until_ms().saturating_sub(renewal))
+    }
+
     /// Renews `ticket`'s lease from now; a failure is logged (the next renewal retries; a
     /// lapse costs the player their ticket, which their client sees as a cancel).
     pub async fn keep_alive(&self, ticket: &Ticket) {
-        let until = self
-            .lease_clock
-            .now_ms()
-            .saturating_add(u64::try_from(self.ticket_lease.as_millis()).unwrap_or(u64::MAX));
+        let until = self.lease_until_ms();
         if let Err(error) = self
             .queues
             .keep_alive(&ticket.queue, &ticket.ticket_id, until)

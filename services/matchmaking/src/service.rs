@@ -101,10 +101,10 @@ impl MatchmakingService {
         }
     }
 
-    async fn enqueue(
-        &self,
-        request: pb::EnqueueRequest,
-    ) -> Result<pb::EnqueueResponse, ServiceError> {
+    /// The ticket an enqueue of `request` writes (validated; the rating looked up), not
+    /// stored yet: its id is known before the write, so a watch can register for its notices
+    /// first.
+    async fn ticket_of(&self, request: &pb::EnqueueRequest) -> Result<Ticket, ServiceError> {
         validate_id("player_id", &request.player_id)?;
         validate_display_name("display_name", &request.display_name)?;
         let quick = QuickMatch::from_settings(request.settings.as_ref())?;
@@ -125,46 +125,88 @@ impl MatchmakingService {
                 .parse::<Ulid>()
                 .map_err(|_| ServiceError::InvalidArgument("request_id: not a ULID".to_owned()))?
         };
-        let ticket = Ticket {
+        let payload = TicketPayload::new(&request.display_name, &quick, rating)
+            .confirmed_by_caller(request.confirm_presence)
+            .to_bytes()?;
+        Ok(Ticket {
             ticket_id: ticket_id(&quick.queue, ulid)?,
-            queue: quick.queue.clone(),
+            queue: quick.queue,
             player_id: request.player_id.clone(),
-            payload: TicketPayload::new(&request.display_name, &quick, rating)
-                .confirmed_by_caller(request.confirm_presence)
-                .to_bytes()?,
+            payload,
             created_ms: self.matcher.now_ms(),
             status: TicketStatus::Queued,
-        };
-        match self.queues.enqueue(&ticket).await? {
+        })
+    }
+
+    /// Writes `ticket` (from [`Self::ticket_of`]) with its lease running to `lease_until_ms`.
+    /// `Ok(true)`: queued by this call; `Ok(false)`: the first attempt of the same request
+    /// queued it and its answer was lost, so the caller gets its ticket back (whatever became
+    /// of it since), not a refusal; ALREADY_EXISTS when the player holds another live ticket.
+    async fn store(&self, ticket: &Ticket, lease_until_ms: u64) -> Result<bool, ServiceError> {
+        // Its lease runs from now, written with the ticket: the caller's watch renews it, or
+        // it lapses.
+        match self.queues.enqueue_leased(ticket, lease_until_ms).await? {
             EnqueueOutcome::Queued => {
-                tracing::info!(ticket_id = %ticket.ticket_id, queue = %quick.queue, "ticket queued");
-                // Its lease runs from now: the caller's watch renews it, or it lapses.
-                self.matcher.keep_alive(&ticket).await;
+                tracing::info!(ticket_id = %ticket.ticket_id, queue = %ticket.queue, "ticket queued");
                 self.wake.notify_one();
-                Ok(pb::EnqueueResponse {
-                    ticket_id: ticket.ticket_id,
-                    queue: quick.queue,
-                })
+                Ok(true)
             }
-            // The first attempt of this request queued it and its answer was lost: the
-            // caller gets its ticket back (whatever became of it since), not a refusal.
             EnqueueOutcome::AlreadyQueued { ticket_id }
-                if ticket_id == ticket.ticket_id && self.retried_own(&ticket).await? =>
+                if ticket_id == ticket.ticket_id && self.retried_own(ticket).await? =>
             {
                 tracing::info!(ticket_id = %ticket.ticket_id, "enqueue retried: ticket kept");
-                self.matcher.keep_alive(&ticket).await;
-                Ok(pb::EnqueueResponse {
-                    ticket_id: ticket.ticket_id,
-                    queue: quick.queue,
-                })
+                self.matcher.keep_alive(ticket).await;
+                Ok(false)
             }
             EnqueueOutcome::AlreadyQueued { ticket_id } => {
                 Err(ServiceError::AlreadyExists(format!(
                     "player_id: {} already holds ticket {ticket_id}",
-                    request.player_id
+                    ticket.player_id
                 )))
             }
         }
+    }
+
+    async fn enqueue(
+        &self,
+        request: pb::EnqueueRequest,
+    ) -> Result<pb::EnqueueResponse, ServiceError> {
+        let ticket = self.ticket_of(&request).await?;
+        self.store(&ticket, self.matcher.lease_until_ms()).await?;
+        Ok(pb::EnqueueResponse {
+            ticket_id: ticket.ticket_id,
+            queue: ticket.queue,
+        })
+    }
+
+    /// Starts the watch of `ticket` (read by the caller, or just queued), registered for its
+    /// notices as `registration` (before the ticket was read or written): the current state
+    /// goes out at once (a match only once its game is ready; until then the watch keeps
+    /// trying), then every change.
+    async fn start_watch(
+        &self,
+        ticket: Ticket,
+        lease_end: Option<u64>,
+        registration: Registration,
+    ) -> Result<TicketStream, Status> {
+        let (tx, rx) = mpsc::channel(WATCH_BUFFER);
+        let announced = game_ready(&self.matcher, &ticket, &registration).await;
+        if announced {
+            tx.send(Ok(ticket_update(&ticket, self.matcher.now_ms())))
+                .await
+                .map_err(|_| Status::internal("internal error"))?;
+        }
+        tokio::spawn(watch(
+            self.queues.clone(),
+            self.matcher.clone(),
+            ticket,
+            lease_end,
+            announced,
+            registration,
+            tx,
+            self.stop.clone(),
+        ));
+        Ok(Box::pin(ReceiverStream::new(rx)))
     }
 
     /// Whether the stored ticket with `ticket`'s id is the same player's (a retried request's
@@ -176,11 +218,20 @@ impl MatchmakingService {
 
     /// The ticket, if it is `player_id`'s.
     async fn owned_ticket(&self, ticket_id: &str, player_id: &str) -> Result<Ticket, ServiceError> {
+        Ok(self.owned_ticket_and_lease(ticket_id, player_id).await?.0)
+    }
+
+    /// The ticket, if it is `player_id`'s, and where its lease ends.
+    async fn owned_ticket_and_lease(
+        &self,
+        ticket_id: &str,
+        player_id: &str,
+    ) -> Result<(Ticket, Option<u64>), ServiceError> {
         validate_id("player_id", player_id)?;
         let queue = queue_of(ticket_id)?;
-        let ticket = self
+        let (ticket, lease) = self
             .queues
-            .ticket(&queue, ticket_id)
+            .ticket_and_lease(&queue, ticket_id)
             .await?
             .ok_or_else(|| ServiceError::NotFound(format!("ticket_id: no ticket {ticket_id}")))?;
         if ticket.player_id != player_id {
@@ -188,7 +239,7 @@ impl MatchmakingService {
                 "ticket_id: ticket {ticket_id} is not player {player_id}'s"
             )));
         }
-        Ok(ticket)
+        Ok((ticket, lease))
     }
 
     async fn cancel(
@@ -299,19 +350,24 @@ async fn confirm_present(
 
 /// Follows one ticket: re-reads it when a notice wakes it (or every [`WATCH_FALLBACK_POLL`])
 /// and sends each change until it settles, the client leaves or the server stops.
-/// `announced` is the state the client already has.
+/// `announced` is the state the client already has; `lease_end` where the ticket's lease
+/// ended when it was read.
+#[allow(clippy::too_many_arguments)]
 async fn watch(
     queues: QueueStore,
     matcher: Matcher,
     mut ticket: Ticket,
+    lease_end: Option<u64>,
     mut announced: bool,
     registration: Registration,
     tx: mpsc::Sender<Result<pb::TicketUpdate, Status>>,
     stop: CancellationToken,
 ) {
     // While this watch lives the ticket's lease is renewed: somebody waits on it (ARCHITECTURE.md, "Disconnection (presence)").
+    // A lease written moments ago (by the enqueue right before this watch) lasts until the
+    // first renewal below: renewing it now too was one more script per ticket.
     let mut renewed = tokio::time::Instant::now();
-    if ticket.status.is_live() {
+    if ticket.status.is_live() && !matcher.lease_is_fresh(lease_end) {
         matcher.keep_alive(&ticket).await;
     }
     confirm_present(&matcher, &ticket, &tx).await;
@@ -395,28 +451,37 @@ impl Matchmaking for MatchmakingService {
         let request = request.into_inner();
         // Registered before the read: a notice published after it wakes the watch.
         let registration = self.notices.register(&request.ticket_id);
-        let ticket = self
-            .owned_ticket(&request.ticket_id, &request.player_id)
+        let (ticket, lease_end) = self
+            .owned_ticket_and_lease(&request.ticket_id, &request.player_id)
             .await?;
-        let (tx, rx) = mpsc::channel(WATCH_BUFFER);
-        // The current state goes out at once, before any poll (a match only once its game is
-        // ready; until then the watch keeps trying).
-        let announced = game_ready(&self.matcher, &ticket, &registration).await;
-        if announced {
-            tx.send(Ok(ticket_update(&ticket, self.matcher.now_ms())))
-                .await
-                .map_err(|_| Status::internal("internal error"))?;
-        }
-        tokio::spawn(watch(
-            self.queues.clone(),
-            self.matcher.clone(),
-            ticket,
-            announced,
-            registration,
-            tx,
-            self.stop.clone(),
-        ));
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        Ok(Response::new(
+            self.start_watch(ticket, lease_end, registration).await?,
+        ))
+    }
+
+    type QueueAndWatchStream = TicketStream;
+
+    #[tracing::instrument(skip_all, fields(player_id = %request.get_ref().player_id))]
+    async fn queue_and_watch(
+        &self,
+        request: Request<pb::EnqueueRequest>,
+    ) -> Result<Response<TicketStream>, Status> {
+        let ticket = self.ticket_of(request.get_ref()).await?;
+        // Registered before the write: a proposal made right after it wakes the watch.
+        let registration = self.notices.register(&ticket.ticket_id);
+        let lease_until_ms = self.matcher.lease_until_ms();
+        let stream = if self.store(&ticket, lease_until_ms).await? {
+            // Queued by this call: its state and lease are known without reading them back.
+            self.start_watch(ticket, Some(lease_until_ms), registration)
+                .await?
+        } else {
+            // A retry: the ticket as it stands now, as WatchTicket starts.
+            let (ticket, lease_end) = self
+                .owned_ticket_and_lease(&ticket.ticket_id, &ticket.player_id)
+                .await?;
+            self.start_watch(ticket, lease_end, registration).await?
+        };
+        Ok(Response::new(stream))
     }
 
     #[tracing::instrument(skip_all, fields(ticket_id = %request.get_ref().ticket_id))]

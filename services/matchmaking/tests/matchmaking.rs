@@ -651,6 +651,89 @@ async fn retried_enqueue(backend: Backend) {
     assert_eq!(w.fake.created().len(), 1, "one game");
 }
 
+/// QueueAndWatch as the gateway calls it: with a request id and `confirm_presence`.
+async fn queue_and_watch(
+    c: &mut MatchmakingClient<Channel>,
+    player: &str,
+    settings: Option<pb::GameSettings>,
+    request_id: &str,
+) -> Result<tonic::Streaming<pb::TicketUpdate>, Status> {
+    c.queue_and_watch(pb::EnqueueRequest {
+        player_id: player.into(),
+        display_name: player.to_uppercase(),
+        settings,
+        casual: false,
+        request_id: request_id.into(),
+        confirm_presence: true,
+    })
+    .await
+    .map(Response::into_inner)
+}
+
+/// QueueAndWatch is Enqueue and WatchTicket in one call: the first update is the queued
+/// ticket, named; the stream then ends with the match (the seat confirmed by the stream
+/// itself); a retry with the request id gets the same ticket back, as it stands; a second
+/// request meets the one-ticket rule, and a malformed one queues nothing. The lease is
+/// written with the ticket.
+async fn queued_and_watched(backend: Backend) {
+    let queues = ludus_store::QueueStore::new(backend.clone());
+    let w = world(vec![backend], None).await;
+    let mut c = w.client();
+    let status = queue_and_watch(&mut c, "ann", None, "")
+        .await
+        .expect_err("no settings");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    let request = ulid::Ulid::generate().to_string();
+    let mut ann = queue_and_watch(&mut c, "ann", Some(caro(15, false, false)), &request)
+        .await
+        .expect("ann");
+    let first = ann.next().await.expect("a first update").expect("queued");
+    assert_eq!(state(&first), pb::TicketState::Queued, "{first:?}");
+    assert!(first.ticket_id.contains(&request), "{first:?}");
+    let queue = ludus_matchmaking::model::queue_of(&first.ticket_id).expect("a ticket id");
+    let leases = queues
+        .lease_ends(&queue, &[first.ticket_id.as_str()])
+        .await
+        .expect("read");
+    assert!(leases[0].is_some(), "leased from the start: {leases:?}");
+    let mut again = queue_and_watch(&mut c, "ann", Some(caro(15, false, false)), &request)
+        .await
+        .expect("the same request, retried");
+    let retried = again.next().await.expect("an update").expect("queued");
+    assert_eq!(
+        (state(&retried), &retried.ticket_id),
+        (pb::TicketState::Queued, &first.ticket_id)
+    );
+    drop(again);
+    let other = ulid::Ulid::generate().to_string();
+    let status = queue_and_watch(&mut c, "ann", Some(caro(15, false, false)), &other)
+        .await
+        .expect_err("a second request");
+    assert_eq!(status.code(), Code::AlreadyExists, "{status:?}");
+    assert!(status.message().contains(&first.ticket_id), "{status:?}");
+
+    let mut bob = queue_and_watch(&mut c, "bob", Some(caro(15, false, false)), "")
+        .await
+        .expect("bob");
+    let mut ends = Vec::new();
+    for stream in [&mut ann, &mut bob] {
+        let mut last = None;
+        while let Some(update) = stream.next().await {
+            last = Some(update.expect("update"));
+        }
+        ends.push(last.expect("an update"));
+    }
+    assert!(
+        ends.iter()
+            .all(|end| state(end) == pb::TicketState::Matched),
+        "{ends:?}"
+    );
+    assert_eq!(ends[0].game_id, ends[1].game_id);
+    assert_eq!(ends[0].ticket_id, first.ticket_id);
+    let games = created(&w.fake, 1).await;
+    assert_eq!(players_of(&games[0]), HashSet::from(["ann", "bob"]));
+}
+
 /// C16: only identical size and optional rules pair.
 async fn options_never_mix(backend: Backend) {
     let w = world(vec![backend], None).await;
@@ -960,6 +1043,9 @@ async fn memory_backend() {
     bounded(retried_enqueue(Backend::memory()))
         .await
         .expect("retried enqueue");
+    bounded(queued_and_watched(Backend::memory()))
+        .await
+        .expect("queued and watched");
     bounded(options_never_mix(Backend::memory()))
         .await
         .expect("options");
@@ -991,6 +1077,9 @@ async fn redis_backend() {
     bounded(retried_enqueue(backend("e:").await))
         .await
         .expect("retried enqueue");
+    bounded(queued_and_watched(backend("w:").await))
+        .await
+        .expect("queued and watched");
     bounded(options_never_mix(backend("o:").await))
         .await
         .expect("options");

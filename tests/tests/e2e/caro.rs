@@ -905,3 +905,110 @@ async fn a_response_larger_than_the_gateway_encode_buffer_arrives_whole() {
     assert!(notations.contains(&"A1") && notations.contains(&"O15"));
     ludus.shutdown().await;
 }
+
+/// A matchmaking replica of a release before `QueueAndWatch`: it serves Enqueue, WatchTicket
+/// and CancelTicket (forwarded to the system's own replica) and answers UNIMPLEMENTED to
+/// anything newer, as an older server does for a method it does not know.
+struct OlderReplica {
+    current: pb::matchmaking_client::MatchmakingClient<
+        tonic::service::interceptor::InterceptedService<
+            tonic::transport::Channel,
+            ludus_server::TraceContext,
+        >,
+    >,
+    refused: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    enqueued: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[tonic::async_trait]
+impl pb::matchmaking_server::Matchmaking for OlderReplica {
+    async fn enqueue(
+        &self,
+        request: tonic::Request<pb::EnqueueRequest>,
+    ) -> Result<tonic::Response<pb::EnqueueResponse>, tonic::Status> {
+        self.enqueued
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.current.clone().enqueue(request.into_inner()).await
+    }
+
+    type WatchTicketStream = Streaming<pb::TicketUpdate>;
+
+    async fn watch_ticket(
+        &self,
+        request: tonic::Request<pb::WatchTicketRequest>,
+    ) -> Result<tonic::Response<Self::WatchTicketStream>, tonic::Status> {
+        self.current
+            .clone()
+            .watch_ticket(request.into_inner())
+            .await
+    }
+
+    type QueueAndWatchStream = Streaming<pb::TicketUpdate>;
+
+    async fn queue_and_watch(
+        &self,
+        _: tonic::Request<pb::EnqueueRequest>,
+    ) -> Result<tonic::Response<Self::QueueAndWatchStream>, tonic::Status> {
+        self.refused
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Err(tonic::Status::unimplemented(
+            "unknown method QueueAndWatch for service ludus.v1.Matchmaking",
+        ))
+    }
+
+    async fn cancel_ticket(
+        &self,
+        request: tonic::Request<pb::CancelTicketRequest>,
+    ) -> Result<tonic::Response<pb::TicketUpdate>, tonic::Status> {
+        self.current
+            .clone()
+            .cancel_ticket(request.into_inner())
+            .await
+    }
+}
+
+/// During a rolling upgrade a gateway of this release may reach a matchmaking replica of the
+/// previous one, which has no `QueueAndWatch` (ARCHITECTURE.md, "Matchmaking"): quick match
+/// still pairs its players, through Enqueue and then WatchTicket.
+#[tokio::test]
+async fn quick_match_through_a_replica_without_queue_and_watch() {
+    use std::sync::atomic::Ordering;
+    let ludus = Ludus::start().await;
+    let older = OlderReplica {
+        current: pb::matchmaking_client::MatchmakingClient::new(
+            ludus_tests::connect_internal(ludus.matchmaking()).await,
+        ),
+        refused: Default::default(),
+        enqueued: Default::default(),
+    };
+    let (refused, enqueued) = (older.refused.clone(), older.enqueued.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let older_addr = listener.local_addr().expect("address");
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(pb::matchmaking_server::MatchmakingServer::new(older))
+            .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+    );
+    let gateway = ludus.start_gateway_with_matchmaking(older_addr).await;
+    let mut ann = ludus_tests::sign_in(gateway, "ann").await;
+    let mut bob = ludus_tests::sign_in(gateway, "bob").await;
+    let ((game_ann, seat_ann), (game_bob, seat_bob)) = tokio::join!(
+        ann.find_match(caro_settings()),
+        bob.find_match(caro_settings()),
+    );
+    assert_eq!(game_ann, game_bob);
+    assert_ne!(seat_ann, seat_bob);
+    assert_eq!(
+        refused.load(Ordering::SeqCst),
+        2,
+        "each FindMatch tried the new call first"
+    );
+    assert_eq!(
+        enqueued.load(Ordering::SeqCst),
+        2,
+        "then queued the old way"
+    );
+    ludus.shutdown().await;
+}

@@ -97,6 +97,7 @@ properties!(
     timer_concurrent_claims_take_each_once,
     queue_enqueue_and_list,
     queue_one_live_ticket_per_player,
+    queue_enqueue_leased_writes_the_lease_with_the_ticket,
     queue_concurrent_enqueues_of_one_player_queue_one,
     queue_take_all_or_nothing,
     queue_concurrent_overlapping_takes,

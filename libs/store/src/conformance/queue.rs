@@ -102,6 +102,44 @@ pub async fn queue_one_live_ticket_per_player(backend: Backend) {
     );
 }
 
+/// A leased enqueue writes the ticket's lease with it (what a `keep_alive` right after would
+/// write), and `ticket_and_lease` reads both back; a refused enqueue writes no lease, neither
+/// on the existing ticket nor under the new id.
+/// Both refusals go past the enqueue's first guess (an empty player index).
+pub async fn queue_enqueue_leased_writes_the_lease_with_the_ticket(backend: Backend) {
+    let q = QueueStore::new(backend);
+    let leased = q
+        .enqueue_leased(&ticket("caro", "t1", "p1", 10), 5_000)
+        .await
+        .expect("enqueue");
+    assert_eq!(leased, EnqueueOutcome::Queued);
+    assert_eq!(
+        enqueue(&q, "caro", "t2", "p2", 11).await,
+        EnqueueOutcome::Queued
+    );
+    let leases = q.lease_ends("caro", &["t1", "t2"]).await.expect("leases");
+    assert_eq!(leases, [Some(5_000), None]);
+    let read = q.ticket_and_lease("caro", "t1").await.expect("read");
+    assert_eq!(read, Some((ticket("caro", "t1", "p1", 10), Some(5_000))));
+    let read = q.ticket_and_lease("caro", "t2").await.expect("read");
+    assert_eq!(read, Some((ticket("caro", "t2", "p2", 11), None)));
+    let read = q.ticket_and_lease("caro", "t9").await.expect("read");
+    assert_eq!(read, None);
+    let held = EnqueueOutcome::AlreadyQueued {
+        ticket_id: "t1".into(),
+    };
+    for id in ["t1", "t3"] {
+        let again = q
+            .enqueue_leased(&ticket("caro", id, "p1", 12), 9_000)
+            .await
+            .expect("enqueue");
+        assert_eq!(again, held, "{id}");
+    }
+    let leases = q.lease_ends("caro", &["t1", "t3"]).await.expect("leases");
+    assert_eq!(leases, [Some(5_000), None]);
+    assert_eq!(q.queued("caro", 10).await.expect("queued").len(), 2);
+}
+
 /// One player enqueuing into many queues at once (a client racing itself, or two devices)
 /// ends with exactly one queued ticket, and every other enqueue names that one; after it is
 /// cancelled the player may queue again.

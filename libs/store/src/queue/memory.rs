@@ -89,7 +89,11 @@ impl QueuesMem {
     }
 }
 
-pub(super) fn enqueue(m: &MemoryState, ticket: &Ticket) -> Result<EnqueueOutcome, StoreError> {
+pub(super) fn enqueue(
+    m: &MemoryState,
+    ticket: &Ticket,
+    alive_until_ms: Option<u64>,
+) -> Result<EnqueueOutcome, StoreError> {
     let mut q = lock(&m.queues);
     if let Some((_, id)) = q.players.get(&ticket.player_id) {
         return Ok(EnqueueOutcome::AlreadyQueued {
@@ -111,6 +115,9 @@ pub(super) fn enqueue(m: &MemoryState, ticket: &Ticket) -> Result<EnqueueOutcome
         .entry(ticket.queue.clone())
         .or_default()
         .insert((ticket.created_ms, ticket.ticket_id.clone()));
+    if let Some(until) = alive_until_ms {
+        q.alive.insert(key.clone(), until);
+    }
     q.players.insert(ticket.player_id.clone(), key);
     Ok(EnqueueOutcome::Queued)
 }
@@ -301,6 +308,18 @@ pub(super) fn ticket(
         .tickets
         .get(&(queue.to_owned(), ticket_id.to_owned()))
         .cloned())
+}
+
+pub(super) fn ticket_and_lease(
+    m: &MemoryState,
+    queue: &str,
+    ticket_id: &str,
+) -> Result<Option<(Ticket, Option<u64>)>, StoreError> {
+    let q = lock(&m.queues);
+    let key = (queue.to_owned(), ticket_id.to_owned());
+    Ok(q.tickets
+        .get(&key)
+        .map(|ticket| (ticket.clone(), q.alive.get(&key).copied())))
 }
 
 pub(super) fn live_ticket(

@@ -16,6 +16,11 @@
 //! 2. Only then is the ticket written, by a script that writes nothing when a ticket with
 //!    that id exists: an enqueue whose ticket was tombstoned meanwhile writes nothing.
 //!
+//! The first compare-and-set guesses that the index is empty (a player with no ticket, or
+//! whose last one was matched or cancelled and released: most enqueues) instead of reading
+//! it; a wrong guess moves nothing, and the enqueue then reads the index and goes on as
+//! above.
+//!
 //! So a ticket becomes queued only while the index names it, and the index leaves it only
 //! once it is final: two queued tickets of one player cannot exist at once. The index is
 //! deleted (compare-and-delete) after its ticket is matched or cancelled; one left behind by
@@ -208,7 +213,19 @@ impl QueueStore {
     /// queued ticket per player across all queues; an existing ticket id is never
     /// overwritten, so a retried enqueue cannot re-queue a matched ticket.
     pub async fn enqueue(&self, ticket: &Ticket) -> Result<EnqueueOutcome, StoreError> {
-        dispatch!(self.backend, enqueue(ticket))
+        dispatch!(self.backend, enqueue(ticket, None))
+    }
+
+    /// [`QueueStore::enqueue`] with the ticket's lease running to `alive_until_ms` from the
+    /// start: what [`QueueStore::keep_alive`] right after it would do, in the same write (one
+    /// round trip fewer per ticket). An `AlreadyQueued` outcome writes no lease: renew the
+    /// existing ticket's with `keep_alive`.
+    pub async fn enqueue_leased(
+        &self,
+        ticket: &Ticket,
+        alive_until_ms: u64,
+    ) -> Result<EnqueueOutcome, StoreError> {
+        dispatch!(self.backend, enqueue(ticket, Some(alive_until_ms)))
     }
 
     /// Queued tickets of `queue`, oldest first (ties by id), at most `limit`.
@@ -540,6 +557,16 @@ impl QueueStore {
     /// The ticket, if it exists (finished tickets expire after an hour on Redis).
     pub async fn ticket(&self, queue: &str, ticket_id: &str) -> Result<Option<Ticket>, StoreError> {
         dispatch!(self.backend, ticket(queue, ticket_id))
+    }
+
+    /// The ticket and where its lease ends ([`QueueStore::lease_ends`]), if it exists: one
+    /// read, for a watch that renews the lease only when it is not fresh already.
+    pub async fn ticket_and_lease(
+        &self,
+        queue: &str,
+        ticket_id: &str,
+    ) -> Result<Option<(Ticket, Option<u64>)>, StoreError> {
+        dispatch!(self.backend, ticket_and_lease(queue, ticket_id))
     }
 
     /// The player's live (queued or proposed) ticket, if any: (queue, ticket id).

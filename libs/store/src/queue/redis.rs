@@ -29,8 +29,9 @@ return 1
     )
 });
 
-/// KEYS: queue zset, ticket hash. ARGV: ticket id, queue, player, payload, created. Writes
-/// the ticket unless one with its id exists: returns {'1'} queued, or {'0', its status}.
+/// KEYS: queue zset, ticket hash. ARGV: ticket id, queue, player, payload, created, lease end
+/// ('' for none). Writes the ticket unless one with its id exists: returns {'1'} queued, or
+/// {'0', its status}.
 static ENQUEUE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -38,6 +39,7 @@ local status = redis.call('HGET', KEYS[2], 'status')
 if status then return {'0', status} end
 redis.call('HSET', KEYS[2], 'queue', ARGV[2], 'player', ARGV[3], 'payload', ARGV[4],
   'created', ARGV[5], 'status', 'queued')
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'alive', ARGV[6]) end
 redis.call('ZADD', KEYS[1], ARGV[5], ARGV[1])
 return {'1'}
 ",
@@ -496,6 +498,27 @@ pub(super) async fn ticket(
     parse_ticket(queue, ticket_id.to_owned(), fields).map(Some)
 }
 
+pub(super) async fn ticket_and_lease(
+    r: &RedisBackend,
+    queue: &str,
+    ticket_id: &str,
+) -> Result<Option<(Ticket, Option<u64>)>, StoreError> {
+    let mut fields: HashMap<String, Vec<u8>> = r
+        .query("HGETALL", r.keys.mm_ticket(queue, ticket_id))
+        .await?;
+    if fields.is_empty() {
+        return Ok(None);
+    }
+    let lease = fields
+        .remove("alive")
+        .map(|end| parse_u64("ticket lease", &end))
+        .transpose()?;
+    Ok(Some((
+        parse_ticket(queue, ticket_id.to_owned(), fields)?,
+        lease,
+    )))
+}
+
 pub(super) async fn live_ticket(
     r: &RedisBackend,
     player_id: &str,
@@ -613,12 +636,20 @@ async fn read_index(
 pub(super) async fn enqueue(
     r: &RedisBackend,
     ticket: &Ticket,
+    alive_until_ms: Option<u64>,
 ) -> Result<EnqueueOutcome, StoreError> {
     let k = &r.keys;
     let index = k.mm_player(&ticket.player_id);
     let ours = (ticket.queue.as_str(), ticket.ticket_id.as_str());
+    // First guess an empty index (most enqueues): the compare-and-set checks the guess, and a
+    // wrong one costs the read it skipped (module docs of `queue`).
+    let mut guess_empty = true;
     for _ in 0..ENQUEUE_ATTEMPTS {
-        let current = read_index(r, &ticket.player_id).await?;
+        let current = if std::mem::take(&mut guess_empty) {
+            None
+        } else {
+            read_index(r, &ticket.player_id).await?
+        };
         match &current {
             // A retry of this very enqueue: its ticket's own script decides.
             Some((queue, id)) if (queue.as_str(), id.as_str()) == ours => {}
@@ -651,7 +682,8 @@ pub(super) async fn enqueue(
                 .instrument(r.script("EVALSHA move_index", "move_index"))
                 .await?;
             if moved == 0 {
-                // Another enqueue of this player moved it first: look again.
+                // The index was not empty after all, or another enqueue of this player moved
+                // it first: look again.
                 continue;
             }
         }
@@ -663,6 +695,7 @@ pub(super) async fn enqueue(
             .arg(&ticket.player_id)
             .arg(&ticket.payload)
             .arg(ticket.created_ms)
+            .arg(alive_until_ms.map_or(String::new(), |until| until.to_string()))
             .invoke_async(&mut r.conn.clone())
             .instrument(r.script("EVALSHA enqueue", "enqueue"))
             .await?;

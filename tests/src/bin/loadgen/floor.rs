@@ -302,6 +302,15 @@ impl Matchmaking for Floor {
         Err(Status::unimplemented("the floor only streams events"))
     }
 
+    type QueueAndWatchStream = EventStream;
+
+    async fn queue_and_watch(
+        &self,
+        _: Request<pb::EnqueueRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        Err(Status::unimplemented("the floor only streams events"))
+    }
+
     async fn cancel_ticket(
         &self,
         _: Request<pb::CancelTicketRequest>,
