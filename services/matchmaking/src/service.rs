@@ -376,6 +376,9 @@ async fn watch(
             renewed = tokio::time::Instant::now();
             matcher.keep_alive(&ticket).await;
         }
+        // Woken for each renewal too: renewing only when a notice or the 1 s poll woke the
+        // watch let a 1 s lease (the shortest allowed) lapse under an open watch.
+        let renew_at = renewed + matcher.ticket_renewal();
         tokio::select! {
             () = tx.closed() => return,
             () = stop.cancelled() => {
@@ -385,6 +388,7 @@ async fn watch(
                 return;
             }
             () = registration.notified() => {}
+            () = tokio::time::sleep_until(renew_at), if ticket.status.is_live() => continue,
             () = tokio::time::sleep(WATCH_FALLBACK_POLL) => {}
         }
         // Told its proposal: this open watch is the player's presence, confirmed at once

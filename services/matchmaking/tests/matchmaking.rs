@@ -734,6 +734,68 @@ async fn queued_and_watched(backend: Backend) {
     assert_eq!(players_of(&games[0]), HashSet::from(["ann", "bob"]));
 }
 
+/// A QueueAndWatch stream is its player's presence, as a watch is: while it is open it renews
+/// the ticket's lease (Carl waits past two leases and is still seated; his renewals start
+/// from the lease the enqueue wrote), and once closed it renews nothing (Dora, who left right
+/// after QUEUED, lapses and is dropped). Dora waits in another queue so that no proposal races
+/// her leaving (a seat confirmed just before the server saw a stream close is seated:
+/// ARCHITECTURE.md, "Matchmaking").
+async fn queue_and_watch_stream_is_presence(backend: Backend) {
+    let queues = ludus_store::QueueStore::new(backend.clone());
+    let lease = Duration::from_secs(1);
+    let w = world_configured(vec![backend], |config| {
+        config.match_interval = Duration::from_millis(20);
+        config.confirm_window = Duration::from_millis(500);
+        config.ticket_lease = lease;
+    })
+    .await;
+    let mut c = w.client();
+    let carl_queued = tokio::time::Instant::now();
+    let mut carl = queue_and_watch(&mut c, "carl", Some(caro(15, false, false)), "")
+        .await
+        .expect("carl");
+    let queued = carl.next().await.expect("an update").expect("queued");
+    assert_eq!(state(&queued), pb::TicketState::Queued);
+    let carl_waits = tokio::spawn(async move {
+        let mut last = None;
+        while let Some(update) = carl.next().await {
+            last = Some(update.expect("update"));
+        }
+        last.expect("an update")
+    });
+    let mut dora = queue_and_watch(&mut c, "dora", Some(caro(19, false, false)), "")
+        .await
+        .expect("dora");
+    let queued = dora.next().await.expect("an update").expect("queued");
+    drop(dora);
+    let dora = pb::EnqueueResponse {
+        queue: ludus_matchmaking::model::queue_of(&queued.ticket_id).expect("a ticket id"),
+        ticket_id: queued.ticket_id,
+    };
+    ticket_becomes(&queues, &dora, |s| {
+        *s == ludus_store::TicketStatus::Cancelled
+    })
+    .await;
+    tokio::time::sleep_until(carl_queued + 2 * lease + Duration::from_millis(200)).await;
+    let mut eve = queue_and_watch(&mut c, "eve", Some(caro(15, false, false)), "")
+        .await
+        .expect("eve");
+    let mut eve_end = None;
+    while let Some(update) = eve.next().await {
+        eve_end = Some(update.expect("update"));
+    }
+    let (carl_end, eve_end) = (carl_waits.await.expect("carl"), eve_end.expect("an update"));
+    assert_eq!(state(&carl_end), pb::TicketState::Matched, "{carl_end:?}");
+    assert_eq!(carl_end.game_id, eve_end.game_id);
+    assert!(
+        carl_end.waited_ms >= 2_000,
+        "carl waited two leases: {carl_end:?}"
+    );
+    let games = created(&w.fake, 1).await;
+    assert_eq!(games.len(), 1);
+    assert_eq!(players_of(&games[0]), HashSet::from(["carl", "eve"]));
+}
+
 /// C16: only identical size and optional rules pair.
 async fn options_never_mix(backend: Backend) {
     let w = world(vec![backend], None).await;
@@ -1046,6 +1108,9 @@ async fn memory_backend() {
     bounded(queued_and_watched(Backend::memory()))
         .await
         .expect("queued and watched");
+    bounded(queue_and_watch_stream_is_presence(Backend::memory()))
+        .await
+        .expect("a closed stream is an absent player");
     bounded(options_never_mix(Backend::memory()))
         .await
         .expect("options");
@@ -1080,6 +1145,9 @@ async fn redis_backend() {
     bounded(queued_and_watched(backend("w:").await))
         .await
         .expect("queued and watched");
+    bounded(queue_and_watch_stream_is_presence(backend("a:").await))
+        .await
+        .expect("a closed stream is an absent player");
     bounded(options_never_mix(backend("o:").await))
         .await
         .expect("options");
