@@ -587,16 +587,35 @@ async fn enqueue_request(
     settings: pb::GameSettings,
     request_id: &str,
 ) -> Result<pb::EnqueueResponse, Status> {
-    c.enqueue(pb::EnqueueRequest {
+    c.enqueue(request_of(player, Some(settings), request_id, false))
+        .await
+        .map(Response::into_inner)
+}
+
+/// What a caller sends to queue `player` (displayed as their name in capitals), rated.
+fn request_of(
+    player: &str,
+    settings: Option<pb::GameSettings>,
+    request_id: &str,
+    confirm_presence: bool,
+) -> pb::EnqueueRequest {
+    pb::EnqueueRequest {
         player_id: player.into(),
         display_name: player.to_uppercase(),
-        settings: Some(settings),
+        settings,
         casual: false,
         request_id: request_id.into(),
-        confirm_presence: false,
-    })
-    .await
-    .map(Response::into_inner)
+        confirm_presence,
+    }
+}
+
+/// The last update of a ticket stream, read until it ends.
+async fn last_update(mut stream: tonic::Streaming<pb::TicketUpdate>) -> pb::TicketUpdate {
+    let mut last = None;
+    while let Some(update) = stream.next().await {
+        last = Some(update.expect("update"));
+    }
+    last.expect("an update")
 }
 
 /// An Enqueue retried with its request id (its first answer was lost: the replica died, or
@@ -658,16 +677,9 @@ async fn queue_and_watch(
     settings: Option<pb::GameSettings>,
     request_id: &str,
 ) -> Result<tonic::Streaming<pb::TicketUpdate>, Status> {
-    c.queue_and_watch(pb::EnqueueRequest {
-        player_id: player.into(),
-        display_name: player.to_uppercase(),
-        settings,
-        casual: false,
-        request_id: request_id.into(),
-        confirm_presence: true,
-    })
-    .await
-    .map(Response::into_inner)
+    c.queue_and_watch(request_of(player, settings, request_id, true))
+        .await
+        .map(Response::into_inner)
 }
 
 /// QueueAndWatch is Enqueue and WatchTicket in one call: the first update is the queued
@@ -712,17 +724,10 @@ async fn queued_and_watched(backend: Backend) {
     assert_eq!(status.code(), Code::AlreadyExists, "{status:?}");
     assert!(status.message().contains(&first.ticket_id), "{status:?}");
 
-    let mut bob = queue_and_watch(&mut c, "bob", Some(caro(15, false, false)), "")
+    let bob = queue_and_watch(&mut c, "bob", Some(caro(15, false, false)), "")
         .await
         .expect("bob");
-    let mut ends = Vec::new();
-    for stream in [&mut ann, &mut bob] {
-        let mut last = None;
-        while let Some(update) = stream.next().await {
-            last = Some(update.expect("update"));
-        }
-        ends.push(last.expect("an update"));
-    }
+    let ends = [last_update(ann).await, last_update(bob).await];
     assert!(
         ends.iter()
             .all(|end| state(end) == pb::TicketState::Matched),
@@ -756,13 +761,7 @@ async fn queue_and_watch_stream_is_presence(backend: Backend) {
         .expect("carl");
     let queued = carl.next().await.expect("an update").expect("queued");
     assert_eq!(state(&queued), pb::TicketState::Queued);
-    let carl_waits = tokio::spawn(async move {
-        let mut last = None;
-        while let Some(update) = carl.next().await {
-            last = Some(update.expect("update"));
-        }
-        last.expect("an update")
-    });
+    let carl_waits = tokio::spawn(last_update(carl));
     let mut dora = queue_and_watch(&mut c, "dora", Some(caro(19, false, false)), "")
         .await
         .expect("dora");
@@ -777,14 +776,11 @@ async fn queue_and_watch_stream_is_presence(backend: Backend) {
     })
     .await;
     tokio::time::sleep_until(carl_queued + 2 * lease + Duration::from_millis(200)).await;
-    let mut eve = queue_and_watch(&mut c, "eve", Some(caro(15, false, false)), "")
+    let eve = queue_and_watch(&mut c, "eve", Some(caro(15, false, false)), "")
         .await
         .expect("eve");
-    let mut eve_end = None;
-    while let Some(update) = eve.next().await {
-        eve_end = Some(update.expect("update"));
-    }
-    let (carl_end, eve_end) = (carl_waits.await.expect("carl"), eve_end.expect("an update"));
+    let eve_end = last_update(eve).await;
+    let carl_end = carl_waits.await.expect("carl");
     assert_eq!(state(&carl_end), pb::TicketState::Matched, "{carl_end:?}");
     assert_eq!(carl_end.game_id, eve_end.game_id);
     assert!(
@@ -955,17 +951,10 @@ fn redis() -> RedisServer {
 
 /// Enqueue as the gateway sends it (`confirm_presence`: seated only through an open watch).
 async fn enqueue_present(c: &mut MatchmakingClient<Channel>, player: &str) -> pb::EnqueueResponse {
-    c.enqueue(pb::EnqueueRequest {
-        player_id: player.into(),
-        display_name: player.to_uppercase(),
-        settings: Some(caro(15, false, false)),
-        casual: false,
-        request_id: String::new(),
-        confirm_presence: true,
-    })
-    .await
-    .expect("enqueue")
-    .into_inner()
+    c.enqueue(request_of(player, Some(caro(15, false, false)), "", true))
+        .await
+        .expect("enqueue")
+        .into_inner()
 }
 
 /// The last update of `player`'s watch of `ticket`, read until it ends.

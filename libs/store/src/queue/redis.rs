@@ -489,13 +489,9 @@ pub(super) async fn ticket(
     queue: &str,
     ticket_id: &str,
 ) -> Result<Option<Ticket>, StoreError> {
-    let fields: HashMap<String, Vec<u8>> = r
-        .query("HGETALL", r.keys.mm_ticket(queue, ticket_id))
-        .await?;
-    if fields.is_empty() {
-        return Ok(None);
-    }
-    parse_ticket(queue, ticket_id.to_owned(), fields).map(Some)
+    Ok(ticket_and_lease(r, queue, ticket_id)
+        .await?
+        .map(|(ticket, _)| ticket))
 }
 
 pub(super) async fn ticket_and_lease(
