@@ -6,6 +6,8 @@
 //! - `redacted`: `Debug` for the messages that carry passwords or refresh tokens, which
 //!   prints every field but the secrets.
 //! - [`FILE_DESCRIPTOR_SET`]: the encoded descriptors, for gRPC reflection.
+//! - [`archive_record`]: `Accounts.RecordGames`' request as its two ends use it, each
+//!   finished game an encoded record neither decodes whole.
 //! - [`codec`]: the gateway service's codec (a small encode buffer per response body,
 //!   events sent as encoded once).
 //! - [`ids`]: the one policy for ids, rule set names and display names every service applies
@@ -17,11 +19,13 @@
 //! on receipt.
 //!
 //! # Features
-//! `grpc` (default) adds the clients and servers, [`codec`], and everything that builds a
+//! `grpc` (default) adds the clients and servers, [`codec`], [`archive_record`], and everything that builds a
 //! `tonic::Status`. Without it the crate is the messages, [`ids`] and the message conventions
 //! of [`error_details`], and builds for wasm32-unknown-unknown (the offline client).
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "grpc")]
+pub mod archive_record;
 #[cfg(feature = "grpc")]
 pub mod codec;
 pub mod error_details;

@@ -1,7 +1,12 @@
 //! The archive of finished games, as values: what each seat's result was, how a record is
 //! stored (the protobuf `ArchivedGame`, hex encoded), and the page token of
 //! `ListPlayerGames`. The SQL lives in [`crate::store`].
+//!
+//! `RecordGames` hands each game over encoded (`ludus_proto::archive_record`): the archive
+//! reads its head for the indexed columns and stores the bytes as they came, without
+//! decoding the event log and encoding it again.
 
+use ludus_proto::archive_record::ArchivedGameHead;
 use ludus_proto::pb;
 use prost::Message;
 
@@ -46,10 +51,23 @@ impl SeatResult {
     }
 }
 
-/// The stored form of a game: its protobuf encoding, hex encoded (both databases store the
+/// The stored form of an encoded `ArchivedGame`, hex encoded (both databases store the
 /// same text; no BYTEA/BLOB difference to bridge).
-pub fn encode_record(game: &pb::ArchivedGame) -> String {
-    crate::model::hex(&game.encode_to_vec())
+pub fn stored_record(record: &[u8]) -> String {
+    crate::model::hex(record)
+}
+
+/// The head of a decoded game (what [`ArchivedGameHead`] reads of its encoding).
+pub fn head_of(game: &pb::ArchivedGame) -> ArchivedGameHead {
+    ArchivedGameHead {
+        game_id: game.game_id.clone(),
+        ruleset: game.ruleset.clone(),
+        casual: game.casual,
+        seats: game.seats.clone(),
+        outcome: game.outcome.clone(),
+        started_at_unix_ms: game.started_at_unix_ms,
+        ended_at_unix_ms: game.ended_at_unix_ms,
+    }
 }
 
 /// Reads a stored record back.
@@ -137,7 +155,15 @@ mod tests {
             moves: vec!["H8".into(), "H9".into()],
             ..Default::default()
         };
-        assert_eq!(decode_record(&encode_record(&game)).expect("decodes"), game);
+        assert_eq!(
+            decode_record(&stored_record(&game.encode_to_vec())).expect("decodes"),
+            game
+        );
+        assert_eq!(
+            ArchivedGameHead::decode(game.encode_to_vec().as_slice()).expect("head"),
+            head_of(&game),
+            "the head of a decoded game is what the archive reads of its encoding"
+        );
         assert!(decode_record("zz").is_err());
         let cursor = PageCursor {
             ended_at_ms: 17,

@@ -168,7 +168,14 @@ async fn a_batch_of_game_ends_is_archived_in_one_go_each_game_once(store: &Accou
         archived("batch-g2", 5_001),
         archived("batch-g3", 5_002),
     );
-    let first = [(&g1, &won[..]), (&g2, &drawn[..])];
+    let encoded = |game: &ludus_proto::pb::ArchivedGame| {
+        (
+            crate::archive::head_of(game),
+            prost::Message::encode_to_vec(game),
+        )
+    };
+    let ((h1, r1), (h2, r2), (h3, r3)) = (encoded(&g1), encoded(&g2), encoded(&g3));
+    let first = [(&h1, &r1[..], &won[..]), (&h2, &r2[..], &drawn[..])];
     assert_eq!(
         store.record_games(&first).await.expect("batch"),
         [true, true]
@@ -178,7 +185,7 @@ async fn a_batch_of_game_ends_is_archived_in_one_go_each_game_once(store: &Accou
         [false, false],
         "at least once, stored once"
     );
-    let mixed = [(&g2, &drawn[..]), (&g3, &won[..])];
+    let mixed = [(&h2, &r2[..], &drawn[..]), (&h3, &r3[..], &won[..])];
     assert_eq!(
         store.record_games(&mixed).await.expect("mixed"),
         [false, true]

@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use ludus_clock::Clock;
+use ludus_proto::archive_record::{ArchivedGameHead, RecordGamesRequest};
 use ludus_proto::pb::{self, accounts_server::Accounts};
+use prost::Message as _;
 use tonic::{Request, Response, Status};
 
 use crate::archive::{self, PageCursor, SeatResult};
@@ -265,7 +267,7 @@ impl AccountsService {
         request: pb::RecordGameRequest,
     ) -> Result<pb::RecordGameResponse, ServiceError> {
         let game = request.game.ok_or(ServiceError::BadGame("required"))?;
-        let seats = seat_results(&game)?;
+        let seats = seat_results(&archive::head_of(&game))?;
         let newly_recorded = self.store.record_game(&game, &seats).await?;
         tracing::info!(game_id = %game.game_id, newly_recorded, "game archived");
         Ok(pb::RecordGameResponse { newly_recorded })
@@ -273,28 +275,32 @@ impl AccountsService {
 
     /// A batch of game ends in one transaction; a game that fails validation is refused
     /// alone (its entry says why) and the rest are stored.
+    /// Each game comes encoded and is stored as it came: only its head is read
+    /// (`ludus_proto::archive_record`).
     async fn record_games(
         &self,
-        request: pb::RecordGamesRequest,
+        request: RecordGamesRequest,
     ) -> Result<pb::RecordGamesResponse, ServiceError> {
         if request.games.len() > MAX_RECORD_BATCH {
             return Err(ServiceError::BadGame("games: at most 1,000 in one batch"));
         }
         let mut answers = vec![pb::RecordedGame::default(); request.games.len()];
         let mut valid = Vec::with_capacity(request.games.len());
-        for (index, game) in request.games.iter().enumerate() {
-            match seat_results(game) {
-                Ok(seats) => valid.push((index, game, seats)),
+        for (index, record) in request.games.iter().enumerate() {
+            let head = ArchivedGameHead::decode(record.as_slice())
+                .map_err(|_| ServiceError::BadGame("games: not an encoded ArchivedGame"));
+            match head.and_then(|head| seat_results(&head).map(|seats| (head, seats))) {
+                Ok((head, seats)) => valid.push((index, head, record, seats)),
                 Err(error) => answers[index].refused = error.to_string(),
             }
         }
         let batch: Vec<GameToArchive<'_>> = valid
             .iter()
-            .map(|(_, game, seats)| (*game, seats.as_slice()))
+            .map(|(_, head, record, seats)| (head, record.as_slice(), seats.as_slice()))
             .collect();
         let stored = self.store.record_games(&batch).await?;
         let mut newly = 0;
-        for ((index, _, _), newly_recorded) in valid.iter().zip(stored) {
+        for ((index, ..), newly_recorded) in valid.iter().zip(stored) {
             answers[*index].newly_recorded = newly_recorded;
             newly += usize::from(newly_recorded);
         }
@@ -362,7 +368,7 @@ impl AccountsService {
 pub const MAX_RECORD_BATCH: usize = 1000;
 
 /// A finished game's seats with their results, once its ids are valid.
-fn seat_results(game: &pb::ArchivedGame) -> Result<Vec<SeatRow>, ServiceError> {
+fn seat_results(game: &ArchivedGameHead) -> Result<Vec<SeatRow>, ServiceError> {
     ludus_proto::ids::validate_id("game.game_id", &game.game_id)?;
     ludus_proto::ids::validate_ruleset("game.ruleset", &game.ruleset)?;
     if game.seats.is_empty() {
@@ -456,7 +462,7 @@ impl Accounts for AccountsService {
     #[tracing::instrument(skip_all)]
     async fn record_games(
         &self,
-        request: Request<pb::RecordGamesRequest>,
+        request: Request<RecordGamesRequest>,
     ) -> Result<Response<pb::RecordGamesResponse>, Status> {
         Ok(Response::new(
             AccountsService::record_games(self, request.into_inner()).await?,

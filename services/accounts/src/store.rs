@@ -14,7 +14,9 @@ use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions},
 };
 
+use ludus_proto::archive_record::ArchivedGameHead;
 use ludus_proto::pb;
+use prost::Message as _;
 
 use crate::archive::{self, PageCursor, SeatResult};
 use crate::model::{Account, TokenDigest, Username};
@@ -168,8 +170,9 @@ impl BeginWrite for PgPool {
 /// One seat of an archived game: seat number, player, result.
 pub type SeatRow = (u32, String, SeatResult);
 
-/// A game for [`AccountStore::record_games`]: its record and its seats' rows.
-pub type GameToArchive<'a> = (&'a pb::ArchivedGame, &'a [SeatRow]);
+/// A game for [`AccountStore::record_games`]: its head (the indexed columns), its record
+/// (an encoded `ArchivedGame`, stored as it is) and its seats' rows.
+pub type GameToArchive<'a> = (&'a ArchivedGameHead, &'a [u8], &'a [SeatRow]);
 
 /// Accounts, sessions and refresh tokens in SQL.
 #[derive(Clone)]
@@ -465,7 +468,9 @@ impl AccountStore {
         game: &pb::ArchivedGame,
         seats: &[(u32, String, SeatResult)],
     ) -> Result<bool, StoreError> {
-        let stored = self.record_games(&[(game, seats)]).await?;
+        let record = game.encode_to_vec();
+        let head = archive::head_of(game);
+        let stored = self.record_games(&[(&head, &record, seats)]).await?;
         Ok(stored.first().copied().unwrap_or(false))
     }
 
@@ -476,12 +481,12 @@ impl AccountStore {
     pub async fn record_games(&self, games: &[GameToArchive<'_>]) -> Result<Vec<bool>, StoreError> {
         let records: Vec<String> = games
             .iter()
-            .map(|(game, _)| archive::encode_record(game))
+            .map(|(_, record, _)| archive::stored_record(record))
             .collect();
         let stored: Result<Vec<bool>, sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin_write().await?;
             let mut newly = Vec::with_capacity(games.len());
-            for ((game, seats), record) in games.iter().zip(&records) {
+            for ((game, _, seats), record) in games.iter().zip(&records) {
                 let inserted = sqlx::query(
                     "INSERT INTO archived_games \
                      (game_id, ruleset, casual, started_at_ms, ended_at_ms, record) \

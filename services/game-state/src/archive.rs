@@ -6,11 +6,17 @@
 //! The outcome timer drives it (see `report_outcome`): a finished game's Redis keys are kept
 //! for [`UNARCHIVED_RETENTION`] at commit time and shortened to the normal retention only
 //! once the archive acknowledged the game, so a database outage never loses a game.
+//!
+//! A record is encoded once, where its game's `ReportOutcome` is served, from the event log's
+//! stored bytes, and sent as it is ([`ludus_proto::archive_record`]): the events, every one
+//! with its board view, are copied, not decoded and encoded again.
 
 use std::time::Duration;
 
+use ludus_proto::archive_record::{GameEventHead, encode_archived_game};
 use ludus_proto::pb::{self, accounts_client::AccountsClient};
 use ludus_server::Traced;
+use prost::Message;
 use tonic::Status;
 
 /// How long a finished game that the archive has not acknowledged yet stays in Redis: the
@@ -29,18 +35,16 @@ impl Archiver {
         Archiver { accounts }
     }
 
-    /// Archives a batch of games in one call (one transaction, see [`crate::ends`]): per game
-    /// in order, `Ok` once the archive holds it, or the archive's refusal of that game alone.
-    /// An `Err` (the archive unreachable, the database down) stored none of them.
-    pub async fn record_all(
-        &self,
-        games: Vec<pb::ArchivedGame>,
-    ) -> Result<Vec<Result<(), Status>>, Status> {
+    /// Archives a batch of games in one call (one transaction, see [`crate::ends`]), each an
+    /// [`encoded_record`]: per game in order, `Ok` once the archive holds it, or the
+    /// archive's refusal of that game alone. An `Err` (the archive unreachable, the database
+    /// down) stored none of them.
+    pub async fn record_all(&self, games: Vec<Vec<u8>>) -> Result<Vec<Result<(), Status>>, Status> {
         let count = games.len();
         let response = self
             .accounts
             .clone()
-            .record_games(pb::RecordGamesRequest { games })
+            .record_games(ludus_proto::archive_record::RecordGamesRequest { games })
             .await?
             .into_inner();
         if response.games.len() != count {
@@ -62,24 +66,26 @@ impl Archiver {
     }
 }
 
-/// The archive's record of a finished game, from its first event (`GameStarted`), its whole
-/// event log and its final snapshot.
-pub fn archived_game(
+/// The archive's record of a finished game, encoded (an `ArchivedGame`): from its first
+/// event (`GameStarted`), its whole event log as stored (each an encoded `GameEvent`, in
+/// order) and its final snapshot. An event that does not decode is an error.
+pub fn encoded_record(
     started: &pb::GameStarted,
-    events: Vec<pb::GameEvent>,
+    events: &[impl AsRef<[u8]>],
     final_snapshot: pb::GameSnapshot,
-) -> pb::ArchivedGame {
-    let moves: Vec<String> = events
+) -> Result<Vec<u8>, prost::DecodeError> {
+    let heads = events
         .iter()
-        .filter_map(|event| match &event.kind {
-            Some(pb::game_event::Kind::ActionApplied(applied)) => Some(applied.notation.clone()),
-            _ => None,
-        })
+        .map(|event| GameEventHead::decode(event.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let moves: Vec<String> = heads
+        .iter()
+        .filter_map(|head| head.action_applied.as_ref().map(|a| a.notation.clone()))
         .collect();
-    let started_at_unix_ms = events.first().map_or(0, |e| e.at_unix_ms);
-    let ended_at_unix_ms = events.last().map_or(0, |e| e.at_unix_ms);
+    let started_at_unix_ms = heads.first().map_or(0, |e| e.at_unix_ms);
+    let ended_at_unix_ms = heads.last().map_or(0, |e| e.at_unix_ms);
     let export_text = export_text(&final_snapshot, &moves);
-    pb::ArchivedGame {
+    let without_events = pb::ArchivedGame {
         game_id: final_snapshot.game_id.clone(),
         ruleset: final_snapshot.ruleset.clone(),
         settings: started.settings.clone(),
@@ -89,10 +95,11 @@ pub fn archived_game(
         started_at_unix_ms,
         ended_at_unix_ms,
         moves,
-        events,
+        events: Vec::new(),
         final_snapshot: Some(final_snapshot),
         export_text,
-    }
+    };
+    Ok(encode_archived_game(&without_events, events))
 }
 
 /// The game as text: a tag header (game, rule set, players, result) and the moves in the
@@ -148,6 +155,10 @@ mod tests {
                 notation: notation.into(),
                 ..Default::default()
             })),
+            // What the record copies without reading.
+            view: Some(pb::GameView::default()),
+            status: pb::GameStatus::Active as i32,
+            traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
             ..Default::default()
         }
     }
@@ -194,10 +205,15 @@ mod tests {
             }),
             ..Default::default()
         };
-        let game = archived_game(&started, events, snapshot);
+        let stored: Vec<Vec<u8>> = events.iter().map(Message::encode_to_vec).collect();
+        let record = encoded_record(&started, &stored, snapshot.clone()).expect("events decode");
+        let game = pb::ArchivedGame::decode(record.as_slice()).expect("the record decodes");
         assert_eq!(game.moves, ["H8", "H9"]);
         assert_eq!((game.started_at_unix_ms, game.ended_at_unix_ms), (100, 190));
-        assert_eq!(game.events.len(), 3);
+        assert_eq!(game.events, events, "every event whole, in order");
+        assert_eq!(game.final_snapshot.as_ref(), Some(&snapshot));
+        assert_eq!(game.seats, started.seats);
+        assert_eq!(game.outcome, snapshot.outcome);
         assert!(
             game.export_text.contains("[Seat1 \"Bob\"]"),
             "{}",
@@ -208,6 +224,10 @@ mod tests {
             game.export_text.ends_with("1. H8\n2. H9\n"),
             "{}",
             game.export_text
+        );
+        assert!(
+            encoded_record(&started, &[vec![0xff_u8]], snapshot).is_err(),
+            "an unreadable stored event fails the record"
         );
     }
 }

@@ -36,8 +36,9 @@ const QUEUE: usize = 4 * MAX_BATCH;
 /// What a finished game still owes the archive and ratings.
 #[derive(Debug, Default)]
 pub struct GameEnd {
-    /// Its archive record (`None` when there is no archive).
-    pub archived: Option<pb::ArchivedGame>,
+    /// Its archive record, encoded (`crate::archive::encoded_record`; `None` when there is
+    /// no archive).
+    pub archived: Option<Vec<u8>>,
     /// Its rating report (`None` for a casual game, M12).
     pub rating: Option<pb::ReportResultRequest>,
 }
@@ -129,11 +130,7 @@ fn by_size(jobs: Vec<Job>) -> Vec<Vec<Job>> {
     let mut batches: Vec<Vec<Job>> = Vec::new();
     let mut bytes = 0;
     for job in jobs {
-        let size = job
-            .end
-            .archived
-            .as_ref()
-            .map_or(0, prost::Message::encoded_len);
+        let size = job.end.archived.as_ref().map_or(0, Vec::len);
         match batches.last_mut() {
             Some(last) if bytes + size <= MAX_BATCH_BYTES => last.push(job),
             _ => {
@@ -214,10 +211,7 @@ mod tests {
     use super::*;
 
     fn end_of(record_bytes: usize) -> Job {
-        let archived = pb::ArchivedGame {
-            export_text: "x".repeat(record_bytes),
-            ..Default::default()
-        };
+        let archived = vec![b'x'; record_bytes];
         let (reply, _) = oneshot::channel();
         Job {
             end: GameEnd {
@@ -238,11 +232,12 @@ mod tests {
         let small = (0..300).map(|_| end_of(1_000)).collect();
         assert_eq!(sizes(&by_size(small)), [300], "small records: one batch");
 
+        // A little over a MiB each: three do not fit one batch.
         let mb = 1024 * 1024;
         let mixed = vec![
-            end_of(mb),
-            end_of(mb),
-            end_of(mb),
+            end_of(mb + 1),
+            end_of(mb + 1),
+            end_of(mb + 1),
             end_of(5 * mb),
             end_of(10),
         ];

@@ -9,9 +9,10 @@ use std::{
 
 use ludus_accounts::{limits::SignInLimitsConfig, testing::PostgresServer};
 use ludus_proto::error_details::{DOMAIN_ACCOUNTS, StatusExt};
-use ludus_proto::pb::{self, gateway_client::GatewayClient};
+use ludus_proto::pb::{self, game_state_client::GameStateClient, gateway_client::GatewayClient};
 use ludus_tests::{
-    AccountsDatabase, Ludus, Player, account_player, anonymous_from, caro_settings, refused_with,
+    AccountsDatabase, Ludus, Player, account_player, anonymous_from, caro_settings,
+    connect_internal, refused_with,
 };
 use tonic::{Code, Response, Status, metadata::MetadataValue, transport::Channel};
 
@@ -550,6 +551,18 @@ async fn a_game_ending_while_the_database_is_down_is_archived_once_it_is_back_an
     // Not archived yet, so the live game is still readable (its keys wait for the archive).
     let snapshot = gus.game(&game).await;
     assert!(snapshot.outcome.is_some());
+    // Its whole log as game-state serves it: the archive copies the stored events into the
+    // record without decoding them (ludus_proto::archive_record), and must read back the same.
+    let log = GameStateClient::new(connect_internal(ludus.game_state).await)
+        .read_events(pb::ReadEventsRequest {
+            game_id: game.clone(),
+            after_seq: 0,
+            limit: 0,
+        })
+        .await
+        .expect("read the log")
+        .into_inner()
+        .events;
 
     postgres(&mut ludus)
         .start_again()
@@ -599,6 +612,10 @@ async fn a_game_ending_while_the_database_is_down_is_archived_once_it_is_back_an
     assert!(
         again.events.len() >= 10,
         "the event log: start and nine moves"
+    );
+    assert_eq!(
+        again.events, log,
+        "every event whole (views included), in order"
     );
     assert!(again.final_snapshot.is_some());
     assert!(

@@ -389,20 +389,13 @@ impl GameStateService {
         // batch of game ends this one joins (see `crate::ends`).
         let archived = match &self.archiver {
             Some(_) => {
-                let events = stored
-                    .iter()
-                    .map(|event| {
-                        pb::GameEvent::decode(event.payload.as_slice()).map_err(|e| {
-                            ServiceError::Internal(format!("stored event is unreadable: {e}"))
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
                 let snapshot = self.snapshot(&loaded, "");
-                Some(crate::archive::archived_game(
-                    &loaded.started,
-                    events,
-                    snapshot,
-                ))
+                let events: Vec<&[u8]> = stored.iter().map(|e| e.payload.as_slice()).collect();
+                Some(
+                    crate::archive::encoded_record(&loaded.started, &events, snapshot).map_err(
+                        |e| ServiceError::Internal(format!("stored event is unreadable: {e}")),
+                    )?,
+                )
             }
             None => None,
         };
