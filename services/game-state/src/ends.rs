@@ -27,8 +27,11 @@ use crate::ratings::OutcomeReporter;
 /// The most game ends one batch writes.
 pub const MAX_BATCH: usize = 256;
 
-/// The most archive record bytes in one batch: well under the 4 MiB a server decodes.
-const MAX_BATCH_BYTES: usize = 3 * 1024 * 1024;
+/// The most archive record bytes in one batch: well under the 4 MiB a server decodes, and
+/// small enough that the request's buffer (encoded in one poll, grown page by page) does not
+/// hold a worker that serves moves: batches of 3 MiB put the finishing moves' p99 at 16-27
+/// ms, of 512 KiB (about 60 Caro games) at 13-21 ms (BENCHMARKS.md, "Game ends in bulk").
+const MAX_BATCH_BYTES: usize = 512 * 1024;
 
 /// Game ends waiting for the batch task; a full queue makes `ReportOutcome` wait.
 const QUEUE: usize = 4 * MAX_BATCH;
@@ -228,23 +231,23 @@ mod tests {
     }
 
     #[test]
-    fn batches_stay_under_what_a_server_decodes_and_a_huge_record_goes_alone() {
+    fn batches_stay_under_their_byte_bound_and_a_huge_record_goes_alone() {
         let small = (0..300).map(|_| end_of(1_000)).collect();
         assert_eq!(sizes(&by_size(small)), [300], "small records: one batch");
 
-        // A little over a MiB each: three do not fit one batch.
-        let mb = 1024 * 1024;
+        // A little over a third of the bound each: three do not fit one batch.
+        let third = MAX_BATCH_BYTES / 3;
         let mixed = vec![
-            end_of(mb + 1),
-            end_of(mb + 1),
-            end_of(mb + 1),
-            end_of(5 * mb),
+            end_of(third + 1),
+            end_of(third + 1),
+            end_of(third + 1),
+            end_of(5 * MAX_BATCH_BYTES),
             end_of(10),
         ];
         assert_eq!(
             sizes(&by_size(mixed)),
             [2, 1, 1, 1],
-            "≤ 3 MiB of records a batch; the 5 MiB record alone, the next after it"
+            "≤ MAX_BATCH_BYTES of records a batch; the huge record alone, the next after it"
         );
         let without_archive = (0..10)
             .map(|_| {
