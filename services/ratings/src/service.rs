@@ -1,8 +1,5 @@
 //! The Ratings gRPC service: idempotent result reports, ratings and leaderboards.
 
-use std::collections::HashSet;
-
-use futures::StreamExt as _;
 use ludus_proto::ids::{validate_id, validate_ruleset};
 use ludus_proto::pb::{self, ratings_server::Ratings};
 use ludus_store::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
@@ -19,12 +16,6 @@ pub const MAX_RECORD_ATTEMPTS: usize = 8;
 
 /// The most games one `ReportResults` call records (the request's limit).
 pub const MAX_REPORT_BATCH: usize = 1000;
-
-/// How many reports of a batch are recorded at once. Their store calls share one pipeline,
-/// and Redis runs a client's pipelined commands back to back: a few at a time keep the
-/// round trips few without holding every other client (the moves' commits) behind a
-/// whole batch's.
-const CONCURRENT_REPORTS: usize = 8;
 
 /// The ratings service.
 #[derive(Clone, Debug)]
@@ -131,31 +122,23 @@ impl RatingsService {
                 "results: at most {MAX_REPORT_BATCH} in one batch"
             )));
         }
-        let reports = request.results;
-        let mut results = vec![pb::ReportedResult::default(); reports.len()];
-        for wave in waves(&reports) {
-            let answers: Vec<_> = futures::stream::iter(wave.iter().copied())
-                .map(|i| self.report(reports[i].clone()))
-                .buffered(CONCURRENT_REPORTS)
-                .collect()
-                .await;
-            for (&i, answer) in wave.iter().zip(answers) {
-                results[i] = match answer {
-                    Ok(result) => pb::ReportedResult {
-                        result: Some(result),
-                        code: 0,
-                        message: String::new(),
-                    },
-                    Err(error) => {
-                        let status = Status::from(error);
-                        pb::ReportedResult {
-                            result: None,
-                            code: status.code() as i32,
-                            message: status.message().to_owned(),
-                        }
+        let mut results = Vec::with_capacity(request.results.len());
+        for report in request.results {
+            results.push(match self.report(report).await {
+                Ok(result) => pb::ReportedResult {
+                    result: Some(result),
+                    code: 0,
+                    message: String::new(),
+                },
+                Err(error) => {
+                    let status = Status::from(error);
+                    pb::ReportedResult {
+                        result: None,
+                        code: status.code() as i32,
+                        message: status.message().to_owned(),
                     }
-                };
-            }
+                }
+            });
         }
         Ok(pb::ReportResultsResponse { results })
     }
@@ -165,32 +148,6 @@ impl RatingsService {
         let place = self.store.rank(ruleset, player_id).await?;
         Ok(place.map_or(0, |p| u32::try_from(p + 1).unwrap_or(u32::MAX)))
     }
-}
-
-/// The reports of a batch in waves (indexes into `reports`): the games of a wave have no
-/// player in common, so they are recorded together ([`CONCURRENT_REPORTS`] at a time), their
-/// store calls sharing the connection's pipeline instead of waiting in turn; a game waits for a later wave when a
-/// player of it is in an earlier game of this wave or of a game still waiting, so each
-/// player's games are rated in the batch's order, as one `ReportResult` after another would.
-fn waves(reports: &[pb::ReportResultRequest]) -> Vec<Vec<usize>> {
-    let mut waves = Vec::new();
-    let mut waiting: Vec<usize> = (0..reports.len()).collect();
-    while !waiting.is_empty() {
-        let mut busy: HashSet<&str> = HashSet::new();
-        let (mut wave, mut later) = (Vec::new(), Vec::new());
-        for i in waiting {
-            let players = &reports[i].players;
-            if players.iter().any(|p| busy.contains(p.player_id.as_str())) {
-                later.push(i);
-            } else {
-                wave.push(i);
-            }
-            busy.extend(players.iter().map(|p| p.player_id.as_str()));
-        }
-        waves.push(wave);
-        waiting = later;
-    }
-    waves
 }
 
 /// The conditional updates and the response for one rated game.
@@ -323,35 +280,6 @@ impl Ratings for RatingsService {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn game(players: &[&str]) -> pb::ReportResultRequest {
-        pb::ReportResultRequest {
-            players: players
-                .iter()
-                .map(|id| pb::PlayerResult {
-                    player_id: (*id).into(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn waves_keep_each_players_games_in_order_and_the_rest_together() {
-        let batch = [
-            game(&["a", "b"]),
-            game(&["c", "d"]),
-            game(&["a", "e"]), // a is in game 0: next wave
-            game(&["e", "f"]), // e waits behind game 2, though game 2 is not in this wave
-            game(&["g", "h"]),
-            game(&["b", "c"]), // after games 0 and 1
-        ];
-        assert_eq!(waves(&batch), [vec![0, 1, 4], vec![2, 5], vec![3]]);
-        assert_eq!(waves(&[]), Vec::<Vec<usize>>::new());
-        let same = [game(&["a", "b"]), game(&["a", "b"]), game(&["a", "b"])];
-        assert_eq!(waves(&same), [vec![0], vec![1], vec![2]]);
-    }
 
     #[test]
     fn compute_counts_games_and_versions() {
