@@ -24,6 +24,17 @@ use crate::archive::Archiver;
 use crate::error::ServiceError;
 use crate::ratings::OutcomeReporter;
 
+/// How many outcome reports of a replica read their game and build its record at once. A
+/// burst of game ends (the timers fire 64 at a time) otherwise puts dozens of log reads on
+/// the Redis connection and dozens of records on the workers at the very moment the moves
+/// that ended those games, and the others, need them; one at a time, a record takes well
+/// under a millisecond, so a replica still prepares over a thousand a second, and the
+/// batch, which forms while the previous one is written, is unchanged. Measured (`loadgen
+/// ends`, four interleaved pairs): the moves' p99 from the burst on 7.7-9.3 ms -> 4.8-7.4
+/// ms, the finishing moves' p99 13-24 ms -> 9-11 ms, the ends' work still done within the
+/// run (BENCHMARKS.md, "Game ends in bulk").
+pub const PREPARED_AT_ONCE: usize = 1;
+
 /// The most game ends one batch writes.
 pub const MAX_BATCH: usize = 256;
 

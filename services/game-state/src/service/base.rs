@@ -66,6 +66,9 @@ pub struct GameStateService {
     pub(super) live: std::sync::Arc<LiveCache>,
     /// Archive records and rating reports of ended games, written in batches.
     pub(super) ends: GameEnds,
+    /// Lets [`crate::ends::PREPARED_AT_ONCE`] outcome reports read their game and build its
+    /// record at a time (see `report_outcome`).
+    pub(super) preparing_ends: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 impl GameStateService {
@@ -85,6 +88,9 @@ impl GameStateService {
             archiver: None,
             rooms: None,
             live: std::sync::Arc::new(LiveCache::new(DEFAULT_LIVE_CACHE_GAMES)),
+            preparing_ends: std::sync::Arc::new(tokio::sync::Semaphore::new(
+                crate::ends::PREPARED_AT_ONCE,
+            )),
             ends: GameEnds::default(),
         }
     }

@@ -357,6 +357,13 @@ impl GameStateService {
         armed_ms: i64,
     ) -> Result<pb::ReportOutcomeResponse, ServiceError> {
         validate_id("game_id", game_id)?;
+        // Game ends are prepared a few at a time (`crate::ends::PREPARED_AT_ONCE`): a burst
+        // of them waits here rather than crowding the moves.
+        let preparing = self
+            .preparing_ends
+            .acquire()
+            .await
+            .map_err(|_| ServiceError::Unavailable("game-state is shutting down".into()))?;
         // The game and its event log (for the archive record) are read together: a timer
         // fires for a finished game, so the log is almost never read in vain.
         let events = async {
@@ -408,6 +415,7 @@ impl GameStateService {
                 &outcome,
             )
         });
+        drop(preparing);
         let newly_recorded = self
             .ends
             .write(
