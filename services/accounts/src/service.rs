@@ -275,6 +275,7 @@ impl AccountsService {
 
     /// A batch of game ends in one transaction; a game that fails validation is refused
     /// alone (its entry says why) and the rest are stored.
+    ///
     /// Each game comes encoded and is stored as it came: only its head is read
     /// (`ludus_proto::archive_record`).
     async fn record_games(
