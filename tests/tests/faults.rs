@@ -11,6 +11,7 @@ use std::{
     time::Duration,
 };
 
+use futures::FutureExt as _;
 use futures::future::join_all;
 use ludus_proto::pb;
 use ludus_tests::{
@@ -1097,11 +1098,23 @@ async fn seek(mut guest: Guest, settings: pb::GameSettings, progress: &Progress)
     loop {
         if let Some(Leave::Opening(after)) = guest.leave {
             let permit = progress.opening.acquire().await.expect("semaphore");
-            // Whatever the call got to, its stream (if any) is dropped here.
-            let _ = tokio::time::timeout(after, guest.client.find_match(request.clone())).await;
+            // Whatever the call got to, its stream (if any) is dropped here, after taking the
+            // updates already received without waiting for more: the ticket id a QUEUED one
+            // told is how the check below finds this guest's table if it was seated before it
+            // left, whatever became of its table mates (they may have left while opening too).
+            let opened =
+                tokio::time::timeout(after, guest.client.find_match(request.clone())).await;
+            let mut ticket_id = None;
+            if let Ok(Ok(updates)) = opened {
+                let mut updates = updates.into_inner();
+                while let Some(Some(Ok(update))) = updates.next().now_or_never() {
+                    if !update.ticket_id.is_empty() {
+                        ticket_id = Some(update.ticket_id);
+                    }
+                }
+            }
             drop(permit);
             let at_ms = unix_ms();
-            let ticket_id = None;
             return (guest, Told::Left { at_ms, ticket_id });
         }
         let permit = progress.opening.acquire().await.expect("semaphore");
