@@ -191,9 +191,18 @@ async fn a_batch_of_game_ends_is_archived_in_one_go_each_game_once(store: &Accou
         [false, true]
     );
     assert_eq!(store.record_games(&[]).await.expect("empty"), [false; 0]);
+    // A game named twice in one batch (its timer fired again while the batch formed): stored
+    // by its first entry, its seats once.
+    let g4 = archived("batch-g4", 5_003);
+    let (h4, r4) = encoded(&g4);
+    let twice = [(&h4, &r4[..], &won[..]), (&h4, &r4[..], &won[..])];
+    assert_eq!(
+        store.record_games(&twice).await.expect("twice"),
+        [true, false]
+    );
     assert_eq!(
         store.game_counts("p-batch-cy").await.expect("counts"),
-        (3, 2, 1),
+        (4, 3, 1),
         "one row per seat of each game, none twice"
     );
     let page = store
@@ -201,7 +210,36 @@ async fn a_batch_of_game_ends_is_archived_in_one_go_each_game_once(store: &Accou
         .await
         .expect("history");
     let ids: Vec<&str> = page.iter().map(|(c, _)| c.game_id.as_str()).collect();
-    assert_eq!(ids, ["batch-g3", "batch-g2", "batch-g1"]);
+    assert_eq!(ids, ["batch-g4", "batch-g3", "batch-g2", "batch-g1"]);
+
+    // More games than one INSERT carries (`ARCHIVE_ROWS_PER_STATEMENT`), some archived
+    // before: every new one stored with its seats, each answer in its game's place.
+    let count = crate::store::ARCHIVE_ROWS_PER_STATEMENT + 7;
+    let games: Vec<_> = (0..count)
+        .map(|i| encoded(&archived(&format!("bulk-g{i}"), 6_000 + i as i64)))
+        .collect();
+    let seats = [
+        (0, "p-bulk-ed".to_owned(), SeatResult::Won),
+        (1, "p-bulk-fi".to_owned(), SeatResult::Lost),
+    ];
+    let early: Vec<_> = games[..3]
+        .iter()
+        .map(|(h, r)| (h, &r[..], &seats[..]))
+        .collect();
+    store.record_games(&early).await.expect("early");
+    let all: Vec<_> = games.iter().map(|(h, r)| (h, &r[..], &seats[..])).collect();
+    let stored = store.record_games(&all).await.expect("bulk");
+    let expected: Vec<bool> = (0..count).map(|i| i >= 3).collect();
+    assert_eq!(stored, expected);
+    assert_eq!(
+        store.game_counts("p-bulk-ed").await.expect("counts"),
+        (count as u32, count as u32, 0)
+    );
+    let newest = store
+        .player_games("p-bulk-fi", None, 1)
+        .await
+        .expect("history");
+    assert_eq!(newest[0].0.game_id, format!("bulk-g{}", count - 1));
 }
 
 async fn accounts_are_found_by_username_and_player_id(store: &AccountStore) {

@@ -6,7 +6,7 @@
 //! (`migrations/`) and run at connect. Multi-step changes (rotating a refresh token, detecting
 //! its reuse) run in one transaction; a unique key decides a race between two registrations.
 
-use std::{fmt, str::FromStr, time::Duration};
+use std::{collections::HashSet, fmt, str::FromStr, time::Duration};
 
 use sqlx::{
     PgPool, SqlitePool,
@@ -29,6 +29,9 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 /// Connections per process.
 pub const MAX_CONNECTIONS: u32 = 8;
+/// Rows one archive INSERT carries at most: 6 parameters a game row, 5 a seat row, well under
+/// SQLite's 32,766 and Postgres' 65,535 bound parameters a statement.
+pub(crate) const ARCHIVE_ROWS_PER_STATEMENT: usize = 500;
 
 /// What the store can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -485,40 +488,53 @@ impl AccountStore {
             .collect();
         let stored: Result<Vec<bool>, sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin_write().await?;
-            let mut newly = Vec::with_capacity(games.len());
-            for ((game, _, seats), record) in games.iter().zip(&records) {
-                let inserted = sqlx::query(
+            // Every game of a chunk in one INSERT, and every seat row of the games it stored in
+            // one more: each statement is a hand-off to the database's connection (SQLite's
+            // worker thread, a Postgres round trip), and three of them per game had made
+            // accounts the dearest part of a burst of game ends (BENCHMARKS.md, "Game ends in
+            // bulk").
+            let mut inserted: HashSet<String> = HashSet::new();
+            for chunk in games.iter().zip(&records).collect::<Vec<_>>().chunks(ARCHIVE_ROWS_PER_STATEMENT) {
+                let mut insert = sqlx::QueryBuilder::new(
                     "INSERT INTO archived_games \
-                     (game_id, ruleset, casual, started_at_ms, ended_at_ms, record) \
-                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING",
-                )
-                .bind(&game.game_id)
-                .bind(&game.ruleset)
-                .bind(game.casual)
-                .bind(game.started_at_unix_ms)
-                .bind(game.ended_at_unix_ms)
-                .bind(record)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                newly.push(inserted > 0);
-                if inserted == 0 {
-                    continue;
-                }
-                for (seat, player_id, result) in seats.iter() {
-                    sqlx::query(
-                        "INSERT INTO archived_game_players \
-                         (game_id, seat, player_id, result, ended_at_ms) \
-                         VALUES ($1, $2, $3, $4, $5)",
-                    )
-                    .bind(&game.game_id)
-                    .bind(i64::from(*seat))
-                    .bind(player_id)
-                    .bind(result.as_str())
-                    .bind(game.ended_at_unix_ms)
-                    .execute(&mut *tx)
-                    .await?;
-                }
+                     (game_id, ruleset, casual, started_at_ms, ended_at_ms, record) ",
+                );
+                insert.push_values(chunk, |mut row, ((game, _, _), record)| {
+                    row.push_bind(game.game_id.as_str())
+                        .push_bind(game.ruleset.as_str())
+                        .push_bind(game.casual)
+                        .push_bind(game.started_at_unix_ms)
+                        .push_bind(game.ended_at_unix_ms)
+                        .push_bind(record.as_str());
+                });
+                insert.push(" ON CONFLICT (game_id) DO NOTHING RETURNING game_id");
+                let ids: Vec<(String,)> = insert.build_query_as().fetch_all(&mut *tx).await?;
+                inserted.extend(ids.into_iter().map(|(id,)| id));
+            }
+            // A game named twice in one batch is stored by its first entry only.
+            let newly: Vec<bool> = games
+                .iter()
+                .map(|(game, _, _)| inserted.remove(&game.game_id))
+                .collect();
+            let seat_rows: Vec<(&ArchivedGameHead, &SeatRow)> = games
+                .iter()
+                .zip(&newly)
+                .filter(|(_, new)| **new)
+                .flat_map(|((game, _, seats), _)| seats.iter().map(move |seat| (*game, seat)))
+                .collect();
+            for chunk in seat_rows.chunks(ARCHIVE_ROWS_PER_STATEMENT) {
+                let mut insert = sqlx::QueryBuilder::new(
+                    "INSERT INTO archived_game_players \
+                     (game_id, seat, player_id, result, ended_at_ms) ",
+                );
+                insert.push_values(chunk, |mut row, (game, (seat, player_id, result))| {
+                    row.push_bind(game.game_id.as_str())
+                        .push_bind(i64::from(*seat))
+                        .push_bind(player_id.as_str())
+                        .push_bind(result.as_str())
+                        .push_bind(game.ended_at_unix_ms);
+                });
+                insert.build().execute(&mut *tx).await?;
             }
             tx.commit().await?;
             Ok(newly)
