@@ -1,6 +1,11 @@
 //! Session tokens: who is calling comes from the signed token, never from a request body.
 
-use std::time::Duration;
+use std::{
+    collections::HashMap,
+    hash::{BuildHasher, RandomState},
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use ludus_store::Clock;
@@ -76,6 +81,8 @@ pub struct Tokens {
     /// Terms start and end on it: the library checks only the signature and the claims'
     /// presence, the expiry is checked here so a test clock drives it.
     clock: Clock,
+    /// Tokens whose signature checked out lately (see [`Verified`]).
+    verified: Arc<Verified>,
 }
 
 impl std::fmt::Debug for Tokens {
@@ -118,6 +125,7 @@ impl Tokens {
             ttl,
             access_ttl: ACCESS_TOKEN_TTL,
             clock,
+            verified: Arc::new(Verified::default()),
         })
     }
 
@@ -215,26 +223,101 @@ impl Tokens {
                     reason::TOKEN_MISSING,
                 )
             })?;
-        let data = jsonwebtoken::decode::<Claims>(token.trim(), &self.decoding, &self.validation)
-            .map_err(|_| {
-            refuse(
-                Code::Unauthenticated,
-                "the token is not valid",
-                reason::TOKEN_INVALID,
-            )
-        })?;
-        if data.claims.exp.saturating_add(EXPIRY_LEEWAY_S) < self.now_s() {
+        let token = token.trim();
+        let (caller, exp) = match self.verified.get(token) {
+            Some(known) => known,
+            None => {
+                let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+                    .map_err(|_| {
+                        refuse(
+                            Code::Unauthenticated,
+                            "the token is not valid",
+                            reason::TOKEN_INVALID,
+                        )
+                    })?;
+                let caller = Caller {
+                    player_id: data.claims.sub,
+                    display_name: data.claims.name,
+                    kind: data.claims.kind,
+                };
+                self.verified.insert(token, caller.clone(), data.claims.exp);
+                (caller, data.claims.exp)
+            }
+        };
+        // Checked on every call, a token remembered or not: a remembered token expires on
+        // time.
+        if exp.saturating_add(EXPIRY_LEEWAY_S) < self.now_s() {
             return Err(refuse(
                 Code::Unauthenticated,
                 "the token has expired: sign in again",
                 reason::TOKEN_EXPIRED,
             ));
         }
-        Ok(Caller {
-            player_id: data.claims.sub,
-            display_name: data.claims.name,
-            kind: data.claims.kind,
-        })
+        Ok(caller)
+    }
+}
+
+/// Tokens whose signature checked out lately, with their claims: a client sends the same
+/// token with every call, and checking it again (HMAC-SHA256, base64, a JSON parse) was about
+/// 4 % of the all-in-one's CPU per move (BENCHMARKS.md, "Where a move's CPU goes"). Only a
+/// token that passed [`jsonwebtoken::decode`] with this gateway's key is remembered, keyed by
+/// its whole text, so a forged or altered token is never found here; its expiry is still
+/// checked on every call. Bounded: a full shard forgets one entry for each it learns, and a
+/// forgotten token is simply verified again. A new key (a new [`Tokens`]) starts empty.
+struct Verified {
+    shards: [Mutex<VerifiedShard>; VERIFIED_SHARDS],
+    hasher: RandomState,
+}
+
+/// A verified token's text, and its caller and expiry (Unix s).
+type VerifiedShard = HashMap<Box<str>, (Caller, u64)>;
+
+/// Shards of [`Verified`]: calls on different workers rarely wait for one another.
+const VERIFIED_SHARDS: usize = 16;
+/// Tokens a shard remembers: 16 × 1,024 clients, about 6 MB at most.
+const VERIFIED_PER_SHARD: usize = 1024;
+
+impl Default for Verified {
+    fn default() -> Self {
+        Verified {
+            shards: std::array::from_fn(|_| Mutex::new(HashMap::new())),
+            hasher: RandomState::new(),
+        }
+    }
+}
+
+impl Verified {
+    fn shard(&self, token: &str) -> &Mutex<VerifiedShard> {
+        let at = self.hasher.hash_one(token) as usize % VERIFIED_SHARDS;
+        &self.shards[at]
+    }
+
+    /// The caller and expiry (Unix s) of `token` if it was verified lately.
+    fn get(&self, token: &str) -> Option<(Caller, u64)> {
+        // A poisoned shard (a panic while it was held) only means the token is verified again.
+        let shard = self.shard(token).lock().ok()?;
+        shard.get(token).cloned()
+    }
+
+    fn insert(&self, token: &str, caller: Caller, exp: u64) {
+        let Ok(mut shard) = self.shard(token).lock() else {
+            return;
+        };
+        if shard.len() >= VERIFIED_PER_SHARD {
+            // Which one goes does not matter: keys are spread by a random hasher.
+            if let Some(any) = shard.keys().next().cloned() {
+                shard.remove(&any);
+            }
+        }
+        shard.insert(token.into(), (caller, exp));
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|shard| shard.lock().map_or(0, |s| s.len()))
+            .sum()
     }
 }
 
@@ -382,6 +465,75 @@ mod tests {
         manual.advance(Duration::from_secs(20 + EXPIRY_LEEWAY_S + 2));
         assert_refused_as_expired(&tokens, &metadata(&format!("Bearer {account}")));
         assert!(tokens.caller(&metadata(&format!("Bearer {guest}"))).is_ok());
+    }
+
+    /// A token is verified once and remembered (`Verified`): what is remembered must not
+    /// outlive its term, and nothing but the exact text of a verified token may be found.
+    #[test]
+    fn a_remembered_token_still_expires_and_an_altered_one_is_still_refused() {
+        let manual = ludus_store::ManualClock::starting_now();
+        let tokens = Tokens::new(&[7; 32], DEFAULT_TOKEN_TTL, manual.clock()).unwrap();
+        let (token, _) = tokens.issue_account("a-1", "Ann").unwrap();
+        let bearer = metadata(&format!("Bearer {token}"));
+        assert_eq!(tokens.caller(&bearer).unwrap().player_id, "a-1");
+        assert_eq!(
+            tokens.verified.len(),
+            1,
+            "remembered after one verification"
+        );
+        assert_eq!(
+            tokens.caller(&bearer).unwrap().player_id,
+            "a-1",
+            "found again"
+        );
+
+        // The same claims with another signature, and the signature cut short.
+        let (head, signature) = token.rsplit_once('.').unwrap();
+        let flipped = if signature.starts_with('A') { 'B' } else { 'A' };
+        let forged = format!("{head}.{flipped}{}", &signature[1..]);
+        for altered in [forged, format!("{head}.{}", &signature[1..])] {
+            let status = tokens
+                .caller(&metadata(&format!("Bearer {altered}")))
+                .unwrap_err();
+            assert_eq!(status.code(), tonic::Code::Unauthenticated);
+            assert_eq!(
+                status.get_error_details().error_info().unwrap().reason,
+                "TOKEN_INVALID"
+            );
+        }
+        assert_eq!(
+            tokens.verified.len(),
+            1,
+            "a refused token is not remembered"
+        );
+
+        // Another key (another gateway, a rotated secret) remembers nothing of this one's.
+        let other = Tokens::new(&[8; 32], DEFAULT_TOKEN_TTL, manual.clock()).unwrap();
+        assert!(other.caller(&bearer).is_err());
+
+        manual.advance(ACCESS_TOKEN_TTL + Duration::from_secs(EXPIRY_LEEWAY_S + 2));
+        assert_refused_as_expired(&tokens, &bearer);
+    }
+
+    #[test]
+    fn remembered_tokens_are_bounded() {
+        let verified = Verified::default();
+        let caller = Caller {
+            player_id: "p".into(),
+            display_name: "P".into(),
+            kind: Kind::Guest,
+        };
+        let most = VERIFIED_SHARDS * VERIFIED_PER_SHARD;
+        for i in 0..3 * most {
+            verified.insert(&format!("token-{i}"), caller.clone(), 1);
+        }
+        assert!(verified.len() <= most, "{} > {most}", verified.len());
+        assert!(
+            verified.len() > most / 2,
+            "a full cache keeps most of what it holds"
+        );
+        let newest = format!("token-{}", 3 * most - 1);
+        assert!(verified.get(&newest).is_some(), "the newest token is kept");
     }
 
     #[test]
