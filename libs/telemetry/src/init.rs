@@ -235,7 +235,11 @@ fn install(
             .with_filter(logged())
             .boxed()
     } else {
+        // Colours only for a person at a terminal: a log collector reading a pipe would
+        // store the escape codes, and writing them is most of what formatting a span's
+        // fields costs (each span's fields are formatted when it opens, logged or not).
         tracing_subscriber::fmt::layer()
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
             .with_filter(logged())
             .boxed()
     });
