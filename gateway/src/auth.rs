@@ -224,8 +224,8 @@ impl Tokens {
                 )
             })?;
         let token = token.trim();
-        let (caller, exp) = match self.verified.get(token) {
-            Some(known) => known,
+        let (caller, exp, verified_now) = match self.verified.get(token) {
+            Some((caller, exp)) => (caller, exp, false),
             None => {
                 let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
                     .map_err(|_| {
@@ -240,8 +240,7 @@ impl Tokens {
                     display_name: data.claims.name,
                     kind: data.claims.kind,
                 };
-                self.verified.insert(token, caller.clone(), data.claims.exp);
-                (caller, data.claims.exp)
+                (caller, data.claims.exp, true)
             }
         };
         // Checked on every call, a token remembered or not: a remembered token expires on
@@ -252,6 +251,10 @@ impl Tokens {
                 "the token has expired: sign in again",
                 reason::TOKEN_EXPIRED,
             ));
+        }
+        // Only a token accepted just now is remembered, so an expired one takes no room.
+        if verified_now {
+            self.verified.insert(token, caller.clone(), exp);
         }
         Ok(caller)
     }
@@ -410,6 +413,11 @@ mod tests {
             })
             .unwrap();
         assert_refused_as_expired(&tokens, &metadata(&format!("Bearer {token}")));
+        assert_eq!(
+            tokens.verified.len(),
+            0,
+            "an expired token is not remembered"
+        );
     }
 
     fn assert_refused_as_expired(tokens: &Tokens, bearer: &MetadataMap) {

@@ -20,8 +20,9 @@
 //!
 //! # Features
 //! `grpc` (default) adds the clients and servers, [`codec`], [`archive_record`], and
-//! everything that builds a `tonic::Status`. Without it the crate is the messages, [`ids`] and the message conventions
-//! of [`error_details`], and builds for wasm32-unknown-unknown (the offline client).
+//! everything that builds a `tonic::Status`. Without it the crate is the messages, [`ids`]
+//! and the message conventions of [`error_details`], and builds for wasm32-unknown-unknown
+//! (the offline client).
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "grpc")]

@@ -494,12 +494,15 @@ impl AccountStore {
             // accounts the dearest part of a burst of game ends (BENCHMARKS.md, "Game ends in
             // bulk").
             let mut inserted: HashSet<String> = HashSet::new();
-            for chunk in games.iter().zip(&records).collect::<Vec<_>>().chunks(ARCHIVE_ROWS_PER_STATEMENT) {
+            let chunks = games
+                .chunks(ARCHIVE_ROWS_PER_STATEMENT)
+                .zip(records.chunks(ARCHIVE_ROWS_PER_STATEMENT));
+            for (chunk, chunk_records) in chunks {
                 let mut insert = sqlx::QueryBuilder::new(
                     "INSERT INTO archived_games \
                      (game_id, ruleset, casual, started_at_ms, ended_at_ms, record) ",
                 );
-                insert.push_values(chunk, |mut row, ((game, _, _), record)| {
+                insert.push_values(chunk.iter().zip(chunk_records), |mut row, ((game, _, _), record)| {
                     row.push_bind(game.game_id.as_str())
                         .push_bind(game.ruleset.as_str())
                         .push_bind(game.casual)
