@@ -119,7 +119,7 @@ pub use queue::{
     SettledSubscription, TableClaim, TableOutcome, TableProposal, Ticket, TicketChange,
     TicketNotice, TicketProposal, TicketStatus,
 };
-pub use rating::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
+pub use rating::{RatedGame, RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use replicas::{ReplicaWait, WAIT_CONNECTIONS};
 pub use room::{RoomRecord, RoomStore};
 pub use timer::{DueTimer, TIMER_SHARDS, TimerArm, TimerStore, TimerWrites};

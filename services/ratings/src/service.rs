@@ -2,7 +2,9 @@
 
 use ludus_proto::ids::{validate_id, validate_ruleset};
 use ludus_proto::pb::{self, ratings_server::Ratings};
-use ludus_store::{RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use ludus_store::{RatedGame, RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 use prost::Message;
 use tonic::{Request, Response, Status};
 
@@ -37,10 +39,7 @@ impl RatingsService {
         let Some(bytes) = self.store.result(game_id).await? else {
             return Ok(None);
         };
-        let mut response = pb::ReportResultResponse::decode(bytes.as_slice())
-            .map_err(|e| ServiceError::Internal(format!("stored result of {game_id}: {e}")))?;
-        response.newly_recorded = false;
-        Ok(Some(response))
+        decode_recorded(game_id, &bytes).map(Some)
     }
 
     /// The stored original when `game_id` was recorded in the meantime.
@@ -110,9 +109,19 @@ impl RatingsService {
         )))
     }
 
-    /// Records a batch of games one after another, in order (games of the same players
-    /// then rate in that order and never contend), each with its own answer: a refusal
-    /// fails its game alone, as its own `ReportResult` would have.
+    /// Records a batch of games in order, each with its own answer, as if each were its
+    /// own `ReportResult` one after another: games of the same players rate in the batch's
+    /// order, a refusal fails its game alone, a repeat answers the original.
+    ///
+    /// In bulk: one read of every game's marker, one read of every player's rating per rule
+    /// set, every game computed from those (a player's later game from what the earlier one
+    /// writes), then the games written in order by the store's few scripts. A game that
+    /// meets another writer's change (or was recorded in the meantime) stops the bulk write;
+    /// it and the games after it go one by one as `ReportResult` does (re-read, recompute,
+    /// retry). A failure of a bulk step sends every game not yet answered that way too, so
+    /// each gets its own answer. Per game this was three Redis round trips, one after
+    /// another; per batch it is now two plus one per 32 games (BENCHMARKS.md, "Game ends in
+    /// bulk").
     async fn report_all(
         &self,
         request: pb::ReportResultsRequest,
@@ -122,9 +131,19 @@ impl RatingsService {
                 "results: at most {MAX_REPORT_BATCH} in one batch"
             )));
         }
-        let mut results = Vec::with_capacity(request.results.len());
-        for report in request.results {
-            results.push(match self.report(report).await {
+        let reports = request.results;
+        let mut answers: Vec<Option<Result<pb::ReportResultResponse, ServiceError>>> =
+            reports.iter().map(|_| None).collect();
+        if let Err(error) = self.report_in_bulk(&reports, &mut answers).await {
+            tracing::warn!(%error, "bulk rating write failed; recording the batch game by game");
+        }
+        let mut results = Vec::with_capacity(reports.len());
+        for (report, answer) in reports.into_iter().zip(answers) {
+            let answer = match answer {
+                Some(answer) => answer,
+                None => self.report(report).await,
+            };
+            results.push(match answer {
                 Ok(result) => pb::ReportedResult {
                     result: Some(result),
                     code: 0,
@@ -143,11 +162,105 @@ impl RatingsService {
         Ok(pb::ReportResultsResponse { results })
     }
 
+    /// The bulk part of [`RatingsService::report_all`]: answers the games it settles
+    /// (refused, recorded before, recorded now) and leaves the others (cancelled games, a
+    /// game named twice, the games from a stop on) to be reported one by one after it.
+    async fn report_in_bulk(
+        &self,
+        reports: &[pb::ReportResultRequest],
+        answers: &mut [Option<Result<pb::ReportResultResponse, ServiceError>>],
+    ) -> Result<(), ServiceError> {
+        let game_ids: Vec<String> = reports.iter().map(|r| r.game_id.clone()).collect();
+        let markers = self.store.results(&game_ids).await?;
+        let mut named = HashSet::new();
+        let mut rated = Vec::new();
+        for (i, (report, marker)) in reports.iter().zip(markers).enumerate() {
+            if let Err(refusal) = validate_report(report) {
+                answers[i] = Some(Err(refusal));
+            } else if let Some(marker) = marker {
+                answers[i] = Some(decode_recorded(&report.game_id, &marker));
+            } else if !report.cancelled && named.insert(report.game_id.as_str()) {
+                rated.push(i);
+            }
+        }
+        // Every player's entry before the batch, then as each game in order leaves it.
+        let mut entries: HashMap<(&str, &str), Option<RatingEntry>> = HashMap::new();
+        let mut players_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for &i in &rated {
+            let players = players_of.entry(reports[i].ruleset.as_str()).or_default();
+            players.extend(reports[i].players.iter().map(|p| p.player_id.as_str()));
+        }
+        for (ruleset, players) in players_of {
+            let ids: Vec<String> = players.iter().map(|&p| p.to_owned()).collect();
+            let read = self.store.get(ruleset, &ids).await?;
+            entries.extend(players.into_iter().map(|p| (ruleset, p)).zip(read));
+        }
+        let mut games = Vec::with_capacity(rated.len());
+        let mut responses = Vec::with_capacity(rated.len());
+        for &i in &rated {
+            let report = &reports[i];
+            let ruleset = report.ruleset.as_str();
+            let before: Vec<Option<RatingEntry>> = report
+                .players
+                .iter()
+                // Read above for every player of a rated game.
+                .map(|p| {
+                    entries
+                        .get(&(ruleset, p.player_id.as_str()))
+                        .cloned()
+                        .flatten()
+                })
+                .collect();
+            let (updates, response) = compute(&report.players, &before);
+            // `compute` answers the players in the report's order.
+            for (player, u) in report.players.iter().zip(&updates) {
+                let after = RatingEntry {
+                    player_id: u.player_id.clone(),
+                    display_name: u.display_name.clone(),
+                    rating: u.rating,
+                    games: u.games,
+                    version: u.expected_version + 1,
+                };
+                if let Some(entry) = entries.get_mut(&(ruleset, player.player_id.as_str())) {
+                    *entry = Some(after);
+                }
+            }
+            games.push(RatedGame {
+                ruleset: report.ruleset.clone(),
+                game_id: report.game_id.clone(),
+                updates,
+                result: response.encode_to_vec(),
+            });
+            responses.push(response);
+        }
+        let (recorded, stopped) = self.store.record_in_order(&games).await?;
+        for ((&i, game), response) in rated.iter().zip(&games).zip(responses).take(recorded) {
+            tracing::info!(game_id = %game.game_id, ruleset = %game.ruleset, "result recorded");
+            answers[i] = Some(Ok(response));
+        }
+        if let Some(stopped) = stopped {
+            tracing::debug!(
+                game_id = %games[recorded].game_id,
+                ?stopped,
+                "ratings changed under the batch; the rest go one by one"
+            );
+        }
+        Ok(())
+    }
+
     /// The player's 1-based place on the leaderboard, 0 when unranked.
     async fn rank_of(&self, ruleset: &str, player_id: &str) -> Result<u32, ServiceError> {
         let place = self.store.rank(ruleset, player_id).await?;
         Ok(place.map_or(0, |p| u32::try_from(p + 1).unwrap_or(u32::MAX)))
     }
+}
+
+/// The response stored when `game_id` was recorded, marked as not new.
+fn decode_recorded(game_id: &str, bytes: &[u8]) -> Result<pb::ReportResultResponse, ServiceError> {
+    let mut response = pb::ReportResultResponse::decode(bytes)
+        .map_err(|e| ServiceError::Internal(format!("stored result of {game_id}: {e}")))?;
+    response.newly_recorded = false;
+    Ok(response)
 }
 
 /// The conditional updates and the response for one rated game.

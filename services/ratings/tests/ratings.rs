@@ -277,20 +277,35 @@ async fn invalid_arguments(c: &mut RatingsClient<Channel>) {
     assert_eq!(rating(c, "a").await.games, 0);
 }
 
+/// One `ReportResults` call that must be answered; its answers, one per game.
+async fn report_batch(
+    c: &mut RatingsClient<Channel>,
+    results: Vec<pb::ReportResultRequest>,
+) -> Vec<pb::ReportedResult> {
+    c.report_results(pb::ReportResultsRequest { results })
+        .await
+        .expect("batch")
+        .into_inner()
+        .results
+}
+
+/// One `ReportResult` in a task of its own.
+fn spawn_report(
+    running: &Running,
+    request: pb::ReportResultRequest,
+) -> tokio::task::JoinHandle<Result<tonic::Response<pb::ReportResultResponse>, tonic::Status>> {
+    let mut c = running.client.clone();
+    tokio::spawn(async move { c.report_result(request).await })
+}
+
 /// Concurrent reports touching the same player all land: optimistic retries, no lost update.
 async fn concurrent(backend: Backend) {
     let running = start(backend).await;
     let games = 12;
     let mut tasks = Vec::new();
     for g in 0..games {
-        let mut c = running.client.clone();
-        tasks.push(tokio::spawn(async move {
-            c.report_result(report(
-                &format!("c{g}"),
-                vec![player("hub", 0), player(&format!("p{g}"), 1)],
-            ))
-            .await
-        }));
+        let players = vec![player("hub", 0), player(&format!("p{g}"), 1)];
+        tasks.push(spawn_report(&running, report(&format!("c{g}"), players)));
     }
     let mut aborted = 0;
     for task in tasks {
@@ -319,12 +334,7 @@ async fn batched(backend: Backend) {
         bad,
         report("b1", vec![player("hub", 1), player("rim1", 0)]),
     ];
-    let answers = c
-        .report_results(pb::ReportResultsRequest { results: batch })
-        .await
-        .expect("batch")
-        .into_inner()
-        .results;
+    let answers = report_batch(&mut c, batch).await;
     assert_eq!(answers.len(), 4, "one answer per game, in order");
     let first = answers[0].result.as_ref().expect("b1 recorded");
     assert!(first.newly_recorded);
@@ -343,14 +353,11 @@ async fn batched(backend: Backend) {
     assert_eq!(changes(repeat), changes(first), "the original result");
     assert_eq!(rating(&mut c, "hub").await.games, 2);
 
-    let redelivered = c
-        .report_results(pb::ReportResultsRequest {
-            results: vec![report("b2", vec![player("hub", 0), player("rim2", 1)])],
-        })
-        .await
-        .expect("redelivered")
-        .into_inner()
-        .results;
+    let redelivered = report_batch(
+        &mut c,
+        vec![report("b2", vec![player("hub", 0), player("rim2", 1)])],
+    )
+    .await;
     assert!(!redelivered[0].result.as_ref().expect("b2").newly_recorded);
     assert_eq!(rating(&mut c, "hub").await.games, 2);
     let status = c
@@ -360,6 +367,64 @@ async fn batched(backend: Backend) {
         .await
         .expect_err("too many");
     assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+}
+
+/// Batches racing single reports over the same player: the bulk write stops where another
+/// writer got in first and its remaining games go one by one, so every game lands once and
+/// no update is lost (the hub's game count is every game that was not refused as contended).
+async fn batches_racing_single_reports(backend: Backend) {
+    let running = start(backend).await;
+    let mut tasks = Vec::new();
+    for b in 0..4 {
+        let mut c = running.client.clone();
+        tasks.push(tokio::spawn(async move {
+            let batch = (0..10)
+                .map(|g| {
+                    report(
+                        &format!("bulk{b}-{g}"),
+                        vec![player("hub", 0), player(&format!("r{b}-{g}"), 1)],
+                    )
+                })
+                .collect();
+            let answers = report_batch(&mut c, batch).await;
+            assert_eq!(answers.len(), 10);
+            answers
+                .iter()
+                .map(|a| match (a.result.as_ref(), Code::from(a.code)) {
+                    (Some(result), Code::Ok) => {
+                        assert!(result.newly_recorded, "{a:?}");
+                        (1, 0)
+                    }
+                    (None, Code::Aborted) => (0, 1),
+                    _ => panic!("{a:?}"),
+                })
+                .fold((0, 0), |(r, x), (r2, x2)| (r + r2, x + x2))
+        }));
+    }
+    let mut singles = Vec::new();
+    for g in 0..10 {
+        let players = vec![player("hub", 1), player(&format!("s{g}"), 0)];
+        singles.push(spawn_report(&running, report(&format!("one{g}"), players)));
+    }
+    let mut landed = 0;
+    for task in tasks {
+        let (recorded, aborted) = task.await.expect("task");
+        assert_eq!(recorded + aborted, 10);
+        landed += recorded;
+    }
+    for task in singles {
+        match task.await.expect("task") {
+            Ok(response) => {
+                assert!(response.into_inner().newly_recorded);
+                landed += 1;
+            }
+            Err(status) if status.code() == Code::Aborted => {}
+            Err(status) => panic!("{status:?}"),
+        }
+    }
+    let mut c = running.client.clone();
+    assert_eq!(rating(&mut c, "hub").await.games, landed);
+    assert!(landed >= 10, "most games land: {landed} of 50");
 }
 
 fn redis() -> RedisServer {
@@ -377,6 +442,9 @@ async fn memory_backend() {
         .await
         .expect("in time");
     bounded(batched(Backend::memory())).await.expect("in time");
+    bounded(batches_racing_single_reports(Backend::memory()))
+        .await
+        .expect("in time");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -388,4 +456,8 @@ async fn redis_backend() {
     bounded(concurrent(backend)).await.expect("in time");
     let backend = server.backend("r3:").await.expect("connect");
     bounded(batched(backend)).await.expect("in time");
+    let backend = server.backend("r4:").await.expect("connect");
+    bounded(batches_racing_single_reports(backend))
+        .await
+        .expect("in time");
 }

@@ -115,6 +115,7 @@ properties!(
     rating_version_conflict,
     rating_unrated_and_results,
     rating_top_order_and_paging,
+    rating_batch_records_in_order_and_stops,
 );
 
 /// Runs every property on one Redis (a node or a cluster), each on the backend `connect`

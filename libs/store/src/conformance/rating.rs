@@ -3,7 +3,7 @@
 use futures::future::join_all;
 
 use super::{RACERS, ids};
-use crate::{Backend, RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
+use crate::{Backend, RatedGame, RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 
 /// The result recorded for `game_id`; the store must answer.
 async fn result(r: &RatingStore, game_id: &str) -> Option<Vec<u8>> {
@@ -195,4 +195,94 @@ pub async fn rating_top_order_and_paging(backend: Backend) {
     }
     assert_eq!(r.rank("rs", "nobody").await.expect("rank"), None);
     assert_eq!(r.rank("other", "e").await.expect("rank"), None);
+}
+
+/// A game of two players in rule set "rs" whose first player wins, each update expecting
+/// the version given; its id is its result.
+fn pair(game_id: &str, (winner, w): (&str, u64), (loser, l): (&str, u64)) -> RatedGame {
+    let games = |version: u64| u32::try_from(version + 1).unwrap_or(u32::MAX);
+    let updates = vec![
+        update(winner, w, 1510.0, games(w)),
+        update(loser, l, 1490.0, games(l)),
+    ];
+    rated(game_id, updates)
+}
+
+fn rated(game_id: &str, updates: Vec<RatingUpdate>) -> RatedGame {
+    RatedGame {
+        ruleset: "rs".into(),
+        game_id: game_id.into(),
+        updates,
+        result: game_id.as_bytes().to_vec(),
+    }
+}
+
+/// A batch records its games in order (a player's second game expects the version its first
+/// wrote), stops at the first game that is recorded already or meets a changed version, and
+/// writes nothing after it; `results` reads every marker in one call, in the order asked.
+pub async fn rating_batch_records_in_order_and_stops(backend: Backend) {
+    let r = RatingStore::new(backend);
+    // More games than one step of the store writes at once (a Redis script runs 32).
+    let chain: Vec<RatedGame> = (0..40u32)
+        .map(|i| {
+            let version = u64::from(i);
+            rated(
+                &format!("chain{i}"),
+                vec![
+                    update("hub", version, 1500.0 + f64::from(i), i + 1),
+                    update(&format!("rim{i}"), 0, 1490.0, 1),
+                ],
+            )
+        })
+        .collect();
+    assert_eq!(r.record_in_order(&chain).await.expect("batch"), (40, None));
+    let hub = &r.get("rs", &["hub".into()]).await.expect("get")[0];
+    let hub = hub.as_ref().expect("hub rated");
+    assert_eq!((hub.version, hub.games, hub.rating), (40, 40, 1539.0));
+    let names: Vec<String> = ["chain0", "nope", "chain39"].map(String::from).to_vec();
+    assert_eq!(
+        r.results(&names).await.expect("results"),
+        [Some(b"chain0".to_vec()), None, Some(b"chain39".to_vec())]
+    );
+    assert_eq!(r.record_in_order(&[]).await.expect("empty"), (0, None));
+
+    // The second game was recorded before: the first is written, the rest are not.
+    let again = [
+        pair("fresh1", ("a", 0), ("b", 0)),
+        pair("chain5", ("a", 1), ("c", 0)),
+        pair("fresh2", ("d", 0), ("e", 0)),
+    ];
+    assert_eq!(
+        r.record_in_order(&again).await.expect("batch"),
+        (1, Some(RecordOutcome::AlreadyRecorded))
+    );
+    assert!(result(&r, "fresh1").await.is_some());
+    assert_eq!(result(&r, "fresh2").await, None, "nothing after the stop");
+    let a = r.get("rs", &["a".into(), "d".into()]).await.expect("get");
+    assert_eq!(a[0].as_ref().map(|e| e.version), Some(1), "a: fresh1 only");
+    assert_eq!(a[1], None, "d: untouched");
+
+    // A stale version stops the batch at that game, which writes nothing.
+    let stale = [
+        pair("fresh2", ("d", 0), ("e", 0)),
+        pair("fresh3", ("d", 1), ("hub", 7)),
+        pair("fresh4", ("f", 0), ("g", 0)),
+    ];
+    assert_eq!(
+        r.record_in_order(&stale).await.expect("batch"),
+        (1, Some(RecordOutcome::Conflict))
+    );
+    assert_eq!(result(&r, "fresh3").await, None);
+    assert_eq!(result(&r, "fresh4").await, None);
+    let d = r.get("rs", &["d".into()]).await.expect("get");
+    assert_eq!(
+        d[0].as_ref().map(|e| e.version),
+        Some(1),
+        "fresh3 wrote nothing"
+    );
+    let infinite = vec![rated("inf", vec![update("x", 0, f64::INFINITY, 1)])];
+    assert!(
+        r.record_in_order(&infinite).await.is_err(),
+        "ratings are finite"
+    );
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{RatingEntry, RatingUpdate, RecordOutcome};
+use super::{RatedGame, RatingEntry, RatingUpdate, RecordOutcome};
 use crate::backend::StoreError;
 use crate::backend::memory::{MemoryState, lock};
 
@@ -35,31 +35,56 @@ pub(super) fn record(
     updates: &[RatingUpdate],
     result: &[u8],
 ) -> Result<RecordOutcome, StoreError> {
+    Ok(lock(&m.ratings).record(ruleset, game_id, updates, result))
+}
+
+pub(super) fn record_in_order(
+    m: &MemoryState,
+    games: &[RatedGame],
+) -> Result<(usize, Option<RecordOutcome>), StoreError> {
     let mut ratings = lock(&m.ratings);
-    if ratings.results.contains_key(game_id) {
-        return Ok(RecordOutcome::AlreadyRecorded);
+    for (recorded, g) in games.iter().enumerate() {
+        match ratings.record(&g.ruleset, &g.game_id, &g.updates, &g.result) {
+            RecordOutcome::Recorded => {}
+            stopped => return Ok((recorded, Some(stopped))),
+        }
     }
-    let board = ratings.players.entry(ruleset.to_owned()).or_default();
-    let conflict = updates
-        .iter()
-        .any(|u| board.get(&u.player_id).map_or(0, |e| e.version) != u.expected_version);
-    if conflict {
-        return Ok(RecordOutcome::Conflict);
+    Ok((games.len(), None))
+}
+
+impl RatingsMem {
+    fn record(
+        &mut self,
+        ruleset: &str,
+        game_id: &str,
+        updates: &[RatingUpdate],
+        result: &[u8],
+    ) -> RecordOutcome {
+        if self.results.contains_key(game_id) {
+            return RecordOutcome::AlreadyRecorded;
+        }
+        let board = self.players.entry(ruleset.to_owned()).or_default();
+        let conflict = updates
+            .iter()
+            .any(|u| board.get(&u.player_id).map_or(0, |e| e.version) != u.expected_version);
+        if conflict {
+            return RecordOutcome::Conflict;
+        }
+        for u in updates {
+            board.insert(
+                u.player_id.clone(),
+                RatingEntry {
+                    player_id: u.player_id.clone(),
+                    display_name: u.display_name.clone(),
+                    rating: u.rating,
+                    games: u.games,
+                    version: u.expected_version + 1,
+                },
+            );
+        }
+        self.results.insert(game_id.to_owned(), result.to_vec());
+        RecordOutcome::Recorded
     }
-    for u in updates {
-        board.insert(
-            u.player_id.clone(),
-            RatingEntry {
-                player_id: u.player_id.clone(),
-                display_name: u.display_name.clone(),
-                rating: u.rating,
-                games: u.games,
-                version: u.expected_version + 1,
-            },
-        );
-    }
-    ratings.results.insert(game_id.to_owned(), result.to_vec());
-    Ok(RecordOutcome::Recorded)
 }
 
 pub(super) fn record_unrated(
@@ -77,6 +102,17 @@ pub(super) fn record_unrated(
 
 pub(super) fn result(m: &MemoryState, game_id: &str) -> Result<Option<Vec<u8>>, StoreError> {
     Ok(lock(&m.ratings).results.get(game_id).cloned())
+}
+
+pub(super) fn results(
+    m: &MemoryState,
+    game_ids: &[String],
+) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+    let ratings = lock(&m.ratings);
+    Ok(game_ids
+        .iter()
+        .map(|g| ratings.results.get(g).cloned())
+        .collect())
 }
 
 pub(super) fn rank(

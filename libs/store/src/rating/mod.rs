@@ -52,6 +52,19 @@ pub struct RatingUpdate {
     pub games: u32,
 }
 
+/// One game for [`RatingStore::record_in_order`]: what [`RatingStore::record`] takes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatedGame {
+    /// The rule set whose ratings change.
+    pub ruleset: String,
+    /// The game, recorded once.
+    pub game_id: String,
+    /// Each player's new rating, conditional on the version it was computed from.
+    pub updates: Vec<RatingUpdate>,
+    /// What to store as the game's marker.
+    pub result: Vec<u8>,
+}
+
 /// Ratings and leaderboards. See the crate docs for the Redis keys.
 #[derive(Debug, Clone)]
 pub struct RatingStore {
@@ -93,6 +106,29 @@ impl RatingStore {
         dispatch!(self.backend, record(ruleset, game_id, updates, result))
     }
 
+    /// Records `games` one after another, each exactly as [`RatingStore::record`] would,
+    /// and stops at the first that is not `Recorded`: returns how many were recorded (the
+    /// first ones) and the outcome of the game that stopped it, `None` when all were. A
+    /// batch of game ends is computed from one read, each game's versions following the
+    /// games before it in the batch; a game that meets another writer's change stops the
+    /// rest, which were computed from what it would have written.
+    pub async fn record_in_order(
+        &self,
+        games: &[RatedGame],
+    ) -> Result<(usize, Option<RecordOutcome>), StoreError> {
+        let updates = games.iter().flat_map(|g| &g.updates);
+        if let Some(u) = updates.clone().find(|u| !u.rating.is_finite()) {
+            return Err(StoreError::Corrupt(format!(
+                "rating of {} is not finite",
+                u.player_id
+            )));
+        }
+        if games.is_empty() {
+            return Ok((0, None));
+        }
+        dispatch!(self.backend, record_in_order(games))
+    }
+
     /// Marks a game as handled without rating changes (e.g. cancelled), storing `result`.
     /// False (nothing written) if the game was already recorded, rated or not.
     pub async fn record_unrated(&self, game_id: &str, result: &[u8]) -> Result<bool, StoreError> {
@@ -102,6 +138,14 @@ impl RatingStore {
     /// The result stored when the game was recorded, if it was.
     pub async fn result(&self, game_id: &str) -> Result<Option<Vec<u8>>, StoreError> {
         dispatch!(self.backend, result(game_id))
+    }
+
+    /// [`RatingStore::result`] of each game, in the order asked, in one call.
+    pub async fn results(&self, game_ids: &[String]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+        if game_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        dispatch!(self.backend, results(game_ids))
     }
 
     /// A player's 0-based place on the leaderboard ([`RatingStore::top`]'s order), in one

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use redis::Script;
 use tracing::Instrument;
 
-use super::{RatingEntry, RatingUpdate, RecordOutcome};
+use super::{RatedGame, RatingEntry, RatingUpdate, RecordOutcome};
 use crate::backend::StoreError;
 use crate::backend::redis::{RedisBackend, parse_u64};
 
@@ -25,32 +25,45 @@ return place
     )
 });
 
-/// KEYS: game marker, board, player hashes... ARGV: result, then per player: expected
-/// version, name, rating, games, board member, board score. Returns 0 recorded, 1 already
-/// recorded, 2 conflict.
-static RECORD: LazyLock<Script> = LazyLock::new(|| {
+/// Records games in order, each atomically, and stops at the first that is not recorded.
+/// KEYS, per game: its marker, its board, its player hashes. ARGV[1]: the number of games,
+/// then per game: its number of players n, its result, then per player: expected version,
+/// name, rating, games, board member, board score. Returns {games recorded, outcome of the
+/// game that stopped it: 1 already recorded, 2 conflict; 0 when all were recorded}.
+static RECORD_IN_ORDER: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
-local n = #KEYS - 2
-for i = 1, n do
-  local v = tonumber(redis.call('HGET', KEYS[2 + i], 'version') or '0')
-  if v ~= tonumber(ARGV[2 + (i - 1) * 6]) then return 2 end
+local k, a = 1, 2
+for g = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[a])
+  local marker, board = KEYS[k], KEYS[k + 1]
+  if redis.call('EXISTS', marker) == 1 then return {g - 1, 1} end
+  for i = 1, n do
+    local v = tonumber(redis.call('HGET', KEYS[k + 1 + i], 'version') or '0')
+    if v ~= tonumber(ARGV[a + 2 + (i - 1) * 6]) then return {g - 1, 2} end
+  end
+  for i = 1, n do
+    local b = a + 2 + (i - 1) * 6
+    local key = KEYS[k + 1 + i]
+    local old = redis.call('HGET', key, 'member')
+    if old then redis.call('ZREM', board, old) end
+    redis.call('HSET', key, 'name', ARGV[b + 1], 'rating', ARGV[b + 2], 'games', ARGV[b + 3],
+      'version', tonumber(ARGV[b]) + 1, 'member', ARGV[b + 4])
+    redis.call('ZADD', board, ARGV[b + 5], ARGV[b + 4])
+  end
+  redis.call('SET', marker, ARGV[a + 1])
+  k = k + 2 + n
+  a = a + 2 + 6 * n
 end
-for i = 1, n do
-  local b = 2 + (i - 1) * 6
-  local key = KEYS[2 + i]
-  local old = redis.call('HGET', key, 'member')
-  if old then redis.call('ZREM', KEYS[2], old) end
-  redis.call('HSET', key, 'name', ARGV[b + 1], 'rating', ARGV[b + 2], 'games', ARGV[b + 3],
-    'version', tonumber(ARGV[b]) + 1, 'member', ARGV[b + 4])
-  redis.call('ZADD', KEYS[2], ARGV[b + 5], ARGV[b + 4])
-end
-redis.call('SET', KEYS[1], ARGV[1])
-return 0
+return {tonumber(ARGV[1]), 0}
 ",
     )
 });
+
+/// The most games one run of [`RECORD_IN_ORDER`] records: Redis serves nobody else while a
+/// script runs, and a game's record is a dozen commands, so a batch of game ends is written
+/// in steps that each hold Redis for well under a millisecond.
+const GAMES_PER_SCRIPT: usize = 32;
 
 /// The leaderboard member: zero-padded games then id, so that among equal ratings (equal
 /// scores, ordered by member bytes) fewer games come first, then the player id.
@@ -94,31 +107,87 @@ pub(super) async fn record(
     updates: &[RatingUpdate],
     result: &[u8],
 ) -> Result<RecordOutcome, StoreError> {
-    let k = &r.keys;
-    let mut inv = RECORD.prepare_invoke();
-    inv.key(k.rating_game(game_id)).key(k.rating_board(ruleset));
-    inv.arg(result);
-    for u in updates {
-        inv.key(k.rating_player(ruleset, &u.player_id));
-        inv.arg(u.expected_version)
-            .arg(&u.display_name)
-            // `{}` prints the shortest string that parses back to the same f64.
-            .arg(u.rating.to_string())
-            .arg(u.games)
-            .arg(board_member(u.games, &u.player_id))
-            // Ascending scores of -rating give highest ratings first.
-            .arg((-u.rating).to_string());
+    let game = Game {
+        ruleset,
+        game_id,
+        updates,
+        result,
+    };
+    // `record_run` checked that a run not stopped recorded every game: this one.
+    let (_, stopped) = record_run(r, std::slice::from_ref(&game)).await?;
+    Ok(stopped.unwrap_or(RecordOutcome::Recorded))
+}
+
+pub(super) async fn record_in_order(
+    r: &RedisBackend,
+    games: &[RatedGame],
+) -> Result<(usize, Option<RecordOutcome>), StoreError> {
+    let games: Vec<Game<'_>> = games
+        .iter()
+        .map(|g| Game {
+            ruleset: &g.ruleset,
+            game_id: &g.game_id,
+            updates: &g.updates,
+            result: &g.result,
+        })
+        .collect();
+    let mut recorded = 0;
+    for chunk in games.chunks(GAMES_PER_SCRIPT) {
+        let (done, stopped) = record_run(r, chunk).await?;
+        recorded += done;
+        if stopped.is_some() {
+            return Ok((recorded, stopped));
+        }
     }
-    let outcome: i64 = inv
+    Ok((recorded, None))
+}
+
+/// A game to record, borrowed.
+struct Game<'a> {
+    ruleset: &'a str,
+    game_id: &'a str,
+    updates: &'a [RatingUpdate],
+    result: &'a [u8],
+}
+
+/// One run of [`RECORD_IN_ORDER`] over `games`.
+async fn record_run(
+    r: &RedisBackend,
+    games: &[Game<'_>],
+) -> Result<(usize, Option<RecordOutcome>), StoreError> {
+    let k = &r.keys;
+    let mut inv = RECORD_IN_ORDER.prepare_invoke();
+    inv.arg(games.len());
+    for g in games {
+        inv.key(k.rating_game(g.game_id))
+            .key(k.rating_board(g.ruleset));
+        inv.arg(g.updates.len()).arg(g.result);
+        for u in g.updates {
+            inv.key(k.rating_player(g.ruleset, &u.player_id));
+            inv.arg(u.expected_version)
+                .arg(&u.display_name)
+                // `{}` prints the shortest string that parses back to the same f64.
+                .arg(u.rating.to_string())
+                .arg(u.games)
+                .arg(board_member(u.games, &u.player_id))
+                // Ascending scores of -rating give highest ratings first.
+                .arg((-u.rating).to_string());
+        }
+    }
+    let (recorded, outcome): (usize, i64) = inv
         .invoke_async(&mut r.conn.clone())
         .instrument(r.script("EVALSHA record", "record"))
         .await?;
-    match outcome {
-        0 => Ok(RecordOutcome::Recorded),
-        1 => Ok(RecordOutcome::AlreadyRecorded),
-        2 => Ok(RecordOutcome::Conflict),
-        _ => Err(StoreError::Corrupt("bad record script reply".into())),
+    let stopped = match outcome {
+        0 => None,
+        1 => Some(RecordOutcome::AlreadyRecorded),
+        2 => Some(RecordOutcome::Conflict),
+        _ => return Err(StoreError::Corrupt("bad record script reply".into())),
+    };
+    if recorded > games.len() || (stopped.is_none() && recorded != games.len()) {
+        return Err(StoreError::Corrupt("bad record script reply".into()));
     }
+    Ok((recorded, stopped))
 }
 
 pub(super) async fn record_unrated(
@@ -134,6 +203,21 @@ pub(super) async fn record_unrated(
 
 pub(super) async fn result(r: &RedisBackend, game_id: &str) -> Result<Option<Vec<u8>>, StoreError> {
     r.query("GET", r.keys.rating_game(game_id)).await
+}
+
+pub(super) async fn results(
+    r: &RedisBackend,
+    game_ids: &[String],
+) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+    // Every marker is under the `{rating}` tag: one slot, so one MGET on a cluster too.
+    let keys: Vec<String> = game_ids.iter().map(|g| r.keys.rating_game(g)).collect();
+    let found: Vec<Option<Vec<u8>>> = r.query("MGET", keys).await?;
+    if found.len() != game_ids.len() {
+        return Err(StoreError::Corrupt(
+            "MGET answered a different count".into(),
+        ));
+    }
+    Ok(found)
 }
 
 pub(super) async fn rank(
