@@ -4,7 +4,8 @@
 # move, closed loop, loadgen's 15-move script — played by
 #   1. Colyseus 0.18 (colyseus-server.js, driven by driver.js),
 #   2. the all-in-one Ludus (every service in one process, memory store:
-#      `loadgen play --system all-in-one`),
+#      `loadgen play --system all-in-one`), followed by its floor (`--floor`: one bare tonic
+#      server committing in memory, the same fan-out),
 #   3. Ludus with every service its own process on one redis-server
 #      (`loadgen play --system processes`), followed in the same run by the fair floor
 #      (`--floor`: bare tonic chain, one EVALSHA, the same fan-out),
@@ -61,8 +62,9 @@ for pair in $(seq 1 "$PAIRS"); do
 
   echo "== pair $pair: Ludus all-in-one" >&2
   log=$(mktemp)
-  "$BIN/loadgen" play --system all-in-one --player-streams --games "$GAMES" --duration "$DURATION" | tee "$log" >&2
+  "$BIN/loadgen" play --system all-in-one --player-streams --games "$GAMES" --duration "$DURATION" --floor | tee "$log" >&2
   rows+=("$(loadgen_row "$log" ludus "Ludus all-in-one (one process, memory store)")")
+  rows+=("$(loadgen_row "$log" floor "floor, one process: bare tonic server, commit in memory + the same fan-out")")
   if [[ ${LOOPBACK:-0} == 1 ]]; then
     # The same all-in-one with its services calling each other over their loopback ports
     # (`--internal-calls loopback`), as before calls in memory (BENCHMARKS.md).

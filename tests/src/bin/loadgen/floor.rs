@@ -12,6 +12,11 @@
 //! game (`Matchmaking.WatchTicket` stands in for `Gateway.Subscribe`: a server stream whose
 //! message carries the event's bytes). `loadgen play --floor` opens as many streams per game
 //! as the Ludus run does (spectators, plus both players with `--player-streams`).
+//!
+//! With `--system all-in-one` the floor is one process too (`floor-serve --memory`, the
+//! all-in-one's place): a bare tonic server that commits each move in its own memory (the
+//! same compare-and-set on seq, idempotency by action id, state write and event append) and
+//! writes the event to its own streams, with no Redis and no second hop.
 
 use std::{
     collections::HashMap,
@@ -70,6 +75,10 @@ pub struct FloorServeArgs {
     /// fix): shows the delayed-ACK stall on the floor itself.
     #[arg(long)]
     pub nagle: bool,
+    /// Commit in this process's memory and fan out to its own streams: the floor of the
+    /// all-in-one (no `--next`, no `--redis`).
+    #[arg(long, conflicts_with_all = ["next", "redis"])]
+    pub memory: bool,
 }
 
 /// Bytes of the stored state and of the event the commit writes (a Caro game's size).
@@ -79,13 +88,29 @@ const EVENT_BYTES: usize = 500;
 /// Events buffered per game for a slow stream (the gateway's feed keeps a few too).
 const FEED_CAPACITY: usize = 64;
 
-/// The front's pub/sub side: one RESP3 connection, one broadcast per subscribed channel.
+/// The front's pub/sub side: one RESP3 connection, one broadcast per subscribed channel. In
+/// memory (`redis` none) the commit sends to the broadcasts itself.
 struct Feed {
-    redis: ConnectionManager,
+    redis: Option<ConnectionManager>,
     channels: Arc<Mutex<HashMap<String, broadcast::Sender<Bytes>>>>,
 }
 
 impl Feed {
+    fn in_memory() -> Feed {
+        Feed {
+            redis: None,
+            channels: Arc::default(),
+        }
+    }
+
+    /// Sends `event` to the streams open on `channel` (the in-memory PUBLISH).
+    fn publish(&self, channel: &str, event: Bytes) {
+        let channels = self.channels.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(sender) = channels.get(channel) {
+            let _ = sender.send(event);
+        }
+    }
+
     async fn connect(url: &str) -> anyhow::Result<Feed> {
         let channels: Arc<Mutex<HashMap<String, broadcast::Sender<Bytes>>>> = Arc::default();
         let routes = channels.clone();
@@ -111,7 +136,7 @@ impl Feed {
         let client = redis::Client::open(info.set_redis_settings(settings))?;
         let config = ConnectionManagerConfig::new().set_push_sender(on_push);
         Ok(Feed {
-            redis: ConnectionManager::new_with_config(client, config).await?,
+            redis: Some(ConnectionManager::new_with_config(client, config).await?),
             channels,
         })
     }
@@ -129,8 +154,8 @@ impl Feed {
                 }
             }
         };
-        if first {
-            self.redis
+        if let Some(redis) = self.redis.as_ref().filter(|_| first) {
+            redis
                 .clone()
                 .subscribe(channel)
                 .await
@@ -151,8 +176,8 @@ impl Feed {
             }
             idle
         };
-        if last {
-            let _ = self.redis.clone().unsubscribe(channel).await;
+        if let Some(redis) = self.redis.as_ref().filter(|_| last) {
+            let _ = redis.clone().unsubscribe(channel).await;
         }
     }
 }
@@ -170,10 +195,86 @@ enum Role {
     Back {
         redis: ConnectionManager,
         script: redis::Script,
-        state: String,
-        event: String,
-        reply: String,
+        payload: Payload,
     },
+    /// The all-in-one's floor: commits in memory and fans out to its own streams.
+    Alone {
+        games: Mutex<HashMap<String, MemoryGame>>,
+        feed: Arc<Feed>,
+        payload: Payload,
+    },
+}
+
+/// What a floor commit writes and answers, as large as a real move's.
+struct Payload {
+    state: String,
+    event: String,
+    reply: String,
+}
+
+impl Payload {
+    fn new(reply_bytes: usize) -> Payload {
+        Payload {
+            state: "s".repeat(STATE_BYTES),
+            event: "e".repeat(EVENT_BYTES),
+            // The padding is the reply's bulk; the other fields add a few bytes.
+            reply: "r".repeat(reply_bytes.saturating_sub(16)),
+        }
+    }
+}
+
+/// A floor game in memory: what the commit script keeps in its three keys.
+#[derive(Default)]
+struct MemoryGame {
+    seq: i64,
+    state: String,
+    events: Vec<Bytes>,
+    actions: HashMap<String, i64>,
+}
+
+impl MemoryGame {
+    /// The commit script's steps in memory: `(outcome, seq)` as the script answers, and the
+    /// event to publish when it committed.
+    fn commit(
+        &mut self,
+        expected: i64,
+        action_id: &str,
+        state: &str,
+        event: &str,
+    ) -> (i64, i64, Option<Bytes>) {
+        if let Some(&done) = self.actions.get(action_id) {
+            return (2, done, None);
+        }
+        if self.seq != expected {
+            return (1, self.seq, None);
+        }
+        self.seq += 1;
+        self.state.clear();
+        self.state.push_str(state);
+        let published = Bytes::from(format!("{}:{event}", self.seq));
+        self.events.push(published.clone());
+        self.actions.insert(action_id.to_owned(), self.seq);
+        (3, self.seq, Some(published))
+    }
+}
+
+/// The answer to a floor move: `outcome` and `new_seq` as the commit script returns them.
+fn commit_reply(
+    outcome: i64,
+    new_seq: i64,
+    reply: &str,
+) -> Result<pb::ReportResultResponse, Status> {
+    if outcome == 1 {
+        return Err(Status::aborted(format!("stale: seq is {new_seq}")));
+    }
+    Ok(pb::ReportResultResponse {
+        newly_recorded: outcome == 3,
+        changes: vec![pb::RatingChange {
+            player_id: reply.to_owned(),
+            before: new_seq as f64,
+            after: 0.0,
+        }],
+    })
 }
 
 #[derive(Clone)]
@@ -192,9 +293,7 @@ impl Ratings for Floor {
             Role::Back {
                 redis,
                 script,
-                state,
-                event,
-                reply,
+                payload,
             } => {
                 let request = request.into_inner();
                 let seq = request.players.first().map_or(0, |p| p.points);
@@ -205,23 +304,31 @@ impl Ratings for Floor {
                     .key(format!("floor:{{{tag}}}:actions"))
                     .arg(seq)
                     .arg(&request.ruleset)
-                    .arg(state)
-                    .arg(event)
+                    .arg(&payload.state)
+                    .arg(&payload.event)
                     .arg(live_channel(tag))
                     .invoke_async(&mut redis.clone())
                     .await
                     .map_err(|e| Status::unavailable(format!("redis: {e}")))?;
-                if outcome == 1 {
-                    return Err(Status::aborted(format!("stale: seq is {new_seq}")));
+                commit_reply(outcome, new_seq, &payload.reply).map(Response::new)
+            }
+            Role::Alone {
+                games,
+                feed,
+                payload,
+            } => {
+                let request = request.into_inner();
+                let seq = request.players.first().map_or(0, |p| p.points);
+                let (outcome, new_seq, published) = games
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .entry(request.game_id.clone())
+                    .or_default()
+                    .commit(seq, &request.ruleset, &payload.state, &payload.event);
+                if let Some(published) = published {
+                    feed.publish(&live_channel(&request.game_id), published);
                 }
-                Ok(Response::new(pb::ReportResultResponse {
-                    newly_recorded: outcome == 3,
-                    changes: vec![pb::RatingChange {
-                        player_id: reply.clone(),
-                        before: new_seq as f64,
-                        after: 0.0,
-                    }],
-                }))
+                commit_reply(outcome, new_seq, &payload.reply).map(Response::new)
             }
         }
     }
@@ -261,7 +368,7 @@ impl Matchmaking for Floor {
         &self,
         request: Request<pb::WatchTicketRequest>,
     ) -> Result<Response<EventStream>, Status> {
-        let Role::Front { feed, .. } = &*self.0 else {
+        let (Role::Front { feed, .. } | Role::Alone { feed, .. }) = &*self.0 else {
             return Err(Status::unimplemented(
                 "only the front server streams events",
             ));
@@ -322,6 +429,11 @@ impl Matchmaking for Floor {
 /// Runs one floor server until killed.
 pub async fn serve(args: FloorServeArgs) -> anyhow::Result<()> {
     let role = match (&args.next, &args.redis) {
+        _ if args.memory => Role::Alone {
+            games: Mutex::default(),
+            feed: Arc::new(Feed::in_memory()),
+            payload: Payload::new(args.reply_bytes),
+        },
         (Some(next), Some(url)) => Role::Front {
             next: RatingsClient::new(
                 tonic::transport::Endpoint::from_shared(next.clone())?
@@ -336,13 +448,10 @@ pub async fn serve(args: FloorServeArgs) -> anyhow::Result<()> {
             Role::Back {
                 redis: ConnectionManager::new(client).await?,
                 script: redis::Script::new(COMMIT),
-                state: "s".repeat(STATE_BYTES),
-                event: "e".repeat(EVENT_BYTES),
-                // The padding is the reply's bulk; the other fields add a few bytes.
-                reply: "r".repeat(args.reply_bytes.saturating_sub(16)),
+                payload: Payload::new(args.reply_bytes),
             }
         }
-        (None, None) => anyhow::bail!("floor-serve needs --next or --redis"),
+        (None, None) => anyhow::bail!("floor-serve needs --next, --redis or --memory"),
     };
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let floor = Floor(Arc::new(role));
@@ -361,15 +470,43 @@ pub async fn serve(args: FloorServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A running floor chain: front and back servers and their Redis.
+/// A running floor chain: front and back servers and their Redis, or the one in-memory
+/// server of the all-in-one's floor.
 pub struct FloorChain {
     pub front: String,
     pub measured: Vec<(String, u32)>,
     _children: crate::system::Children,
-    _redis: crate::system::Redis,
+    _redis: Option<crate::system::Redis>,
 }
 
 impl FloorChain {
+    /// The all-in-one's floor: one `floor-serve --memory` process.
+    pub fn start_alone(reply_bytes: usize, nagle: bool) -> anyhow::Result<FloorChain> {
+        let bin_dir = crate::system::default_bin_dir()?;
+        let name = crate::system::this_binary_name()?;
+        let port = crate::system::free_port()?;
+        let mut args = vec![
+            "floor-serve".to_owned(),
+            "--listen".into(),
+            format!("127.0.0.1:{port}"),
+            "--memory".into(),
+            "--reply-bytes".into(),
+            reply_bytes.to_string(),
+        ];
+        if nagle {
+            args.push("--nagle".into());
+        }
+        let mut children = crate::system::Children::default();
+        children.spawn(&bin_dir, &name, &args)?;
+        crate::system::wait_for_port(port)?;
+        Ok(FloorChain {
+            front: format!("http://127.0.0.1:{port}"),
+            measured: children.pids(),
+            _children: children,
+            _redis: None,
+        })
+    }
+
     pub fn start(reply_bytes: usize, nagle: bool) -> anyhow::Result<FloorChain> {
         let redis = crate::system::Redis::start()?;
         let bin_dir = crate::system::default_bin_dir()?;
@@ -408,7 +545,7 @@ impl FloorChain {
             front: format!("http://127.0.0.1:{front}"),
             measured,
             _children: children,
-            _redis: redis,
+            _redis: Some(redis),
         })
     }
 }
@@ -457,4 +594,25 @@ pub async fn watch(
 pub fn event_seq(update: &pb::TicketUpdate) -> Option<u64> {
     let (seq, _) = update.game_id.split_once(':')?;
     seq.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-memory floor answers as the commit script does: a commit, a stale seq, a
+    /// repeated action id (its original seq, nothing published).
+    #[test]
+    fn memory_commit_answers_as_the_script() {
+        let mut game = MemoryGame::default();
+        let (outcome, seq, published) = game.commit(0, "a1", "s", "e1");
+        assert_eq!((outcome, seq), (3, 1));
+        assert_eq!(published.as_deref(), Some(&b"1:e1"[..]));
+        assert_eq!(game.commit(0, "a2", "s", "e2").0, 1, "stale seq");
+        let (outcome, seq, published) = game.commit(1, "a1", "s", "e1");
+        assert_eq!((outcome, seq, published), (2, 1, None), "duplicate action");
+        assert_eq!(game.commit(1, "a2", "s", "e2").1, 2);
+        assert_eq!(game.events.len(), 2);
+        assert!(commit_reply(1, 2, "r").is_err());
+    }
 }

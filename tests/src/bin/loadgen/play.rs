@@ -59,7 +59,9 @@ pub struct PlayArgs {
     /// At most this many rounds.
     #[arg(long, default_value_t = 1000)]
     pub rounds: usize,
-    /// Also run the floor chain with the same load shape and print the ratio.
+    /// Also run the floor with the same load shape and print the ratio: the chain of two
+    /// bare servers and Redis, or with `--system all-in-one` one bare server committing in
+    /// memory.
     #[arg(long)]
     pub floor: bool,
     /// Run only the floor chain.
@@ -588,7 +590,13 @@ pub async fn run(args: PlayArgs) -> anyhow::Result<()> {
     }
     if args.floor || args.floor_only {
         let reply = ludus.as_ref().map_or(700, |o| o.reply_bytes.max(1));
-        let chain = floor::FloorChain::start(reply, args.floor_nagle)?;
+        // The all-in-one's floor is one process too: no Redis, no second hop.
+        let alone = matches!(args.system.system, crate::system::Where::AllInOne);
+        let chain = if alone {
+            floor::FloorChain::start_alone(reply, args.floor_nagle)?
+        } else {
+            floor::FloorChain::start(reply, args.floor_nagle)?
+        };
         tokio::time::sleep(floor::WARM_UP).await;
         let run_id = format!("{}", std::process::id());
         let outcome = run_floor(&args, &chain, &run_id).await?;
