@@ -53,6 +53,7 @@ impl GatewayService {
             .get_snapshot(pb::GetSnapshotRequest {
                 game_id,
                 viewer_player_id: caller.player_id,
+                omit_position: false,
             })
             .await?
             .into_inner();

@@ -611,6 +611,7 @@ impl GatewayService {
         let snapshot = pb::GetSnapshotRequest {
             game_id: viewer.game_id,
             viewer_player_id: viewer.player_id,
+            omit_position: false,
         };
         let game = self.game_state.clone().get_snapshot(snapshot).await?;
         Ok(Response::new(pb::GetGameResponse {
@@ -663,13 +664,15 @@ impl GatewayService {
         validate_id("game_id", &request.game_id)?;
         let permit = self.limits.open_stream(&caller.player_id)?;
         // Fail fast on an unknown game, before the stream opens; learn whether the caller
-        // plays in it (their presence then follows the stream, C13).
+        // plays in it (their presence then follows the stream, C13). The position is not
+        // needed: the stream starts from the log.
         let snapshot = self
             .game_state
             .clone()
             .get_snapshot(pb::GetSnapshotRequest {
                 game_id: request.game_id.clone(),
                 viewer_player_id: caller.player_id.clone(),
+                omit_position: true,
             })
             .await?
             .into_inner();

@@ -90,6 +90,7 @@ async fn draws_by_agreement_name(rule: &str, options: Options) {
         .get_snapshot(pb::GetSnapshotRequest {
             game_id,
             viewer_player_id: String::new(),
+            omit_position: false,
         })
         .await
         .expect("snapshot");

@@ -50,6 +50,7 @@ async fn placed(service: &GameStateService) -> Vec<String> {
         .get_snapshot(pb::GetSnapshotRequest {
             game_id: "g".to_owned(),
             viewer_player_id: String::new(),
+            omit_position: false,
         })
         .await
         .expect("snapshot");

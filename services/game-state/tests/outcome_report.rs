@@ -16,6 +16,7 @@ async fn seq_of(service: &GameStateService, game_id: &str) -> u64 {
         .get_snapshot(pb::GetSnapshotRequest {
             game_id: game_id.to_owned(),
             viewer_player_id: String::new(),
+            omit_position: false,
         })
         .await
         .expect("snapshot")

@@ -483,6 +483,7 @@ impl Matcher {
             .get_snapshot(pb::GetSnapshotRequest {
                 game_id: game_id.to_owned(),
                 viewer_player_id: String::new(),
+                omit_position: true,
             })
             .await;
         match existing {

@@ -75,7 +75,7 @@ impl GameStateService {
                 self.list_live(&loaded).await?;
             }
             return Ok(pb::CreateGameResponse {
-                game: Some(self.snapshot(&loaded, "")),
+                game: Some(self.snapshot(&loaded, "", false)),
                 created: false,
             });
         }
@@ -156,7 +156,7 @@ impl GameStateService {
         loaded.seq = 1;
         tracing::info!(game_id = %game_id, ruleset = %loaded.game.ruleset(), "game created");
         Ok(pb::CreateGameResponse {
-            game: Some(self.snapshot(&loaded, "")),
+            game: Some(self.snapshot(&loaded, "", false)),
             created: true,
         })
     }
@@ -396,7 +396,7 @@ impl GameStateService {
         // batch of game ends this one joins (see `crate::ends`).
         let archived = match &self.archiver {
             Some(_) => {
-                let snapshot = self.snapshot(&loaded, "");
+                let snapshot = self.snapshot(&loaded, "", false);
                 let events: Vec<&[u8]> = stored.iter().map(|e| e.payload.as_slice()).collect();
                 Some(
                     crate::archive::encoded_record(&loaded.started, &events, snapshot).map_err(
@@ -544,7 +544,7 @@ impl GameStateService {
             if let Ok(loaded) = self.load(&id).await
                 && loaded.game.outcome().is_none()
             {
-                games.push(self.snapshot(&loaded, &request.player_id));
+                games.push(self.snapshot(&loaded, &request.player_id, false));
             }
         }
         Ok(pb::ListGamesResponse { games })
@@ -552,11 +552,20 @@ impl GameStateService {
 
     /// The game as `viewer_player_id` may see it (a spectator's view unless they sit in it),
     /// with their legal actions on their turn.
-    fn snapshot(&self, loaded: &Loaded, viewer_player_id: &str) -> pb::GameSnapshot {
+    /// The game as `viewer_player_id` may see it; without the position (`view` and
+    /// `legal_actions`) when `omit_position`.
+    fn snapshot(
+        &self,
+        loaded: &Loaded,
+        viewer_player_id: &str,
+        omit_position: bool,
+    ) -> pb::GameSnapshot {
         let your_seat = loaded.seat_of(viewer_player_id);
         let viewer = your_seat.map_or(Viewer::Spectator, Viewer::Seat);
         let legal_actions = match your_seat {
-            Some(seat) if loaded.game.to_move() == Some(seat) => loaded.game.legal_actions(seat),
+            Some(seat) if !omit_position && loaded.game.to_move() == Some(seat) => {
+                loaded.game.legal_actions(seat)
+            }
             _ => Vec::new(),
         };
         pb::GameSnapshot {
@@ -567,7 +576,7 @@ impl GameStateService {
             seq: loaded.seq,
             status: loaded.status() as i32,
             turn: Some(loaded.turn_info()),
-            view: Some(loaded.game.view(viewer)),
+            view: (!omit_position).then(|| loaded.game.view(viewer)),
             your_seat: your_seat.map(seat_u32),
             legal_actions,
             draw_offered_by: loaded.record.draw_offer.map(seat_u32),
@@ -581,6 +590,6 @@ impl GameStateService {
         request: pb::GetSnapshotRequest,
     ) -> Result<pb::GameSnapshot, ServiceError> {
         let loaded = self.load(&request.game_id).await?;
-        Ok(self.snapshot(&loaded, &request.viewer_player_id))
+        Ok(self.snapshot(&loaded, &request.viewer_player_id, request.omit_position))
     }
 }
