@@ -1,9 +1,9 @@
 //! The Ratings gRPC service: idempotent result reports, ratings and leaderboards.
 
-use ludus_proto::ids::{validate_id, validate_ruleset};
-use ludus_proto::pb::{self, ratings_server::Ratings};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use ludus_proto::ids::{validate_id, validate_ruleset};
+use ludus_proto::pb::{self, ratings_server::Ratings};
 use ludus_store::{RatedGame, RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 use prost::Message;
 use tonic::{Request, Response, Status};
@@ -238,9 +238,9 @@ impl RatingsService {
             tracing::info!(game_id = %game.game_id, ruleset = %game.ruleset, "result recorded");
             answers[i] = Some(Ok(response));
         }
-        if let Some(stopped) = stopped {
+        if let (Some(stopped), Some(game)) = (stopped, games.get(recorded)) {
             tracing::debug!(
-                game_id = %games[recorded].game_id,
+                game_id = %game.game_id,
                 ?stopped,
                 "ratings changed under the batch; the rest go one by one"
             );

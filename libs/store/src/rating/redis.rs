@@ -184,7 +184,9 @@ async fn record_run(
         2 => Some(RecordOutcome::Conflict),
         _ => return Err(StoreError::Corrupt("bad record script reply".into())),
     };
-    if recorded > games.len() || (stopped.is_none() && recorded != games.len()) {
+    // A run not stopped recorded every game; a stopped one names the game it stopped at.
+    let complete = recorded == games.len();
+    if recorded > games.len() || stopped.is_none() != complete {
         return Err(StoreError::Corrupt("bad record script reply".into()));
     }
     Ok((recorded, stopped))
