@@ -551,9 +551,8 @@ impl GameStateService {
     }
 
     /// The game as `viewer_player_id` may see it (a spectator's view unless they sit in it),
-    /// with their legal actions on their turn.
-    /// The game as `viewer_player_id` may see it; without the position (`view` and
-    /// `legal_actions`) when `omit_position`.
+    /// with their legal actions on their turn; without the position (`view` and
+    /// `legal_actions`, most of a snapshot's cost) when `omit_position`.
     fn snapshot(
         &self,
         loaded: &Loaded,

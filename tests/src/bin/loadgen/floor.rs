@@ -288,15 +288,15 @@ impl Ratings for Floor {
         &self,
         request: Request<pb::ReportResultRequest>,
     ) -> Result<Response<pb::ReportResultResponse>, Status> {
+        let request = request.into_inner();
+        let seq = request.players.first().map_or(0, |p| p.points);
         match &*self.0 {
-            Role::Front { next, .. } => next.clone().report_result(request.into_inner()).await,
+            Role::Front { next, .. } => next.clone().report_result(request).await,
             Role::Back {
                 redis,
                 script,
                 payload,
             } => {
-                let request = request.into_inner();
-                let seq = request.players.first().map_or(0, |p| p.points);
                 let tag = &request.game_id;
                 let (outcome, new_seq): (i64, i64) = script
                     .key(format!("floor:{{{tag}}}:state"))
@@ -317,8 +317,6 @@ impl Ratings for Floor {
                 feed,
                 payload,
             } => {
-                let request = request.into_inner();
-                let seq = request.players.first().map_or(0, |p| p.points);
                 let (outcome, new_seq, published) = games
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
