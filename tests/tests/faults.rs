@@ -1240,6 +1240,35 @@ fn percentile(sorted: &[Duration], p: usize) -> Duration {
     sorted.get(rank - 1).copied().unwrap_or_default()
 }
 
+/// The id of a ticket matched into `game_id`, read from Redis (`ludus:{mm:QUEUE}:ticket:ID`
+/// hashes record their game): for a table none of whose guests was told a ticket id.
+async fn ticket_of_game(redis_url: &str, game_id: &str) -> String {
+    let client = redis::Client::open(redis_url).expect("the cluster's Redis URL");
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connect to the cluster's Redis");
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("ludus:{mm:*}:ticket:*")
+        .query_async(&mut conn)
+        .await
+        .expect("list the tickets");
+    for key in keys {
+        let game: Option<String> = redis::cmd("HGET")
+            .arg(&key)
+            .arg("game")
+            .query_async(&mut conn)
+            .await
+            .expect("read a ticket's game");
+        if game.as_deref() == Some(game_id)
+            && let Some((_, id)) = key.rsplit_once(":ticket:")
+        {
+            return id.to_owned();
+        }
+    }
+    panic!("{game_id}: no ticket in Redis records it");
+}
+
 /// Who sits where across the scale-out scenario's games, as the games say.
 struct Seating {
     /// Player id -> the game they sit in.
@@ -1605,9 +1634,14 @@ async fn ten_thousand_tickets_on_three_matchmaking_replicas_one_killed_seat_ever
     }
     let mut confirmed_lags = Vec::new();
     for (player, game_id, seat) in &leavers_seated {
-        let known = known_ticket
-            .get(game_id)
-            .unwrap_or_else(|| panic!("{game_id}: no ticket of its table known"));
+        let known = match known_ticket.get(game_id) {
+            Some(known) => known.clone(),
+            // Every guest of this table left before its stream named their ticket (a loaded
+            // machine can hold the first update back past a seat's confirmation): find one
+            // of its tickets in Redis by the game it records.
+            None => ticket_of_game(&cluster.redis_url(), game_id).await,
+        };
+        let known = &known;
         let queue = ludus_matchmaking::model::queue_of(known).expect("a ticket id");
         let table = match store.ticket(&queue, known).await.expect("read a ticket") {
             Some(ludus_store::Ticket {
