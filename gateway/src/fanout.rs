@@ -14,8 +14,7 @@
 use std::sync::LazyLock;
 
 use ludus_proto::codec::EncodedEvent;
-use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_server::Traced;
+use ludus_proto::pb;
 use ludus_store::{FeedError, FeedSubscription, GameFeed, StoreError};
 use opentelemetry::metrics::{Meter, UpDownCounter};
 use prost::Message;
@@ -281,7 +280,7 @@ impl<L: EventLog, O: Outbox> Resume<L, O> {
 /// A game's log: read through game-state, live from the store's game feed.
 struct GameLog {
     game_id: String,
-    game_state: GameStateClient<Traced>,
+    game_state: crate::game_state::GameStateLink,
     feed: GameFeed,
 }
 
@@ -336,7 +335,7 @@ impl EventLog for GameLog {
 pub(crate) fn watch<P: Send + 'static>(
     game_id: String,
     last: u64,
-    game_state: GameStateClient<Traced>,
+    game_state: crate::game_state::GameStateLink,
     feed: GameFeed,
     stop: CancellationToken,
     permit: P,
@@ -364,7 +363,7 @@ pub struct Subscription {
     pub game_id: String,
     pub last: u64,
     pub tx: mpsc::Sender<StreamItem>,
-    pub game_state: GameStateClient<Traced>,
+    pub game_state: crate::game_state::GameStateLink,
     /// The caller's player id: they sit in the game and it is being played, so their
     /// presence follows this stream.
     pub seated_player: String,

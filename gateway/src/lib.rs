@@ -10,6 +10,8 @@
 //! - [`service`]: the `Gateway` gRPC service.
 //! - [`computer`]: games against the computer (`PlayComputer`) and take-backs (ARCHITECTURE.md, "Computer players").
 //! - [`fanout`]: `Subscribe` — log then live events, no gap, no duplicate.
+//! - [`game_state`]: game-state as the gateway calls it (its handlers directly when it runs
+//!   in this process).
 //! - [`rooms`]: the room RPCs (forwarded to the rooms service) and `SubscribeRoom`.
 //! - [`limits`]: per-player rate limits (RESOURCE_EXHAUSTED).
 //! - [`web`]: grpc-web and CORS for browsers, on the same port.
@@ -20,6 +22,7 @@ pub mod accounts;
 pub mod auth;
 pub mod computer;
 pub mod fanout;
+pub mod game_state;
 mod inline;
 pub mod limits;
 pub mod presence;
@@ -31,9 +34,8 @@ pub mod web;
 use std::{future::Future, sync::Arc, time::Duration};
 
 use ludus_proto::pb::{
-    game_state_client::GameStateClient, gateway_server::GatewayServer,
-    matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
-    rooms_client::RoomsClient,
+    gateway_server::GatewayServer, matchmaking_client::MatchmakingClient,
+    ratings_client::RatingsClient, rooms_client::RoomsClient,
 };
 use ludus_store::{Backend, GameFeed, GameStore, RoomStore};
 use tokio::net::TcpListener;
@@ -117,7 +119,7 @@ pub async fn run(
             }
         }
     });
-    let game_state = GameStateClient::new(ludus_server::traced_channel(&config.game_state_url)?);
+    let game_state = game_state::GameStateLink::new(&config.game_state_url)?;
     let leases = Arc::new(presence::PresenceLeases::new(
         config.backend.clone(),
         config.presence_lease,

@@ -14,8 +14,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ludus_proto::pb::{self, game_state_client::GameStateClient};
-use ludus_server::Traced;
+use ludus_proto::pb;
 use ludus_store::{Backend, Clock, StreamLeases};
 use tokio_util::sync::CancellationToken;
 
@@ -33,7 +32,7 @@ pub struct PresenceLeases {
     holder: String,
     lease: Duration,
     store: StreamLeases,
-    game_state: GameStateClient<Traced>,
+    game_state: crate::game_state::GameStateLink,
     /// (game, player) -> streams this process holds and counted, to count them again if its
     /// lease was taken.
     local: Mutex<HashMap<(String, String), u64>>,
@@ -48,7 +47,7 @@ impl PresenceLeases {
         backend: Backend,
         lease: Duration,
         clock: Clock,
-        game_state: GameStateClient<Traced>,
+        game_state: crate::game_state::GameStateLink,
     ) -> Self {
         PresenceLeases {
             holder: ulid::Ulid::generate().to_string(),

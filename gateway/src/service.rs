@@ -8,8 +8,8 @@ use ludus_proto::codec::EncodedEvent;
 use ludus_proto::ids::{validate_id, validate_ruleset};
 use ludus_proto::pb::accounts_client::AccountsClient;
 use ludus_proto::pb::{
-    self, game_state_client::GameStateClient, gateway_server::Gateway,
-    matchmaking_client::MatchmakingClient, ratings_client::RatingsClient,
+    self, gateway_server::Gateway, matchmaking_client::MatchmakingClient,
+    ratings_client::RatingsClient,
 };
 use ludus_server::Traced;
 use ludus_store::{GameFeed, GameStore};
@@ -31,7 +31,7 @@ type MatchStream = Pin<Box<dyn Stream<Item = Result<pb::FindMatchUpdate, Status>
 #[derive(Clone, Debug)]
 pub struct GatewayService {
     pub(crate) tokens: Tokens,
-    pub(crate) game_state: GameStateClient<Traced>,
+    pub(crate) game_state: crate::game_state::GameStateLink,
     pub(crate) matchmaking: MatchmakingClient<Traced>,
     pub(crate) ratings: RatingsClient<Traced>,
     pub(crate) accounts: AccountsClient<Traced>,

@@ -21,12 +21,29 @@
 //! ([`crate::upstream`]) never apply to a local call; a handler's own status passes as is.
 //! [`set_enabled`]`(false)` turns the shortcut off for this process (`ludus serve
 //! --internal-calls loopback`), to measure it or to debug the wire path.
+//!
+//! # Typed calls on the hot path
+//!
+//! The stack still costs a move the encoding and decoding of both messages (game-state's
+//! answer carries the event with its board view), an HTTP request and response with their
+//! headers, the credential check, the metrics and the routing: about a tenth of the
+//! all-in-one's CPU per move (BENCHMARKS.md, "Typed calls in one process"). So a service
+//! may also [`offer`] its handlers themselves, as the trait object of its generated server
+//! trait, under the address it listens on; a caller holding a [`Local`] for that address
+//! calls the handler with the message as it is. What such a call skips is what exists only
+//! between processes: the encoding, the service credential (the caller is this process),
+//! the port's server span (the handler's own span is a child of the caller's, in the same
+//! trace) and the callee's `rpc.server.duration` (the caller's public call has its own).
+//! Offers follow the same rules as the stacks: plain-text addresses only, taken out when the
+//! server's shutdown starts, and none while local calls are off.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::convert::Infallible;
+use std::marker::PhantomData;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{LazyLock, PoisonError, RwLock};
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -135,6 +152,138 @@ impl Entry {
 impl Drop for Registration {
     fn drop(&mut self) {
         self.0.remove();
+    }
+}
+
+/// What a service of this process offers under the address its server listens on: the number
+/// of its offer (as in [`SERVERS`]), its handlers as an `Arc<T>` of the trait object they were
+/// offered as, and the service's label for its spans.
+struct Offering {
+    number: u64,
+    handlers: Box<dyn Any + Send + Sync>,
+    label: Option<Arc<str>>,
+}
+
+/// The handlers services of this process offer, by the address their server listens on.
+static OFFERS: LazyLock<RwLock<HashMap<SocketAddr, Offering>>> = LazyLock::new(Default::default);
+
+/// Offers `handlers` of the gRPC service `grpc_service` (e.g. `ludus.v1.GameState`, offered as
+/// `Arc<dyn pb::game_state_server::GameState>`) to callers of this process as the service
+/// listening on `address`, until the returned [`Offer`] is dropped: drop it when the server's
+/// shutdown starts, as the stack's registration is.
+#[must_use = "the offer is taken back when this is dropped"]
+pub fn offer<T: ?Sized + Send + Sync + 'static>(
+    address: SocketAddr,
+    grpc_service: &str,
+    handlers: Arc<T>,
+) -> Offer {
+    let number = NEXT_REGISTRATION.fetch_add(1, Ordering::Relaxed);
+    let offering = Offering {
+        number,
+        handlers: Box::new(handlers),
+        label: ludus_telemetry::routing::service_label(grpc_service).map(Into::into),
+    };
+    OFFERS
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(address, offering);
+    Offer { address, number }
+}
+
+/// An offer of [`offer`], taken back when dropped (a newer offer on the same port stays).
+#[derive(Debug)]
+pub struct Offer {
+    address: SocketAddr,
+    number: u64,
+}
+
+impl Drop for Offer {
+    fn drop(&mut self) {
+        let mut offers = OFFERS.write().unwrap_or_else(PoisonError::into_inner);
+        if offers
+            .get(&self.address)
+            .is_some_and(|offering| offering.number == self.number)
+        {
+            offers.remove(&self.address);
+        }
+    }
+}
+
+/// The handlers of type `T` offered under the address a service URL names, when that service
+/// runs in this process: a client holds one next to its gRPC client and calls the handlers
+/// when [`Local::get`] finds them, the port otherwise.
+pub struct Local<T: ?Sized> {
+    address: Option<SocketAddr>,
+    of: PhantomData<fn() -> Arc<T>>,
+}
+
+impl<T: ?Sized> Clone for Local<T> {
+    fn clone(&self) -> Self {
+        Local {
+            address: self.address,
+            of: PhantomData,
+        }
+    }
+}
+
+impl<T: ?Sized> std::fmt::Debug for Local<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Local")
+            .field("address", &self.address)
+            .finish()
+    }
+}
+
+impl<T: ?Sized + Send + Sync + 'static> Local<T> {
+    /// The handlers behind `url`, if it is a plain `http://` address and port (anything else
+    /// is never in this process).
+    pub fn at(url: &str) -> Local<T> {
+        let address = url
+            .parse::<http::Uri>()
+            .ok()
+            .and_then(|uri| address_of(&uri));
+        Local {
+            address,
+            of: PhantomData,
+        }
+    }
+
+    /// The handlers, while their server runs in this process and local calls are on.
+    pub fn get(&self) -> Option<Offered<T>> {
+        let address = self.address?;
+        if !enabled() {
+            return None;
+        }
+        let offers = OFFERS.read().unwrap_or_else(PoisonError::into_inner);
+        let offering = offers.get(&address)?;
+        Some(Offered {
+            handlers: offering.handlers.downcast_ref::<Arc<T>>()?.clone(),
+            label: offering.label.clone(),
+        })
+    }
+}
+
+/// Handlers found by [`Local::get`].
+pub struct Offered<T: ?Sized> {
+    /// The service's handlers, to call with a `tonic::Request` of the message.
+    pub handlers: Arc<T>,
+    label: Option<Arc<str>>,
+}
+
+impl<T: ?Sized> std::fmt::Debug for Offered<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Offered")
+            .field("label", &self.label)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: ?Sized> Offered<T> {
+    /// The span to call the handlers in: the server span the service's port would open for
+    /// `path` (`/ludus.v1.GameState/ApplyAction`), under the caller's span, exported under
+    /// the service's name.
+    pub fn span(&self, path: &str) -> tracing::Span {
+        crate::propagation::in_process_server_span(path, self.label.as_ref())
     }
 }
 

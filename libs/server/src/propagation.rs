@@ -91,14 +91,25 @@ impl Extractor for HeaderExtractor<'_> {
 /// the label of the service this server serves ([`ludus_telemetry::routing::service_label`]): in a
 /// process running several, its spans are exported under that service's name.
 pub fn server_span(request: &http::Request<()>, service: Option<&Arc<str>>) -> tracing::Span {
-    let span = tracing::info_span!(
-        "grpc",
-        otel.kind = "server",
-        rpc.method = %request.uri().path(),
-    );
-    let mut parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+    let caller = opentelemetry::global::get_text_map_propagator(|propagator| {
         propagator.extract(&HeaderExtractor(request.headers()))
     });
+    grpc_server_span(request.uri().path(), caller, service)
+}
+
+/// The span of a call from this process straight to a service's handlers (`path` as
+/// `/ludus.v1.GameState/ApplyAction`), as the service's port would open it: under the
+/// caller's current span, exported under the service's label.
+pub fn in_process_server_span(path: &str, service: Option<&Arc<str>>) -> tracing::Span {
+    grpc_server_span(path, tracing::Span::current().context(), service)
+}
+
+fn grpc_server_span(
+    path: &str,
+    mut parent: opentelemetry::Context,
+    service: Option<&Arc<str>>,
+) -> tracing::Span {
+    let span = tracing::info_span!("grpc", otel.kind = "server", rpc.method = %path);
     if let Some(service) = service {
         parent = parent.with_value(ServiceOf(service.clone()));
     }

@@ -27,14 +27,18 @@ pub mod service;
 pub mod test_seams;
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use ludus_proto::pb::{
-    accounts_client::AccountsClient, game_state_server::GameStateServer,
-    ratings_client::RatingsClient, rooms_client::RoomsClient,
+    accounts_client::AccountsClient,
+    game_state_server::{GameState, GameStateServer},
+    ratings_client::RatingsClient,
+    rooms_client::RoomsClient,
 };
 use ludus_store::{Backend, Clock, GameStore, TimerStore};
 use tokio::net::TcpListener;
+use tonic::server::NamedService as _;
 
 pub use service::{DEFAULT_FINISHED_GAME_RETENTION, GameStateService};
 
@@ -90,6 +94,17 @@ pub async fn run(
     let service = match &config.rooms_url {
         Some(url) => service.rooms(RoomsClient::new(ludus_server::traced_channel(url)?)),
         None => service,
+    };
+    // In one process with the gateway (the all-in-one), its calls reach these handlers
+    // without encoding (`ludus_server::local`, "Typed calls on the hot path"); the offer is
+    // taken back when the shutdown starts, as the port's local stack is.
+    let offer = listener.local_addr().ok().map(|address| {
+        let handlers: Arc<dyn GameState> = Arc::new(service.clone());
+        ludus_server::local::offer(address, GameStateServer::<GameStateService>::NAME, handlers)
+    });
+    let shutdown = async move {
+        shutdown.await;
+        drop(offer);
     };
     let server = GameStateServer::new(service)
         .max_decoding_message_size(ludus_server::server::MAX_DECODING_MESSAGE_SIZE);
