@@ -26,7 +26,7 @@
 //!
 //! The stack still costs a move the encoding and decoding of both messages (game-state's
 //! answer carries the event with its board view), an HTTP request and response with their
-//! headers, the credential check, the metrics and the routing: about a tenth of the
+//! headers, the credential check, the metrics and the routing: about a fifth of the
 //! all-in-one's CPU per move (BENCHMARKS.md, "Typed calls in one process"). So a service
 //! may also [`offer`] its handlers themselves, as the trait object of its generated server
 //! trait, under the address it listens on; a caller holding a [`Local`] for that address
