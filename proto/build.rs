@@ -105,10 +105,17 @@ impl prost_build::ServiceGenerator for PerServiceCodec {
 /// encoded (by game-state, for the store), sent as they are instead of decoded and re-encoded
 /// for each subscriber. Only the server's Rust type changes; the wire, the descriptors and the
 /// client keep `GameEvent`.
-/// `SubscribeRoom` likewise streams `RoomEvent`s as the rooms service encoded them.
+/// `SubscribeRoom` likewise streams `RoomEvent`s as the rooms service encoded them, and
+/// `SubmitAction` answers a `codec::SubmitActionReply`: its event as game-state encoded it for
+/// the log, when game-state runs in the same process.
 #[cfg(feature = "grpc")]
 fn with_encoded_events(mut service: prost_build::Service) -> prost_build::Service {
     for method in &mut service.methods {
+        if method.proto_name == "SubmitAction" {
+            assert_eq!(method.output_proto_type, ".ludus.v1.SubmitActionResponse");
+            method.output_type = "crate::codec::SubmitActionReply".to_owned();
+            continue;
+        }
         let streamed = match method.proto_name.as_str() {
             "Subscribe" => ".ludus.v1.GameEvent",
             "SubscribeRoom" => ".ludus.v1.RoomEvent",

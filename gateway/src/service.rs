@@ -4,7 +4,7 @@
 use std::pin::Pin;
 
 use futures::Stream;
-use ludus_proto::codec::EncodedEvent;
+use ludus_proto::codec::{EncodedEvent, SubmitActionReply};
 use ludus_proto::ids::{validate_id, validate_ruleset};
 use ludus_proto::pb::accounts_client::AccountsClient;
 use ludus_proto::pb::{
@@ -308,7 +308,7 @@ serve_gateway! {
         find_match(pb::FindMatchRequest) -> MatchStream = find_match;
         cancel_match(pb::CancelMatchRequest) -> pb::CancelMatchResponse = cancel_match;
         get_game(pb::GetGameRequest) -> pb::GetGameResponse = get_game;
-        submit_action(pb::SubmitActionRequest) -> pb::SubmitActionResponse = submit_action;
+        submit_action(pb::SubmitActionRequest) -> SubmitActionReply = submit_action;
         subscribe(pb::SubscribeRequest) -> EventStream = subscribe;
         list_live_games(pb::ListLiveGamesRequest) -> pb::ListLiveGamesResponse = list_live_games;
         list_my_games(pb::ListMyGamesRequest) -> pb::ListMyGamesResponse = list_my_games;
@@ -623,7 +623,7 @@ impl GatewayService {
     async fn submit_action(
         &self,
         request: Request<pb::SubmitActionRequest>,
-    ) -> Result<Response<pb::SubmitActionResponse>, Status> {
+    ) -> Result<Response<SubmitActionReply>, Status> {
         let (caller, request) = self.open(request)?;
         validate_id("game_id", &request.game_id)?;
         validate_id("action_id", &request.action_id)?;
@@ -646,11 +646,19 @@ impl GatewayService {
                 action_id: request.action_id,
                 action: Some(action),
             })
-            .await?
-            .into_inner();
-        Ok(Response::new(pb::SubmitActionResponse {
-            event: response.event,
-            duplicate: response.duplicate,
+            .await?;
+        // Game-state in this process hands over the event as it encoded it for the log.
+        let encoded = response.extensions().get::<EncodedEvent>().cloned();
+        let response = response.into_inner();
+        Ok(Response::new(match encoded {
+            Some(event) => SubmitActionReply::Encoded {
+                event,
+                duplicate: response.duplicate,
+            },
+            None => SubmitActionReply::Message(pb::SubmitActionResponse {
+                event: response.event,
+                duplicate: response.duplicate,
+            }),
         }))
     }
 

@@ -134,6 +134,53 @@ impl<U: Message + Default> Decoder for GatewayDecoder<U> {
     }
 }
 
+/// `SubmitAction`'s answer: a `SubmitActionResponse`, with its event already encoded when
+/// game-state handed over the bytes it wrote to the log (a call in the same process; see
+/// `ludus_server::local`), so the move's event and its board view are not encoded twice.
+/// Clients see the same bytes either way (`build.rs` keeps `SubmitActionResponse` for the
+/// client and the descriptors).
+#[derive(Debug, Clone, PartialEq)]
+// Built once per call and moved into the encoder: boxing the message would cost an
+// allocation per answer to save a copy of a few hundred bytes.
+#[allow(clippy::large_enum_variant)]
+pub enum SubmitActionReply {
+    /// The answer as a message.
+    Message(pb::SubmitActionResponse),
+    /// The answer with its event encoded: `SubmitActionResponse { event, duplicate }`.
+    Encoded {
+        event: EncodedEvent,
+        duplicate: bool,
+    },
+}
+
+impl SubmitActionReply {
+    /// Writes the answer's encoding to `buf`.
+    fn write(self, buf: &mut impl BufMut) {
+        match self {
+            // A message's encoding only fails on a buffer too small; `buf` grows.
+            SubmitActionReply::Message(message) => message.encode_raw(buf),
+            SubmitActionReply::Encoded { event, duplicate } => {
+                // `GameEvent event = 1` (a message field is its length and bytes), then
+                // `bool duplicate = 2` when set, as prost writes them.
+                let bytes = event.as_bytes();
+                prost::encoding::encode_key(1, prost::encoding::WireType::LengthDelimited, buf);
+                prost::encoding::encode_varint(bytes.len() as u64, buf);
+                buf.put_slice(bytes);
+                if duplicate {
+                    prost::encoding::bool::encode(2, &duplicate, buf);
+                }
+            }
+        }
+    }
+}
+
+impl GatewayMessage for SubmitActionReply {
+    fn encode_to(self, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        self.write(buf);
+        Ok(())
+    }
+}
+
 /// Writes [`GatewayMessage`]s with the gateway's buffer settings.
 #[derive(Debug, Clone)]
 pub struct GatewayEncoder<T>(PhantomData<T>);
@@ -167,5 +214,43 @@ mod tests {
         assert_eq!(encoded.as_bytes(), event.encode_to_vec().as_slice());
         let back = pb::GameEvent::decode(encoded.as_bytes()).expect("decodes");
         assert_eq!(back, event);
+    }
+
+    /// What a reply writes, as a client reads it.
+    fn written(reply: SubmitActionReply) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        reply.write(&mut bytes);
+        bytes
+    }
+
+    #[test]
+    fn a_reply_with_its_event_encoded_is_the_reply_s_encoding() {
+        let event = pb::GameEvent {
+            game_id: "g1".into(),
+            seq: 300,
+            view: Some(pb::GameView {
+                view: Some(pb::game_view::View::Caro(pb::CaroView {
+                    board_size: 15,
+                    cells: vec![0; 225],
+                    ..Default::default()
+                })),
+            }),
+            ..Default::default()
+        };
+        for duplicate in [false, true] {
+            let message = pb::SubmitActionResponse {
+                event: Some(event.clone()),
+                duplicate,
+            };
+            let encoded = SubmitActionReply::Encoded {
+                event: EncodedEvent::encode(&event),
+                duplicate,
+            };
+            assert_eq!(written(encoded), message.encode_to_vec(), "{duplicate}");
+            assert_eq!(
+                written(SubmitActionReply::Message(message.clone())),
+                message.encode_to_vec()
+            );
+        }
     }
 }

@@ -82,7 +82,13 @@ impl GameState for GameStateService {
         &self,
         request: Request<pb::ApplyActionRequest>,
     ) -> Result<Response<pb::ApplyActionResponse>, Status> {
-        reply(GameStateService::apply_action(self, request.into_inner()).await)
+        let answer = GameStateService::answer_action(self, request.into_inner()).await?;
+        let mut response = Response::new(answer.response);
+        // Read only by a caller in this process (extensions never cross the wire).
+        if let Some(encoded) = answer.encoded {
+            response.extensions_mut().insert(encoded);
+        }
+        Ok(response)
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

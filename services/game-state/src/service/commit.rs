@@ -2,10 +2,10 @@
 //! ways a handler makes a change (a seated player's, a server-side one with retries).
 
 use ludus_catalog::outcome_to_pb;
+use ludus_proto::codec::EncodedEvent;
 use ludus_proto::pb;
 use ludus_rules::Viewer;
 use ludus_store::{Commit, CommitRefusal, Committed, StoreError};
-use prost::Message;
 
 use super::base::GameStateService;
 use super::random;
@@ -124,18 +124,21 @@ impl GameStateService {
     /// atomic compare-and-set on `loaded.seq` and, when given, `expected_version`. A change
     /// that moves the game on starts the next turn's clock here (see `start_turn_clock`); the
     /// timers it plans go with the commit (see [`ludus_store::GameStore::commit_with_timers`]).
+    /// Returns the event and its encoding, the log's payload.
     pub(super) async fn commit(
         &self,
         mut loaded: Loaded,
         action_id: Option<&str>,
         kind: pb::game_event::Kind,
         expected_version: Option<&str>,
-    ) -> Result<pb::GameEvent, CommitError> {
+    ) -> Result<(pb::GameEvent, EncodedEvent), CommitError> {
         if starts_a_turn(&kind, &loaded) {
             self.start_turn_clock(&mut loaded);
         }
         let seq = loaded.seq + 1;
         let event = self.event(&loaded, seq, kind);
+        // Encoded once: the log's payload and, in one process, the gateway's answer.
+        let encoded = EncodedEvent::encode(&event);
         let state = loaded.save()?;
         let version = random::version_token();
         let outcome = self
@@ -146,7 +149,7 @@ impl GameStateService {
                     expected_seq: loaded.seq,
                     action_id,
                     state: &state,
-                    event: &event.encode_to_vec(),
+                    event: encoded.as_bytes(),
                     version: Some(&version),
                     expected_version,
                 },
@@ -173,7 +176,7 @@ impl GameStateService {
         // The next move of this game on this replica starts from here.
         loaded.seq = seq;
         self.live.put(loaded, version);
-        Ok(event)
+        Ok((event, encoded))
     }
 
     /// A change a seated player makes to a live game outside the move order (resigning,
@@ -229,7 +232,7 @@ impl GameStateService {
                 _ => loaded.record.draw_offer = None,
             }
             match self.commit(loaded, None, kind, None).await {
-                Ok(event) => return Ok(Some(event)),
+                Ok((event, _)) => return Ok(Some(event)),
                 Err(CommitError::StaleSeq { .. }) => continue,
                 Err(error) => return Err(error.into()),
             }

@@ -2,6 +2,7 @@
 //! presence, turns and the analysis have their own files).
 
 use ludus_catalog::{outcome_to_pb, seat_u32};
+use ludus_proto::codec::EncodedEvent;
 use ludus_proto::pb;
 use ludus_rules::Viewer;
 use ludus_store::{GameRead, TimerWrites};
@@ -24,6 +25,24 @@ const ARCHIVED_EVENTS_LIMIT: usize = 100_000;
 /// How long after arming an outcome timer its finishing commit may still land: a commit takes
 /// milliseconds, a minute covers a loaded store and the timer's own retries.
 pub const FINISHING_COMMIT_PATIENCE_MS: i64 = 60_000;
+
+/// An applied action's answer and, when this call committed the action, its event as
+/// encoded for the log: handed to a caller in the same process (the gateway sends those bytes
+/// in its own answer instead of encoding the event again; `ludus_proto::codec`).
+#[derive(Debug)]
+pub struct ActionAnswer {
+    pub response: pb::ApplyActionResponse,
+    pub encoded: Option<EncodedEvent>,
+}
+
+impl From<pb::ApplyActionResponse> for ActionAnswer {
+    fn from(response: pb::ApplyActionResponse) -> Self {
+        ActionAnswer {
+            response,
+            encoded: None,
+        }
+    }
+}
 
 impl GameStateService {
     pub async fn create_game(
@@ -177,6 +196,15 @@ impl GameStateService {
         &self,
         request: pb::ApplyActionRequest,
     ) -> Result<pb::ApplyActionResponse, ServiceError> {
+        Ok(self.answer_action(request).await?.response)
+    }
+
+    /// [`Self::apply_action`], with the event as encoded for the log when this call committed
+    /// it.
+    pub async fn answer_action(
+        &self,
+        request: pb::ApplyActionRequest,
+    ) -> Result<ActionAnswer, ServiceError> {
         validate_id("player_id", &request.player_id)?;
         validate_id("action_id", &request.action_id)?;
         let action = request
@@ -258,7 +286,8 @@ impl GameStateService {
             return Ok(pb::ApplyActionResponse {
                 event: Some(self.original_event(&request.game_id, seq).await?),
                 duplicate: true,
-            });
+            }
+            .into());
         }
         if request.expected_seq != loaded.seq {
             return Err(ServiceError::StaleSeq {
@@ -306,17 +335,21 @@ impl GameStateService {
         action_key: &str,
         kind: pb::game_event::Kind,
         version: Option<&str>,
-    ) -> Result<pb::ApplyActionResponse, ServiceError> {
+    ) -> Result<ActionAnswer, ServiceError> {
         let game_id = loaded.game_id.clone();
         match self.commit(loaded, Some(action_key), kind, version).await {
-            Ok(event) => Ok(pb::ApplyActionResponse {
-                event: Some(event),
-                duplicate: false,
+            Ok((event, encoded)) => Ok(ActionAnswer {
+                response: pb::ApplyActionResponse {
+                    event: Some(event),
+                    duplicate: false,
+                },
+                encoded: Some(encoded),
             }),
             Err(CommitError::DuplicateAction { seq }) => Ok(pb::ApplyActionResponse {
                 event: Some(self.original_event(&game_id, seq).await?),
                 duplicate: true,
-            }),
+            }
+            .into()),
             Err(refused) => Err(refused.into()),
         }
     }
