@@ -300,7 +300,7 @@ impl System {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let stop = CancellationToken::new();
         let accounts_db = ludus_accounts::testing::SqliteFile::new()?;
-        let config = all_in_one_config(backend, listener, &accounts_db, tls).await?;
+        let config = all_in_one_config(backend, listener, &accounts_db.url(), tls).await?;
         let system = ludus::System::start(config, stop.clone()).await?;
         let mut measured = vec![(
             "loadgen (all services and the client)".to_owned(),
@@ -335,6 +335,9 @@ impl System {
         let gateway = free_port()?;
         let address_dir = tempfile::tempdir()?;
         let address_file = address_dir.path().join("game-state");
+        // The child's accounts database lives in this process's temporary directory: the
+        // child is killed (SIGKILL) and would never remove its own.
+        let accounts_db = ludus_accounts::testing::SqliteFile::new()?;
         let mut children = Children::default();
         children.spawn(
             &default_bin_dir()?,
@@ -345,6 +348,8 @@ impl System {
                 format!("127.0.0.1:{gateway}"),
                 "--address-file".into(),
                 address_file.display().to_string(),
+                "--accounts-db".into(),
+                accounts_db.url(),
             ],
         )?;
         wait_for_port(gateway)?;
@@ -369,7 +374,7 @@ impl System {
             measured,
             _children: children,
             _redis: None,
-            _accounts_db: None,
+            _accounts_db: Some(accounts_db),
             stop: CancellationToken::new(),
             in_process: None,
             description: "all-in-one in a child process, memory store".into(),
@@ -686,6 +691,9 @@ pub struct AllInOneServeArgs {
     /// Where to write game-state's address (one line) once the system is up.
     #[arg(long)]
     pub address_file: PathBuf,
+    /// The accounts database (`sqlite://...`), made and removed by the parent.
+    #[arg(long)]
+    pub accounts_db: String,
     /// In memory or over loopback (the parent's `LUDUS_INTERNAL_CALLS` reaches the child).
     #[command(flatten)]
     pub internal_calls: ludus_server::local::InternalCallsFlags,
@@ -702,25 +710,23 @@ pub async fn serve_all_in_one(args: AllInOneServeArgs) -> anyhow::Result<()> {
     // The parent signs its CreateGame calls with the run's internal secret.
     ludus_server::service_auth::install(INTERNAL_SECRET.as_bytes(), "ludus")?;
     args.internal_calls.apply();
-    let accounts_db = ludus_accounts::testing::SqliteFile::new()?;
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
-    let config = all_in_one_config(Backend::memory(), listener, &accounts_db, None).await?;
+    let config = all_in_one_config(Backend::memory(), listener, &args.accounts_db, None).await?;
     let system = ludus::System::start(config, CancellationToken::new()).await?;
     std::fs::write(&args.address_file, format!("{}\n", system.game_state))?;
     system.wait().await
 }
 
 /// The all-in-one's configuration for a benchmark: the run's token secret, the benchmark
-/// sign-in limit, accounts in `accounts_db`.
+/// sign-in limit, accounts in the database at `accounts_db` (a URL).
 async fn all_in_one_config(
     backend: Backend,
     gateway: tokio::net::TcpListener,
-    accounts_db: &ludus_accounts::testing::SqliteFile,
+    accounts_db: &str,
     tls: TlsFiles<'_>,
 ) -> anyhow::Result<ludus::SystemConfig> {
-    let accounts = ludus_accounts::Config::new(
-        ludus_accounts::AccountStore::connect(&accounts_db.url()).await?,
-    );
+    let accounts =
+        ludus_accounts::Config::new(ludus_accounts::AccountStore::connect(accounts_db).await?);
     Ok(ludus::SystemConfig {
         backend,
         gateway,
