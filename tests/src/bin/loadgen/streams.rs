@@ -2,6 +2,13 @@
 //! per stream (RSS after opening them minus RSS before, over N), then one event's fan-out
 //! latency to the F subscribers of one game (from `SubmitAction` sent to the event received by
 //! the last of them).
+//!
+//! The subscribers run in this process, on the gateway's cores: by default they decode only
+//! each event's `seq` (`--decode seq`), as a client that hands the rest to its own device's
+//! work would. Decoding every event whole (`--decode full`) in a thousand streams took half of
+//! the machine's CPU during the fan-out, more than the gateway: the latency then measured this
+//! process's decoding as much as the gateway's fan-out (BENCHMARKS.md, "Fan-out: the
+//! subscribers' share").
 
 use std::{
     sync::{
@@ -11,9 +18,12 @@ use std::{
     time::{Duration, Instant},
 };
 
+use bytes::Bytes;
 use futures::{StreamExt as _, TryStreamExt as _};
 use ludus_proto::pb;
+use prost::Message as _;
 use tokio::sync::Notify;
+use tonic::{Streaming, transport::Channel};
 
 use crate::{
     measure::{self, Latencies},
@@ -46,6 +56,84 @@ pub struct StreamsArgs {
     /// Directory holding the service binaries (default: next to this binary).
     #[arg(long)]
     pub bin_dir: Option<std::path::PathBuf>,
+    /// What the subscribers decode of each event (see the module).
+    #[arg(long, value_enum, default_value_t = Decode::Seq)]
+    pub decode: Decode,
+}
+
+/// What a subscriber of this benchmark decodes of each event it receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Decode {
+    /// `GameEvent.seq` only; every other field is skipped by its length.
+    Seq,
+    /// The whole `GameEvent` (its board view included).
+    Full,
+}
+
+/// `GameEvent` as a subscriber that reads only its position in the log sees it: prost skips
+/// the fields this message does not name.
+#[derive(Clone, PartialEq, prost::Message)]
+struct EventSeq {
+    /// `GameEvent.seq`.
+    #[prost(uint64, tag = "2")]
+    seq: u64,
+}
+
+/// A spectator: the connection it uses and the `authorization` of its calls.
+#[derive(Clone)]
+struct Viewer {
+    channel: Channel,
+    authorization: String,
+}
+
+/// An open `Subscribe` stream, read as `--decode` says.
+enum EventStream {
+    Seq(Streaming<Bytes>),
+    Full(Streaming<pb::GameEvent>),
+}
+
+impl EventStream {
+    async fn open(
+        viewer: Viewer,
+        request: pb::SubscribeRequest,
+        decode: Decode,
+    ) -> Result<Self, tonic::Status> {
+        match decode {
+            Decode::Seq => ludus_tests::raw::server_streaming(
+                viewer.channel,
+                "/ludus.v1.Gateway/Subscribe",
+                Bytes::from(request.encode_to_vec()),
+                Some(&viewer.authorization),
+            )
+            .await
+            .map(EventStream::Seq),
+            Decode::Full => {
+                let bearer = viewer
+                    .authorization
+                    .parse()
+                    .map_err(|_| tonic::Status::internal("authorization is not a header value"))?;
+                pb::gateway_client::GatewayClient::with_interceptor(
+                    viewer.channel,
+                    ludus_tests::Bearer::new(bearer),
+                )
+                .subscribe(request)
+                .await
+                .map(|r| EventStream::Full(r.into_inner()))
+            }
+        }
+    }
+
+    /// The seq of the next event; `None` when the stream ended or failed (or sent bytes that
+    /// are no `GameEvent`).
+    async fn next_seq(&mut self) -> Option<u64> {
+        match self {
+            EventStream::Seq(stream) => match stream.next().await? {
+                Ok(bytes) => EventSeq::decode(bytes).ok().map(|e| e.seq),
+                Err(_) => None,
+            },
+            EventStream::Full(stream) => stream.next().await?.ok().map(|e| e.seq),
+        }
+    }
 }
 
 struct Game {
@@ -107,13 +195,16 @@ pub async fn run(args: StreamsArgs) -> anyhow::Result<()> {
         .buffered(SETUP_PARALLELISM)
         .try_collect()
         .await?;
-    let viewers: Vec<Client> = futures::stream::iter(0..args.streams.div_ceil(STREAMS_PER_PLAYER))
+    let viewers: Vec<Viewer> = futures::stream::iter(0..args.streams.div_ceil(STREAMS_PER_PLAYER))
         .map(|i| {
-            let pool = pool.clone();
+            let channel = pool.get(i);
             async move {
-                system::sign_in(pool.get(i), &format!("viewer{i}"))
+                system::sign_in_authorization(channel.clone(), &format!("viewer{i}"))
                     .await
-                    .map(|(_, c)| c)
+                    .map(|(_, authorization)| Viewer {
+                        channel,
+                        authorization,
+                    })
             }
         })
         .buffered(SETUP_PARALLELISM)
@@ -134,25 +225,25 @@ pub async fn run(args: StreamsArgs) -> anyhow::Result<()> {
         }
     };
     let opened = Instant::now();
-    let streams: Vec<(usize, tonic::Streaming<pb::GameEvent>)> =
-        futures::stream::iter(0..args.streams)
-            .map(|i| {
-                let mut viewer = viewers[i / STREAMS_PER_PLAYER].clone();
-                let game = &games[game_of(i)];
-                async move {
-                    viewer
-                        .subscribe(pb::SubscribeRequest {
-                            game_id: game.game_id.clone(),
-                            after_seq: game.seq0,
-                        })
-                        .await
-                        .map(|r| (game_of(i), r.into_inner()))
-                        .map_err(|s| anyhow::anyhow!("subscribe #{i}: {s}"))
-                }
-            })
-            .buffered(SETUP_PARALLELISM)
-            .try_collect()
-            .await?;
+    let streams: Vec<(usize, EventStream)> = futures::stream::iter(0..args.streams)
+        .map(|i| {
+            let viewer = viewers[i / STREAMS_PER_PLAYER].clone();
+            let game = &games[game_of(i)];
+            let request = pb::SubscribeRequest {
+                game_id: game.game_id.clone(),
+                after_seq: game.seq0,
+            };
+            let decode = args.decode;
+            async move {
+                EventStream::open(viewer, request, decode)
+                    .await
+                    .map(|stream| (game_of(i), stream))
+                    .map_err(|s| anyhow::anyhow!("subscribe #{i}: {s}"))
+            }
+        })
+        .buffered(SETUP_PARALLELISM)
+        .try_collect()
+        .await?;
     let open_time = opened.elapsed();
     tokio::time::sleep(Duration::from_millis(1000)).await;
     let after = measure::rss_bytes(gateway_pid);
@@ -182,8 +273,8 @@ pub async fn run(args: StreamsArgs) -> anyhow::Result<()> {
             subscribers[game] += 1;
             let (seen, progress, seq0) = (seen[game].clone(), progress.clone(), games[game].seq0);
             readers.push(tokio::spawn(async move {
-                while let Some(Ok(event)) = stream.next().await {
-                    if let Some(i) = event.seq.checked_sub(seq0 + 1)
+                while let Some(seq) = stream.next_seq().await {
+                    if let Some(i) = seq.checked_sub(seq0 + 1)
                         && let Some(counter) = seen.get(usize::try_from(i).unwrap_or(usize::MAX))
                     {
                         counter.fetch_add(1, Ordering::AcqRel);
@@ -197,6 +288,7 @@ pub async fn run(args: StreamsArgs) -> anyhow::Result<()> {
     }
     let mut fanout = Latencies::default();
     let cpu_before = measure::cpu_time_of(&system.measured_pids());
+    let own_cpu_before = measure::cpu_time_of(&[std::process::id()]);
     let mut moves = 0u64;
     for (g, game) in games.iter().take(args.fanout_games).enumerate() {
         let mut players = game.players.clone();
@@ -229,12 +321,19 @@ pub async fn run(args: StreamsArgs) -> anyhow::Result<()> {
         }
     }
     let cpu = measure::cpu_time_of(&system.measured_pids()).saturating_sub(cpu_before);
+    let own_cpu = measure::cpu_time_of(&[std::process::id()]).saturating_sub(own_cpu_before);
+    let per_event = |cpu: Duration| cpu.as_secs_f64() * 1e6 / moves.max(1) as f64;
     println!(
-        "fan-out: one event to {} subscribers of one game: {} ({} moves, CPU {:.0} µs per event fanned out); load {}",
+        "fan-out: one event to {} subscribers of one game: {} ({} moves, CPU {:.0} µs per event fanned out; the subscribers, decoding {}: {:.0} µs); load {}",
         args.fanout,
         fanout.summary(),
         moves,
-        cpu.as_secs_f64() * 1e6 / moves.max(1) as f64,
+        per_event(cpu),
+        match args.decode {
+            Decode::Seq => "the seq",
+            Decode::Full => "every event whole",
+        },
+        per_event(own_cpu),
         measure::load_average()
     );
     for reader in readers {

@@ -668,18 +668,28 @@ pub type Client = GatewayClient<InterceptedService<Channel, Bearer>>;
 
 /// Signs a guest in over `channel` and returns their id and client.
 pub async fn sign_in(channel: Channel, name: &str) -> anyhow::Result<(String, Client)> {
-    let session = GatewayClient::new(channel.clone())
+    let (player_id, authorization) = sign_in_authorization(channel.clone(), name).await?;
+    let bearer: MetadataValue<_> = authorization.parse()?;
+    Ok((
+        player_id,
+        GatewayClient::with_interceptor(channel, Bearer::new(bearer)),
+    ))
+}
+
+/// Signs a guest in over `channel` and returns their id and the `authorization` value
+/// (`Bearer <token>`) of their calls, for calls made without the typed client.
+pub async fn sign_in_authorization(
+    channel: Channel,
+    name: &str,
+) -> anyhow::Result<(String, String)> {
+    let session = GatewayClient::new(channel)
         .sign_in_guest(ludus_proto::pb::SignInGuestRequest {
             display_name: name.to_owned(),
         })
         .await
         .map_err(|s| anyhow::anyhow!("sign in {name}: {s}"))?
         .into_inner();
-    let bearer: MetadataValue<_> = format!("Bearer {}", session.token).parse()?;
-    Ok((
-        session.player_id,
-        GatewayClient::with_interceptor(channel, Bearer::new(bearer)),
-    ))
+    Ok((session.player_id, format!("Bearer {}", session.token)))
 }
 
 /// Flags of `loadgen all-in-one-serve`.
