@@ -116,8 +116,8 @@ pub use game::{Commit, CommitRefusal, Committed, GameRead, GameRecord, GameStore
 pub use lease::{HeldStream, StreamLeases};
 pub use queue::{
     CHANGED_MARK, Confirmation, EnqueueOutcome, FINISHED_TICKET_TTL_SECS, QueueStore,
-    SettledSubscription, TableClaim, TableOutcome, TableProposal, Ticket, TicketChange,
-    TicketNotice, TicketProposal, TicketStatus,
+    SeatConfirmation, SettledSubscription, TableClaim, TableOutcome, TableProposal, Ticket,
+    TicketChange, TicketNotice, TicketProposal, TicketStatus,
 };
 pub use rating::{RatedGame, RatingEntry, RatingStore, RatingUpdate, RecordOutcome};
 pub use replicas::{ReplicaWait, WAIT_CONNECTIONS};

@@ -110,6 +110,7 @@ pub async fn run(
     // Stops the matcher even if this future is dropped instead of completing.
     let _stop_on_drop = stop.clone().drop_guard();
 
+    let notices = notices::TicketNotices::default();
     let matcher = Matcher::new(
         queues.clone(),
         game_state,
@@ -121,11 +122,11 @@ pub async fn run(
     .clock(config.clock)
     .ticket_lease(config.ticket_lease)
     .confirm_window(config.confirm_window)
-    .lease_clock(config.lease_clock);
+    .lease_clock(config.lease_clock)
+    .watches(notices.clone());
     let queues_for_counts = queues.clone();
     // Subscribed before serving, so no watch can miss a notice published after its read.
     let settled = queues.subscribe_settled().await?;
-    let notices = notices::TicketNotices::default();
     let routing = tokio::spawn(notices.clone().run(queues.clone(), settled, stop.clone()));
     let mut service = MatchmakingService::new(queues, matcher.clone(), wake, notices, stop.clone());
     if let Some(url) = &config.ratings_url {

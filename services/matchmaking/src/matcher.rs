@@ -31,7 +31,8 @@ use ludus_catalog::QuickMatchClocks;
 use ludus_proto::pb::{self, game_state_client::GameStateClient};
 use ludus_server::Traced;
 use ludus_store::{
-    Clock, Confirmation, QueueStore, TableClaim, TableOutcome, TableProposal, Ticket, TicketStatus,
+    Clock, Confirmation, QueueStore, SeatConfirmation, TableClaim, TableOutcome, TableProposal,
+    Ticket, TicketStatus,
 };
 use rand::RngExt;
 use tokio::sync::{Notify, Semaphore};
@@ -40,6 +41,7 @@ use ulid::Ulid;
 
 use crate::error::ServiceError;
 use crate::model::{TicketPayload, is_casual_queue, table_seats};
+use crate::notices::TicketNotices;
 use crate::pairing::{self, RatingWindow, Seeker};
 
 /// Tickets read from a queue per round: many tables per claim, bounded per round trip.
@@ -75,6 +77,9 @@ pub struct Matcher {
     rating_window: RatingWindow,
     /// This replica's name in queue leases.
     holder: String,
+    /// This replica's watches: a seat whose ticket is watched here with its stream open
+    /// counts as confirmed when proposed (none until the service shares them).
+    watches: Option<TicketNotices>,
     /// Permits for tables whose games are being created.
     creating: Arc<Semaphore>,
     /// Tickets are ordered and aged by it (Unix ms, so replicas agree).
@@ -119,6 +124,7 @@ impl Matcher {
             wake,
             rating_window: RatingWindow::DEFAULT,
             holder: Ulid::generate().to_string(),
+            watches: None,
             creating: Arc::new(Semaphore::new(MAX_TABLES_CREATING)),
             clock: Clock::system(),
             ticket_lease: DEFAULT_TICKET_LEASE,
@@ -130,6 +136,12 @@ impl Matcher {
     /// The clock ticket leases and confirmation windows run on.
     pub fn lease_clock(mut self, clock: Clock) -> Self {
         self.lease_clock = clock;
+        self
+    }
+
+    /// The replica's watches, whose open streams confirm their seats as tables are proposed.
+    pub fn watches(mut self, watches: TicketNotices) -> Self {
+        self.watches = Some(watches);
         self
     }
 
@@ -358,13 +370,30 @@ impl Matcher {
             if tables.is_empty() {
                 break;
             }
+            // A seat waits for its watch's confirmation unless the ticket needs none, or its
+            // watch is here with its stream open: the very check that watch would make when
+            // told its proposal, made now, which spares a round of confirmations (a notice,
+            // a wake-up and a script per seat) for the tickets this replica watches.
+            let now_ms = self.lease_clock.now_ms();
             let proposals = tables
                 .iter()
                 .map(|seated| {
                     let confirmed = seated
                         .iter()
-                        .map(|t| Ok(!TicketPayload::from_bytes(&t.payload)?.confirm))
-                        .collect::<Result<Vec<bool>, ServiceError>>()?;
+                        .map(|t| {
+                            Ok(if !TicketPayload::from_bytes(&t.payload)?.confirm {
+                                SeatConfirmation::FromStart
+                            } else if self
+                                .watches
+                                .as_ref()
+                                .is_some_and(|w| w.present(&t.ticket_id))
+                            {
+                                SeatConfirmation::PresentAt(now_ms)
+                            } else {
+                                SeatConfirmation::Pending
+                            })
+                        })
+                        .collect::<Result<Vec<_>, ServiceError>>()?;
                     let claim = TableClaim {
                         game_id: Ulid::generate().to_string(),
                         ticket_ids: seated.iter().map(|t| t.ticket_id.clone()).collect(),

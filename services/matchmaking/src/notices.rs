@@ -11,12 +11,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use ludus_proto::pb;
 use ludus_store::{FeedError, QueueStore, SettledSubscription, TicketNotice, TicketProposal};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
+use tonic::Status;
 
 /// How often a watch re-reads its ticket when no notice woke it: the bound on a missed
 /// notice's cost, and how soon a watch finishes a game whose matcher died.
@@ -40,8 +42,14 @@ struct Inner {
     next_id: AtomicU64,
 }
 
+/// What a watch sends its stream (the gateway's QueueAndWatch or WatchTicket stream).
+pub type WatchSender = mpsc::Sender<Result<pb::TicketUpdate, Status>>;
+
 #[derive(Debug, Default)]
 struct Waiter {
+    /// The watch's stream, once it has one: open while the caller holds it, which for a
+    /// caller that confirms presence is exactly while its player waits.
+    stream: OnceLock<mpsc::WeakSender<Result<pb::TicketUpdate, Status>>>,
     notify: Notify,
     /// A notice named this ticket: if it is matched, its game exists.
     game_created: AtomicBool,
@@ -63,6 +71,12 @@ impl Registration {
     /// the last call: a notice between a read and this wait is not lost.
     pub async fn notified(&self) {
         self.waiter.notify.notified().await;
+    }
+
+    /// Says which stream the watch sends to: while it is open, the ticket's player counts as
+    /// present for this replica's matcher ([`TicketNotices::present`]).
+    pub fn sends_to(&self, stream: &WatchSender) {
+        let _ = self.waiter.stream.set(stream.downgrade());
     }
 
     /// Whether a notice named this ticket: a matched ticket's game then exists.
@@ -117,6 +131,23 @@ impl TicketNotices {
             id,
             waiter,
         }
+    }
+
+    /// Whether a watch of `ticket_id` on this replica has its stream open: what the watch's
+    /// confirmation of a proposed seat checks ([`crate::matcher::Matcher::confirm`]), so the
+    /// matcher counts such a seat as confirmed when it proposes the table, and a table of
+    /// seats all watched here is matched without a confirmation round (ARCHITECTURE.md,
+    /// Matchmaking).
+    pub fn present(&self, ticket_id: &str) -> bool {
+        self.lock().get(ticket_id).is_some_and(|watches| {
+            watches.iter().any(|(_, waiter)| {
+                waiter
+                    .stream
+                    .get()
+                    .and_then(mpsc::WeakSender::upgrade)
+                    .is_some_and(|stream| !stream.is_closed())
+            })
+        })
     }
 
     /// How many watches are registered (for tests).
@@ -208,6 +239,31 @@ mod tests {
         watch.notified().await;
         assert!(watch.game_created());
         assert!(!other.game_created());
+    }
+
+    #[tokio::test]
+    async fn a_player_is_present_while_a_watch_of_their_ticket_has_its_stream_open() {
+        let notices = TicketNotices::default();
+        let watch = notices.register("t1");
+        assert!(
+            !notices.present("t1"),
+            "a watch with no stream yet is nobody's presence"
+        );
+        let (stream, receiver) = mpsc::channel(1);
+        watch.sends_to(&stream);
+        assert!(notices.present("t1"));
+        assert!(!notices.present("t2"), "another ticket");
+        drop(receiver);
+        assert!(!notices.present("t1"), "the caller closed the stream");
+
+        let again = notices.register("t1");
+        let (stream, _receiver) = mpsc::channel(1);
+        again.sends_to(&stream);
+        assert!(notices.present("t1"), "a second watch, its stream open");
+        drop(stream);
+        assert!(!notices.present("t1"), "the watch ended");
+        drop((watch, again));
+        assert!(!notices.present("t1"), "unregistered");
     }
 
     #[tokio::test]

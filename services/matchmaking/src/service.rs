@@ -190,6 +190,7 @@ impl MatchmakingService {
         registration: Registration,
     ) -> Result<TicketStream, Status> {
         let (tx, rx) = mpsc::channel(WATCH_BUFFER);
+        registration.sends_to(&tx);
         let announced = game_ready(&self.matcher, &ticket, &registration).await;
         if announced {
             tx.send(Ok(ticket_update(&ticket, self.matcher.now_ms())))

@@ -109,6 +109,7 @@ properties!(
     queue_proposal_matches_once_every_seat_confirmed,
     queue_cancelled_proposal_sends_the_others_to_the_front,
     queue_expired_proposal_requeues_every_ticket,
+    queue_seats_seen_present_are_confirmed_at_that_time,
     queue_concurrent_confirms_and_cancels_seat_nobody_twice,
     rating_record_and_get,
     rating_record_twice_is_already_recorded,

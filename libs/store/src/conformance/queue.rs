@@ -7,8 +7,8 @@ use futures::future::join_all;
 
 use super::{RACERS, RECV_BOUND, ids};
 use crate::{
-    Backend, Confirmation, EnqueueOutcome, QueueStore, TableClaim, TableOutcome, TableProposal,
-    Ticket, TicketChange, TicketNotice, TicketProposal, TicketStatus,
+    Backend, Confirmation, EnqueueOutcome, QueueStore, SeatConfirmation, TableClaim, TableOutcome,
+    TableProposal, Ticket, TicketChange, TicketNotice, TicketProposal, TicketStatus,
 };
 
 fn ticket(queue: &str, id: &str, player: &str, created_ms: u64) -> Ticket {
@@ -501,7 +501,25 @@ async fn propose(q: &QueueStore, tables: &[TableProposal], deadline_ms: u64) -> 
         .expect("propose")
 }
 
+/// A proposal of `list`'s tickets in seat order, each confirmed from the start or not.
 fn proposal(game: &str, list: &[&str], confirmed: &[bool]) -> TableProposal {
+    seats(
+        game,
+        list,
+        &confirmed
+            .iter()
+            .map(|&c| {
+                if c {
+                    SeatConfirmation::FromStart
+                } else {
+                    SeatConfirmation::Pending
+                }
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn seats(game: &str, list: &[&str], confirmed: &[SeatConfirmation]) -> TableProposal {
     TableProposal {
         claim: claim(game, list),
         confirmed: confirmed.to_vec(),
@@ -690,6 +708,76 @@ pub async fn queue_proposal_matches_once_every_seat_confirmed(backend: Backend) 
     assert!(q.queues().await.expect("queues").is_empty());
 }
 
+/// A seat its proposer saw present (the matcher holds that player's open watch) counts as
+/// confirmed at that time: a table of such seats (or of seats confirmed from the start) is
+/// matched at once, and each such seat records the time as a confirmation would, whether
+/// its table is matched or still waits for another seat.
+pub async fn queue_seats_seen_present_are_confirmed_at_that_time(backend: Backend) {
+    let q = QueueStore::new(backend);
+    for (i, id) in ["a", "b", "c", "d", "e", "f"].iter().enumerate() {
+        assert_eq!(
+            enqueue(&q, "qu", id, &format!("p{id}"), i as u64 + 1).await,
+            EnqueueOutcome::Queued
+        );
+    }
+    use SeatConfirmation::{FromStart, Pending, PresentAt};
+    let outcomes = propose(
+        &q,
+        &[
+            seats("g1", &["b", "a"], &[PresentAt(5), PresentAt(6)]),
+            seats("g2", &["c", "d"], &[PresentAt(7), Pending]),
+            seats("g3", &["e", "f"], &[FromStart, PresentAt(8)]),
+        ],
+        FAR_MS,
+    )
+    .await;
+    assert_eq!(
+        outcomes,
+        vec![
+            TableOutcome::Matched,
+            TableOutcome::Proposed,
+            TableOutcome::Matched
+        ]
+    );
+    assert!(matches!(
+        status_of(&q, "a").await,
+        TicketStatus::Matched { seat: 1, .. }
+    ));
+    assert_eq!(q.confirmed_at("qu", "b").await.expect("read"), Some(5));
+    assert_eq!(q.confirmed_at("qu", "a").await.expect("read"), Some(6));
+    assert_eq!(q.confirmed_at("qu", "f").await.expect("read"), Some(8));
+    assert_eq!(
+        q.confirmed_at("qu", "e").await.expect("read"),
+        None,
+        "confirmed from the start: no time"
+    );
+    assert!(matches!(
+        status_of(&q, "c").await,
+        TicketStatus::Proposed {
+            confirmed: true,
+            ..
+        }
+    ));
+    assert!(matches!(
+        status_of(&q, "d").await,
+        TicketStatus::Proposed {
+            confirmed: false,
+            ..
+        }
+    ));
+    assert_eq!(q.confirmed_at("qu", "c").await.expect("read"), Some(7));
+    assert_eq!(q.confirmed_at("qu", "d").await.expect("read"), None);
+    let confirmation = q.confirm("qu", "d", "pd", "g2", 9).await.expect("confirm");
+    assert_eq!(
+        completed(confirmation),
+        Some(vec!["c".to_owned(), "d".to_owned()]),
+        "the seat waiting completed the table"
+    );
+    assert_eq!(q.confirmed_at("qu", "c").await.expect("read"), Some(7));
+    assert_eq!(q.confirmed_at("qu", "d").await.expect("read"), Some(9));
+    assert!(queued_ids(&q).await.is_empty());
+}
+
 /// Cancelling a proposed ticket (its player left) takes the proposal down: that ticket is
 /// cancelled, every other goes back to queued at its own place (the front, waiting time
 /// kept), confirmations forgotten, and their watches are told.
@@ -820,7 +908,7 @@ pub async fn queue_concurrent_confirms_and_cancels_seat_nobody_twice(backend: Ba
                 game_id: format!("g{t}"),
                 ticket_ids: vec![format!("t{}", 2 * t), format!("t{}", 2 * t + 1)],
             },
-            confirmed: vec![false, false],
+            confirmed: vec![SeatConfirmation::Pending; 2],
         })
         .collect();
     let outcomes = propose(&q, &proposals, FAR_MS).await;

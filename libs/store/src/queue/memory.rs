@@ -4,7 +4,10 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
-use super::{Confirmation, EnqueueOutcome, TableOutcome, TableProposal, Ticket, TicketStatus};
+use super::{
+    Confirmation, EnqueueOutcome, SeatConfirmation, TableOutcome, TableProposal, Ticket,
+    TicketStatus,
+};
 use crate::backend::StoreError;
 use crate::backend::memory::{MemoryState, lock};
 use crate::feed::Topic;
@@ -379,16 +382,23 @@ fn propose_one(
     if !all_queued {
         return TableOutcome::Lost;
     }
-    if proposal.confirmed.iter().all(|&c| c) {
+    // A seat its proposer saw present keeps that time, as a confirmation would.
+    for (id, seat) in claim.ticket_ids.iter().zip(&proposal.confirmed) {
+        if let SeatConfirmation::PresentAt(ms) = *seat {
+            q.confirmed_at
+                .insert((queue.to_owned(), id.clone()), ms.max(1));
+        }
+    }
+    if proposal.confirmed.iter().all(|c| c.confirmed()) {
         mark_matched(q, queue, &claim.game_id, &claim.ticket_ids);
         return TableOutcome::Matched;
     }
-    for ((seat, id), &confirmed) in claim.ticket_ids.iter().enumerate().zip(&proposal.confirmed) {
+    for ((seat, id), confirmed) in claim.ticket_ids.iter().enumerate().zip(&proposal.confirmed) {
         let status = TicketStatus::Proposed {
             game_id: claim.game_id.clone(),
             seat: u32::try_from(seat).unwrap_or(u32::MAX),
             table: claim.ticket_ids.clone(),
-            confirmed,
+            confirmed: confirmed.confirmed(),
         };
         q.finish(queue, id, status);
     }

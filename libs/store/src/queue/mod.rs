@@ -76,9 +76,28 @@ pub struct TableClaim {
 pub struct TableProposal {
     /// The game and the tickets in seat order.
     pub claim: TableClaim,
-    /// Per ticket (same order): confirmed from the start (nobody will confirm it: a ticket
-    /// queued by a caller that does not confirm presence).
-    pub confirmed: Vec<bool>,
+    /// Per ticket (same order): whether its seat waits for [`QueueStore::confirm`].
+    pub confirmed: Vec<SeatConfirmation>,
+}
+
+/// How a seat of a proposed table stands when the table is proposed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatConfirmation {
+    /// Waits for [`QueueStore::confirm`].
+    Pending,
+    /// Counts as confirmed, and nobody will confirm it: a ticket queued by a caller that does
+    /// not confirm presence ([`QueueStore::confirmed_at`] says `None`).
+    FromStart,
+    /// Confirmed by the proposer itself, which saw its player present at this time (Unix
+    /// ms): what [`QueueStore::confirm`] at that time would have recorded.
+    PresentAt(u64),
+}
+
+impl SeatConfirmation {
+    /// Whether the seat counts as confirmed.
+    pub fn confirmed(self) -> bool {
+        self != SeatConfirmation::Pending
+    }
 }
 
 /// What [`QueueStore::propose_tables`] did with one table.
@@ -298,7 +317,7 @@ impl QueueStore {
             .iter()
             .map(|claim| TableProposal {
                 claim: claim.clone(),
-                confirmed: vec![true; claim.ticket_ids.len()],
+                confirmed: vec![SeatConfirmation::FromStart; claim.ticket_ids.len()],
             })
             .collect();
         let outcomes = self.propose_tables(queue, &proposals, 0).await?;
@@ -352,7 +371,7 @@ impl QueueStore {
                 let claim = &proposal.claim;
                 (0u32..)
                     .zip(claim.ticket_ids.iter().zip(&proposal.confirmed))
-                    .filter(|(_, (_, confirmed))| !**confirmed)
+                    .filter(|(_, (_, confirmed))| !confirmed.confirmed())
                     .map(|(seat, (id, _))| TicketChange {
                         ticket_id: id.clone(),
                         proposed_into: Some(TicketProposal {

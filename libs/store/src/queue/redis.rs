@@ -10,8 +10,8 @@ use redis::Script;
 use tracing::Instrument;
 
 use super::{
-    Confirmation, EnqueueOutcome, FINISHED_TICKET_TTL_SECS, TableOutcome, TableProposal, Ticket,
-    TicketStatus,
+    Confirmation, EnqueueOutcome, FINISHED_TICKET_TTL_SECS, SeatConfirmation, TableOutcome,
+    TableProposal, Ticket, TicketStatus,
 };
 use crate::backend::StoreError;
 use crate::backend::redis::{RedisBackend, parse_u64};
@@ -105,11 +105,13 @@ const ENQUEUE_ATTEMPTS: usize = 32;
 
 /// KEYS: queue zset, proposals zset, proposals hash, then every table's ticket hashes in
 /// order. ARGV: ttl, table count, deadline, then per table: game id, n, its n ticket ids, the
-/// ids joined by commas, n flags ('1': confirmed from the start). Each table is
-/// all-or-nothing on its own. Returns '1' when the queue holds nothing afterwards, neither
-/// queued tickets nor proposals (else '0'), then per table '0' (lost), '1' (proposed) or '2'
-/// and the players of its n tickets (matched: every flag was '1'). Only the queue's own slot:
-/// the players' indexes are released afterwards by the caller.
+/// ids joined by commas, then per ticket its `confirmed` ('0': waits for its confirmation,
+/// 'start': confirmed from the start, else the time its proposer saw it confirmed). Each
+/// table is all-or-nothing on its own. Returns '1' when the queue holds nothing afterwards,
+/// neither queued tickets nor proposals (else '0'), then per table '0' (lost), '1' (proposed)
+/// or '2' and the players of its n tickets (matched: no ticket waits; one confirmed at a time
+/// keeps that time, as a confirmation's does). Only the queue's own slot: the players'
+/// indexes are released afterwards by the caller.
 static PROPOSE_TABLES: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -121,19 +123,24 @@ for t = 1, tonumber(ARGV[2]) do
   local n = tonumber(ARGV[a + 1])
   local ids = a + 2
   local csv = ARGV[ids + n]
-  local flags = ARGV[ids + n + 1]
+  local confirmed = ids + n + 1
   local ok = true
+  local waits = false
   for i = 0, n - 1 do
     if redis.call('HGET', KEYS[key + i], 'status') ~= 'queued'
       or not redis.call('ZSCORE', KEYS[1], ARGV[ids + i]) then ok = false break end
+    if ARGV[confirmed + i] == '0' then waits = true end
   end
   if not ok then
     out[#out + 1] = '0'
-  elseif not string.find(flags, '0', 1, true) then
+  elseif not waits then
     out[#out + 1] = '2'
     for i = 0, n - 1 do
       local tk = KEYS[key + i]
       redis.call('HSET', tk, 'status', 'matched', 'game', game, 'seat', i, 'table', csv)
+      if ARGV[confirmed + i] ~= 'start' then
+        redis.call('HSET', tk, 'confirmed', ARGV[confirmed + i])
+      end
       redis.call('EXPIRE', tk, ARGV[1])
       redis.call('ZREM', KEYS[1], ARGV[ids + i])
       out[#out + 1] = redis.call('HGET', tk, 'player') or ''
@@ -141,17 +148,15 @@ for t = 1, tonumber(ARGV[2]) do
   else
     out[#out + 1] = '1'
     for i = 0, n - 1 do
-      local confirmed = '0'
-      if string.sub(flags, i + 1, i + 1) == '1' then confirmed = 'start' end
       redis.call('HSET', KEYS[key + i], 'status', 'proposed', 'game', game, 'seat', i,
-        'table', csv, 'confirmed', confirmed)
+        'table', csv, 'confirmed', ARGV[confirmed + i])
       redis.call('ZREM', KEYS[1], ARGV[ids + i])
     end
     redis.call('ZADD', KEYS[2], ARGV[3], game)
     redis.call('HSET', KEYS[3], game, csv)
   end
   key = key + n
-  a = ids + n + 2
+  a = confirmed + n
 end
 local empty = '0'
 if redis.call('ZCARD', KEYS[1]) == 0 and redis.call('ZCARD', KEYS[2]) == 0 then empty = '1' end
@@ -786,12 +791,13 @@ pub(super) async fn propose_tables(
         }
         // Ticket ids are `[A-Za-z0-9_-]`, so a comma separates them safely.
         inv.arg(claim.ticket_ids.join(","));
-        let flags: String = proposal
-            .confirmed
-            .iter()
-            .map(|&c| if c { '1' } else { '0' })
-            .collect();
-        inv.arg(flags);
+        for seat in &proposal.confirmed {
+            match seat {
+                SeatConfirmation::Pending => inv.arg("0"),
+                SeatConfirmation::FromStart => inv.arg("start"),
+                SeatConfirmation::PresentAt(ms) => inv.arg((*ms).max(1)),
+            };
+        }
     }
     let reply: Vec<String> = inv
         .invoke_async(&mut r.conn.clone())
