@@ -91,31 +91,52 @@ impl Extractor for HeaderExtractor<'_> {
 /// the label of the service this server serves ([`ludus_telemetry::routing::service_label`]): in a
 /// process running several, its spans are exported under that service's name.
 pub fn server_span(request: &http::Request<()>, service: Option<&Arc<str>>) -> tracing::Span {
-    let caller = opentelemetry::global::get_text_map_propagator(|propagator| {
-        propagator.extract(&HeaderExtractor(request.headers()))
-    });
-    grpc_server_span(request.uri().path(), caller, service)
+    let span = rpc_span(request.uri().path());
+    if !span.is_disabled() {
+        let caller = opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.extract(&HeaderExtractor(request.headers()))
+        });
+        continue_trace(&span, caller, service);
+    }
+    span
 }
 
 /// The span of a call from this process straight to a service's handlers (`path` as
 /// `/ludus.v1.GameState/ApplyAction`), as the service's port would open it: under the
 /// caller's current span, exported under the service's label.
 pub fn in_process_server_span(path: &str, service: Option<&Arc<str>>) -> tracing::Span {
-    grpc_server_span(path, tracing::Span::current().context(), service)
+    let span = rpc_span(path);
+    if !span.is_disabled() {
+        continue_trace(&span, tracing::Span::current().context(), service);
+    }
+    span
 }
 
-fn grpc_server_span(
-    path: &str,
+/// An RPC's server span, for traces only ([`ludus_telemetry::TRACE_ONLY_TARGET`]): a log line
+/// written while serving the call shows the handler's own span (named after the method, with
+/// the game or ticket it serves), so this one would only repeat the method; and a process
+/// that exports no traces then does not create it. Created for every call, it was about half
+/// of the logs' cost per move, its fields formatted for the log as it opened (BENCHMARKS.md,
+/// "Spans for traces only").
+fn rpc_span(path: &str) -> tracing::Span {
+    tracing::info_span!(
+        target: ludus_telemetry::TRACE_ONLY_TARGET,
+        "grpc",
+        otel.kind = "server",
+        rpc.method = %path
+    )
+}
+
+fn continue_trace(
+    span: &tracing::Span,
     mut parent: opentelemetry::Context,
     service: Option<&Arc<str>>,
-) -> tracing::Span {
-    let span = tracing::info_span!("grpc", otel.kind = "server", rpc.method = %path);
+) {
     if let Some(service) = service {
         parent = parent.with_value(ServiceOf(service.clone()));
     }
     // Without an OpenTelemetry layer there is nothing to attach to; that is fine.
     let _ = span.set_parent(parent);
-    span
 }
 
 /// The W3C `traceparent` of the current span (`00-<trace id>-<span id>-<flags>`), what a game
