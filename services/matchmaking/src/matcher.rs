@@ -32,7 +32,7 @@ use ludus_proto::pb::{self, game_state_client::GameStateClient};
 use ludus_server::Traced;
 use ludus_store::{
     Clock, Confirmation, QueueStore, SeatConfirmation, TableClaim, TableOutcome, TableProposal,
-    Ticket, TicketStatus,
+    Ticket, TicketProposal, TicketStatus,
 };
 use rand::RngExt;
 use tokio::sync::{Notify, Semaphore};
@@ -455,7 +455,20 @@ impl Matcher {
             let created = join_all(won.iter().map(|(game_id, seated)| async move {
                 let seated: Vec<&Ticket> = seated.iter().collect();
                 match matcher.create_game(game_id, &seated).await {
-                    Ok(()) => seated.iter().map(|t| t.ticket_id.clone()).collect(),
+                    Ok(()) => {
+                        let ids: Vec<String> = seated.iter().map(|t| t.ticket_id.clone()).collect();
+                        if let Some(watches) = &matcher.watches {
+                            for (seat, id) in (0u32..).zip(&ids) {
+                                let table = TicketProposal {
+                                    game_id: game_id.clone(),
+                                    seat,
+                                    table: ids.clone(),
+                                };
+                                watches.matched(id, &table);
+                            }
+                        }
+                        ids
+                    }
                     Err(error) => {
                         tracing::error!(%error, game_id, "matched game could not be created");
                         Vec::new()

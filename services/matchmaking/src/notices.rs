@@ -55,6 +55,9 @@ struct Waiter {
     game_created: AtomicBool,
     /// The latest proposal a notice named for this ticket, not yet taken.
     proposed_into: Mutex<Option<TicketProposal>>,
+    /// The table this replica's matcher seated the ticket at, its game created, not yet
+    /// taken ([`TicketNotices::matched`]).
+    matched_into: Mutex<Option<TicketProposal>>,
 }
 
 /// One watch's place in [`TicketNotices`]; dropping it unregisters the watch.
@@ -77,6 +80,16 @@ impl Registration {
     /// present for this replica's matcher ([`TicketNotices::present`]).
     pub fn sends_to(&self, stream: &WatchSender) {
         let _ = self.waiter.stream.set(stream.downgrade());
+    }
+
+    /// The table this replica's matcher seated the ticket at since the last call, its game
+    /// created: what re-reading the ticket would say, known without the read.
+    pub fn take_match(&self) -> Option<TicketProposal> {
+        self.waiter
+            .matched_into
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 
     /// Whether a notice named this ticket: a matched ticket's game then exists.
@@ -148,6 +161,21 @@ impl TicketNotices {
                     .is_some_and(|stream| !stream.is_closed())
             })
         })
+    }
+
+    /// Tells this replica's watches of `ticket_id` that their ticket is matched into
+    /// `table`, whose game now exists, and wakes them: the matcher that claimed the table
+    /// knows what the watch would re-read, and the watch need not wait for the settled notice
+    /// to come back from the store (which still reaches the other replicas' watches).
+    pub fn matched(&self, ticket_id: &str, table: &TicketProposal) {
+        for (_, waiter) in self.lock().get(ticket_id).into_iter().flatten() {
+            *waiter
+                .matched_into
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(table.clone());
+            waiter.game_created.store(true, Ordering::Release);
+            waiter.notify.notify_one();
+        }
     }
 
     /// How many watches are registered (for tests).
@@ -264,6 +292,25 @@ mod tests {
         assert!(!notices.present("t1"), "the watch ended");
         drop((watch, again));
         assert!(!notices.present("t1"), "unregistered");
+    }
+
+    #[tokio::test]
+    async fn the_matcher_hands_its_watches_the_table_and_wakes_them() {
+        let notices = TicketNotices::default();
+        let watch = notices.register("t1");
+        let other = notices.register("t2");
+        let table = TicketProposal {
+            game_id: "g".to_owned(),
+            seat: 0,
+            table: vec!["t1".to_owned(), "t3".to_owned()],
+        };
+        notices.matched("t1", &table);
+        watch.notified().await;
+        assert!(watch.game_created(), "the matcher created the game first");
+        assert_eq!(watch.take_match(), Some(table));
+        assert_eq!(watch.take_match(), None, "taken once");
+        assert_eq!(other.take_match(), None);
+        assert!(!other.game_created());
     }
 
     #[tokio::test]

@@ -399,6 +399,20 @@ async fn watch(
             confirm_present(&matcher, &proposal.of(&ticket), &tx).await;
             continue;
         }
+        // Seated by this replica's matcher, its game created: what the read would say.
+        if let Some(table) = registration.take_match() {
+            let next = Ticket {
+                status: TicketStatus::Matched {
+                    game_id: table.game_id,
+                    seat: table.seat,
+                    table: table.table,
+                },
+                ..ticket.clone()
+            };
+            // Matched is final: the watch is done once it is said.
+            let _ = tx.send(Ok(ticket_update(&next, matcher.now_ms()))).await;
+            return;
+        }
         let next = match queues.ticket(&ticket.queue, &ticket.ticket_id).await {
             Ok(Some(next)) => next,
             Ok(None) => {
