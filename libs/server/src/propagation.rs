@@ -115,9 +115,9 @@ pub fn in_process_server_span(path: &str, service: Option<&Arc<str>>) -> tracing
 /// An RPC's server span, for traces only ([`ludus_telemetry::TRACE_ONLY_TARGET`]): a log line
 /// written while serving the call shows the handler's own span (named after the method, with
 /// the game or ticket it serves), so this one would only repeat the method; and a process
-/// that exports no traces then does not create it. Created for every call, it was about half
-/// of the logs' cost per move, its fields formatted for the log as it opened (BENCHMARKS.md,
-/// "Spans for traces only").
+/// that exports no traces then does not create it. Created for every call, its fields
+/// formatted for the log as it opened, it was about a quarter of what info-level spans and
+/// logs cost a move (BENCHMARKS.md, "Spans for traces only").
 fn rpc_span(path: &str) -> tracing::Span {
     tracing::info_span!(
         target: ludus_telemetry::TRACE_ONLY_TARGET,
