@@ -43,13 +43,16 @@ struct Inner {
 }
 
 /// What a watch sends its stream (the gateway's QueueAndWatch or WatchTicket stream).
-pub type WatchSender = mpsc::Sender<Result<pb::TicketUpdate, Status>>;
+pub type WatchSender = mpsc::Sender<WatchItem>;
+
+/// One item of a watch's stream.
+type WatchItem = Result<pb::TicketUpdate, Status>;
 
 #[derive(Debug, Default)]
 struct Waiter {
     /// The watch's stream, once it has one: open while the caller holds it, which for a
     /// caller that confirms presence is exactly while its player waits.
-    stream: OnceLock<mpsc::WeakSender<Result<pb::TicketUpdate, Status>>>,
+    stream: OnceLock<mpsc::WeakSender<WatchItem>>,
     notify: Notify,
     /// A notice named this ticket: if it is matched, its game exists.
     game_created: AtomicBool,
@@ -305,7 +308,10 @@ mod tests {
             table: vec!["t1".to_owned(), "t3".to_owned()],
         };
         notices.matched("t1", &table);
-        watch.notified().await;
+        assert!(
+            futures::FutureExt::now_or_never(watch.notified()).is_some(),
+            "the watch is woken"
+        );
         assert!(watch.game_created(), "the matcher created the game first");
         assert_eq!(watch.take_match(), Some(table));
         assert_eq!(watch.take_match(), None, "taken once");

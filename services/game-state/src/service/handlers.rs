@@ -192,6 +192,7 @@ impl GameStateService {
         Ok(())
     }
 
+    /// `ApplyAction`'s answer.
     pub async fn apply_action(
         &self,
         request: pb::ApplyActionRequest,
@@ -200,7 +201,7 @@ impl GameStateService {
     }
 
     /// [`Self::apply_action`], with the event as encoded for the log when this call committed
-    /// it.
+    /// it (what the gRPC handler answers with).
     pub async fn answer_action(
         &self,
         request: pb::ApplyActionRequest,
